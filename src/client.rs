@@ -1,0 +1,248 @@
+//! `Client`: the library's front door for producers and operators.
+//!
+//! It validates input once, fills defaults, takes the time from its clock and calls the store; stores
+//! never see unvalidated values. The CLI is a thin layer over these calls. Single-job conveniences live
+//! here; the store itself is batch-first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
+use crate::store::{
+    self, Cancel, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, ListParams, ReplayDead, Stats,
+    StatsParams, StoreUrl, WorkerInfo,
+};
+use crate::time::{Clock, SystemClock, UnixMillis};
+
+/// Rows deleted per statement by cleanup and retention, so no lock is held long.
+pub const CLEANUP_BATCH: u32 = 5_000;
+
+/// A handle on a store for enqueueing and managing jobs. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Client {
+    store: DynStore,
+    clock: Arc<dyn Clock>,
+    limits: Limits,
+}
+
+/// What `cancel` by id did with each id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CancelReport {
+    /// Cancelled, with their previous status.
+    pub cancelled: Vec<Cancelled>,
+    /// Already terminal, left alone.
+    pub already_terminal: Vec<(JobId, JobStatus)>,
+    /// No such job.
+    pub not_found: Vec<String>,
+}
+
+/// What `cleanup` should delete.
+#[derive(Debug, Clone, Default)]
+pub struct CleanupRequest {
+    /// Only jobs that finished longer ago than this.
+    pub older_than: Option<Duration>,
+    /// Terminal statuses (all four when empty).
+    pub statuses: Vec<JobStatus>,
+    /// Only these queues.
+    pub queues: Vec<String>,
+    /// Count instead of deleting.
+    pub dry_run: bool,
+}
+
+impl Client {
+    /// Connects to the store the URL names and brings its schema up to date.
+    pub async fn connect(url: &StoreUrl) -> Result<Client> {
+        let store = store::connect(url).await?;
+        store.migrate().await?;
+        Ok(Client::new(store))
+    }
+
+    /// A client over an open store, with the system clock and default limits.
+    pub fn new(store: DynStore) -> Client {
+        Client { store, clock: Arc::new(SystemClock), limits: Limits::default() }
+    }
+
+    /// Uses another clock (tests drive a manual one).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Client {
+        self.clock = clock;
+        self
+    }
+
+    /// Uses other enqueue limits.
+    pub fn with_limits(mut self, limits: Limits) -> Client {
+        self.limits = limits;
+        self
+    }
+
+    /// The store underneath.
+    pub fn store(&self) -> &DynStore {
+        &self.store
+    }
+
+    /// The client's clock.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// The present, by the client's clock.
+    pub fn now(&self) -> UnixMillis {
+        self.clock.now()
+    }
+
+    /// Checks a job and fills its defaults, without enqueueing it.
+    pub fn validate(&self, spec: JobSpec) -> Result<NewJob> {
+        NewJob::validate(spec, self.now(), &self.limits).map_err(Error::Invalid)
+    }
+
+    /// Enqueues one job.
+    pub async fn enqueue(&self, spec: JobSpec) -> Result<Enqueued> {
+        let job = self.validate(spec)?;
+        let mut out = self.store.enqueue(std::slice::from_ref(&job)).await?;
+        Ok(out.remove(0))
+    }
+
+    /// Enqueues many jobs in one store transaction. Every job is validated first: one bad job refuses
+    /// the whole batch and nothing is written.
+    pub async fn enqueue_many(&self, specs: Vec<JobSpec>) -> Result<Vec<Enqueued>> {
+        let now = self.now();
+        let jobs = specs
+            .into_iter()
+            .enumerate()
+            .map(|(i, spec)| NewJob::validate(spec, now, &self.limits).map_err(|e| Error::Invalid(format!("job {}: {e}", i + 1))))
+            .collect::<Result<Vec<_>>>()?;
+        self.enqueue_validated(&jobs).await
+    }
+
+    /// Enqueues jobs that [`Client::validate`] already accepted.
+    pub async fn enqueue_validated(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self.store.enqueue(jobs).await?)
+    }
+
+    /// One job; `NotFound` when there is none.
+    pub async fn get(&self, id: &str) -> Result<Job> {
+        let id = JobId::parse(id).map_err(Error::Invalid)?;
+        self.store.get(&id).await?.ok_or_else(|| Error::NotFound(format!("no job with id {id}")))
+    }
+
+    /// Jobs matching a filter, newest first.
+    pub async fn list(&self, params: &ListParams) -> Result<Vec<Job>> {
+        validate_filter(&params.filter)?;
+        Ok(self.store.list(params).await?)
+    }
+
+    /// Counts by queue and status.
+    pub async fn stats(&self, queues: &[String]) -> Result<Stats> {
+        for q in queues {
+            crate::job::validate_queue(q).map_err(Error::Invalid)?;
+        }
+        Ok(self.store.stats(&StatsParams { queues: queues.to_vec(), now: self.now() }).await?)
+    }
+
+    /// Cancels jobs by id. A running job's worker stops it at its next heartbeat.
+    pub async fn cancel(&self, ids: &[String]) -> Result<CancelReport> {
+        let ids = ids.iter().map(|i| JobId::parse(i).map_err(Error::Invalid)).collect::<Result<Vec<_>>>()?;
+        let cancelled =
+            self.store.cancel(&Cancel { target: CancelTarget::Ids(ids.clone()), now: self.now() }).await?;
+        let mut report = CancelReport { cancelled, ..Default::default() };
+        for id in ids {
+            if report.cancelled.iter().any(|c| c.id == id) {
+                continue;
+            }
+            match self.store.get(&id).await? {
+                Some(job) => report.already_terminal.push((id, job.status)),
+                None => report.not_found.push(id.to_string()),
+            }
+        }
+        Ok(report)
+    }
+
+    /// Cancels every live job matching the filter.
+    pub async fn cancel_matching(&self, filter: JobFilter) -> Result<Vec<Cancelled>> {
+        validate_filter(&filter)?;
+        if let Some(s) = filter.statuses.iter().find(|s| s.is_terminal()) {
+            return Err(Error::Invalid(format!("cannot cancel {s} jobs (only pending, running and waiting)")));
+        }
+        Ok(self.store.cancel(&Cancel { target: CancelTarget::Filter(filter), now: self.now() }).await?)
+    }
+
+    /// Dead jobs that `replay_dead` would bring back, oldest death first.
+    pub async fn dead_matching(&self, replay: &ReplayDead) -> Result<Vec<Job>> {
+        let filter = JobFilter {
+            queues: replay.queues.clone(),
+            job_types: replay.job_types.clone(),
+            statuses: vec![JobStatus::Dead],
+            ..Default::default()
+        };
+        validate_filter(&filter)?;
+        if !replay.ids.is_empty() {
+            let mut jobs = Vec::new();
+            for id in &replay.ids {
+                if let Some(job) = self.store.get(id).await? {
+                    let matches = job.status == JobStatus::Dead
+                        && (replay.queues.is_empty() || replay.queues.contains(&job.queue))
+                        && (replay.job_types.is_empty() || replay.job_types.contains(&job.job_type));
+                    if matches {
+                        jobs.push(job);
+                    }
+                }
+            }
+            jobs.truncate(replay.limit.map(|l| l as usize).unwrap_or(usize::MAX));
+            return Ok(jobs);
+        }
+        let limit = replay.limit.unwrap_or(u32::MAX);
+        let mut jobs = self.store.list(&ListParams { filter, limit, offset: 0 }).await?;
+        jobs.sort_by_key(|j| (j.finished_at, j.id.clone()));
+        Ok(jobs)
+    }
+
+    /// Moves dead jobs back to pending (attempt reset, errors kept).
+    pub async fn replay_dead(&self, mut replay: ReplayDead) -> Result<Vec<JobId>> {
+        validate_filter(&JobFilter { queues: replay.queues.clone(), job_types: replay.job_types.clone(), ..Default::default() })?;
+        replay.now = self.now();
+        Ok(self.store.replay_dead(&replay).await?)
+    }
+
+    /// Deletes terminal jobs, in bounded batches; returns how many (or, on a dry run, would be).
+    pub async fn cleanup(&self, request: &CleanupRequest) -> Result<u64> {
+        if let Some(s) = request.statuses.iter().find(|s| !s.is_terminal()) {
+            return Err(Error::Invalid(format!(
+                "cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded), not {s}"
+            )));
+        }
+        validate_filter(&JobFilter { queues: request.queues.clone(), ..Default::default() })?;
+        let cleanup = Cleanup {
+            statuses: request.statuses.clone(),
+            queues: request.queues.clone(),
+            finished_before: request.older_than.map(|d| self.now().minus(d)),
+            limit: if request.dry_run { u32::MAX } else { CLEANUP_BATCH },
+            dry_run: request.dry_run,
+        };
+        let mut total = 0;
+        loop {
+            let n = self.store.cleanup(&cleanup).await?;
+            total += n;
+            if request.dry_run || n < u64::from(cleanup.limit) {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// Workers seen within `within`.
+    pub async fn workers(&self, within: Duration) -> Result<Vec<WorkerInfo>> {
+        Ok(self.store.workers(self.now().minus(within)).await?)
+    }
+}
+
+fn validate_filter(filter: &JobFilter) -> Result<()> {
+    for q in &filter.queues {
+        crate::job::validate_queue(q).map_err(Error::Invalid)?;
+    }
+    for t in &filter.job_types {
+        crate::job::validate_type(t).map_err(Error::Invalid)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! jobq: a durable background-job queue for the shell and for Rust programs.
+//!
+//! Producers put jobs in with [`Client`]; workers ([`worker::Worker`]) claim them, run a handler, and
+//! retry with back-off, park what keeps failing as dead letters, and let operators see, cancel, replay and
+//! clean up. Four stores sit behind one [`store::Store`] trait: SQLite (the embedded default),
+//! PostgreSQL, MySQL/MariaDB and Redis.
+//!
+//! ```no_run
+//! # async fn demo() -> jobq::Result<()> {
+//! use jobq::{Client, JobSpec, store::StoreUrl};
+//! let client = Client::connect(&StoreUrl::parse("sqlite://jobs.db")?).await?;
+//! client.enqueue(JobSpec::new("mail.send", serde_json::json!({"to": "a@example.com"}))).await?;
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod config;
+pub mod error;
+pub mod job;
+pub mod retry;
+pub mod store;
+pub mod time;
+
+#[doc(hidden)]
+pub mod cli;
+
+pub use client::Client;
+pub use error::{Error, Result};
+pub use job::{Job, JobId, JobSpec, JobStatus};
+pub use time::UnixMillis;

@@ -1,0 +1,100 @@
+//! jobq's own schema migrations, numbered in lockstep across the SQL stores.
+//!
+//! jobq keeps its own `jobq_migrations` table (version, name, checksum, applied_at) rather than sharing
+//! a framework's table with the application, and applies pending migrations under a store-wide lock
+//! (SQLite: an immediate transaction). A recorded checksum that differs from the shipped file means the
+//! database was migrated by a different build; that is refused rather than guessed at.
+
+use super::StoreKind;
+
+/// One schema change.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    /// 1, 2, 3… the same number means the same change in every store.
+    pub version: u32,
+    /// Short name, from the file name.
+    pub name: &'static str,
+    /// The statements, separated by semicolons.
+    pub sql: &'static str,
+}
+
+impl Migration {
+    /// FNV-1a of the SQL text, hex: enough to notice a changed migration.
+    pub fn checksum(&self) -> String {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in self.sql.bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{hash:016x}")
+    }
+}
+
+const SQLITE: &[Migration] = &[Migration {
+    version: 1,
+    name: "jobs",
+    sql: include_str!("migrations/sqlite/0001_jobs.sql"),
+}];
+
+/// The migrations of a SQL store, oldest first (empty for Redis, which has no schema).
+pub fn migrations(kind: StoreKind) -> &'static [Migration] {
+    match kind {
+        StoreKind::Sqlite => SQLITE,
+        StoreKind::Postgres | StoreKind::Mysql | StoreKind::Redis => &[],
+    }
+}
+
+/// Every migration of `kind` as one script with headers, for `jobq migrate --print`.
+pub fn script(kind: StoreKind) -> String {
+    let mut out = String::new();
+    for m in migrations(kind) {
+        out.push_str(&format!("-- jobq migration {:04}_{} ({kind}, checksum {})\n", m.version, m.name, m.checksum()));
+        out.push_str(m.sql.trim_end());
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// The statements of a migration file: `--` comment lines dropped, split at semicolons that end a line.
+pub fn statements(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for line in sql.lines() {
+        if line.trim_start().starts_with("--") {
+            continue;
+        }
+        current.push_str(line);
+        current.push('\n');
+        if line.trim_end().ends_with(';') {
+            let statement = current.trim().trim_end_matches(';').trim().to_string();
+            if !statement.is_empty() {
+                out.push(statement);
+            }
+            current.clear();
+        }
+    }
+    let rest = current.trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// The newest schema version this build knows for `kind`.
+pub fn latest(kind: StoreKind) -> u32 {
+    migrations(kind).last().map(|m| m.version).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_consecutive_from_one() {
+        for kind in [StoreKind::Sqlite, StoreKind::Postgres, StoreKind::Mysql] {
+            for (i, m) in migrations(kind).iter().enumerate() {
+                assert_eq!(m.version as usize, i + 1, "{kind} {}", m.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! The Store seam: one object-safe trait that every backend implements, picked at run time by URL.
+//!
+//! The contract is batch-first (enqueue, claim, heartbeat, finish and release take slices), takes a
+//! params struct past two inputs, and gets time passed in: stores never read the wall clock. Every exit
+//! from `running` is fenced by a [`Lease`]: it applies only while the job is still running at that
+//! attempt under that worker, so a late answer from a worker whose job was rescued, released or
+//! cancelled meanwhile changes nothing. Stores trust their inputs: `Client` validates before calling.
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::job::{Job, JobId, JobStatus, NewJob, Progress};
+use crate::time::UnixMillis;
+
+mod error;
+pub mod migrate;
+pub(crate) mod sql;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+pub mod url;
+
+pub use error::StoreError;
+pub use url::{RedactedUrl, StoreKind, StoreUrl};
+
+/// A store shared by the tasks of a process.
+pub type DynStore = Arc<dyn Store>;
+
+/// What happened to one job handed to [`Store::enqueue`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Enqueued {
+    /// The id of the job that now stands for the request: the new job, or the existing one it
+    /// coalesced into.
+    pub id: JobId,
+    /// Whether a job was created.
+    pub outcome: EnqueueOutcome,
+}
+
+/// Whether an enqueue created a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EnqueueOutcome {
+    /// A new pending job.
+    Created,
+    /// A non-terminal job with the same queue and unique key exists; its id is returned.
+    Coalesced,
+    /// A job with this id exists already (a producer retrying its send); nothing changed.
+    Duplicate,
+}
+
+/// Who holds a running job: fences every transition out of `running`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Lease {
+    /// The job.
+    pub id: JobId,
+    /// The attempt the worker is running.
+    pub attempt: u32,
+    /// The worker that claimed it.
+    pub worker: String,
+}
+
+impl Lease {
+    /// The lease a worker holds on a job it claimed.
+    pub fn of(job: &Job) -> Lease {
+        Lease { id: job.id.clone(), attempt: job.attempt, worker: job.worker_id.clone().unwrap_or_default() }
+    }
+}
+
+/// Parameters of [`Store::claim`].
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// Queues to take from, all treated alike: the job with the smallest (priority, run_at) goes first.
+    pub queues: Vec<String>,
+    /// Job types not to take now (their per-type limit is reached in this worker).
+    pub exclude_types: Vec<String>,
+    /// The claiming worker's id, recorded as the lease holder.
+    pub worker: String,
+    /// At most this many jobs.
+    pub limit: u32,
+    /// The present; jobs with `run_at <= now` are ready.
+    pub now: UnixMillis,
+}
+
+/// One running job's sign of life.
+#[derive(Debug, Clone)]
+pub struct Heartbeat {
+    /// The lease it is held under.
+    pub lease: Lease,
+    /// New progress, if the handler reported any since the last beat.
+    pub progress: Option<Progress>,
+}
+
+/// What a heartbeat learned about one lease.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseState {
+    /// Still running under this lease; the heartbeat was recorded.
+    Held,
+    /// The job was cancelled; the handler should stop.
+    Cancelled,
+    /// The lease is gone (rescued, released, finished or deleted); the handler's outcome will be ignored.
+    Lost,
+}
+
+/// Where a finished attempt sends its job.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// → succeeded, with the handler's result.
+    Succeeded {
+        /// JSON result, if any.
+        result: Option<Box<RawValue>>,
+    },
+    /// → pending at `run_at`, error recorded. The caller has checked that attempts remain.
+    Retry {
+        /// Why the attempt failed.
+        error: String,
+        /// When to try again.
+        run_at: UnixMillis,
+    },
+    /// → dead, error recorded.
+    Dead {
+        /// Why.
+        error: String,
+    },
+    /// → discarded, reason recorded as the last error.
+    Discarded {
+        /// Why the handler dropped it.
+        reason: String,
+    },
+    /// → waiting (handed to a third party).
+    Waiting,
+}
+
+impl Outcome {
+    /// The status this outcome leads to.
+    pub fn status(&self) -> JobStatus {
+        match self {
+            Outcome::Succeeded { .. } => JobStatus::Succeeded,
+            Outcome::Retry { .. } => JobStatus::Pending,
+            Outcome::Dead { .. } => JobStatus::Dead,
+            Outcome::Discarded { .. } => JobStatus::Discarded,
+            Outcome::Waiting => JobStatus::Waiting,
+        }
+    }
+
+    /// The text recorded in the job's error history, if any.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Outcome::Retry { error, .. } | Outcome::Dead { error } => Some(error),
+            Outcome::Discarded { reason } => Some(reason),
+            Outcome::Succeeded { .. } | Outcome::Waiting => None,
+        }
+    }
+}
+
+/// One attempt's outcome, for [`Store::finish`].
+#[derive(Debug, Clone)]
+pub struct Finish {
+    /// The lease the attempt ran under.
+    pub lease: Lease,
+    /// Where the job goes.
+    pub outcome: Outcome,
+}
+
+/// Parameters of [`Store::rescue`].
+#[derive(Debug, Clone, Copy)]
+pub struct Rescue {
+    /// Running jobs whose last heartbeat is older than this are taken back.
+    pub stale_before: UnixMillis,
+    /// The present.
+    pub now: UnixMillis,
+    /// At most this many jobs per call.
+    pub limit: u32,
+}
+
+/// One job [`Store::rescue`] took back from a lost worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rescued {
+    /// The job.
+    pub id: JobId,
+    /// Its type, for the log line.
+    pub job_type: String,
+    /// The attempt that was lost.
+    pub attempt: u32,
+    /// `pending`, or `dead` when its attempts were used up.
+    pub status: JobStatus,
+}
+
+/// Filters shared by list, cancel and stats. Empty vectors and `None` mean "any".
+#[derive(Debug, Clone, Default)]
+pub struct JobFilter {
+    /// Only these queues.
+    pub queues: Vec<String>,
+    /// Only these types.
+    pub job_types: Vec<String>,
+    /// Only these statuses.
+    pub statuses: Vec<JobStatus>,
+    /// Created at or after.
+    pub created_since: Option<UnixMillis>,
+    /// Created before.
+    pub created_until: Option<UnixMillis>,
+}
+
+/// Parameters of [`Store::list`]: newest first.
+#[derive(Debug, Clone, Default)]
+pub struct ListParams {
+    /// Which jobs.
+    pub filter: JobFilter,
+    /// Page size.
+    pub limit: u32,
+    /// Jobs to skip.
+    pub offset: u64,
+}
+
+/// Counts by queue and status, from [`Store::stats`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// One row per queue that has jobs, ordered by name.
+    pub queues: Vec<QueueStats>,
+}
+
+/// One queue's counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueStats {
+    /// The queue.
+    pub queue: String,
+    /// Pending and ready to run now.
+    pub ready: u64,
+    /// Pending with `run_at` in the future (delayed, scheduled or backing off).
+    pub scheduled: u64,
+    /// Running.
+    pub running: u64,
+    /// Waiting on a third party.
+    pub waiting: u64,
+    /// Succeeded.
+    pub succeeded: u64,
+    /// Dead.
+    pub dead: u64,
+    /// Cancelled.
+    pub cancelled: u64,
+    /// Discarded.
+    pub discarded: u64,
+    /// `run_at` of the oldest ready job: how long the queue has kept someone waiting.
+    pub oldest_ready_at: Option<UnixMillis>,
+}
+
+impl QueueStats {
+    /// Every job in the queue.
+    pub fn total(&self) -> u64 {
+        self.ready
+            + self.scheduled
+            + self.running
+            + self.waiting
+            + self.succeeded
+            + self.dead
+            + self.cancelled
+            + self.discarded
+    }
+
+    /// The count for one status (`pending` is ready + scheduled).
+    pub fn count(&self, status: JobStatus) -> u64 {
+        match status {
+            JobStatus::Pending => self.ready + self.scheduled,
+            JobStatus::Running => self.running,
+            JobStatus::Waiting => self.waiting,
+            JobStatus::Succeeded => self.succeeded,
+            JobStatus::Dead => self.dead,
+            JobStatus::Cancelled => self.cancelled,
+            JobStatus::Discarded => self.discarded,
+        }
+    }
+}
+
+/// Parameters of [`Store::stats`].
+#[derive(Debug, Clone, Default)]
+pub struct StatsParams {
+    /// Only these queues (all when empty).
+    pub queues: Vec<String>,
+    /// The present, to tell ready from scheduled.
+    pub now: UnixMillis,
+}
+
+/// Which jobs [`Store::cancel`] targets.
+#[derive(Debug, Clone)]
+pub enum CancelTarget {
+    /// These jobs.
+    Ids(Vec<JobId>),
+    /// Every job matching (statuses default to pending, running and waiting; terminal ones never match).
+    Filter(JobFilter),
+}
+
+/// Parameters of [`Store::cancel`].
+#[derive(Debug, Clone)]
+pub struct Cancel {
+    /// Which jobs.
+    pub target: CancelTarget,
+    /// The present, recorded as `finished_at`.
+    pub now: UnixMillis,
+}
+
+/// One job [`Store::cancel`] cancelled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancelled {
+    /// The job.
+    pub id: JobId,
+    /// Its status before: a `running` job's worker learns of it at its next heartbeat.
+    pub previous: JobStatus,
+}
+
+/// Parameters of [`Store::replay_dead`].
+#[derive(Debug, Clone, Default)]
+pub struct ReplayDead {
+    /// Only these queues.
+    pub queues: Vec<String>,
+    /// Only these types.
+    pub job_types: Vec<String>,
+    /// Only these ids.
+    pub ids: Vec<JobId>,
+    /// At most this many, oldest death first.
+    pub limit: Option<u32>,
+    /// The present: the replayed jobs run from now.
+    pub now: UnixMillis,
+}
+
+/// Parameters of [`Store::cleanup`].
+#[derive(Debug, Clone, Default)]
+pub struct Cleanup {
+    /// Terminal statuses to delete (all four when empty). Non-terminal statuses are never deleted.
+    pub statuses: Vec<JobStatus>,
+    /// Only these queues.
+    pub queues: Vec<String>,
+    /// Only jobs that finished before this instant.
+    pub finished_before: Option<UnixMillis>,
+    /// Delete at most this many in this call (bounded batches keep locks short).
+    pub limit: u32,
+    /// Count instead of deleting.
+    pub dry_run: bool,
+}
+
+/// A worker process as it registered itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerInfo {
+    /// Unique id: name, host, pid and a random suffix.
+    pub id: String,
+    /// The name given with `--name` (or the host name).
+    pub name: String,
+    /// Host it runs on.
+    pub host: String,
+    /// Its process id.
+    pub pid: u32,
+    /// Queues it serves.
+    pub queues: Vec<String>,
+    /// When it started.
+    pub started_at: UnixMillis,
+    /// Its last registry heartbeat.
+    pub last_seen_at: UnixMillis,
+    /// Jobs it has finished.
+    pub jobs_done: u64,
+}
+
+/// What a store says about itself, for `stats` and `bench`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreInfo {
+    /// Backend kind.
+    pub kind: StoreKind,
+    /// Where it is, password removed.
+    pub url: String,
+    /// Server or library version.
+    pub version: String,
+    /// Settings that matter for durability and speed (journal mode, synchronous level…).
+    pub settings: Vec<(String, String)>,
+}
+
+/// The contract every backend keeps. Each method is one atomic operation in the store unless its
+/// documentation says otherwise; two workers racing on it never both win.
+#[async_trait]
+pub trait Store: Send + Sync + fmt::Debug {
+    /// Which backend this is.
+    fn kind(&self) -> StoreKind;
+
+    /// Version, location and durability settings.
+    async fn info(&self) -> Result<StoreInfo, StoreError>;
+
+    /// Creates or upgrades the schema, under a lock so concurrent processes apply each migration once.
+    async fn migrate(&self) -> Result<(), StoreError>;
+
+    /// Inserts jobs as `pending`. Per job, in order: an existing non-terminal job with the same queue and
+    /// unique key is returned instead (`Coalesced`); an existing job with the same id is left alone
+    /// (`Duplicate`); otherwise the job is created. Returns one answer per input, in input order. The
+    /// batch is applied in one transaction.
+    async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
+
+    /// Atomically leases up to `limit` ready jobs (`pending`, `run_at <= now`, queue in `queues`, type
+    /// not excluded), smallest (priority, run_at, id) first: sets them `running`, increments `attempt`,
+    /// records the worker and `started_at = heartbeat_at = now`, clears progress. Two concurrent claims
+    /// never return the same job.
+    async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
+
+    /// Records `now` (and progress) for each held lease. Answers per input, in order: `Held`, or why
+    /// the lease no longer holds (`Cancelled` when the job was cancelled, `Lost` otherwise).
+    async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError>;
+
+    /// Applies attempt outcomes, each only if its lease still holds (running, same attempt and worker).
+    /// Errors are appended to the history (capped at [`crate::job::ERROR_HISTORY_CAP`]); terminal
+    /// outcomes and `waiting` set `finished_at`; the worker id is cleared. Returns per input whether it
+    /// applied (`false` = stale, ignored).
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
+
+    /// Puts leased jobs back to `pending` without using up an attempt (`attempt` is decremented), for
+    /// shutdown and for jobs a worker claimed but cannot start. Fenced like `finish`.
+    async fn release(&self, leases: &[Lease], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
+
+    /// Takes back running jobs whose heartbeat is older than `stale_before`: to `pending` (runnable now)
+    /// or, when the lost attempt was the last, to `dead`; error `worker lost` appended. Atomic per job, so
+    /// concurrent sweeps never rescue one job twice.
+    async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
+
+    /// One job by id.
+    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
+
+    /// Jobs matching the filter, newest first (`created_at`, then id, descending).
+    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError>;
+
+    /// Counts by queue and status.
+    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError>;
+
+    /// Cancels non-terminal jobs (pending, running, waiting) atomically; terminal ones are untouched.
+    /// Returns the jobs cancelled with their previous status.
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError>;
+
+    /// Moves dead jobs back to `pending` runnable at `now`: attempt reset to 0, error history kept,
+    /// result and finish time cleared. Returns their ids.
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError>;
+
+    /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
+    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
+
+    /// Records (or refreshes) a worker in the registry and the count of jobs it has done.
+    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;
+
+    /// Removes a worker from the registry (on clean exit).
+    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
+
+    /// Workers seen since `seen_since`, and forgets those not seen since then.
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
+}
+
+/// Opens the store a URL names, with its connection settings. Does not migrate.
+pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
+    match url.kind() {
+        #[cfg(feature = "sqlite")]
+        StoreKind::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(url).await?)),
+        kind => Err(StoreError::Unsupported { store: kind, operation: "connecting (this build of jobq has no such store yet)" }),
+    }
+}

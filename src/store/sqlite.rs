@@ -1,0 +1,796 @@
+//! SqliteStore: the embedded default, a single file in WAL mode.
+//!
+//! SQLite has one writer at a time, so every transition here is one statement (or one immediate
+//! transaction) and is atomic by construction: two claimers never see the same pending row. Batches go
+//! to SQLite as multi-row statements (`VALUES (…), (…)`) so a worker pays one statement per batch, not
+//! per job. Time always comes from the caller. The durability level is SQLite's `synchronous` pragma:
+//! NORMAL by default (a power cut may lose the last transactions, never corrupt the file), FULL with
+//! `?synchronous=full` in the URL.
+
+use std::collections::{HashMap, HashSet};
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
+};
+use sqlx::{QueryBuilder, Row, Sqlite};
+
+use super::migrate::{self, Migration};
+use super::sql::{Decoder, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, placeholders};
+use super::{
+    Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter,
+    Lease, LeaseState, ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store,
+    StoreError, StoreInfo, StoreKind, StoreUrl, WorkerInfo,
+};
+use crate::job::{ERROR_HISTORY_CAP, Job, JobId, JobStatus, NewJob, Progress};
+use crate::time::UnixMillis;
+
+const KIND: StoreKind = StoreKind::Sqlite;
+
+/// Rows per multi-row statement: 14 parameters a row stays well under SQLite's 32,766 variables.
+const ROWS_PER_STATEMENT: usize = 500;
+
+/// The SQLite store.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+    url: StoreUrl,
+    synchronous: &'static str,
+}
+
+fn q(operation: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {
+    move |e| StoreError::query(KIND, operation, e)
+}
+
+/// SQL that appends `{attempt, at, error}` to the `errors` JSON array, dropping the oldest entry once
+/// the history holds [`ERROR_HISTORY_CAP`] entries. `attempt`, `at` and `error` are SQL expressions.
+fn append_error(attempt: &str, at: &str, error: &str) -> String {
+    let entry = format!("json_object('attempt', {attempt}, 'at', {at}, 'error', {error})");
+    format!(
+        "CASE WHEN json_array_length(jobq_jobs.errors) >= {ERROR_HISTORY_CAP} \
+         THEN json_insert(json_remove(jobq_jobs.errors, '$[0]'), '$[#]', {entry}) \
+         ELSE json_insert(jobq_jobs.errors, '$[#]', {entry}) END"
+    )
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the database file a `sqlite://` URL names. URL options:
+    /// `synchronous=normal|full|off` (default normal), `busy_timeout=10s`.
+    pub async fn connect(url: &StoreUrl) -> Result<SqliteStore, StoreError> {
+        let path = url.sqlite_path();
+        let mut synchronous = SqliteSynchronous::Normal;
+        let mut synchronous_name = "NORMAL";
+        let mut busy_timeout = Duration::from_secs(30);
+        for (key, value) in url.query_pairs() {
+            match key.as_str() {
+                "synchronous" => {
+                    (synchronous, synchronous_name) = match value.to_ascii_lowercase().as_str() {
+                        "normal" => (SqliteSynchronous::Normal, "NORMAL"),
+                        "full" => (SqliteSynchronous::Full, "FULL"),
+                        "extra" => (SqliteSynchronous::Extra, "EXTRA"),
+                        "off" => (SqliteSynchronous::Off, "OFF"),
+                        other => {
+                            return Err(StoreError::InvalidUrl {
+                                url: url.redacted().to_string(),
+                                reason: format!("synchronous={other:?} (expected normal, full, extra or off)"),
+                            });
+                        }
+                    }
+                }
+                "busy_timeout" => {
+                    busy_timeout = crate::time::parse_duration(&value).map_err(|reason| StoreError::InvalidUrl {
+                        url: url.redacted().to_string(),
+                        reason: format!("busy_timeout: {reason}"),
+                    })?
+                }
+                other => {
+                    return Err(StoreError::InvalidUrl {
+                        url: url.redacted().to_string(),
+                        reason: format!("unknown option {other:?} (expected synchronous or busy_timeout)"),
+                    });
+                }
+            }
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(synchronous)
+            .busy_timeout(busy_timeout)
+            .pragma("cache_size", "-32000")
+            .pragma("temp_store", "memory");
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .min_connections(0)
+            .acquire_timeout(busy_timeout + Duration::from_secs(5))
+            .connect_with(options)
+            .await
+            .map_err(|e| StoreError::Unavailable { kind: KIND, url: url.redacted().to_string(), source: e.into() })?;
+        Ok(SqliteStore { pool, url: url.clone(), synchronous: synchronous_name })
+    }
+
+    /// The underlying pool, for tests and benchmarks that inspect the file directly.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
+        let exists: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobq_migrations'")
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(q("reading the schema version"))?;
+        if exists.is_none() {
+            return Ok(None);
+        }
+        let v: Option<i64> = sqlx::query_scalar("SELECT max(version) FROM jobq_migrations")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(q("reading the schema version"))?;
+        Ok(Some(v.unwrap_or(0) as u32))
+    }
+
+    async fn apply(&self, migrations: &[Migration]) -> Result<(), StoreError> {
+        // BEGIN IMMEDIATE takes the write lock before reading the applied versions, so two processes
+        // migrating at once apply each migration exactly once.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(q("starting the migration"))?;
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS jobq_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, \
+             checksum TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(q("creating jobq_migrations"))?;
+        let rows = sqlx::query("SELECT version, checksum FROM jobq_migrations")
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(q("reading jobq_migrations"))?;
+        let applied: HashMap<u32, String> =
+            rows.iter().map(|r| (r.get::<i64, _>(0) as u32, r.get::<String, _>(1))).collect();
+        for m in migrations {
+            if let Some(checksum) = applied.get(&m.version) {
+                if *checksum != m.checksum() {
+                    return Err(StoreError::Migration {
+                        kind: KIND,
+                        version: m.version,
+                        source: format!(
+                            "checksum {checksum} recorded, this jobq ships {}: the database was migrated by another build",
+                            m.checksum()
+                        )
+                        .into(),
+                    });
+                }
+                continue;
+            }
+            for statement in migrate::statements(m.sql) {
+                sqlx::query(&statement)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| StoreError::Migration { kind: KIND, version: m.version, source: e.into() })?;
+            }
+            sqlx::query("INSERT INTO jobq_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)")
+                .bind(m.version as i64)
+                .bind(m.name)
+                .bind(m.checksum())
+                .bind(UnixMillis::now().0)
+                .execute(&mut *tx)
+                .await
+                .map_err(q("recording a migration"))?;
+        }
+        tx.commit().await.map_err(q("committing the migration"))
+    }
+
+    async fn statuses_of(&self, ids: &[&JobId]) -> Result<HashMap<String, JobStatus>, StoreError> {
+        let mut out = HashMap::new();
+        for chunk in ids.chunks(ROWS_PER_STATEMENT) {
+            let sql = format!("SELECT id, status FROM jobq_jobs WHERE id IN ({})", placeholders(chunk.len()));
+            let mut query = sqlx::query(&sql);
+            for id in chunk {
+                query = query.bind(id.as_str());
+            }
+            for row in query.fetch_all(&self.pool).await.map_err(q("reading job statuses"))? {
+                let id: String = row.get(0);
+                let status: String = row.get(1);
+                let status = Decoder { kind: KIND, id: id.clone() }.status(&status)?;
+                out.insert(id, status);
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn job_from_row(row: &SqliteRow) -> Result<Job, StoreError> {
+    let id: String = row.get(0);
+    let d = Decoder { kind: KIND, id };
+    let job = Job {
+        queue: row.get(1),
+        job_type: row.get(2),
+        payload: d.raw("payload", row.get(3))?,
+        meta: d.meta(row.get::<&str, _>(4))?,
+        priority: row.get::<i64, _>(5) as i32,
+        status: d.status(row.get::<&str, _>(6))?,
+        attempt: row.get::<i64, _>(7) as u32,
+        max_attempts: row.get::<i64, _>(8) as u32,
+        run_at: UnixMillis(row.get(9)),
+        unique_key: row.get(10),
+        timeout_ms: row.get::<Option<i64>, _>(11).map(|t| t as u64),
+        progress: d.progress(row.get(12), row.get(13)),
+        result: row.get::<Option<String>, _>(14).map(|r| d.raw("result", r)).transpose()?,
+        errors: d.errors(row.get::<&str, _>(15))?,
+        created_at: UnixMillis(row.get(16)),
+        started_at: row.get::<Option<i64>, _>(17).map(UnixMillis),
+        finished_at: row.get::<Option<i64>, _>(18).map(UnixMillis),
+        heartbeat_at: row.get::<Option<i64>, _>(19).map(UnixMillis),
+        worker_id: row.get(20),
+        id: JobId::from_stored(d.id),
+    };
+    Ok(job)
+}
+
+fn jobs_from_rows(rows: &[SqliteRow]) -> Result<Vec<Job>, StoreError> {
+    rows.iter().map(job_from_row).collect()
+}
+
+/// Appends `AND …` conditions for a filter.
+fn push_filter(qb: &mut QueryBuilder<'_, Sqlite>, filter: &JobFilter) {
+    fn push_in<T: ToString>(qb: &mut QueryBuilder<'_, Sqlite>, column: &str, values: &[T]) {
+        if values.is_empty() {
+            return;
+        }
+        qb.push(format!(" AND {column} IN ("));
+        let mut sep = qb.separated(", ");
+        for v in values {
+            sep.push_bind(v.to_string());
+        }
+        qb.push(")");
+    }
+    push_in(qb, "queue", &filter.queues);
+    push_in(qb, "job_type", &filter.job_types);
+    let statuses: Vec<&'static str> = filter.statuses.iter().map(|s| s.as_str()).collect();
+    if !statuses.is_empty() {
+        qb.push(" AND status IN (");
+        let mut sep = qb.separated(", ");
+        for s in statuses {
+            sep.push_bind(s);
+        }
+        qb.push(")");
+    }
+    if let Some(since) = filter.created_since {
+        qb.push(" AND created_at >= ").push_bind(since.0);
+    }
+    if let Some(until) = filter.created_until {
+        qb.push(" AND created_at < ").push_bind(until.0);
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    fn kind(&self) -> StoreKind {
+        KIND
+    }
+
+    async fn info(&self) -> Result<StoreInfo, StoreError> {
+        let version: String =
+            sqlx::query_scalar("SELECT sqlite_version()").fetch_one(&self.pool).await.map_err(q("reading the version"))?;
+        let journal: String =
+            sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&self.pool).await.map_err(q("reading journal_mode"))?;
+        Ok(StoreInfo {
+            kind: KIND,
+            url: self.url.redacted().to_string(),
+            version: format!("SQLite {version}"),
+            settings: vec![
+                ("journal_mode".into(), journal.to_uppercase()),
+                ("synchronous".into(), self.synchronous.to_string()),
+            ],
+        })
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let all = migrate::migrations(KIND);
+        let known = migrate::latest(KIND);
+        match self.applied_version().await? {
+            Some(v) if v == known => Ok(()),
+            Some(v) if v > known => Err(StoreError::SchemaTooNew { kind: KIND, found: v, known }),
+            _ => self.apply(all).await,
+        }
+    }
+
+    async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(q("starting enqueue"))?;
+        let mut inserted: HashSet<String> = HashSet::with_capacity(jobs.len());
+        for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
+            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
+                "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, status, attempt, \
+                 max_attempts, run_at, unique_key, timeout_ms, errors, created_at) ",
+            );
+            qb.push_values(chunk, |mut row, job| {
+                row.push_bind(job.id.as_str())
+                    .push_bind(job.queue.as_str())
+                    .push_bind(job.job_type.as_str())
+                    .push_bind(job.payload.get())
+                    .push_bind(meta_json(job))
+                    .push_bind(job.priority)
+                    .push("'pending'")
+                    .push("0")
+                    .push_bind(job.max_attempts as i64)
+                    .push_bind(job.run_at.0)
+                    .push_bind(job.unique_key.as_deref())
+                    .push_bind(job.timeout_ms.map(|t| t as i64))
+                    .push("'[]'")
+                    .push_bind(job.created_at.0);
+            });
+            qb.push(" ON CONFLICT DO NOTHING RETURNING id");
+            let rows = qb.build().fetch_all(&mut *tx).await.map_err(q("enqueue"))?;
+            inserted.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        }
+        // Rows not inserted hit a live job's unique key (coalesce into it) or an existing id.
+        let mut out = Vec::with_capacity(jobs.len());
+        let mut seen: HashSet<&str> = HashSet::new();
+        for job in jobs {
+            // An id appears as inserted only for its first occurrence in the batch.
+            if inserted.contains(job.id.as_str()) && seen.insert(job.id.as_str()) {
+                out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Created });
+                continue;
+            }
+            if let Some(key) = &job.unique_key {
+                let existing: Option<String> = sqlx::query_scalar(&format!(
+                    "SELECT id FROM jobq_jobs WHERE queue = ? AND unique_key = ? AND status IN {LIVE_STATUSES}"
+                ))
+                .bind(&job.queue)
+                .bind(key)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(q("enqueue (unique key lookup)"))?;
+                if let Some(id) = existing {
+                    if id != job.id.as_str() {
+                        out.push(Enqueued { id: JobId::from_stored(id), outcome: EnqueueOutcome::Coalesced });
+                        continue;
+                    }
+                }
+            }
+            out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Duplicate });
+        }
+        tx.commit().await.map_err(q("committing enqueue"))?;
+        Ok(out)
+    }
+
+    async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+        if claim.queues.is_empty() || claim.limit == 0 {
+            return Ok(Vec::new());
+        }
+        // One ordered, limited scan of the ready index per queue; with several queues the per-queue
+        // tops are merged, so a claim never sorts a whole backlog.
+        let exclude = if claim.exclude_types.is_empty() {
+            String::new()
+        } else {
+            format!(" AND job_type NOT IN ({})", placeholders(claim.exclude_types.len()))
+        };
+        let per_queue = format!(
+            "SELECT id, priority, run_at FROM jobq_jobs WHERE status = 'pending' AND queue = ? AND run_at <= ?{exclude} \
+             ORDER BY priority, run_at, id LIMIT ?"
+        );
+        let candidates = if claim.queues.len() == 1 {
+            per_queue
+        } else {
+            let parts: Vec<String> = claim.queues.iter().map(|_| format!("SELECT * FROM ({per_queue})")).collect();
+            format!("SELECT id FROM ({}) ORDER BY priority, run_at, id LIMIT ?", parts.join(" UNION ALL "))
+        };
+        let candidates = if claim.queues.len() == 1 {
+            format!("SELECT id FROM ({candidates})")
+        } else {
+            candidates
+        };
+        let sql = format!(
+            "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, worker_id = ?, started_at = ?, \
+             heartbeat_at = ?, progress = NULL, progress_message = NULL \
+             WHERE id IN ({candidates}) RETURNING {JOB_COLUMNS}"
+        );
+        let mut query = sqlx::query(&sql).bind(&claim.worker).bind(claim.now.0).bind(claim.now.0);
+        for queue in &claim.queues {
+            query = query.bind(queue).bind(claim.now.0);
+            for t in &claim.exclude_types {
+                query = query.bind(t);
+            }
+            query = query.bind(claim.limit as i64);
+        }
+        if claim.queues.len() > 1 {
+            query = query.bind(claim.limit as i64);
+        }
+        let rows = query.fetch_all(&self.pool).await.map_err(q("claim"))?;
+        let mut jobs = jobs_from_rows(&rows)?;
+        // RETURNING gives no order; hand jobs out in claim order.
+        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+        Ok(jobs)
+    }
+
+    async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
+        let mut held: HashSet<String> = HashSet::with_capacity(beats.len());
+        for chunk in beats.chunks(ROWS_PER_STATEMENT) {
+            let mut qb: QueryBuilder<Sqlite> =
+                QueryBuilder::new("WITH b(id, attempt, worker, progress, message) AS (");
+            qb.push_values(chunk, |mut row, beat| {
+                let (percent, message) = split_progress(beat.progress.as_ref());
+                row.push_bind(beat.lease.id.as_str())
+                    .push_bind(beat.lease.attempt as i64)
+                    .push_bind(beat.lease.worker.as_str())
+                    .push_bind(percent)
+                    .push_bind(message);
+            });
+            qb.push(") UPDATE jobq_jobs SET heartbeat_at = ")
+                .push_bind(now.0)
+                .push(
+                    ", progress = COALESCE(b.progress, jobq_jobs.progress), \
+                     progress_message = CASE WHEN b.progress IS NULL THEN jobq_jobs.progress_message ELSE b.message END \
+                     FROM b WHERE jobq_jobs.id = b.id AND jobq_jobs.attempt = b.attempt \
+                     AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
+                );
+            let rows = qb.build().fetch_all(&self.pool).await.map_err(q("heartbeat"))?;
+            held.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        }
+        let missing: Vec<&JobId> =
+            beats.iter().map(|b| &b.lease.id).filter(|id| !held.contains(id.as_str())).collect();
+        let statuses = if missing.is_empty() { HashMap::new() } else { self.statuses_of(&missing).await? };
+        Ok(beats
+            .iter()
+            .map(|b| {
+                if held.contains(b.lease.id.as_str()) {
+                    LeaseState::Held
+                } else if statuses.get(b.lease.id.as_str()) == Some(&JobStatus::Cancelled) {
+                    LeaseState::Cancelled
+                } else {
+                    LeaseState::Lost
+                }
+            })
+            .collect())
+    }
+
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        let mut applied: HashSet<String> = HashSet::with_capacity(finishes.len());
+        let append = append_error("jobq_jobs.attempt", "f.at", "f.error");
+        for chunk in finishes.chunks(ROWS_PER_STATEMENT) {
+            let mut qb: QueryBuilder<Sqlite> =
+                QueryBuilder::new("WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at) AS (");
+            qb.push_values(chunk, |mut row, fin| {
+                let status = fin.outcome.status();
+                let run_at = match &fin.outcome {
+                    super::Outcome::Retry { run_at, .. } => Some(run_at.0),
+                    _ => None,
+                };
+                let result = match &fin.outcome {
+                    super::Outcome::Succeeded { result } => result.as_ref().map(|r| r.get().to_string()),
+                    _ => None,
+                };
+                row.push_bind(fin.lease.id.as_str())
+                    .push_bind(fin.lease.attempt as i64)
+                    .push_bind(fin.lease.worker.as_str())
+                    .push_bind(status.as_str())
+                    .push_bind(run_at)
+                    .push_bind(result)
+                    .push_bind(fin.outcome.error().map(str::to_string))
+                    .push_bind(status.is_terminal().then_some(now.0))
+                    .push_bind(now.0);
+            });
+            qb.push(format!(
+                ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
+                 result = f.result, finished_at = f.finished_at, worker_id = NULL, \
+                 errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
+                 FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
+                 AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
+            ));
+            let rows = qb.build().fetch_all(&self.pool).await.map_err(q("finish"))?;
+            applied.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        }
+        Ok(finishes.iter().map(|f| applied.contains(f.lease.id.as_str())).collect())
+    }
+
+    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        let mut released: HashSet<String> = HashSet::with_capacity(leases.len());
+        for chunk in leases.chunks(ROWS_PER_STATEMENT) {
+            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new("WITH r(id, attempt, worker) AS (");
+            qb.push_values(chunk, |mut row, lease| {
+                row.push_bind(lease.id.as_str()).push_bind(lease.attempt as i64).push_bind(lease.worker.as_str());
+            });
+            // run_at is kept: a released job keeps its place at the front of the queue.
+            qb.push(
+                ") UPDATE jobq_jobs SET status = 'pending', attempt = jobq_jobs.attempt - 1, worker_id = NULL, \
+                 heartbeat_at = NULL, progress = NULL, progress_message = NULL \
+                 FROM r WHERE jobq_jobs.id = r.id AND jobq_jobs.attempt = r.attempt \
+                 AND jobq_jobs.worker_id = r.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
+            );
+            let rows = qb.build().fetch_all(&self.pool).await.map_err(q("release"))?;
+            released.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        }
+        Ok(leases.iter().map(|l| released.contains(l.id.as_str())).collect())
+    }
+
+    async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
+        let append = append_error("jobq_jobs.attempt", "?1", "'worker lost'");
+        let sql = format!(
+            "UPDATE jobq_jobs SET \
+             status = CASE WHEN attempt >= max_attempts THEN 'dead' ELSE 'pending' END, \
+             finished_at = CASE WHEN attempt >= max_attempts THEN ?1 ELSE NULL END, \
+             run_at = ?1, worker_id = NULL, heartbeat_at = NULL, errors = {append} \
+             WHERE id IN (SELECT id FROM jobq_jobs WHERE status = 'running' AND heartbeat_at < ?2 \
+             ORDER BY heartbeat_at LIMIT ?3) \
+             RETURNING id, job_type, attempt, status"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(rescue.now.0)
+            .bind(rescue.stale_before.0)
+            .bind(rescue.limit as i64)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(q("rescue"))?;
+        rows.iter()
+            .map(|r| {
+                let id: String = r.get(0);
+                let status = Decoder { kind: KIND, id: id.clone() }.status(r.get::<&str, _>(3))?;
+                Ok(Rescued {
+                    id: JobId::from_stored(id),
+                    job_type: r.get(1),
+                    attempt: r.get::<i64, _>(2) as u32,
+                    status,
+                })
+            })
+            .collect()
+    }
+
+    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {JOB_COLUMNS} FROM jobq_jobs WHERE id = ?"))
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(q("get"))?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(format!("SELECT {JOB_COLUMNS} FROM jobq_jobs WHERE 1 = 1"));
+        push_filter(&mut qb, &params.filter);
+        qb.push(" ORDER BY created_at DESC, id DESC LIMIT ")
+            .push_bind(params.limit as i64)
+            .push(" OFFSET ")
+            .push_bind(params.offset.min(i64::MAX as u64) as i64);
+        let rows = qb.build().fetch_all(&self.pool).await.map_err(q("list"))?;
+        jobs_from_rows(&rows)
+    }
+
+    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+        let queue_filter = if params.queues.is_empty() {
+            String::new()
+        } else {
+            format!(" AND queue IN ({})", placeholders(params.queues.len()))
+        };
+        let sql = format!("SELECT queue, status, count(*) FROM jobq_jobs WHERE 1 = 1{queue_filter} GROUP BY queue, status");
+        let mut query = sqlx::query(&sql);
+        for queue in &params.queues {
+            query = query.bind(queue);
+        }
+        let rows = query.fetch_all(&self.pool).await.map_err(q("stats"))?;
+        let mut by_queue: std::collections::BTreeMap<String, QueueStats> = Default::default();
+        for row in &rows {
+            let queue: String = row.get(0);
+            let status: &str = row.get(1);
+            let n = row.get::<i64, _>(2) as u64;
+            let s = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats { queue, ..Default::default() });
+            match JobStatus::from_str(status) {
+                Ok(JobStatus::Pending) => s.ready = n,
+                Ok(JobStatus::Running) => s.running = n,
+                Ok(JobStatus::Waiting) => s.waiting = n,
+                Ok(JobStatus::Succeeded) => s.succeeded = n,
+                Ok(JobStatus::Dead) => s.dead = n,
+                Ok(JobStatus::Cancelled) => s.cancelled = n,
+                Ok(JobStatus::Discarded) => s.discarded = n,
+                Err(_) => {}
+            }
+        }
+        // Pending splits into ready and scheduled; the ready index answers this without touching rows.
+        let sql = format!(
+            "SELECT queue, count(*), min(run_at) FROM jobq_jobs WHERE status = 'pending' AND run_at > ?{queue_filter} GROUP BY queue"
+        );
+        let mut query = sqlx::query(&sql).bind(params.now.0);
+        for queue in &params.queues {
+            query = query.bind(queue);
+        }
+        for row in query.fetch_all(&self.pool).await.map_err(q("stats"))? {
+            let queue: String = row.get(0);
+            if let Some(s) = by_queue.get_mut(&queue) {
+                let scheduled = row.get::<i64, _>(1) as u64;
+                s.scheduled = scheduled;
+                s.ready = s.ready.saturating_sub(scheduled);
+            }
+        }
+        let sql = format!(
+            "SELECT queue, (SELECT min(run_at) FROM jobq_jobs j WHERE j.status = 'pending' AND j.queue = q.queue AND j.run_at <= ?) \
+             FROM (SELECT DISTINCT queue FROM jobq_jobs WHERE status = 'pending'{queue_filter}) q"
+        );
+        let mut query = sqlx::query(&sql).bind(params.now.0);
+        for queue in &params.queues {
+            query = query.bind(queue);
+        }
+        for row in query.fetch_all(&self.pool).await.map_err(q("stats"))? {
+            let queue: String = row.get(0);
+            if let Some(s) = by_queue.get_mut(&queue) {
+                s.oldest_ready_at = row.get::<Option<i64>, _>(1).map(UnixMillis);
+            }
+        }
+        Ok(Stats { queues: by_queue.into_values().collect() })
+    }
+
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
+        // Read the previous statuses and update inside one immediate transaction, so nothing changes
+        // in between.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(q("starting cancel"))?;
+        let mut qb: QueryBuilder<Sqlite> =
+            QueryBuilder::new(format!("SELECT id, status FROM jobq_jobs WHERE status IN {LIVE_STATUSES}"));
+        match &cancel.target {
+            CancelTarget::Ids(ids) => {
+                qb.push(" AND id IN (");
+                let mut sep = qb.separated(", ");
+                for id in ids {
+                    sep.push_bind(id.as_str());
+                }
+                qb.push(")");
+            }
+            CancelTarget::Filter(filter) => push_filter(&mut qb, filter),
+        }
+        let rows = qb.build().fetch_all(&mut *tx).await.map_err(q("cancel"))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let id: String = row.get(0);
+            let previous = Decoder { kind: KIND, id: id.clone() }.status(row.get::<&str, _>(1))?;
+            out.push(Cancelled { id: JobId::from_stored(id), previous });
+        }
+        for chunk in out.chunks(ROWS_PER_STATEMENT) {
+            let sql = format!(
+                "UPDATE jobq_jobs SET status = 'cancelled', finished_at = ? WHERE id IN ({})",
+                placeholders(chunk.len())
+            );
+            let mut query = sqlx::query(&sql).bind(cancel.now.0);
+            for c in chunk {
+                query = query.bind(c.id.as_str());
+            }
+            query.execute(&mut *tx).await.map_err(q("cancel"))?;
+        }
+        tx.commit().await.map_err(q("committing cancel"))?;
+        Ok(out)
+    }
+
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
+        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
+            "UPDATE jobq_jobs SET status = 'pending', attempt = 0, run_at = ",
+        );
+        qb.push_bind(replay.now.0);
+        qb.push(
+            ", finished_at = NULL, result = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \
+             progress_message = NULL WHERE id IN (SELECT id FROM jobq_jobs d WHERE status = 'dead'",
+        );
+        let filter = JobFilter { queues: replay.queues.clone(), job_types: replay.job_types.clone(), ..Default::default() };
+        push_filter(&mut qb, &filter);
+        if !replay.ids.is_empty() {
+            qb.push(" AND id IN (");
+            let mut sep = qb.separated(", ");
+            for id in &replay.ids {
+                sep.push_bind(id.as_str());
+            }
+            qb.push(")");
+        }
+        // A unique key may be held by only one live job: a dead job whose key is live again stays
+        // dead, and of several dead jobs sharing a key only the oldest comes back.
+        qb.push(format!(
+            " AND (unique_key IS NULL OR (NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = d.queue \
+             AND o.unique_key = d.unique_key AND o.status IN {LIVE_STATUSES}) \
+             AND id = (SELECT min(id) FROM jobq_jobs s WHERE s.status = 'dead' AND s.queue = d.queue \
+             AND s.unique_key = d.unique_key)))"
+        ));
+        qb.push(" ORDER BY finished_at, id");
+        if let Some(limit) = replay.limit {
+            qb.push(" LIMIT ").push_bind(limit as i64);
+        }
+        qb.push(") RETURNING id");
+        let rows = qb.build().fetch_all(&self.pool).await.map_err(q("replay_dead"))?;
+        let mut ids: Vec<JobId> = rows.iter().map(|r| JobId::from_stored(r.get(0))).collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+        let statuses: Vec<JobStatus> = cleanup.statuses.iter().copied().filter(|s| s.is_terminal()).collect();
+        if !cleanup.statuses.is_empty() && statuses.is_empty() {
+            return Ok(0);
+        }
+        let filter = JobFilter { queues: cleanup.queues.clone(), statuses, ..Default::default() };
+        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(if cleanup.dry_run {
+            "SELECT count(*) FROM ("
+        } else {
+            "DELETE FROM jobq_jobs WHERE id IN ("
+        });
+        // Terminal statuses only, whatever the filter says: cleanup never touches live jobs.
+        qb.push(format!("SELECT id FROM jobq_jobs WHERE status IN {TERMINAL_STATUSES}"));
+        push_filter(&mut qb, &filter);
+        if let Some(before) = cleanup.finished_before {
+            qb.push(" AND finished_at < ").push_bind(before.0);
+        }
+        qb.push(" LIMIT ").push_bind(cleanup.limit as i64).push(")");
+        if cleanup.dry_run {
+            let n: i64 = qb.build_query_scalar().fetch_one(&self.pool).await.map_err(q("cleanup"))?;
+            Ok(n as u64)
+        } else {
+            let done = qb.build().execute(&self.pool).await.map_err(q("cleanup"))?;
+            Ok(done.rows_affected())
+        }
+    }
+
+    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO jobq_workers (id, name, host, pid, queues, started_at, last_seen_at, jobs_done) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET last_seen_at = excluded.last_seen_at, \
+             jobs_done = excluded.jobs_done",
+        )
+        .bind(&worker.id)
+        .bind(&worker.name)
+        .bind(&worker.host)
+        .bind(worker.pid as i64)
+        .bind(serde_json::to_string(&worker.queues).unwrap_or_else(|_| "[]".into()))
+        .bind(worker.started_at.0)
+        .bind(worker.last_seen_at.0)
+        .bind(worker.jobs_done as i64)
+        .execute(&self.pool)
+        .await
+        .map_err(q("registering a worker"))?;
+        Ok(())
+    }
+
+    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM jobq_workers WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(q("unregistering a worker"))?;
+        Ok(())
+    }
+
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+        sqlx::query("DELETE FROM jobq_workers WHERE last_seen_at < ?")
+            .bind(seen_since.0)
+            .execute(&self.pool)
+            .await
+            .map_err(q("forgetting old workers"))?;
+        let rows = sqlx::query(
+            "SELECT id, name, host, pid, queues, started_at, last_seen_at, jobs_done FROM jobq_workers ORDER BY started_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(q("listing workers"))?;
+        Ok(rows
+            .iter()
+            .map(|r| WorkerInfo {
+                id: r.get(0),
+                name: r.get(1),
+                host: r.get(2),
+                pid: r.get::<i64, _>(3) as u32,
+                queues: serde_json::from_str(r.get::<&str, _>(4)).unwrap_or_default(),
+                started_at: UnixMillis(r.get(5)),
+                last_seen_at: UnixMillis(r.get(6)),
+                jobs_done: r.get::<i64, _>(7) as u64,
+            })
+            .collect())
+    }
+}
+
+fn meta_json(job: &NewJob) -> String {
+    if job.meta.is_empty() {
+        "{}".to_string()
+    } else {
+        serde_json::to_string(&job.meta).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+fn split_progress(progress: Option<&Progress>) -> (Option<i64>, Option<String>) {
+    match progress {
+        Some(p) => (Some(i64::from(p.percent)), p.message.clone()),
+        None => (None, None),
+    }
+}

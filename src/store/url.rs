@@ -1,0 +1,242 @@
+//! Store URLs: which backend a URL names, its parts, and its redacted form for every message.
+//!
+//! A password in a URL is never printed: [`RedactedUrl`] is what Display, Debug, logs and prompts get.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::StoreError;
+
+/// The four backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    /// Embedded SQLite file.
+    Sqlite,
+    /// PostgreSQL server.
+    Postgres,
+    /// MySQL 8 or MariaDB 10.6+ server.
+    Mysql,
+    /// Redis server.
+    Redis,
+}
+
+impl StoreKind {
+    /// Lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Sqlite => "sqlite",
+            StoreKind::Postgres => "postgres",
+            StoreKind::Mysql => "mysql",
+            StoreKind::Redis => "redis",
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A URL with any password replaced by `***`: the only form of a store URL that is ever shown.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RedactedUrl(String);
+
+impl RedactedUrl {
+    /// Redacts any `scheme://user:password@host` text, even text that does not parse as a URL.
+    pub fn new(url: &str) -> Self {
+        RedactedUrl(redact(url))
+    }
+
+    /// The redacted text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RedactedUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for RedactedUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RedactedUrl({:?})", self.0)
+    }
+}
+
+fn redact(url: &str) -> String {
+    // Between "://" and the last "@" before the path lies "user:password"; keep the user only.
+    let Some(start) = url.find("://").map(|i| i + 3) else { return url.to_string() };
+    let rest = &url[start..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    let Some(at) = authority.rfind('@') else { return url.to_string() };
+    let userinfo = &authority[..at];
+    match userinfo.find(':') {
+        Some(colon) => format!("{}{}:***{}", &url[..start], &userinfo[..colon], &url[start + at..]),
+        None => url.to_string(),
+    }
+}
+
+/// A parsed store URL. Its Debug and Display never show the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StoreUrl {
+    raw: String,
+    kind: StoreKind,
+}
+
+const SCHEMES: &str = "sqlite, postgres, mysql, redis, rediss";
+
+impl StoreUrl {
+    /// Reads a URL: `sqlite://PATH` (`sqlite:///abs/path` or `sqlite://relative/path`),
+    /// `postgres://…` (`postgresql://` too), `mysql://…` (`mariadb://` too), `redis://…`, `rediss://…`.
+    pub fn parse(url: &str) -> Result<StoreUrl, StoreError> {
+        let invalid = |reason: String| StoreError::InvalidUrl { url: redact(url), reason };
+        let Some((scheme, rest)) = url.split_once(':') else {
+            return Err(invalid(format!("no scheme (expected one of {SCHEMES}, e.g. sqlite://jobs.db)")));
+        };
+        let kind = match scheme.to_ascii_lowercase().as_str() {
+            "sqlite" => StoreKind::Sqlite,
+            "postgres" | "postgresql" => StoreKind::Postgres,
+            "mysql" | "mariadb" => StoreKind::Mysql,
+            "redis" | "rediss" => StoreKind::Redis,
+            other => {
+                return Err(StoreError::InvalidUrl {
+                    url: redact(url),
+                    reason: format!("unknown store scheme {other:?} (expected {SCHEMES})"),
+                });
+            }
+        };
+        let parsed = StoreUrl { raw: url.to_string(), kind };
+        if kind == StoreKind::Sqlite {
+            if parsed.sqlite_path().as_os_str().is_empty() {
+                return Err(invalid("no file path (e.g. sqlite://jobs.db or sqlite:///var/lib/jobq/jobs.db)".into()));
+            }
+        } else {
+            let _ = rest;
+            url::Url::parse(url).map_err(|e| invalid(e.to_string()))?;
+        }
+        Ok(parsed)
+    }
+
+    /// The SQLite URL of a file.
+    pub fn sqlite_file(path: &Path) -> StoreUrl {
+        StoreUrl { raw: format!("sqlite://{}", path.display()), kind: StoreKind::Sqlite }
+    }
+
+    /// The backend.
+    pub fn kind(&self) -> StoreKind {
+        self.kind
+    }
+
+    /// The full URL, password included: for drivers only, never for display.
+    pub fn expose(&self) -> &str {
+        &self.raw
+    }
+
+    /// The URL with the password replaced.
+    pub fn redacted(&self) -> RedactedUrl {
+        RedactedUrl::new(&self.raw)
+    }
+
+    /// For `sqlite:` URLs, the file path (without query).
+    pub fn sqlite_path(&self) -> PathBuf {
+        let rest = self.raw.split_once(':').map(|(_, r)| r).unwrap_or("");
+        let rest = rest.strip_prefix("//").unwrap_or(rest);
+        let path = rest.split('?').next().unwrap_or("");
+        PathBuf::from(path)
+    }
+
+    /// Query parameters (`?a=b&c=d`), decoded.
+    pub fn query_pairs(&self) -> Vec<(String, String)> {
+        match self.raw.split_once('?') {
+            Some((_, q)) => url::form_urlencoded::parse(q.as_bytes()).into_owned().collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// A relative SQLite path made relative to `base` (the folder of the config file that named it).
+    pub fn resolved_against(self, base: &Path) -> StoreUrl {
+        if self.kind != StoreKind::Sqlite {
+            return self;
+        }
+        let path = self.sqlite_path();
+        if path.is_absolute() {
+            return self;
+        }
+        let query = self.raw.split_once('?').map(|(_, q)| format!("?{q}")).unwrap_or_default();
+        StoreUrl { raw: format!("sqlite://{}{query}", base.join(path).display()), kind: StoreKind::Sqlite }
+    }
+}
+
+impl fmt::Display for StoreUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&redact(&self.raw))
+    }
+}
+
+impl fmt::Debug for StoreUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StoreUrl({:?})", redact(&self.raw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_is_never_rendered() {
+        for raw in [
+            "postgres://u:secret@h/db",
+            "postgres://u:secret@h:5432/db?sslmode=require",
+            "mysql://root:secret@127.0.0.1/test",
+            "redis://:secret@localhost:6379/0",
+            "rediss://default:secret@cache.example:6380",
+        ] {
+            let url = StoreUrl::parse(raw).unwrap();
+            for shown in [url.to_string(), format!("{url:?}"), url.redacted().to_string(), format!("{:?}", url.redacted())] {
+                assert!(!shown.contains("secret"), "{shown}");
+                assert!(shown.contains("***"), "{shown}");
+            }
+        }
+        assert_eq!(RedactedUrl::new("postgres://u:secret@h/db").as_str(), "postgres://u:***@h/db");
+        assert_eq!(RedactedUrl::new("postgres://u@h/db").as_str(), "postgres://u@h/db");
+    }
+
+    #[test]
+    fn an_unparseable_url_is_still_redacted_in_its_error() {
+        let err = StoreUrl::parse("postgress://u:secret@h/db").unwrap_err().to_string();
+        assert!(!err.contains("secret"), "{err}");
+        assert!(err.contains(r#"unknown store scheme "postgress""#), "{err}");
+        assert!(err.contains("expected sqlite, postgres, mysql, redis, rediss"), "{err}");
+    }
+
+    #[test]
+    fn schemes_pick_the_backend() {
+        let kind = |u: &str| StoreUrl::parse(u).unwrap().kind();
+        assert_eq!(kind("sqlite://jobs.db"), StoreKind::Sqlite);
+        assert_eq!(kind("postgresql://h/db"), StoreKind::Postgres);
+        assert_eq!(kind("mariadb://h/db"), StoreKind::Mysql);
+        assert_eq!(kind("rediss://h"), StoreKind::Redis);
+        assert!(StoreUrl::parse("jobs.db").is_err());
+        assert!(StoreUrl::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn sqlite_paths_and_queries() {
+        let abs = StoreUrl::parse("sqlite:///var/lib/jobq/jobs.db?synchronous=full").unwrap();
+        assert_eq!(abs.sqlite_path(), PathBuf::from("/var/lib/jobq/jobs.db"));
+        assert_eq!(abs.query_pairs(), vec![("synchronous".to_string(), "full".to_string())]);
+        let rel = StoreUrl::parse("sqlite://data/jobs.db?synchronous=full").unwrap();
+        assert_eq!(rel.sqlite_path(), PathBuf::from("data/jobs.db"));
+        let resolved = rel.resolved_against(Path::new("/etc/jobq"));
+        assert_eq!(resolved.expose(), "sqlite:///etc/jobq/data/jobs.db?synchronous=full");
+        assert_eq!(StoreUrl::parse("sqlite:jobs.db").unwrap().sqlite_path(), PathBuf::from("jobs.db"));
+    }
+}
