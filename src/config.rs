@@ -1,1 +1,545 @@
+//! Configuration: the TOML file of DESIGN §4, `JOBQ_*` environment variables and command-line flags,
+//! merged in one place with one precedence: flags > environment > file > defaults.
+//!
+//! Relative paths in the file (a `sqlite://` URL, an exec handler's program) resolve against the
+//! file's folder, so a config works the same from any working directory.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::job::{DEFAULT_MAX_PAYLOAD_BYTES, Limits};
+use crate::retry::RetryPolicy;
+use crate::store::StoreUrl;
+use crate::time::parse_duration;
+
+/// The file as written, every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// Store URL.
+    pub url: Option<String>,
+    /// Payload size limit in bytes.
+    pub max_payload_bytes: Option<usize>,
+    /// Migrate automatically on connect (default true).
+    pub auto_migrate: Option<bool>,
+    /// Default retry policy.
+    #[serde(default)]
+    pub retry: RetryFile,
+    /// Worker settings.
+    #[serde(default)]
+    pub worker: WorkerFile,
+    /// Handlers by job type (`*` for every other type).
+    #[serde(default)]
+    pub handlers: BTreeMap<String, HandlerFile>,
+}
+
+/// `[retry]` and the retry keys of a handler.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryFile {
+    /// Runs allowed, the first included.
+    pub max_attempts: Option<u32>,
+    /// e.g. `1s`.
+    pub base_delay: Option<String>,
+    /// e.g. 2.0.
+    pub multiplier: Option<f64>,
+    /// e.g. `5m`.
+    pub max_delay: Option<String>,
+    /// e.g. 0.2.
+    pub jitter: Option<f64>,
+}
+
+/// `[worker]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerFile {
+    /// Queues to serve.
+    pub queues: Option<Vec<String>>,
+    /// Jobs at once.
+    pub concurrency: Option<u32>,
+    /// Heartbeat interval.
+    pub heartbeat: Option<String>,
+    /// A running job without heartbeat for this long is rescued.
+    pub stale_after: Option<String>,
+    /// How long shutdown waits for running jobs.
+    pub shutdown_timeout: Option<String>,
+    /// Terminal jobs older than this are deleted.
+    pub retention: Option<String>,
+    /// How often an idle worker looks for work where the store cannot wake it.
+    pub poll_interval: Option<String>,
+}
+
+/// `[handlers."type"]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandlerFile {
+    /// Program and arguments.
+    pub exec: Option<Vec<String>>,
+    /// URL to POST to.
+    pub http: Option<String>,
+    /// `noop`, `sleep`, `echo` or `fail`.
+    pub builtin: Option<String>,
+    /// Environment variable holding the HMAC key of an http handler.
+    pub secret_env: Option<String>,
+    /// Time-out per run.
+    pub timeout: Option<String>,
+    /// At most this many of this type at once in one worker.
+    pub concurrency: Option<u32>,
+    /// Retry overrides.
+    #[serde(flatten)]
+    pub retry: RetryFile,
+}
+
+/// Where a handler's work is done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// Run a program; argv resolved against the config folder.
+    Exec {
+        /// Program and arguments.
+        argv: Vec<String>,
+    },
+    /// POST the envelope.
+    Http {
+        /// Endpoint.
+        url: String,
+        /// Variable holding the HMAC-SHA256 key, if signing.
+        secret_env: Option<String>,
+    },
+    /// One of the built-in handlers.
+    Builtin {
+        /// `noop`, `sleep`, `echo` or `fail`.
+        name: String,
+    },
+}
+
+/// A handler as configured, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandlerConfig {
+    /// What runs the job.
+    pub kind: HandlerKind,
+    /// Time-out per run.
+    pub timeout: Option<Duration>,
+    /// Per-type concurrency limit in one worker.
+    pub concurrency: Option<u32>,
+    /// Retry policy for this type.
+    pub retry: RetryPolicy,
+}
+
+/// Worker settings, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerSettings {
+    /// Queues to serve.
+    pub queues: Vec<String>,
+    /// Jobs at once.
+    pub concurrency: u32,
+    /// Heartbeat interval.
+    pub heartbeat: Duration,
+    /// Rescue threshold.
+    pub stale_after: Duration,
+    /// Shutdown grace.
+    pub shutdown_timeout: Duration,
+    /// Delete terminal jobs older than this.
+    pub retention: Option<Duration>,
+    /// Idle poll interval.
+    pub poll_interval: Duration,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        WorkerSettings {
+            queues: vec![crate::job::DEFAULT_QUEUE.to_string()],
+            concurrency: 8,
+            heartbeat: Duration::from_secs(10),
+            stale_after: Duration::from_secs(60),
+            shutdown_timeout: Duration::from_secs(30),
+            retention: None,
+            poll_interval: Duration::from_millis(200),
+        }
+    }
+}
+
+/// Where the store URL came from, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlSource {
+    /// `--url`.
+    Flag,
+    /// `JOBQ_URL`.
+    Env,
+    /// The config file.
+    File,
+    /// The default SQLite file in the user's data directory.
+    Default,
+}
+
+impl UrlSource {
+    /// How to name it in an error.
+    pub fn describe(self) -> &'static str {
+        match self {
+            UrlSource::Flag => "--url",
+            UrlSource::Env => "JOBQ_URL",
+            UrlSource::File => "the config file's url",
+            UrlSource::Default => "the default URL",
+        }
+    }
+}
+
+/// Everything resolved.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The store.
+    pub url: StoreUrl,
+    /// Where `url` came from.
+    pub url_source: UrlSource,
+    /// The config file read, if any.
+    pub file: Option<PathBuf>,
+    /// Enqueue limits.
+    pub limits: Limits,
+    /// Migrate on connect.
+    pub auto_migrate: bool,
+    /// Default retry policy.
+    pub retry: RetryPolicy,
+    /// Worker settings.
+    pub worker: WorkerSettings,
+    /// Handlers by type.
+    pub handlers: BTreeMap<String, HandlerConfig>,
+}
+
+/// Inputs from outside the file: flags and the environment.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    /// `--url`.
+    pub url: Option<String>,
+    /// `--config`.
+    pub config: Option<PathBuf>,
+}
+
+/// The default database: `jobs.db` in the user's data directory (e.g. `~/.local/share/jobq`).
+pub fn default_database() -> PathBuf {
+    match directories::ProjectDirs::from("", "", "jobq") {
+        Some(dirs) => dirs.data_dir().join("jobs.db"),
+        None => PathBuf::from("jobq.db"),
+    }
+}
+
+fn user_config_file() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "jobq").map(|d| d.config_dir().join("jobq.toml"))
+}
+
+impl Config {
+    /// Resolves the configuration from flags, the process environment, the file and defaults.
+    pub fn load(overrides: &Overrides) -> Result<Config> {
+        Config::load_with(overrides, |name| std::env::var(name).ok())
+    }
+
+    /// As [`Config::load`], reading variables through `env` (tests pass a map).
+    pub fn load_with(overrides: &Overrides, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
+        let explicit = overrides.config.clone().or_else(|| env("JOBQ_CONFIG").map(PathBuf::from));
+        let file = match explicit {
+            Some(path) => {
+                if !path.is_file() {
+                    return Err(Error::Config(format!(
+                        "config file {} does not exist (from --config or JOBQ_CONFIG)",
+                        path.display()
+                    )));
+                }
+                Some(path)
+            }
+            None => [Some(PathBuf::from("jobq.toml")), user_config_file()].into_iter().flatten().find(|p| p.is_file()),
+        };
+        let parsed = match &file {
+            Some(path) => read_file(path)?,
+            None => FileConfig::default(),
+        };
+        let base = file
+            .as_deref()
+            .and_then(Path::parent)
+            .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        Config::resolve(parsed, file, &base, overrides, &env)
+    }
+
+    fn resolve(
+        f: FileConfig,
+        file: Option<PathBuf>,
+        base: &Path,
+        overrides: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config> {
+        let in_file = |what: &str, e: String| match &file {
+            Some(p) => Error::Config(format!("{}: {what}: {e}", p.display())),
+            None => Error::Config(format!("{what}: {e}")),
+        };
+        let (raw_url, url_source) = if let Some(u) = &overrides.url {
+            (Some(u.clone()), UrlSource::Flag)
+        } else if let Some(u) = env("JOBQ_URL").filter(|u| !u.is_empty()) {
+            (Some(u), UrlSource::Env)
+        } else if let Some(u) = f.url.clone() {
+            (Some(u), UrlSource::File)
+        } else {
+            (None, UrlSource::Default)
+        };
+        let url = match raw_url {
+            Some(raw) => {
+                let url = StoreUrl::parse(&raw).map_err(|e| Error::Config(format!("{e} (from {})", url_source.describe())))?;
+                if url_source == UrlSource::File { url.resolved_against(&absolute(base)) } else { url }
+            }
+            None => StoreUrl::sqlite_file(&default_database()),
+        };
+        let max_payload_bytes = match env("JOBQ_MAX_PAYLOAD_BYTES") {
+            Some(v) => v.parse().map_err(|_| Error::Config(format!("JOBQ_MAX_PAYLOAD_BYTES={v:?} is not a number of bytes")))?,
+            None => f.max_payload_bytes.unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES),
+        };
+        let retry = retry_policy(&f.retry, RetryPolicy::default()).map_err(|e| in_file("[retry]", e))?;
+        let mut worker = WorkerSettings::default();
+        let w = &f.worker;
+        if let Some(q) = &w.queues {
+            worker.queues = q.clone();
+        }
+        if let Some(c) = w.concurrency {
+            worker.concurrency = c;
+        }
+        let dur = |v: &Option<String>, key: &str| -> Result<Option<Duration>> {
+            v.as_deref().map(parse_duration).transpose().map_err(|e| in_file(&format!("[worker] {key}"), e))
+        };
+        if let Some(d) = dur(&w.heartbeat, "heartbeat")? {
+            worker.heartbeat = d;
+        }
+        if let Some(d) = dur(&w.stale_after, "stale_after")? {
+            worker.stale_after = d;
+        }
+        if let Some(d) = dur(&w.shutdown_timeout, "shutdown_timeout")? {
+            worker.shutdown_timeout = d;
+        }
+        if let Some(d) = dur(&w.poll_interval, "poll_interval")? {
+            worker.poll_interval = d;
+        }
+        worker.retention = dur(&w.retention, "retention")?;
+        if let Some(q) = env("JOBQ_QUEUES").filter(|q| !q.is_empty()) {
+            worker.queues = q.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        }
+        if let Some(c) = env("JOBQ_CONCURRENCY") {
+            worker.concurrency =
+                c.parse().map_err(|_| Error::Config(format!("JOBQ_CONCURRENCY={c:?} is not a whole number")))?;
+        }
+        for q in &worker.queues {
+            crate::job::validate_queue(q).map_err(|e| in_file("[worker] queues", e))?;
+        }
+        if worker.concurrency == 0 {
+            return Err(in_file("[worker] concurrency", "must be at least 1".into()));
+        }
+        let mut handlers = BTreeMap::new();
+        for (job_type, h) in f.handlers {
+            let what = format!("[handlers.{job_type:?}]");
+            let handler = handler_config(h, base, retry).map_err(|e| in_file(&what, e))?;
+            handlers.insert(job_type, handler);
+        }
+        Ok(Config {
+            url,
+            url_source,
+            file,
+            limits: Limits { max_payload_bytes, default_max_attempts: retry.max_attempts },
+            auto_migrate: f.auto_migrate.unwrap_or(true),
+            retry,
+            worker,
+            handlers,
+        })
+    }
+
+    /// True when the store is the default SQLite file (its folder is created on first use).
+    pub fn uses_default_database(&self) -> bool {
+        self.url_source == UrlSource::Default
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn read_file(path: &Path) -> Result<FileConfig> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Config(format!("cannot read config file {}: {e}", path.display())))?;
+    toml::from_str(&text).map_err(|e| {
+        let msg = e.message().to_string();
+        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        match line {
+            Some(l) => Error::Config(format!("{}:{l}: {msg}", path.display())),
+            None => Error::Config(format!("{}: {msg}", path.display())),
+        }
+    })
+}
+
+fn retry_policy(r: &RetryFile, base: RetryPolicy) -> std::result::Result<RetryPolicy, String> {
+    let mut p = base;
+    if let Some(n) = r.max_attempts {
+        if n == 0 {
+            return Err("max_attempts must be at least 1".into());
+        }
+        p.max_attempts = n;
+    }
+    if let Some(d) = &r.base_delay {
+        p.base_delay = parse_duration(d).map_err(|e| format!("base_delay: {e}"))?;
+    }
+    if let Some(m) = r.multiplier {
+        if !(m >= 1.0 && m.is_finite()) {
+            return Err(format!("multiplier must be at least 1.0, got {m}"));
+        }
+        p.multiplier = m;
+    }
+    if let Some(d) = &r.max_delay {
+        p.max_delay = parse_duration(d).map_err(|e| format!("max_delay: {e}"))?;
+    }
+    if let Some(j) = r.jitter {
+        if !(0.0..=1.0).contains(&j) {
+            return Err(format!("jitter must be between 0 and 1, got {j}"));
+        }
+        p.jitter = j;
+    }
+    Ok(p)
+}
+
+/// The builtin handler names.
+pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
+
+fn handler_config(h: HandlerFile, base: &Path, default_retry: RetryPolicy) -> std::result::Result<HandlerConfig, String> {
+    let kinds = [h.exec.is_some(), h.http.is_some(), h.builtin.is_some()].iter().filter(|k| **k).count();
+    if kinds != 1 {
+        return Err("set exactly one of exec, http or builtin".into());
+    }
+    let kind = if let Some(argv) = h.exec {
+        let Some(program) = argv.first() else { return Err("exec needs a program: exec = [\"./bin/run\", \"--flag\"]".into()) };
+        // A program named with a path (./bin/run, ../x, bin/run) resolves against the config folder;
+        // a bare name (python3) is looked up on PATH when run.
+        let program = if program.contains('/') && Path::new(program).is_relative() {
+            absolute(&base.join(program)).display().to_string()
+        } else {
+            program.clone()
+        };
+        let mut argv = argv;
+        argv[0] = program;
+        HandlerKind::Exec { argv }
+    } else if let Some(url) = h.http {
+        let parsed = url::Url::parse(&url).map_err(|e| format!("http = {url:?}: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!("http = {url:?}: expected an http:// or https:// URL"));
+        }
+        HandlerKind::Http { url, secret_env: h.secret_env.clone() }
+    } else {
+        let name = h.builtin.unwrap_or_default();
+        if !BUILTINS.contains(&name.as_str()) {
+            return Err(format!("unknown builtin {name:?} (expected noop, sleep, echo or fail)"));
+        }
+        HandlerKind::Builtin { name }
+    };
+    if h.secret_env.is_some() && !matches!(kind, HandlerKind::Http { .. }) {
+        return Err("secret_env applies to http handlers only".into());
+    }
+    let timeout = h.timeout.as_deref().map(parse_duration).transpose().map_err(|e| format!("timeout: {e}"))?;
+    if h.concurrency == Some(0) {
+        return Err("concurrency must be at least 1".into());
+    }
+    Ok(HandlerConfig { kind, timeout, concurrency: h.concurrency, retry: retry_policy(&h.retry, default_retry)? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn load(toml_text: &str, overrides: Overrides, env: &[(&str, &str)]) -> Result<Config> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobq.toml");
+        std::fs::write(&path, toml_text).unwrap();
+        let env: HashMap<String, String> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let overrides = Overrides { config: Some(path), ..overrides };
+        Config::load_with(&overrides, |k| env.get(k).cloned())
+    }
+
+    #[test]
+    fn flags_beat_env_beat_file() {
+        let file = "url = \"sqlite://from-file.db\"\n";
+        let c = load(file, Overrides::default(), &[]).unwrap();
+        assert_eq!(c.url_source, UrlSource::File);
+        assert!(c.url.expose().ends_with("/from-file.db"), "{}", c.url.expose());
+        let c = load(file, Overrides::default(), &[("JOBQ_URL", "sqlite:///tmp/env.db")]).unwrap();
+        assert_eq!((c.url_source, c.url.expose()), (UrlSource::Env, "sqlite:///tmp/env.db"));
+        let flags = Overrides { url: Some("sqlite:///tmp/flag.db".into()), ..Default::default() };
+        let c = load(file, flags, &[("JOBQ_URL", "sqlite:///tmp/env.db")]).unwrap();
+        assert_eq!((c.url_source, c.url.expose()), (UrlSource::Flag, "sqlite:///tmp/flag.db"));
+    }
+
+    #[test]
+    fn design_example_parses() {
+        let c = load(
+            r#"
+url = "sqlite://jobs.db"
+[retry]
+max_attempts = 5
+base_delay = "1s"
+multiplier = 2.0
+max_delay = "5m"
+jitter = 0.2
+[worker]
+queues = ["default", "mail"]
+concurrency = 8
+heartbeat = "10s"
+stale_after = "60s"
+shutdown_timeout = "30s"
+retention = "7d"
+[handlers."order.paid.notify"]
+exec = ["./bin/notify", "--fast"]
+timeout = "30s"
+concurrency = 2
+max_attempts = 10
+[handlers."report.build"]
+http = "http://127.0.0.1:8080/jobs"
+secret_env = "REPORT_WEBHOOK_SECRET"
+[handlers."bench.noop"]
+builtin = "noop"
+[handlers."*"]
+exec = ["python3", "dispatch.py"]
+"#,
+            Overrides::default(),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(c.worker.queues, vec!["default", "mail"]);
+        assert_eq!(c.worker.retention, Some(Duration::from_secs(7 * 86_400)));
+        let notify = &c.handlers["order.paid.notify"];
+        assert_eq!(notify.retry.max_attempts, 10);
+        assert_eq!(notify.concurrency, Some(2));
+        assert_eq!(notify.timeout, Some(Duration::from_secs(30)));
+        let HandlerKind::Exec { argv } = &notify.kind else { panic!() };
+        assert!(Path::new(&argv[0]).is_absolute() && argv[0].ends_with("/bin/notify"), "{argv:?}");
+        let HandlerKind::Exec { argv } = &c.handlers["*"].kind else { panic!() };
+        assert_eq!(argv[0], "python3");
+        assert_eq!(c.handlers["report.build"].retry.max_attempts, 5);
+    }
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        let cases = [
+            ("colour = 1", "unknown field"),
+            ("[worker]\nheartbeat = \"often\"", "heartbeat"),
+            ("[handlers.x]\nexec = [\"a\"]\nbuiltin = \"noop\"", "exactly one"),
+            ("[handlers.x]\nbuiltin = \"nope\"", "unknown builtin"),
+            ("[retry]\njitter = 3.0", "jitter"),
+            ("url = \"postgress://u:pw@h/db\"", "unknown store scheme"),
+        ];
+        for (text, needle) in cases {
+            let err = load(text, Overrides::default(), &[]).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+            assert!(!err.contains("pw@"), "{err}");
+        }
+    }
+
+    #[test]
+    fn env_sets_worker_queues_and_concurrency() {
+        let c = load("", Overrides::default(), &[("JOBQ_QUEUES", "a, b"), ("JOBQ_CONCURRENCY", "3")]).unwrap();
+        assert_eq!((c.worker.queues.clone(), c.worker.concurrency), (vec!["a".to_string(), "b".to_string()], 3));
+    }
+}

@@ -17,10 +17,12 @@
 pub mod client;
 pub mod config;
 pub mod error;
+pub mod handler;
 pub mod job;
 pub mod retry;
 pub mod store;
 pub mod time;
+pub mod worker;
 
 #[doc(hidden)]
 pub mod cli;

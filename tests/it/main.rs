@@ -1,1 +1,5 @@
-fn main(){}
+//! jobq's one integration-test binary: conformance suite, worker end-to-end tests, CLI snapshots and
+//! the generated-files check.
+
+mod support;
+mod conformance;

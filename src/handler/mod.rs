@@ -1,0 +1,1 @@
+//! Handlers: what runs a job (exec, http, builtin, Rust).

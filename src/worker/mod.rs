@@ -1,0 +1,1 @@
+//! The worker runtime: claim, run, finish, heartbeat, rescue, shutdown.
