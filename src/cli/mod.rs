@@ -1,1 +1,182 @@
+//! The command line: clap definitions and dispatch. A thin layer over the library: each subcommand
+//! turns its arguments into validated library values once, calls `Client` (or `Worker`), and formats.
+//! clap types stop here.
 
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::client::Client;
+use crate::config::{Config, Overrides};
+
+pub mod cancel;
+pub mod cleanup;
+pub mod confirm;
+pub mod enqueue;
+pub mod exit;
+pub mod filter;
+pub mod generate;
+pub mod list;
+pub mod migrate;
+pub mod output;
+pub mod progress;
+pub mod replay_dead;
+pub mod show;
+pub mod stats;
+pub mod wait;
+pub mod worker;
+pub mod workers;
+
+/// A durable background-job queue for the shell: enqueue work, run workers, and see, cancel, replay
+/// and clean up jobs. Stores: SQLite (default), PostgreSQL, MySQL/MariaDB, Redis.
+#[derive(Debug, Parser)]
+#[command(name = "jobq", version, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user's data directory]
+    #[arg(long, global = true, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// Config file (TOML) [default: ./jobq.toml, then the user config directory]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Output format
+    #[arg(long, short = 'o', global = true, value_enum, value_name = "FORMAT", env = "JOBQ_OUTPUT")]
+    pub output: Option<OutputFormat>,
+
+    /// Print only errors
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Print more (repeat for debug logs)
+    #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// The subcommand
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Tables and sentences for people
+    Table,
+    /// One JSON document
+    Json,
+    /// One JSON object per line (list)
+    Ndjson,
+    /// Prometheus text exposition format (stats)
+    Prometheus,
+}
+
+/// jobq's subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Put a job (or a file of jobs) on a queue
+    Enqueue(enqueue::EnqueueArgs),
+    /// Run jobs: claim, run handlers, retry, heartbeat, rescue
+    Worker(worker::WorkerArgs),
+    /// Counts by queue and status
+    Stats(stats::StatsArgs),
+    /// List jobs, newest first
+    List(list::ListArgs),
+    /// Show one job in full: payload, meta, errors, times
+    Show(show::ShowArgs),
+    /// Wait for a job to finish, with a progress bar; the exit code tells the outcome
+    Wait(wait::WaitArgs),
+    /// Cancel pending, running or waiting jobs
+    Cancel(cancel::CancelArgs),
+    /// Put dead jobs back on their queue (attempts reset, errors kept)
+    #[command(visible_alias = "replay")]
+    ReplayDead(replay_dead::ReplayDeadArgs),
+    /// Delete finished jobs
+    Cleanup(cleanup::CleanupArgs),
+    /// List the workers that are running
+    Workers(workers::WorkersArgs),
+    /// Create or upgrade the store's schema
+    Migrate(migrate::MigrateArgs),
+    /// Print shell completions
+    Completions(generate::CompletionsArgs),
+    /// Print man pages (roff) into a folder, or jobq(1) on stdout
+    Man(generate::ManArgs),
+}
+
+/// What every subcommand gets: the resolved configuration and global flags.
+#[derive(Debug)]
+pub struct Context {
+    /// Resolved configuration.
+    pub config: Config,
+    /// `--output`, if given.
+    pub output: Option<OutputFormat>,
+    /// `-q`.
+    pub quiet: bool,
+    /// `-v` count.
+    pub verbose: u8,
+}
+
+impl Context {
+    /// Opens the configured store (creating the default database's folder on first use) and brings the
+    /// schema up to date unless `auto_migrate = false`.
+    pub async fn client(&self) -> anyhow::Result<Client> {
+        if self.config.uses_default_database() {
+            if let Some(dir) = self.config.url.sqlite_path().parent() {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    anyhow::anyhow!("cannot create the default database folder {}: {e}", dir.display())
+                })?;
+            }
+        }
+        let store = crate::store::connect(&self.config.url).await.map_err(crate::Error::from)?;
+        if self.config.auto_migrate {
+            store.migrate().await.map_err(crate::Error::from)?;
+        }
+        Ok(Client::new(store).with_limits(self.config.limits))
+    }
+
+    /// The output format, or `default` when none was asked for.
+    pub fn format(&self, default: OutputFormat) -> OutputFormat {
+        self.output.unwrap_or(default)
+    }
+
+    /// Refuses an output format this subcommand cannot print.
+    pub fn format_among(&self, default: OutputFormat, allowed: &[OutputFormat]) -> anyhow::Result<OutputFormat> {
+        let f = self.format(default);
+        if allowed.contains(&f) {
+            Ok(f)
+        } else {
+            let names: Vec<String> = allowed.iter().map(|a| format!("{a:?}").to_lowercase()).collect();
+            Err(crate::Error::Invalid(format!(
+                "--output {} is not available here (expected {})",
+                format!("{f:?}").to_lowercase(),
+                names.join(", ")
+            ))
+            .into())
+        }
+    }
+}
+
+/// Runs a parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    // Generation needs no configuration or store.
+    match cli.command {
+        Command::Completions(args) => return generate::completions(args),
+        Command::Man(args) => return generate::man(args),
+        _ => {}
+    }
+    let config = Config::load(&Overrides { url: cli.url.clone(), config: cli.config.clone() })?;
+    let ctx = Context { config, output: cli.output, quiet: cli.quiet, verbose: cli.verbose };
+    match cli.command {
+        Command::Enqueue(args) => enqueue::run(&ctx, args).await,
+        Command::Worker(args) => worker::run(&ctx, args).await,
+        Command::Stats(args) => stats::run(&ctx, args).await,
+        Command::List(args) => list::run(&ctx, args).await,
+        Command::Show(args) => show::run(&ctx, args).await,
+        Command::Wait(args) => wait::run(&ctx, args).await,
+        Command::Cancel(args) => cancel::run(&ctx, args).await,
+        Command::ReplayDead(args) => replay_dead::run(&ctx, args).await,
+        Command::Cleanup(args) => cleanup::run(&ctx, args).await,
+        Command::Workers(args) => workers::run(&ctx, args).await,
+        Command::Migrate(args) => migrate::run(&ctx, args).await,
+        Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),
+    }
+}

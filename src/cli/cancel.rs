@@ -1,0 +1,105 @@
+//! `jobq cancel`: by id, or every live job matching filters (asks first on a terminal).
+
+use clap::Args;
+use serde_json::json;
+
+use super::confirm::confirm;
+use super::output::{print, print_json};
+use super::{Context, OutputFormat, filter};
+use crate::Error;
+use crate::job::JobStatus;
+use crate::store::JobFilter;
+
+/// Arguments of `jobq cancel`.
+#[derive(Debug, Args)]
+#[command(after_help = "A running job's worker stops its handler at the next heartbeat.\nExamples:\n  jobq cancel 0193a5c4-…\n  jobq cancel --queue mail --type mail.send --yes")]
+pub struct CancelArgs {
+    /// Job ids
+    #[arg(value_name = "ID", required_unless_present_any = ["queue", "job_type", "status"], conflicts_with_all = ["queue", "job_type", "status"])]
+    pub ids: Vec<String>,
+
+    /// Cancel every live job in this queue (repeatable or comma-separated)
+    #[arg(long, value_name = "QUEUE")]
+    pub queue: Vec<String>,
+
+    /// Cancel every live job of this type (repeatable or comma-separated)
+    #[arg(long = "type", value_name = "TYPE")]
+    pub job_type: Vec<String>,
+
+    /// Only jobs in this status: pending, running or waiting (repeatable or comma-separated)
+    #[arg(long, value_name = "STATUS")]
+    pub status: Vec<String>,
+
+    /// Do not ask before cancelling by filter
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+/// Runs `jobq cancel`.
+pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
+    if !args.ids.is_empty() {
+        return cancel_ids(ctx, &args.ids, format).await;
+    }
+    let statuses = filter::statuses(&args.status)?;
+    if let Some(s) = statuses.iter().find(|s| s.is_terminal()) {
+        return Err(Error::Invalid(format!("--status {s}: only pending, running and waiting jobs can be cancelled")).into());
+    }
+    let job_filter = JobFilter {
+        queues: filter::list(&args.queue),
+        job_types: filter::list(&args.job_type),
+        statuses: statuses.clone(),
+        ..Default::default()
+    };
+    let client = ctx.client().await?;
+    let question = format!("Cancel every {} job{}{}?", describe_statuses(&statuses), describe("queue", &job_filter.queues), describe("type", &job_filter.job_types));
+    if !confirm(question, args.yes, "job ids").await? {
+        eprintln!("nothing cancelled");
+        return Ok(());
+    }
+    let cancelled = client.cancel_matching(job_filter).await?;
+    if format == OutputFormat::Json {
+        return print_json(&json!({"cancelled": cancelled}));
+    }
+    let running = cancelled.iter().filter(|c| c.previous == JobStatus::Running).count();
+    let mut line = format!("cancelled {} jobs", cancelled.len());
+    if running > 0 {
+        line.push_str(&format!(" ({running} running: their workers stop them at the next heartbeat)"));
+    }
+    print(&line)
+}
+
+async fn cancel_ids(ctx: &Context, ids: &[String], format: OutputFormat) -> anyhow::Result<()> {
+    let client = ctx.client().await?;
+    let report = client.cancel(ids).await?;
+    if format == OutputFormat::Json {
+        let terminal: Vec<_> =
+            report.already_terminal.iter().map(|(id, st)| json!({"id": id, "status": st})).collect();
+        print_json(&json!({"cancelled": report.cancelled, "alreadyTerminal": terminal, "notFound": report.not_found}))?;
+    } else {
+        for c in &report.cancelled {
+            let note = if c.previous == JobStatus::Running { " (its worker stops it at the next heartbeat)" } else { "" };
+            print(&format!("cancelled {} (was {}){note}", c.id, c.previous))?;
+        }
+        for (id, status) in &report.already_terminal {
+            eprintln!("job {id} is already {status}; left as it is");
+        }
+    }
+    match report.not_found.as_slice() {
+        [] => Ok(()),
+        [one] => Err(Error::NotFound(format!("no job with id {one}")).into()),
+        many => Err(Error::NotFound(format!("no jobs with ids {}", many.join(", "))).into()),
+    }
+}
+
+fn describe_statuses(statuses: &[JobStatus]) -> String {
+    if statuses.is_empty() {
+        "pending, running and waiting".into()
+    } else {
+        statuses.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+fn describe(what: &str, values: &[String]) -> String {
+    if values.is_empty() { String::new() } else { format!(" of {what} {}", values.join(", ")) }
+}

@@ -1,0 +1,263 @@
+//! `jobq enqueue`: one job from arguments, or many from an NDJSON file with a progress bar.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::output::{print, print_json};
+use super::{Context, OutputFormat, progress};
+use crate::Error;
+use crate::job::{JobSpec, NewJob};
+use crate::store::{EnqueueOutcome, Enqueued};
+use crate::time::{parse_duration, parse_instant_str};
+
+/// Jobs per store transaction when enqueueing a file.
+const FILE_BATCH: usize = 10_000;
+
+/// Arguments of `jobq enqueue`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  jobq enqueue mail.send '{\"to\":\"ana@example.com\"}'\n  jobq enqueue report.build @params.json --queue reports --delay 10m\n  jobq enqueue --file jobs.ndjson --type legacy.import")]
+pub struct EnqueueArgs {
+    /// Job type, e.g. mail.send
+    #[arg(value_name = "TYPE", required_unless_present = "file")]
+    pub job_type: Option<String>,
+
+    /// Payload: JSON text, @FILE to read a file, or - for stdin [default: {}]
+    #[arg(value_name = "PAYLOAD", allow_hyphen_values = true)]
+    pub payload: Option<String>,
+
+    /// Queue [default: default]
+    #[arg(long, value_name = "QUEUE")]
+    pub queue: Option<String>,
+
+    /// Priority; smaller runs first [default: 0]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub priority: Option<i32>,
+
+    /// Run no sooner than this from now, e.g. 30s, 10m, 2h
+    #[arg(long, value_name = "DURATION", conflicts_with = "at")]
+    pub delay: Option<String>,
+
+    /// Run no sooner than this time (RFC 3339 or Unix seconds)
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+
+    /// Runs allowed, the first included [default: 5, or [retry] max_attempts]
+    #[arg(long, value_name = "N")]
+    pub max_attempts: Option<u32>,
+
+    /// Time-out for each run of this job, overriding its handler's, e.g. 30s
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// Meta entry (repeatable), e.g. --meta tenantId=42
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+
+    /// While a live job with this key is in the queue, return it instead of adding another
+    #[arg(long, value_name = "KEY", conflicts_with = "file")]
+    pub unique_key: Option<String>,
+
+    /// Job id [default: a new UUIDv7]
+    #[arg(long, value_name = "ID", conflicts_with = "file")]
+    pub id: Option<String>,
+
+    /// Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)
+    #[arg(long, conflicts_with = "file")]
+    pub wait: bool,
+
+    /// Enqueue every line of an NDJSON file (- for stdin) in bulk
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["job_type", "payload"])]
+    pub file: Option<PathBuf>,
+
+    /// With --file: the type given to lines that are not jobq envelopes (their whole value becomes the payload)
+    #[arg(long = "type", value_name = "TYPE", requires = "file")]
+    pub default_type: Option<String>,
+}
+
+/// Runs `jobq enqueue`.
+pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
+    let defaults = Defaults::from_args(&args)?;
+    match args.file.clone() {
+        Some(file) => enqueue_file(ctx, &args, &defaults, file, format).await,
+        None => enqueue_one(ctx, args, &defaults, format).await,
+    }
+}
+
+/// Flag values that apply to every job of the call (to file lines that do not set them).
+struct Defaults {
+    queue: Option<String>,
+    priority: Option<i32>,
+    delay: Option<std::time::Duration>,
+    at: Option<crate::UnixMillis>,
+    max_attempts: Option<u32>,
+    timeout_ms: Option<u64>,
+    meta: BTreeMap<String, String>,
+}
+
+impl Defaults {
+    fn from_args(args: &EnqueueArgs) -> Result<Defaults, Error> {
+        let invalid = |flag: &str, e: String| Error::Invalid(format!("{flag}: {e}"));
+        let mut meta = BTreeMap::new();
+        for entry in &args.meta {
+            let Some((k, v)) = entry.split_once('=') else {
+                return Err(Error::Invalid(format!("--meta {entry:?}: expected KEY=VALUE")));
+            };
+            if k.is_empty() {
+                return Err(Error::Invalid(format!("--meta {entry:?}: the key is empty")));
+            }
+            meta.insert(k.to_string(), v.to_string());
+        }
+        let timeout = args.timeout.as_deref().map(parse_duration).transpose().map_err(|e| invalid("--timeout", e))?;
+        Ok(Defaults {
+            queue: args.queue.clone(),
+            priority: args.priority,
+            delay: args.delay.as_deref().map(parse_duration).transpose().map_err(|e| invalid("--delay", e))?,
+            at: args.at.as_deref().map(parse_instant_str).transpose().map_err(|e| invalid("--at", e))?,
+            max_attempts: args.max_attempts,
+            timeout_ms: timeout.map(|t| t.as_millis().max(1) as u64),
+            meta,
+        })
+    }
+
+    fn apply(&self, mut spec: JobSpec) -> JobSpec {
+        spec.queue = spec.queue.or_else(|| self.queue.clone());
+        spec.priority = spec.priority.or(self.priority);
+        if spec.run_at.is_none() {
+            spec.run_at = self.at;
+            spec.delay = spec.delay.or(self.delay);
+        }
+        spec.max_attempts = spec.max_attempts.or(self.max_attempts);
+        spec.timeout_ms = spec.timeout_ms.or(self.timeout_ms);
+        for (k, v) in &self.meta {
+            spec.meta.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        spec
+    }
+}
+
+async fn enqueue_one(ctx: &Context, args: EnqueueArgs, defaults: &Defaults, format: OutputFormat) -> anyhow::Result<()> {
+    let payload = read_payload(args.payload.as_deref())?;
+    let mut spec = JobSpec::new(args.job_type.clone().unwrap_or_default(), payload);
+    spec.id = args.id.clone();
+    spec.unique_key = args.unique_key.clone();
+    let spec = defaults.apply(spec);
+    // Validate before connecting: a refused call never touches the store.
+    crate::job::NewJob::validate(spec.clone(), crate::UnixMillis::now(), &ctx.config.limits).map_err(Error::Invalid)?;
+    let client = ctx.client().await?;
+    let enqueued = client.enqueue(spec).await?;
+    match format {
+        OutputFormat::Json => print_json(&enqueued)?,
+        _ => {
+            print(enqueued.id.as_str())?;
+            if !ctx.quiet {
+                match enqueued.outcome {
+                    EnqueueOutcome::Created => {}
+                    EnqueueOutcome::Coalesced => {
+                        eprintln!("note: a live job with this unique key exists; returned it instead of adding another")
+                    }
+                    EnqueueOutcome::Duplicate => eprintln!("note: a job with this id exists already; left it unchanged"),
+                }
+            }
+        }
+    }
+    if args.wait {
+        super::wait::wait_for(ctx, &client, &enqueued.id).await?;
+    }
+    Ok(())
+}
+
+fn read_payload(arg: Option<&str>) -> Result<Value, Error> {
+    let (text, source) = match arg {
+        None => return Ok(json!({})),
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Error::Invalid(format!("cannot read the payload from stdin: {e}")))?;
+            (text, "stdin".to_string())
+        }
+        Some(arg) if arg.starts_with('@') => {
+            let path = &arg[1..];
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::Invalid(format!("cannot read payload file {path}: {e}")))?;
+            (text, path.to_string())
+        }
+        Some(text) => (text.to_string(), "the payload argument".to_string()),
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Invalid(format!(
+            "invalid JSON payload in {source}: {e} (a string needs quotes, e.g. '\"hello\"')"
+        ))
+    })
+}
+
+async fn enqueue_file(
+    ctx: &Context,
+    args: &EnqueueArgs,
+    defaults: &Defaults,
+    file: PathBuf,
+    format: OutputFormat,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let name = file.display().to_string();
+    let text = if name == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| Error::Invalid(format!("cannot read stdin: {e}")))?;
+        text
+    } else {
+        std::fs::read_to_string(&file).map_err(|e| Error::Invalid(format!("cannot read {name}: {e}")))?
+    };
+    if let Some(t) = &args.default_type {
+        crate::job::validate_type(t).map_err(|e| Error::Invalid(format!("--type: {e}")))?;
+    }
+    // Every line is read and validated before anything is written: a bad line refuses the whole file.
+    let now = crate::UnixMillis::now();
+    let mut jobs: Vec<NewJob> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |e: String| Error::Invalid(format!("{name}:{}: {e}", n + 1));
+        let spec = JobSpec::from_json_line(line, args.default_type.as_deref()).map_err(at)?;
+        let job = NewJob::validate(defaults.apply(spec), now, &ctx.config.limits).map_err(at)?;
+        jobs.push(job);
+    }
+    drop(text);
+    let client = ctx.client().await?;
+    let bar = progress::counter(jobs.len() as u64, "enqueueing", ctx.quiet);
+    let (mut created, mut coalesced, mut duplicate) = (0u64, 0u64, 0u64);
+    for chunk in jobs.chunks(FILE_BATCH) {
+        let done: Vec<Enqueued> = client.enqueue_validated(chunk).await.map_err(|e| {
+            anyhow::Error::new(e).context(format!(
+                "{created} jobs of {name} were enqueued before this failure; enqueueing the file again skips jobs whose ids exist"
+            ))
+        })?;
+        for e in &done {
+            match e.outcome {
+                EnqueueOutcome::Created => created += 1,
+                EnqueueOutcome::Coalesced => coalesced += 1,
+                EnqueueOutcome::Duplicate => duplicate += 1,
+            }
+        }
+        bar.inc(chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    let elapsed = started.elapsed();
+    if format == OutputFormat::Json {
+        print_json(&json!({"created": created, "coalesced": coalesced, "duplicate": duplicate}))?;
+    } else if !ctx.quiet {
+        let rate = (jobs.len() as f64 / elapsed.as_secs_f64().max(1e-9)).round();
+        let mut line = format!("enqueued {created} jobs from {name} in {:.2}s ({rate}/s)", elapsed.as_secs_f64());
+        if coalesced > 0 || duplicate > 0 {
+            line.push_str(&format!("; {coalesced} coalesced into live jobs, {duplicate} already present"));
+        }
+        eprintln!("{line}");
+    }
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! `jobq list`: jobs newest first, filtered and paged.
+
+use clap::Args;
+use comfy_table::Cell;
+
+use super::output::{last_error, print, print_json, print_ndjson, status_cell, table, when};
+use super::{Context, OutputFormat, filter};
+use crate::store::{JobFilter, ListParams};
+
+/// Arguments of `jobq list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only this queue (repeatable or comma-separated)
+    #[arg(long, value_name = "QUEUE")]
+    pub queue: Vec<String>,
+
+    /// Only this job type (repeatable or comma-separated)
+    #[arg(long = "type", value_name = "TYPE")]
+    pub job_type: Vec<String>,
+
+    /// Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)
+    #[arg(long, value_name = "STATUS")]
+    pub status: Vec<String>,
+
+    /// Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Created before: a duration ago or a time
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// At most this many jobs
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub limit: u32,
+
+    /// Skip this many jobs (for paging)
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub offset: u64,
+}
+
+/// Runs `jobq list`.
+pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson])?;
+    let now = crate::UnixMillis::now();
+    let job_filter = JobFilter {
+        queues: filter::list(&args.queue),
+        job_types: filter::list(&args.job_type),
+        statuses: filter::statuses(&args.status)?,
+        created_since: args.since.as_deref().map(|s| filter::instant("--since", s, now)).transpose()?,
+        created_until: args.until.as_deref().map(|s| filter::instant("--until", s, now)).transpose()?,
+    };
+    let client = ctx.client().await?;
+    let jobs = client.list(&ListParams { filter: job_filter, limit: args.limit, offset: args.offset }).await?;
+    match format {
+        OutputFormat::Json => print_json(&jobs),
+        OutputFormat::Ndjson => print_ndjson(&jobs),
+        _ => {
+            if jobs.is_empty() {
+                if !ctx.quiet {
+                    eprintln!("no jobs match");
+                }
+                return Ok(());
+            }
+            let mut t = table(&["ID", "TYPE", "QUEUE", "STATUS", "ATTEMPT", "CREATED", "RUN AT", "LAST ERROR"]);
+            for job in &jobs {
+                t.add_row(vec![
+                    Cell::new(job.id.as_str()),
+                    Cell::new(&job.job_type),
+                    Cell::new(&job.queue),
+                    status_cell(job.status),
+                    Cell::new(format!("{}/{}", job.attempt, job.max_attempts)),
+                    Cell::new(when(Some(job.created_at), now)),
+                    Cell::new(if job.status == crate::JobStatus::Pending { when(Some(job.run_at), now) } else { "-".into() }),
+                    Cell::new(last_error(job, 60)),
+                ]);
+            }
+            print(&t.to_string())
+        }
+    }
+}

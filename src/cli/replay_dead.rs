@@ -1,0 +1,111 @@
+//! `jobq replay-dead` (alias `replay`): dead jobs back to pending, attempts reset, errors kept.
+
+use clap::Args;
+use comfy_table::Cell;
+use serde_json::json;
+
+use super::confirm::confirm;
+use super::output::{last_error, print, print_json, print_ndjson, table};
+use super::{Context, OutputFormat, filter};
+use crate::Error;
+use crate::job::JobId;
+use crate::store::ReplayDead;
+
+/// Arguments of `jobq replay-dead`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  jobq replay-dead --limit 10              (routine: never asks)\n  jobq replay-dead --queue mail --dry-run\n  jobq replay --id 0193a5c4-… --id 0193a5c5-…")]
+pub struct ReplayDeadArgs {
+    /// Only dead jobs of this queue (repeatable or comma-separated)
+    #[arg(long, value_name = "QUEUE")]
+    pub queue: Vec<String>,
+
+    /// Only dead jobs of this type (repeatable or comma-separated)
+    #[arg(long = "type", value_name = "TYPE")]
+    pub job_type: Vec<String>,
+
+    /// Only this job (repeatable)
+    #[arg(long, value_name = "ID")]
+    pub id: Vec<String>,
+
+    /// At most this many, oldest death first
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u32>,
+
+    /// Show what would be replayed without changing anything
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print the replayed jobs as JSON lines on stdout
+    #[arg(long)]
+    pub print: bool,
+
+    /// Do not ask before an unbounded replay (no --limit or --id)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+/// Runs `jobq replay-dead`.
+pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
+    let ids = args.id.iter().map(|i| JobId::parse(i).map_err(Error::Invalid)).collect::<Result<Vec<_>, _>>()?;
+    if args.limit == Some(0) {
+        return Err(Error::Invalid("--limit 0 replays nothing; give at least 1".into()).into());
+    }
+    let request = ReplayDead {
+        queues: filter::list(&args.queue),
+        job_types: filter::list(&args.job_type),
+        ids,
+        limit: args.limit,
+        now: crate::UnixMillis::now(),
+    };
+    let client = ctx.client().await?;
+    let candidates = client.dead_matching(&request).await?;
+    if args.dry_run {
+        return match format {
+            OutputFormat::Json => print_json(&json!({"dryRun": true, "wouldReplay": candidates})),
+            _ if args.print => print_ndjson(&candidates),
+            _ => {
+                let mut t = table(&["ID", "TYPE", "QUEUE", "ATTEMPTS", "LAST ERROR"]);
+                for job in &candidates {
+                    t.add_row(vec![
+                        Cell::new(job.id.as_str()),
+                        Cell::new(&job.job_type),
+                        Cell::new(&job.queue),
+                        Cell::new(job.attempt),
+                        Cell::new(last_error(job, 70)),
+                    ]);
+                }
+                print(&format!("would replay {} dead jobs\n{t}", candidates.len()))
+            }
+        };
+    }
+    if candidates.is_empty() {
+        if format == OutputFormat::Json {
+            return print_json(&json!({"replayed": []}));
+        }
+        if !ctx.quiet {
+            eprintln!("no dead jobs match");
+        }
+        return Ok(());
+    }
+    let bounded = request.limit.is_some() || !request.ids.is_empty();
+    if !bounded {
+        let question = format!("Replay {} dead jobs?", candidates.len());
+        if !confirm(question, args.yes, "--limit N or --id ID").await? {
+            eprintln!("nothing replayed");
+            return Ok(());
+        }
+    }
+    let replayed = client.replay_dead(request).await?;
+    match format {
+        OutputFormat::Json => print_json(&json!({"replayed": replayed})),
+        _ if args.print => {
+            let mut jobs = Vec::with_capacity(replayed.len());
+            for id in &replayed {
+                jobs.push(client.get(id.as_str()).await?);
+            }
+            print_ndjson(&jobs)
+        }
+        _ => print(&format!("replayed {} dead jobs", replayed.len())),
+    }
+}

@@ -1,0 +1,82 @@
+//! `jobq show ID`: one job in full.
+
+use clap::Args;
+use comfy_table::Cell;
+
+use super::output::{print, print_json, status_cell, table, when};
+use super::{Context, OutputFormat};
+use crate::time::format_duration;
+
+/// Arguments of `jobq show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The job id
+    #[arg(value_name = "ID")]
+    pub id: String,
+}
+
+/// Runs `jobq show`.
+pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
+    let client = ctx.client().await?;
+    let job = client.get(&args.id).await?;
+    if format == OutputFormat::Json {
+        return print_json(&job);
+    }
+    let now = crate::UnixMillis::now();
+    let time = |t: Option<crate::UnixMillis>| match t {
+        Some(t) => format!("{} ({})", t.to_rfc3339(), when(Some(t), now)),
+        None => "-".to_string(),
+    };
+    let mut t = table(&["FIELD", "VALUE"]);
+    let mut row = |k: &str, v: Cell| {
+        t.add_row(vec![Cell::new(k), v]);
+    };
+    row("id", Cell::new(job.id.as_str()));
+    row("type", Cell::new(&job.job_type));
+    row("queue", Cell::new(&job.queue));
+    row("status", status_cell(job.status));
+    row("attempt", Cell::new(format!("{} of {}", job.attempt, job.max_attempts)));
+    row("priority", Cell::new(job.priority));
+    row("run at", Cell::new(time(Some(job.run_at))));
+    row("created", Cell::new(time(Some(job.created_at))));
+    row("started", Cell::new(time(job.started_at)));
+    row("heartbeat", Cell::new(time(job.heartbeat_at)));
+    row("finished", Cell::new(time(job.finished_at)));
+    if let Some(w) = &job.worker_id {
+        row("worker", Cell::new(w));
+    }
+    if let Some(k) = &job.unique_key {
+        row("unique key", Cell::new(k));
+    }
+    if let Some(ms) = job.timeout_ms {
+        row("timeout", Cell::new(format_duration(std::time::Duration::from_millis(ms))));
+    }
+    if let Some(p) = &job.progress {
+        row("progress", Cell::new(format!("{}% {}", p.percent, p.message.as_deref().unwrap_or(""))));
+    }
+    for (k, v) in &job.meta {
+        row(&format!("meta.{k}"), Cell::new(v));
+    }
+    row("payload", Cell::new(pretty(job.payload.get())));
+    if let Some(r) = &job.result {
+        row("result", Cell::new(pretty(r.get())));
+    }
+    let mut out = t.to_string();
+    if !job.errors.is_empty() {
+        let mut errors = table(&["ATTEMPT", "AT", "ERROR"]);
+        for e in &job.errors {
+            errors.add_row(vec![Cell::new(e.attempt), Cell::new(time(Some(e.at))), Cell::new(&e.error)]);
+        }
+        out.push_str("\n\nerrors (newest last):\n");
+        out.push_str(&errors.to_string());
+    }
+    print(&out)
+}
+
+fn pretty(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| raw.to_string())
+}

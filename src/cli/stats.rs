@@ -1,0 +1,146 @@
+//! `jobq stats`: counts by queue and status, as a table, JSON or Prometheus text; `--watch` refreshes.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use clap::Args;
+use comfy_table::Cell;
+use serde_json::json;
+
+use super::output::{print, print_json, stdout_is_terminal, table};
+use super::{Context, OutputFormat, filter};
+use crate::job::JobStatus;
+use crate::store::{QueueStats, Stats};
+use crate::time::{UnixMillis, format_duration};
+
+/// Arguments of `jobq stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Only this queue (repeatable or comma-separated)
+    #[arg(long, value_name = "QUEUE")]
+    pub queue: Vec<String>,
+
+    /// Refresh every SECS seconds until interrupted
+    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "2")]
+    pub watch: Option<f64>,
+}
+
+/// Runs `jobq stats`.
+pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(
+        OutputFormat::Table,
+        &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Prometheus],
+    )?;
+    let queues = filter::list(&args.queue);
+    let interval = match args.watch {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            return Err(crate::Error::Invalid(format!("--watch {s}: expected a number of seconds above 0")).into());
+        }
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    let client = ctx.client().await?;
+    let store = ctx.config.url.redacted().to_string();
+    loop {
+        let stats = client.stats(&queues).await?;
+        let now = client.now();
+        let text = match format {
+            OutputFormat::Json => {
+                print_json(&json!({"store": store, "queues": stats.queues, "totals": totals(&stats)}))?;
+                None
+            }
+            OutputFormat::Prometheus => Some(prometheus(&stats, now)),
+            _ => Some(render_table(&stats, &store, now)),
+        };
+        if let Some(text) = text {
+            if interval.is_some() && stdout_is_terminal() {
+                // Clear the screen and home the cursor so the table redraws in place.
+                print!("\x1b[2J\x1b[H");
+            }
+            print(&text)?;
+        }
+        let Some(every) = interval else { return Ok(()) };
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        }
+    }
+}
+
+fn totals(stats: &Stats) -> QueueStats {
+    let mut t = QueueStats { queue: "total".into(), ..Default::default() };
+    for q in &stats.queues {
+        t.ready += q.ready;
+        t.scheduled += q.scheduled;
+        t.running += q.running;
+        t.waiting += q.waiting;
+        t.succeeded += q.succeeded;
+        t.dead += q.dead;
+        t.cancelled += q.cancelled;
+        t.discarded += q.discarded;
+        t.oldest_ready_at = match (t.oldest_ready_at, q.oldest_ready_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    t
+}
+
+fn render_table(stats: &Stats, store: &str, now: UnixMillis) -> String {
+    let mut t = table(&[
+        "QUEUE", "READY", "SCHEDULED", "RUNNING", "WAITING", "SUCCEEDED", "DEAD", "CANCELLED", "DISCARDED", "OLDEST READY",
+    ]);
+    let mut rows: Vec<&QueueStats> = stats.queues.iter().collect();
+    let total = totals(stats);
+    if stats.queues.len() > 1 {
+        rows.push(&total);
+    }
+    for q in rows {
+        let age = q.oldest_ready_at.map(|at| format_duration(now.since(at))).unwrap_or_else(|| "-".into());
+        t.add_row(vec![
+            Cell::new(&q.queue),
+            Cell::new(q.ready),
+            Cell::new(q.scheduled),
+            Cell::new(q.running),
+            Cell::new(q.waiting),
+            Cell::new(q.succeeded),
+            Cell::new(q.dead),
+            Cell::new(q.cancelled),
+            Cell::new(q.discarded),
+            Cell::new(age),
+        ]);
+    }
+    if stats.queues.is_empty() {
+        format!("store: {store}\nno jobs yet")
+    } else {
+        format!("store: {store}\n{t}")
+    }
+}
+
+/// The Prometheus text exposition format: one gauge of jobs by queue and status, one of scheduled jobs,
+/// and the age of the oldest ready job per queue.
+pub fn prometheus(stats: &Stats, now: UnixMillis) -> String {
+    let mut out = String::new();
+    out.push_str("# HELP jobq_jobs Jobs by queue and status.\n# TYPE jobq_jobs gauge\n");
+    for q in &stats.queues {
+        for status in JobStatus::ALL {
+            let _ = writeln!(out, "jobq_jobs{{queue=\"{}\",status=\"{status}\"}} {}", label(&q.queue), q.count(status));
+        }
+    }
+    out.push_str("# HELP jobq_jobs_scheduled Pending jobs whose run time is still ahead.\n# TYPE jobq_jobs_scheduled gauge\n");
+    for q in &stats.queues {
+        let _ = writeln!(out, "jobq_jobs_scheduled{{queue=\"{}\"}} {}", label(&q.queue), q.scheduled);
+    }
+    out.push_str(
+        "# HELP jobq_oldest_ready_age_seconds How long the oldest ready job has been ready.\n# TYPE jobq_oldest_ready_age_seconds gauge\n",
+    );
+    for q in &stats.queues {
+        let age = q.oldest_ready_at.map(|at| now.since(at).as_secs_f64()).unwrap_or(0.0);
+        let _ = writeln!(out, "jobq_oldest_ready_age_seconds{{queue=\"{}\"}} {age:.3}", label(&q.queue));
+    }
+    out
+}
+
+fn label(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
