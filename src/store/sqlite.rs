@@ -233,6 +233,33 @@ fn jobs_from_rows(rows: &[SqliteRow]) -> Result<Vec<Job>, StoreError> {
     rows.iter().map(job_from_row).collect()
 }
 
+/// Splits a batch of lease operations into rounds in which no job id appears twice, as indexes into
+/// the batch in input order. A fenced statement reports what it applied by job id (`RETURNING id`), so
+/// two leases on one job in one statement could not be told apart: a worker whose first attempt was
+/// rescued and who claimed the job again holds a stale and a current lease on it, and the stale one
+/// would be reported as applied. Nearly every batch is a single round.
+fn rounds_by_id<'a, T>(items: &'a [T], id: impl Fn(&'a T) -> &'a str) -> Vec<Vec<usize>> {
+    let mut occurrences: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    let mut rounds: Vec<Vec<usize>> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let n = occurrences.entry(id(item)).or_insert(0);
+        if rounds.len() == *n {
+            rounds.push(Vec::new());
+        }
+        rounds[*n].push(i);
+        *n += 1;
+    }
+    rounds
+}
+
+/// Sets `answers[i]` for each index of a statement's `chunk` whose job id the statement returned.
+fn mark_returned<'a>(answers: &mut [bool], chunk: &[usize], rows: &[SqliteRow], id: impl Fn(usize) -> &'a str) {
+    let returned: HashSet<&str> = rows.iter().map(|r| r.get::<&str, _>(0)).collect();
+    for &i in chunk {
+        answers[i] = returned.contains(id(i));
+    }
+}
+
 /// Appends `AND …` conditions for a filter.
 fn push_filter(qb: &mut QueryBuilder<'_, Sqlite>, filter: &JobFilter) {
     fn push_in<T: ToString>(qb: &mut QueryBuilder<'_, Sqlite>, column: &str, values: &[T]) {
@@ -406,36 +433,39 @@ impl Store for SqliteStore {
     }
 
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
-        let mut held: HashSet<String> = HashSet::with_capacity(beats.len());
-        for chunk in beats.chunks(ROWS_PER_STATEMENT) {
-            let mut qb: QueryBuilder<Sqlite> =
-                QueryBuilder::new("WITH b(id, attempt, worker, progress, message) AS (");
-            qb.push_values(chunk, |mut row, beat| {
-                let (percent, message) = split_progress(beat.progress.as_ref());
-                row.push_bind(beat.lease.id.as_str())
-                    .push_bind(beat.lease.attempt as i64)
-                    .push_bind(beat.lease.worker.as_str())
-                    .push_bind(percent)
-                    .push_bind(message);
-            });
-            qb.push(") UPDATE jobq_jobs SET heartbeat_at = ")
-                .push_bind(now.0)
-                .push(
-                    ", progress = COALESCE(b.progress, jobq_jobs.progress), \
-                     progress_message = CASE WHEN b.progress IS NULL THEN jobq_jobs.progress_message ELSE b.message END \
-                     FROM b WHERE jobq_jobs.id = b.id AND jobq_jobs.attempt = b.attempt \
-                     AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
-                );
-            let rows = qb.build().fetch_all(&self.pool).await.map_err(q("heartbeat"))?;
-            held.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        let mut held = vec![false; beats.len()];
+        for round in rounds_by_id(beats, |b| b.lease.id.as_str()) {
+            for chunk in round.chunks(ROWS_PER_STATEMENT) {
+                let mut qb: QueryBuilder<Sqlite> =
+                    QueryBuilder::new("WITH b(id, attempt, worker, progress, message) AS (");
+                qb.push_values(chunk.iter().map(|&i| &beats[i]), |mut row, beat| {
+                    let (percent, message) = split_progress(beat.progress.as_ref());
+                    row.push_bind(beat.lease.id.as_str())
+                        .push_bind(beat.lease.attempt as i64)
+                        .push_bind(beat.lease.worker.as_str())
+                        .push_bind(percent)
+                        .push_bind(message);
+                });
+                qb.push(") UPDATE jobq_jobs SET heartbeat_at = ")
+                    .push_bind(now.0)
+                    .push(
+                        ", progress = COALESCE(b.progress, jobq_jobs.progress), \
+                         progress_message = CASE WHEN b.progress IS NULL THEN jobq_jobs.progress_message ELSE b.message END \
+                         FROM b WHERE jobq_jobs.id = b.id AND jobq_jobs.attempt = b.attempt \
+                         AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
+                    );
+                let rows = qb.build().fetch_all(&self.pool).await.map_err(q("heartbeat"))?;
+                mark_returned(&mut held, chunk, &rows, |i| beats[i].lease.id.as_str());
+            }
         }
         let missing: Vec<&JobId> =
-            beats.iter().map(|b| &b.lease.id).filter(|id| !held.contains(id.as_str())).collect();
+            beats.iter().zip(&held).filter(|(_, held)| !**held).map(|(b, _)| &b.lease.id).collect();
         let statuses = if missing.is_empty() { HashMap::new() } else { self.statuses_of(&missing).await? };
         Ok(beats
             .iter()
-            .map(|b| {
-                if held.contains(b.lease.id.as_str()) {
+            .zip(held)
+            .map(|(b, held)| {
+                if held {
                     LeaseState::Held
                 } else if statuses.get(b.lease.id.as_str()) == Some(&JobStatus::Cancelled) {
                     LeaseState::Cancelled
@@ -447,62 +477,72 @@ impl Store for SqliteStore {
     }
 
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        let mut applied: HashSet<String> = HashSet::with_capacity(finishes.len());
+        let mut applied = vec![false; finishes.len()];
         let append = append_error("jobq_jobs.attempt", "f.at", "f.error");
-        for chunk in finishes.chunks(ROWS_PER_STATEMENT) {
-            let mut qb: QueryBuilder<Sqlite> =
-                QueryBuilder::new("WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at) AS (");
-            qb.push_values(chunk, |mut row, fin| {
-                let status = fin.outcome.status();
-                let run_at = match &fin.outcome {
-                    super::Outcome::Retry { run_at, .. } => Some(run_at.0),
-                    _ => None,
-                };
-                let result = match &fin.outcome {
-                    super::Outcome::Succeeded { result } => result.as_ref().map(|r| r.get().to_string()),
-                    _ => None,
-                };
-                row.push_bind(fin.lease.id.as_str())
-                    .push_bind(fin.lease.attempt as i64)
-                    .push_bind(fin.lease.worker.as_str())
-                    .push_bind(status.as_str())
-                    .push_bind(run_at)
-                    .push_bind(result)
-                    .push_bind(fin.outcome.error().map(str::to_string))
-                    .push_bind(status.is_terminal().then_some(now.0))
-                    .push_bind(now.0);
-            });
-            qb.push(format!(
-                ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
-                 result = f.result, finished_at = f.finished_at, worker_id = NULL, \
-                 errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
-                 FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
-                 AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
-            ));
-            let rows = qb.build().fetch_all(&self.pool).await.map_err(q("finish"))?;
-            applied.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
+            for chunk in round.chunks(ROWS_PER_STATEMENT) {
+                let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at) AS (",
+                );
+                qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
+                    let status = fin.outcome.status();
+                    let run_at = match &fin.outcome {
+                        super::Outcome::Retry { run_at, .. } => Some(run_at.0),
+                        _ => None,
+                    };
+                    let result = match &fin.outcome {
+                        super::Outcome::Succeeded { result } => result.as_ref().map(|r| r.get().to_string()),
+                        _ => None,
+                    };
+                    // The contract: terminal outcomes *and* waiting set finished_at (the job left its
+                    // worker for good); only a retry, which runs again, leaves it empty.
+                    let finished = status.is_terminal() || status == JobStatus::Waiting;
+                    row.push_bind(fin.lease.id.as_str())
+                        .push_bind(fin.lease.attempt as i64)
+                        .push_bind(fin.lease.worker.as_str())
+                        .push_bind(status.as_str())
+                        .push_bind(run_at)
+                        .push_bind(result)
+                        .push_bind(fin.outcome.error().map(str::to_string))
+                        .push_bind(finished.then_some(now.0))
+                        .push_bind(now.0);
+                });
+                qb.push(format!(
+                    ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
+                     result = f.result, finished_at = f.finished_at, worker_id = NULL, \
+                     errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
+                     FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
+                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
+                ));
+                let rows = qb.build().fetch_all(&self.pool).await.map_err(q("finish"))?;
+                mark_returned(&mut applied, chunk, &rows, |i| finishes[i].lease.id.as_str());
+            }
         }
-        Ok(finishes.iter().map(|f| applied.contains(f.lease.id.as_str())).collect())
+        Ok(applied)
     }
 
     async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        let mut released: HashSet<String> = HashSet::with_capacity(leases.len());
-        for chunk in leases.chunks(ROWS_PER_STATEMENT) {
-            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new("WITH r(id, attempt, worker) AS (");
-            qb.push_values(chunk, |mut row, lease| {
-                row.push_bind(lease.id.as_str()).push_bind(lease.attempt as i64).push_bind(lease.worker.as_str());
-            });
-            // run_at is kept: a released job keeps its place at the front of the queue.
-            qb.push(
-                ") UPDATE jobq_jobs SET status = 'pending', attempt = jobq_jobs.attempt - 1, worker_id = NULL, \
-                 heartbeat_at = NULL, progress = NULL, progress_message = NULL \
-                 FROM r WHERE jobq_jobs.id = r.id AND jobq_jobs.attempt = r.attempt \
-                 AND jobq_jobs.worker_id = r.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
-            );
-            let rows = qb.build().fetch_all(&self.pool).await.map_err(q("release"))?;
-            released.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        let mut released = vec![false; leases.len()];
+        for round in rounds_by_id(leases, |l| l.id.as_str()) {
+            for chunk in round.chunks(ROWS_PER_STATEMENT) {
+                let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new("WITH r(id, attempt, worker) AS (");
+                qb.push_values(chunk.iter().map(|&i| &leases[i]), |mut row, lease| {
+                    row.push_bind(lease.id.as_str())
+                        .push_bind(lease.attempt as i64)
+                        .push_bind(lease.worker.as_str());
+                });
+                // run_at is kept: a released job keeps its place at the front of the queue.
+                qb.push(
+                    ") UPDATE jobq_jobs SET status = 'pending', attempt = jobq_jobs.attempt - 1, worker_id = NULL, \
+                     heartbeat_at = NULL, progress = NULL, progress_message = NULL \
+                     FROM r WHERE jobq_jobs.id = r.id AND jobq_jobs.attempt = r.attempt \
+                     AND jobq_jobs.worker_id = r.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
+                );
+                let rows = qb.build().fetch_all(&self.pool).await.map_err(q("release"))?;
+                mark_returned(&mut released, chunk, &rows, |i| leases[i].id.as_str());
+            }
         }
-        Ok(leases.iter().map(|l| released.contains(l.id.as_str())).collect())
+        Ok(released)
     }
 
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
@@ -659,13 +699,9 @@ impl Store for SqliteStore {
     }
 
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
+        // c: the dead jobs this request selects.
         let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "UPDATE jobq_jobs SET status = 'pending', attempt = 0, run_at = ",
-        );
-        qb.push_bind(replay.now.0);
-        qb.push(
-            ", finished_at = NULL, result = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \
-             progress_message = NULL WHERE id IN (SELECT id FROM jobq_jobs d WHERE status = 'dead'",
+            "WITH c AS (SELECT id, queue, unique_key, finished_at FROM jobq_jobs WHERE status = 'dead'",
         );
         let filter = JobFilter { queues: replay.queues.clone(), job_types: replay.job_types.clone(), ..Default::default() };
         push_filter(&mut qb, &filter);
@@ -677,13 +713,20 @@ impl Store for SqliteStore {
             }
             qb.push(")");
         }
-        // A unique key may be held by only one live job: a dead job whose key is live again stays
-        // dead, and of several dead jobs sharing a key only the oldest comes back.
+        qb.push(") UPDATE jobq_jobs SET status = 'pending', attempt = 0, run_at = ");
+        qb.push_bind(replay.now.0);
+        qb.push(
+            ", finished_at = NULL, result = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \
+             progress_message = NULL WHERE id IN (SELECT id FROM c WHERE unique_key IS NULL OR (",
+        );
+        // A unique key may be held by only one live job: a dead job whose key is live again stays dead,
+        // and of several selected dead jobs sharing a key only the first in replay order (oldest death)
+        // comes back. Only selected jobs compete, so replaying one holder by id works whichever it is.
         qb.push(format!(
-            " AND (unique_key IS NULL OR (NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = d.queue \
-             AND o.unique_key = d.unique_key AND o.status IN {LIVE_STATUSES}) \
-             AND id = (SELECT min(id) FROM jobq_jobs s WHERE s.status = 'dead' AND s.queue = d.queue \
-             AND s.unique_key = d.unique_key)))"
+            "NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = c.queue AND o.unique_key = c.unique_key \
+             AND o.status IN {LIVE_STATUSES}) \
+             AND NOT EXISTS (SELECT 1 FROM c s WHERE s.queue = c.queue AND s.unique_key = c.unique_key \
+             AND (COALESCE(s.finished_at, 0), s.id) < (COALESCE(c.finished_at, 0), c.id)))"
         ));
         qb.push(" ORDER BY finished_at, id");
         if let Some(limit) = replay.limit {

@@ -1,0 +1,216 @@
+//! Cancel: live jobs (pending, running, waiting) by id or by filter; terminal jobs are never touched;
+//! a running job's worker learns of it and its late answer is ignored.
+
+use jobq::job::{JobSpec, JobStatus};
+use jobq::store::{
+    Cancel, CancelTarget, Cancelled, DynStore, JobFilter, Lease, LeaseState, Outcome,
+};
+use jobq::time::UnixMillis;
+
+use crate::support::jobs::*;
+
+async fn cancel(
+    store: &DynStore,
+    target: CancelTarget,
+    now: UnixMillis,
+) -> Vec<(String, JobStatus)> {
+    let cancelled = store.cancel(&Cancel { target, now }).await.expect("cancel");
+    sorted(
+        cancelled
+            .into_iter()
+            .map(|Cancelled { id, previous }| (id.to_string(), previous))
+            .collect(),
+    )
+}
+
+fn by_ids(names: &[&str]) -> CancelTarget {
+    CancelTarget::Ids(names.iter().map(|n| id(n)).collect())
+}
+
+pub(super) async fn cancel_pending_running_and_waiting(store: &DynStore) {
+    make(store, spec("w"), JobStatus::Waiting, T0).await;
+    make(store, spec("r"), JobStatus::Running, T0).await;
+    add(store, spec("p")).await;
+
+    let cancelled = cancel(store, by_ids(&["p", "r", "w"]), at(500)).await;
+    let expected = [
+        ("p", JobStatus::Pending),
+        ("r", JobStatus::Running),
+        ("w", JobStatus::Waiting),
+    ];
+    assert_eq!(cancelled, expected.map(|(n, s)| (n.to_string(), s)));
+    for name in ["p", "r", "w"] {
+        let job = get(store, &id(name)).await;
+        assert_eq!(
+            (job.status, job.finished_at),
+            (JobStatus::Cancelled, Some(at(500))),
+            "{name}"
+        );
+    }
+    assert!(
+        claim(store, "default", WORKER, 10, at(1_000))
+            .await
+            .is_empty()
+    );
+}
+
+pub(super) async fn cancel_leaves_terminal_jobs_alone(store: &DynStore) {
+    let mut before = Vec::new();
+    for (n, status) in JobStatus::TERMINAL.into_iter().enumerate() {
+        before.push(make(store, spec(status.as_str()), status, at(n as i64 * 10)).await);
+    }
+    let mut names: Vec<&str> = JobStatus::TERMINAL.iter().map(|s| s.as_str()).collect();
+    names.push("no-such-job");
+    assert!(cancel(store, by_ids(&names), at(900)).await.is_empty());
+    assert!(
+        cancel(store, CancelTarget::Ids(vec![]), at(900))
+            .await
+            .is_empty()
+    );
+    for job in before {
+        let now = get(store, &job.id).await;
+        assert_eq!(
+            (now.status, now.finished_at),
+            (job.status, job.finished_at),
+            "{}",
+            job.id
+        );
+    }
+}
+
+pub(super) async fn cancel_by_filter(store: &DynStore) {
+    let typed = |name: &str, queue: &str, job_type: &str| {
+        JobSpec::new(job_type, serde_json::json!(name))
+            .id(name)
+            .queue(queue)
+    };
+    make(
+        store,
+        typed("m-running", "mail", "mail.send"),
+        JobStatus::Running,
+        T0,
+    )
+    .await;
+    make(
+        store,
+        typed("i-done", "img", "img.resize"),
+        JobStatus::Succeeded,
+        T0,
+    )
+    .await;
+    make(
+        store,
+        typed("i-waiting", "img", "img.resize"),
+        JobStatus::Waiting,
+        T0,
+    )
+    .await;
+    add_all(
+        store,
+        [
+            typed("m-send", "mail", "mail.send"),
+            typed("m-digest", "mail", "mail.digest"),
+            typed("i-pending", "img", "img.resize"),
+            created_at(typed("d-old", "dated", "x"), at(-2_000)),
+            created_at(typed("d-mid", "dated", "x"), at(-1_000)),
+            created_at(typed("d-new", "dated", "x"), T0),
+        ],
+    )
+    .await;
+    let filter = |f: JobFilter| CancelTarget::Filter(f);
+
+    // Created since (inclusive) and until (exclusive).
+    let dated = JobFilter {
+        queues: vec!["dated".into()],
+        created_since: Some(at(-1_000)),
+        created_until: Some(T0),
+        ..Default::default()
+    };
+    assert_eq!(
+        cancel(store, filter(dated), at(1)).await,
+        [("d-mid".to_string(), JobStatus::Pending)]
+    );
+
+    // By queue: every live status, terminal ones left alone.
+    let img = JobFilter {
+        queues: vec!["img".into()],
+        ..Default::default()
+    };
+    assert_eq!(
+        cancel(store, filter(img), at(2)).await,
+        [
+            ("i-pending".to_string(), JobStatus::Pending),
+            ("i-waiting".to_string(), JobStatus::Waiting)
+        ]
+    );
+    assert_eq!(get(store, &id("i-done")).await.status, JobStatus::Succeeded);
+
+    // By type and status together.
+    let running_sends = JobFilter {
+        job_types: vec!["mail.send".into()],
+        statuses: vec![JobStatus::Running],
+        ..Default::default()
+    };
+    assert_eq!(
+        cancel(store, filter(running_sends), at(3)).await,
+        [("m-running".to_string(), JobStatus::Running)]
+    );
+    assert_eq!(get(store, &id("m-send")).await.status, JobStatus::Pending);
+
+    // Asking for terminal statuses matches nothing.
+    let terminal = JobFilter {
+        statuses: JobStatus::TERMINAL.to_vec(),
+        ..Default::default()
+    };
+    assert!(cancel(store, filter(terminal), at(4)).await.is_empty());
+
+    // An empty filter is every live job.
+    assert_eq!(
+        cancel(store, filter(JobFilter::default()), at(5)).await,
+        [
+            ("d-new".to_string(), JobStatus::Pending),
+            ("d-old".to_string(), JobStatus::Pending),
+            ("m-digest".to_string(), JobStatus::Pending),
+            ("m-send".to_string(), JobStatus::Pending),
+        ]
+    );
+    assert_eq!(get(store, &id("i-done")).await.status, JobStatus::Succeeded);
+    assert_eq!(get(store, &id("m-send")).await.finished_at, Some(at(5)));
+}
+
+pub(super) async fn cancelled_running_job_tells_its_worker(store: &DynStore) {
+    let job = make(store, spec("j"), JobStatus::Running, T0).await;
+    let lease = Lease::of(&job);
+    assert_eq!(
+        cancel(store, by_ids(&["j"]), at(10)).await,
+        [("j".to_string(), JobStatus::Running)]
+    );
+
+    assert_eq!(beat(store, &lease, at(15)).await, LeaseState::Cancelled);
+    assert!(
+        !finish(
+            store,
+            &lease,
+            Outcome::Succeeded {
+                result: Some(raw("true"))
+            },
+            at(20)
+        )
+        .await
+    );
+    assert!(!finish(store, &lease, retry("interrupted", at(30)), at(20)).await);
+    assert_eq!(
+        store
+            .release(std::slice::from_ref(&lease), at(20))
+            .await
+            .expect("release"),
+        [false]
+    );
+
+    let job = get(store, &lease.id).await;
+    assert_eq!(
+        (job.status, job.finished_at),
+        (JobStatus::Cancelled, Some(at(10)))
+    );
+    assert!(job.result.is_none() && job.errors.is_empty());
+}

@@ -1,0 +1,215 @@
+//! Cleanup: deletes terminal jobs that finished before a cut-off, by status and queue, in bounded
+//! batches; live jobs are never deleted; a dry run only counts.
+
+use jobq::job::{JobSpec, JobStatus};
+use jobq::store::{Cleanup, DynStore};
+
+use crate::support::jobs::*;
+
+async fn cleanup(store: &DynStore, cleanup: Cleanup) -> u64 {
+    store.cleanup(&cleanup).await.expect("cleanup")
+}
+
+async fn exists(store: &DynStore, name: &str) -> bool {
+    store.get(&id(name)).await.expect("get").is_some()
+}
+
+/// One job in every status, finished (or claimed) at `at(1_000)`, in `queue`; names are the statuses.
+async fn one_of_each(store: &DynStore, queue: &str) {
+    for status in JobStatus::ALL
+        .into_iter()
+        .filter(|s| *s != JobStatus::Pending)
+    {
+        make(
+            store,
+            spec(&format!("{queue}-{status}")).queue(queue),
+            status,
+            at(1_000),
+        )
+        .await;
+    }
+    make(
+        store,
+        spec(&format!("{queue}-pending")).queue(queue),
+        JobStatus::Pending,
+        at(1_000),
+    )
+    .await;
+}
+
+pub(super) async fn cleanup_touches_only_terminal_jobs_older_than_cutoff(store: &DynStore) {
+    one_of_each(store, "q").await;
+    make(
+        store,
+        spec("recent").queue("r"),
+        JobStatus::Succeeded,
+        at(5_000),
+    )
+    .await;
+    let all = Cleanup {
+        limit: 100,
+        ..Default::default()
+    };
+
+    // Finished *before* the cut-off: a job that finished at the cut-off stays.
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                finished_before: Some(at(1_000)),
+                ..all.clone()
+            }
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                finished_before: Some(at(1_001)),
+                ..all.clone()
+            }
+        )
+        .await,
+        4
+    );
+    for status in JobStatus::ALL {
+        assert_eq!(
+            exists(store, &format!("q-{status}")).await,
+            !status.is_terminal(),
+            "{status}"
+        );
+    }
+    assert!(exists(store, "recent").await);
+
+    // Live jobs stay even with no cut-off, and even when asked for by status.
+    let live = vec![JobStatus::Pending, JobStatus::Running, JobStatus::Waiting];
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                statuses: live,
+                ..all.clone()
+            }
+        )
+        .await,
+        0
+    );
+    assert_eq!(cleanup(store, all.clone()).await, 1);
+    assert!(!exists(store, "recent").await);
+    for name in ["q-pending", "q-running", "q-waiting"] {
+        assert!(exists(store, name).await, "{name}");
+    }
+}
+
+pub(super) async fn cleanup_by_status_and_queue(store: &DynStore) {
+    one_of_each(store, "a").await;
+    one_of_each(store, "b").await;
+    let all = Cleanup {
+        limit: 100,
+        ..Default::default()
+    };
+
+    let a_succeeded = Cleanup {
+        statuses: vec![JobStatus::Succeeded],
+        queues: vec!["a".into()],
+        ..all.clone()
+    };
+    assert_eq!(cleanup(store, a_succeeded).await, 1);
+    assert!(!exists(store, "a-succeeded").await && exists(store, "b-succeeded").await);
+
+    let dead_or_cancelled = Cleanup {
+        statuses: vec![JobStatus::Dead, JobStatus::Cancelled],
+        ..all.clone()
+    };
+    assert_eq!(cleanup(store, dead_or_cancelled).await, 4);
+    assert!(!exists(store, "a-dead").await && !exists(store, "b-cancelled").await);
+
+    // A live status in the list is ignored, not an error.
+    let mixed = Cleanup {
+        statuses: vec![JobStatus::Pending, JobStatus::Succeeded],
+        ..all.clone()
+    };
+    assert_eq!(cleanup(store, mixed).await, 1);
+    assert!(!exists(store, "b-succeeded").await && exists(store, "b-pending").await);
+
+    let b = Cleanup {
+        queues: vec!["b".into()],
+        ..all.clone()
+    };
+    assert_eq!(cleanup(store, b).await, 1);
+    assert!(!exists(store, "b-discarded").await && exists(store, "a-discarded").await);
+}
+
+pub(super) async fn cleanup_dry_run_counts_without_deleting(store: &DynStore) {
+    one_of_each(store, "q").await;
+    let dry = Cleanup {
+        limit: 100,
+        dry_run: true,
+        ..Default::default()
+    };
+    assert_eq!(cleanup(store, dry.clone()).await, 4);
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                finished_before: Some(at(1_000)),
+                ..dry.clone()
+            }
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                statuses: vec![JobStatus::Dead],
+                ..dry.clone()
+            }
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                limit: 3,
+                ..dry.clone()
+            }
+        )
+        .await,
+        3,
+        "a dry run counts up to the limit"
+    );
+    for status in JobStatus::ALL {
+        assert!(exists(store, &format!("q-{status}")).await, "{status}");
+    }
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                dry_run: false,
+                ..dry
+            }
+        )
+        .await,
+        4
+    );
+}
+
+pub(super) async fn cleanup_limit_bounds_one_call(store: &DynStore) {
+    for n in 0..7 {
+        let job = JobSpec::new("t", serde_json::json!(n)).id(format!("s{n}"));
+        make(store, job, JobStatus::Succeeded, at(n)).await;
+    }
+    let batch = Cleanup {
+        limit: 3,
+        ..Default::default()
+    };
+    for expected in [3, 3, 1, 0] {
+        assert_eq!(cleanup(store, batch.clone()).await, expected);
+    }
+}

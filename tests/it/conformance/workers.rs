@@ -1,0 +1,80 @@
+//! The worker registry: workers register and refresh themselves, are listed while seen recently, are
+//! forgotten once not seen, and unregister on a clean exit.
+
+use jobq::store::{DynStore, WorkerInfo};
+use jobq::time::UnixMillis;
+
+use crate::support::jobs::*;
+
+fn worker(id: &str, last_seen_at: UnixMillis, jobs_done: u64) -> WorkerInfo {
+    WorkerInfo {
+        id: id.to_string(),
+        name: format!("name-of-{id}"),
+        host: "host-a".into(),
+        pid: 4242,
+        queues: vec!["default".into(), "mail".into()],
+        started_at: T0,
+        last_seen_at,
+        jobs_done,
+    }
+}
+
+async fn workers(store: &DynStore, seen_since: UnixMillis) -> Vec<WorkerInfo> {
+    let mut workers = store.workers(seen_since).await.expect("workers");
+    workers.sort_by(|a, b| a.id.cmp(&b.id));
+    workers
+}
+
+pub(super) async fn register_worker_upserts(store: &DynStore) {
+    store
+        .register_worker(&worker("w1", at(1_000), 0))
+        .await
+        .expect("register");
+    assert_eq!(workers(store, T0).await, [worker("w1", at(1_000), 0)]);
+    store
+        .register_worker(&worker("w1", at(2_000), 7))
+        .await
+        .expect("register again");
+    assert_eq!(
+        workers(store, T0).await,
+        [worker("w1", at(2_000), 7)],
+        "one entry, refreshed"
+    );
+}
+
+pub(super) async fn workers_forgets_the_unseen(store: &DynStore) {
+    for (id, seen) in [("old", 1_000), ("edge", 3_000), ("new", 5_000)] {
+        store
+            .register_worker(&worker(id, at(seen), 1))
+            .await
+            .expect("register");
+    }
+    let seen = workers(store, at(3_000)).await;
+    assert_eq!(
+        seen.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(),
+        ["edge", "new"]
+    );
+    // Forgotten for good, not just hidden.
+    let again = workers(store, T0).await;
+    assert_eq!(
+        again.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(),
+        ["edge", "new"]
+    );
+}
+
+pub(super) async fn unregister_worker_removes_it(store: &DynStore) {
+    store
+        .register_worker(&worker("w1", at(1_000), 0))
+        .await
+        .expect("register");
+    store
+        .register_worker(&worker("w2", at(1_000), 0))
+        .await
+        .expect("register");
+    store.unregister_worker("w1").await.expect("unregister");
+    store
+        .unregister_worker("never-registered")
+        .await
+        .expect("unregistering an unknown worker is fine");
+    assert_eq!(workers(store, T0).await, [worker("w2", at(1_000), 0)]);
+}
