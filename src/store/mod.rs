@@ -391,16 +391,17 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Creates or upgrades the schema, under a lock so concurrent processes apply each migration once.
     async fn migrate(&self) -> Result<(), StoreError>;
 
-    /// Inserts jobs as `pending`. Per job, in order: an existing non-terminal job with the same queue and
-    /// unique key is returned instead (`Coalesced`); an existing job with the same id is left alone
-    /// (`Duplicate`); otherwise the job is created. Returns one answer per input, in input order. The
-    /// batch is applied in one transaction.
+    /// Inserts jobs as `pending`. Per job, in order: an existing job with the same id is left alone
+    /// (`Duplicate`, even when it also holds the unique key); else an existing non-terminal job with the
+    /// same queue and unique key is returned instead (`Coalesced`, with its id); otherwise the job is
+    /// created. Within one batch a later job coalesces into (or duplicates) an earlier one. Returns one
+    /// answer per input, in input order. The batch is applied in one transaction.
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
 
     /// Atomically leases up to `limit` ready jobs (`pending`, `run_at <= now`, queue in `queues`, type
     /// not excluded), smallest (priority, run_at, id) first: sets them `running`, increments `attempt`,
-    /// records the worker and `started_at = heartbeat_at = now`, clears progress. Two concurrent claims
-    /// never return the same job.
+    /// records the worker and `started_at = heartbeat_at = now`, clears progress. Returns the jobs in that
+    /// claim order. Two concurrent claims never return the same job.
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
 
     /// Records `now` (and progress) for each held lease. Answers per input, in order: `Held`, or why
@@ -436,7 +437,9 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError>;
 
     /// Moves dead jobs back to `pending` runnable at `now`: attempt reset to 0, error history kept,
-    /// result and finish time cleared. Returns their ids.
+    /// result and finish time cleared. Oldest death first when limited. A unique key may be held by one
+    /// live job only: a dead job whose key a live job holds stays dead, and of several selected dead jobs
+    /// sharing a key only the one that died first comes back. Returns their ids (in no set order).
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError>;
 
     /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
