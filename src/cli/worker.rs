@@ -1,0 +1,201 @@
+//! `jobq worker`: runs the worker runtime in the foreground (for systemd, runit, supervisord,
+//! Kubernetes) with the configured handlers, until SIGTERM/SIGINT or a self-imposed limit.
+//! Also home of [`init_logging`], the tracing setup of long-running commands.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::Context;
+use crate::time::parse_duration;
+use crate::worker::{Worker, on_signals};
+
+/// Arguments of `jobq worker`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Handlers come from the config file's [handlers.\"TYPE\"] sections (exec, http or builtin).\n\
+Stop with SIGTERM or Ctrl-C: running jobs get shutdown_timeout to finish, then go back to pending;\n\
+a second signal stops them at once.\n\nExamples:\n  jobq worker --queue default --queue mail --concurrency 8\n  jobq worker --burst          # run what is ready, then exit"
+)]
+pub struct WorkerArgs {
+    /// Queue to take jobs from (repeatable, or comma-separated) [default: [worker] queues, or default]
+    #[arg(long = "queue", value_name = "QUEUE", value_delimiter = ',')]
+    pub queues: Vec<String>,
+
+    /// Jobs run at once [default: [worker] concurrency, or 8]
+    #[arg(long, short = 'c', value_name = "N")]
+    pub concurrency: Option<u32>,
+
+    /// Exit once no job is ready (after finishing the running ones)
+    #[arg(long)]
+    pub burst: bool,
+
+    /// Exit after taking on N jobs (after finishing them)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_jobs: Option<u64>,
+
+    /// Finish the running jobs and exit once resident memory exceeds SIZE, e.g. 512MiB or 2G
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
+
+    /// Lower the CPU priority of the worker and the programs it runs (0-19; negative needs root)
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-20..=19))]
+    pub nice: Option<i32>,
+
+    /// Name shown by `jobq workers` [default: the host name]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Log format: text for people, json (one object per line) for log shippers
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Time a stopped program gets between SIGTERM and SIGKILL
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "5s")]
+    pub kill_grace: Duration,
+}
+
+/// How log lines are written (to stderr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One line per event for people
+    Text,
+    /// One JSON object per event
+    Json,
+}
+
+/// Runs `jobq worker`.
+pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
+    init_logging(args.log_format, ctx.verbose, ctx.quiet);
+    if ctx.config.handlers.is_empty() {
+        return Err(crate::Error::Config(
+            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)".into(),
+        )
+        .into());
+    }
+    if let Some(n) = args.nice {
+        set_nice(n)?;
+    }
+    let mut settings = ctx.config.worker.clone();
+    if !args.queues.is_empty() {
+        settings.queues = args.queues.clone();
+    }
+    if let Some(c) = args.concurrency {
+        settings.concurrency = c;
+    }
+    let client = ctx.client().await?;
+    let mut builder = Worker::builder(client.store().clone())
+        .config(&ctx.config)?
+        .settings(&settings)
+        .burst(args.burst)
+        .max_jobs(args.max_jobs)
+        .max_memory(args.max_memory)
+        .kill_grace(args.kill_grace);
+    if let Some(name) = args.name {
+        builder = builder.name(name);
+    }
+    let worker = builder.build()?;
+    let signals = tokio::spawn(on_signals(worker.handle(), settings.shutdown_timeout));
+    let report = worker.run().await;
+    signals.abort();
+    report?;
+    Ok(())
+}
+
+/// Sets up logging to stderr: `text` (colour on a terminal) or `json`. `verbose` (-v count) and
+/// `quiet` pick the level; `JOBQ_LOG` (an `EnvFilter` directive such as `jobq=debug,sqlx=info`)
+/// overrides them. Does nothing if logging is already set up.
+pub fn init_logging(format: LogFormat, verbose: u8, quiet: bool) {
+    use tracing_subscriber::EnvFilter;
+    let default = match (quiet, verbose) {
+        (true, _) => "error,jobq=warn",
+        (false, 0) => "warn,jobq=info",
+        (false, 1) => "warn,jobq=debug",
+        (false, _) => "info,jobq=trace",
+    };
+    let filter = EnvFilter::try_from_env("JOBQ_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false);
+    // A second call (a library user who set up logging already) is not an error.
+    let _ = match format {
+        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).try_init(),
+    };
+}
+
+/// Lowers (or, as root, raises) the scheduling priority of every thread of this process; threads
+/// and programs started later inherit it. Linux keeps a nice value per thread, so setting it for the
+/// process alone would leave the runtime's worker threads untouched.
+fn set_nice(n: i32) -> anyhow::Result<()> {
+    let mut threads: Vec<libc::id_t> = std::fs::read_dir("/proc/self/task")
+        .map(|dir| dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default();
+    if threads.is_empty() {
+        threads.push(0);
+    }
+    for tid in threads {
+        // SAFETY: setpriority only changes scheduling attributes.
+        if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, n) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(crate::Error::Invalid(format!(
+                "cannot set --nice {n}: {e} (values below the current one need root)"
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Reads a size such as `512MiB`, `2G`, `100MB` or `1048576` (bytes). K, M, G, T and KiB, MiB, GiB,
+/// TiB are powers of 1024; KB, MB, GB, TB powers of 1000.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("invalid size {t:?} (expected e.g. 512MiB, 2G, 100MB)"))?;
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        other => {
+            return Err(format!(
+                "unknown size unit {other:?} in {t:?} (expected B, KiB, MiB, GiB, KB, MB, GB)"
+            ));
+        }
+    };
+    let bytes = number * factor as f64;
+    if !bytes.is_finite() || bytes < 1.0 {
+        return Err(format!("size {t:?} must be at least one byte"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_in_binary_and_decimal_units() {
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("100MB"), Ok(100_000_000));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size(" 64 kib "), Ok(64 << 10));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5 parsecs").is_err());
+        assert!(parse_size("0").is_err());
+    }
+}

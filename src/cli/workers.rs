@@ -1,0 +1,54 @@
+//! `jobq workers`: the workers that registered recently, as a table or JSON.
+
+use clap::Args;
+
+use super::output::{print, print_json, table, when};
+use super::{Context, OutputFormat};
+use crate::time::format_duration;
+
+/// Arguments of `jobq workers`.
+#[derive(Debug, Args)]
+pub struct WorkersArgs {}
+
+/// Runs `jobq workers`. A worker refreshes its entry every heartbeat; one not seen for `stale_after`
+/// (or three heartbeats, if longer) is presumed gone and forgotten.
+pub async fn run(ctx: &Context, _args: WorkersArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
+    let client = ctx.client().await?;
+    let settings = &ctx.config.worker;
+    let within = settings.stale_after.max(settings.heartbeat * 3);
+    let workers = client.workers(within).await?;
+    if format == OutputFormat::Json {
+        return print_json(&workers);
+    }
+    if workers.is_empty() {
+        if !ctx.quiet {
+            eprintln!("no workers seen in the last {}", format_duration(within));
+        }
+        return Ok(());
+    }
+    let now = client.now();
+    let mut t = table(&[
+        "NAME",
+        "HOST",
+        "PID",
+        "QUEUES",
+        "STARTED",
+        "LAST SEEN",
+        "JOBS DONE",
+        "ID",
+    ]);
+    for w in &workers {
+        t.add_row(vec![
+            w.name.clone(),
+            w.host.clone(),
+            w.pid.to_string(),
+            w.queues.join(","),
+            when(Some(w.started_at), now),
+            when(Some(w.last_seen_at), now),
+            w.jobs_done.to_string(),
+            w.id.clone(),
+        ]);
+    }
+    print(&t.to_string())
+}

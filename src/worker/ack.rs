@@ -1,0 +1,197 @@
+//! The acknowledger: writes finished outcomes and releases to the store in batches.
+//!
+//! Job tasks send their verdicts here instead of writing them: while a batch is being written, the
+//! next one gathers, and while other handlers are still running a batch lingers a moment for company,
+//! so a busy worker pays one store round trip per batch rather than per job (group commit). The first
+//! outcome after a quiet spell is written at once. A store error never drops an outcome: the batch is
+//! retried with back-off (the jobs' heartbeats go on meanwhile, so no other worker takes them), and
+//! only a forced stop gives up on it, leaving the jobs to the rescue sweep. It logs one line per retry,
+//! death, discard and wait, with the job's id and type.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::{Shared, backoff};
+use crate::store::{Finish, Lease, Outcome};
+use crate::time::format_duration;
+
+/// How long a batch waits for more outcomes while other handlers are running.
+const LINGER: Duration = Duration::from_millis(2);
+/// Most outcomes written in one call.
+const MAX_BATCH: usize = 1000;
+/// Failed writes in a row after which a stopping worker gives up on a batch.
+const GIVE_UP_WHEN_STOPPING: u32 = 8;
+
+/// A verdict waiting to be written.
+#[derive(Debug)]
+pub(crate) enum Ack {
+    /// Record an outcome.
+    Finish {
+        /// The fenced outcome.
+        finish: Finish,
+        /// For the log line.
+        job_type: String,
+        /// The hold it ends.
+        seq: u64,
+    },
+    /// Put a job back to pending without using an attempt.
+    Release {
+        /// The lease to give up.
+        lease: Lease,
+        /// For the log line.
+        job_type: String,
+        /// The hold it ends.
+        seq: u64,
+    },
+}
+
+pub(crate) type AckSender = mpsc::UnboundedSender<Ack>;
+
+/// Runs until every sender is gone and everything received is written.
+pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>) {
+    let mut batch = Vec::with_capacity(64);
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        if s.busy() > 0 {
+            let until = Instant::now() + LINGER;
+            while batch.len() < MAX_BATCH {
+                match tokio::time::timeout_at(until, rx.recv()).await {
+                    Ok(Some(ack)) => batch.push(ack),
+                    _ => break,
+                }
+            }
+        }
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(ack) => batch.push(ack),
+                Err(_) => break,
+            }
+        }
+        write(&s, &mut batch).await;
+    }
+}
+
+async fn write(s: &Shared, batch: &mut Vec<Ack>) {
+    let mut finishes = Vec::new();
+    let mut finish_meta = Vec::new();
+    let mut releases = Vec::new();
+    let mut release_meta = Vec::new();
+    for ack in batch.drain(..) {
+        match ack {
+            Ack::Finish { finish, job_type, seq } => {
+                finishes.push(finish);
+                finish_meta.push((job_type, seq));
+            }
+            Ack::Release { lease, job_type, seq } => {
+                releases.push(lease);
+                release_meta.push((job_type, seq));
+            }
+        }
+    }
+    if !finishes.is_empty() {
+        let list = &finishes;
+        let applied = with_retries(s, "recording outcomes", |now| async move {
+            let _guard = s.gate().await;
+            s.store.finish(list, now).await
+        })
+        .await;
+        let applied = applied.unwrap_or_else(|| vec![false; finish_meta.len()]);
+        log_finishes(s, &finishes, &finish_meta, &applied);
+        forget(
+            s,
+            finishes.iter().map(|f| &f.lease).zip(finish_meta.iter().map(|m| m.1)),
+        );
+    }
+    if !releases.is_empty() {
+        let list = &releases;
+        let released = with_retries(s, "releasing jobs", |now| async move {
+            let _guard = s.gate().await;
+            s.store.release(list, now).await
+        })
+        .await;
+        let released = released.unwrap_or_else(|| vec![false; releases.len()]);
+        for ((lease, (job_type, _)), ok) in releases.iter().zip(&release_meta).zip(&released) {
+            if *ok {
+                tracing::info!(job_id = %lease.id, job_type = %job_type, attempt = lease.attempt, "job released to pending (attempt not used)");
+            }
+        }
+        forget(s, releases.iter().zip(release_meta.iter().map(|m| m.1)));
+    }
+}
+
+/// Calls `op` until it succeeds; `None` when a stopping worker gives up.
+async fn with_retries<T, F, Fut>(s: &Shared, what: &str, op: F) -> Option<T>
+where
+    F: Fn(crate::time::UnixMillis) -> Fut,
+    Fut: std::future::Future<Output = Result<T, crate::store::StoreError>>,
+{
+    let mut failures = 0;
+    loop {
+        match op(s.clock.now()).await {
+            Ok(v) => return Some(v),
+            Err(e) => {
+                failures += 1;
+                let forced = s.control.kill_now.is_cancelled();
+                if (forced && failures >= 2) || (s.control.stop.is_cancelled() && failures >= GIVE_UP_WHEN_STOPPING) {
+                    tracing::error!(
+                        "{what} failed {failures} times; giving up (the rescue sweep will return these jobs): {e}"
+                    );
+                    return None;
+                }
+                let pause = backoff(failures);
+                tracing::warn!("{what} failed (trying again in {}): {e}", format_duration(pause));
+                tokio::time::sleep(pause).await;
+            }
+        }
+    }
+}
+
+fn log_finishes(s: &Shared, finishes: &[Finish], meta: &[(String, u64)], applied: &[bool]) {
+    let now = s.clock.now();
+    for ((finish, (job_type, _)), ok) in finishes.iter().zip(meta).zip(applied) {
+        let lease = &finish.lease;
+        if !ok {
+            tracing::info!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "outcome not recorded: the job was cancelled, rescued or deleted meanwhile"
+            );
+            continue;
+        }
+        s.jobs_done.fetch_add(1, Ordering::Relaxed);
+        match &finish.outcome {
+            Outcome::Succeeded { .. } => {
+                tracing::debug!(job_id = %lease.id, job_type = %job_type, attempt = lease.attempt, "job succeeded")
+            }
+            Outcome::Retry { error, run_at } => tracing::warn!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "job failed, retrying in {}: {error}", format_duration(run_at.since(now))
+            ),
+            Outcome::Dead { error } => tracing::error!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "job is dead: {error}"
+            ),
+            Outcome::Discarded { reason } => tracing::info!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "job discarded: {reason}"
+            ),
+            Outcome::Waiting => tracing::info!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "job handed off: waiting for resolve"
+            ),
+        }
+    }
+}
+
+/// Drops written holds, unless the job has been taken on again since (another `seq`).
+fn forget<'a>(s: &Shared, holds: impl Iterator<Item = (&'a Lease, u64)>) {
+    let mut st = s.lock();
+    for (lease, seq) in holds {
+        if st.leases.get(&lease.id).is_some_and(|h| h.seq == seq) {
+            st.leases.remove(&lease.id);
+        }
+    }
+}

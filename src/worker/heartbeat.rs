@@ -1,0 +1,133 @@
+//! Signs of life: the job heartbeat, which keeps this worker's leases from being rescued, carries
+//! handlers' progress and brings back cancellation; and the registry entry `jobq workers` lists.
+//!
+//! Every `heartbeat` interval one batched call covers every job the worker holds. Progress reports
+//! wake the heartbeat early, but at most once per [`PROGRESS_EVERY`], and then only the jobs with news
+//! are sent. The store's answer per lease steers the handler: `Cancelled` stops it and the job stays
+//! cancelled; `Lost` (rescued elsewhere, deleted) stops it and its outcome is dropped.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::Shared;
+use crate::handler::{JobContext, StopReason};
+use crate::store::{Heartbeat, LeaseState, WorkerInfo};
+
+/// Least time between two progress-only heartbeats.
+pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
+/// Beats until `stop` fires.
+pub(crate) async fn run(s: Arc<Shared>, stop: CancellationToken) {
+    let every = s.settings.heartbeat;
+    let mut next_full = Instant::now() + every;
+    let mut last_progress = Instant::now() - PROGRESS_EVERY;
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep_until(next_full) => {
+                beat(&s, true).await;
+                next_full = Instant::now() + every;
+            }
+            _ = s.progress.notified() => {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep_until(last_progress + PROGRESS_EVERY) => {}
+                }
+                beat(&s, false).await;
+                last_progress = Instant::now();
+            }
+        }
+    }
+}
+
+/// One heartbeat call: for every held job (`all`), or only those with progress to report.
+async fn beat(s: &Shared, all: bool) {
+    let (beats, contexts): (Vec<Heartbeat>, Vec<(JobContext, bool, String)>) = {
+        let st = s.lock();
+        st.leases
+            .values()
+            // A job being stopped for cancellation or a lost lease is no longer this worker's to keep.
+            .filter(|h| !matches!(h.cx.stop_reason(), Some(StopReason::Cancelled | StopReason::Lost)))
+            .filter_map(|h| {
+                let progress = h.cx.take_progress();
+                if !all && progress.is_none() {
+                    return None;
+                }
+                Some((
+                    Heartbeat {
+                        lease: h.lease.clone(),
+                        progress,
+                    },
+                    (h.cx.clone(), h.done, h.job_type.clone()),
+                ))
+            })
+            .unzip()
+    };
+    if beats.is_empty() {
+        return;
+    }
+    let answer = {
+        let _guard = s.gate().await;
+        s.store.heartbeat(&beats, s.clock.now()).await
+    };
+    let states = match answer {
+        Ok(states) => states,
+        Err(e) => {
+            tracing::warn!("heartbeat for {} jobs failed: {e}", beats.len());
+            return;
+        }
+    };
+    for ((beat, (cx, done, job_type)), state) in beats.iter().zip(contexts).zip(states) {
+        // A finished handler's outcome is on its way; the acknowledger reports what became of it.
+        if done {
+            continue;
+        }
+        let lease = &beat.lease;
+        match state {
+            LeaseState::Held => {}
+            LeaseState::Cancelled => {
+                tracing::debug!(job_id = %lease.id, job_type = %job_type, "job cancelled; stopping its handler");
+                cx.stop(StopReason::Cancelled);
+            }
+            LeaseState::Lost => {
+                tracing::debug!(job_id = %lease.id, job_type = %job_type, "lease lost; stopping its handler");
+                cx.stop(StopReason::Lost);
+            }
+        }
+    }
+}
+
+/// Enters the worker in the registry.
+pub(crate) async fn register(s: &Shared) -> crate::Result<()> {
+    let _guard = s.gate().await;
+    s.store.register_worker(&entry(s)).await?;
+    Ok(())
+}
+
+/// Refreshes the registry entry every heartbeat interval until `stop` fires.
+pub(crate) async fn registry(s: Arc<Shared>, stop: CancellationToken) {
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(s.settings.heartbeat) => {}
+        }
+        let result = {
+            let _guard = s.gate().await;
+            s.store.register_worker(&entry(&s)).await
+        };
+        if let Err(e) = result {
+            tracing::warn!("refreshing the worker registry failed: {e}");
+        }
+    }
+}
+
+fn entry(s: &Shared) -> WorkerInfo {
+    let mut info = s.info.clone();
+    info.last_seen_at = s.clock.now();
+    info.jobs_done = s.jobs_done.load(Ordering::Relaxed);
+    info
+}
