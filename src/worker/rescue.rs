@@ -20,8 +20,6 @@ const RESCUE_BATCH: u32 = 500;
 const RETENTION_BATCH: u32 = 1000;
 /// Pause between two retention batches, leaving the store to the workers' own writes.
 const RETENTION_PAUSE: Duration = Duration::from_millis(50);
-/// How often retention looks for expired jobs.
-const RETENTION_EVERY: Duration = Duration::from_secs(300);
 
 /// How often the rescue sweep runs: twice per `stale_after`, between 1 s and 1 min, so a lost job is
 /// noticed at most 1.5 × `stale_after` after its last heartbeat.
@@ -82,8 +80,16 @@ async fn sweep(s: &Shared) {
     }
 }
 
-/// Deletes terminal jobs older than `keep` at start and every [`RETENTION_EVERY`] until `stop` fires.
+/// How often retention looks for expired jobs: twice per retention period, between every second and
+/// every five minutes.
+pub(crate) fn retention_interval(keep: Duration) -> Duration {
+    (keep / 2).clamp(Duration::from_secs(1), Duration::from_secs(300))
+}
+
+/// Deletes terminal jobs older than `keep` at start and every [`retention_interval`] until `stop`
+/// fires.
 pub(crate) async fn retention(s: Arc<Shared>, keep: Duration, stop: CancellationToken) {
+    let every = retention_interval(keep);
     loop {
         let mut deleted = 0u64;
         loop {
@@ -121,7 +127,7 @@ pub(crate) async fn retention(s: Arc<Shared>, keep: Duration, stop: Cancellation
         }
         tokio::select! {
             _ = stop.cancelled() => return,
-            _ = tokio::time::sleep(RETENTION_EVERY) => {}
+            _ = tokio::time::sleep(every) => {}
         }
     }
 }
@@ -135,5 +141,15 @@ mod tests {
         assert_eq!(rescue_interval(Duration::from_secs(60)), Duration::from_secs(30));
         assert_eq!(rescue_interval(Duration::from_millis(500)), Duration::from_secs(1));
         assert_eq!(rescue_interval(Duration::from_secs(3600)), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn retention_runs_twice_per_period_within_bounds() {
+        assert_eq!(
+            retention_interval(Duration::from_secs(7 * 86_400)),
+            Duration::from_secs(300)
+        );
+        assert_eq!(retention_interval(Duration::from_secs(240)), Duration::from_secs(120));
+        assert_eq!(retention_interval(Duration::from_millis(100)), Duration::from_secs(1));
     }
 }

@@ -3,3 +3,4 @@
 
 mod support;
 mod conformance;
+mod worker;

@@ -1,0 +1,1031 @@
+//! The worker end to end: real `jobq worker` processes on real SQLite files in temp dirs, exec
+//! handlers as small shell scripts, http handlers against a server inside the test, and the library
+//! runtime with Rust handlers. Every wait is for a condition with a deadline; none is a fixed sleep.
+
+use std::collections::{BTreeMap, HashSet};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use jobq::handler::{Outcome, handler_fn};
+use jobq::job::{Job, JobId, JobSpec, JobStatus};
+use jobq::store::StoreUrl;
+use jobq::worker::{HandlerOptions, StopCause, Worker};
+use jobq::{Client, UnixMillis};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Settings that keep tests quick: fast heartbeats and polls, a short shutdown, exact back-off.
+const FAST: &str = r#"
+[worker]
+heartbeat = "200ms"
+stale_after = "2s"
+poll_interval = "50ms"
+shutdown_timeout = "500ms"
+
+[retry]
+base_delay = "100ms"
+jitter = 0.0
+"#;
+
+/// One test's world: a temp dir with a database, a config file and scripts, and a client on it.
+struct World {
+    dir: TempDir,
+    db: PathBuf,
+    config: PathBuf,
+    client: Client,
+}
+
+impl World {
+    /// A fresh database and a config made of `config` (TOML after the `url` line).
+    async fn new(config: &str) -> World {
+        let dir = tempfile::Builder::new().prefix("jobq-worker-").tempdir().unwrap();
+        let db = dir.path().join("jobs.db");
+        let config_path = dir.path().join("jobq.toml");
+        std::fs::write(&config_path, format!("url = \"sqlite://{}\"\n{config}", db.display())).unwrap();
+        let client = Client::connect(&StoreUrl::sqlite_file(&db)).await.unwrap();
+        World {
+            dir,
+            db,
+            config: config_path,
+            client,
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Writes an executable shell script and returns its path.
+    fn script(&self, name: &str, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.path(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// A `jobq` command on this world's database and config, its stderr kept in `log`.
+    fn jobq(&self, args: &[&str], log: &Path) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_jobq"));
+        cmd.arg("--url")
+            .arg(format!("sqlite://{}", self.db.display()))
+            .arg("--config")
+            .arg(&self.config)
+            .args(args)
+            .current_dir(self.dir.path())
+            .env_remove("JOBQ_URL")
+            .env_remove("JOBQ_QUEUES")
+            .env_remove("JOBQ_CONCURRENCY")
+            .env_remove("JOBQ_OUTPUT")
+            .env("JOBQ_LOG", "jobq=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(log).unwrap());
+        cmd
+    }
+
+    /// Starts `jobq worker ARGS…`.
+    fn worker(&self, name: &str, args: &[&str]) -> Proc {
+        let log = self.path(&format!("{name}.log"));
+        let mut all = vec!["worker", "--name", name];
+        all.extend_from_slice(args);
+        let child = self.jobq(&all, &log).spawn().unwrap();
+        Proc { child, log }
+    }
+
+    /// Runs a `jobq` command to its end: exit code, stdout, stderr.
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let log = self.path("cmd.log");
+        let out = self.jobq(args, &log).output().unwrap();
+        let err = std::fs::read_to_string(&log).unwrap_or_default();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            err,
+        )
+    }
+
+    async fn enqueue(&self, spec: JobSpec) -> JobId {
+        self.client.enqueue(spec).await.unwrap().id
+    }
+
+    async fn job(&self, id: &JobId) -> Job {
+        self.client.get(id.as_str()).await.unwrap()
+    }
+
+    /// Waits until the job satisfies `done`, failing with the worker logs after `secs` seconds.
+    async fn wait_job(&self, id: &JobId, secs: u64, what: &str, done: impl Fn(&Job) -> bool) -> Job {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let job = self.job(id).await;
+            if done(&job) {
+                return job;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; job is {}\n{}", json!(job), self.logs());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn wait_status(&self, id: &JobId, status: JobStatus, secs: u64) -> Job {
+        self.wait_job(id, secs, &format!("status {status}"), |j| j.status == status)
+            .await
+    }
+
+    /// Every log file of this world, for failure messages.
+    fn logs(&self) -> String {
+        let mut out = String::new();
+        for entry in std::fs::read_dir(self.dir.path()).unwrap().flatten() {
+            let p = entry.path();
+            if p.extension().is_some_and(|e| e == "log") {
+                out.push_str(&format!(
+                    "--- {}\n{}\n",
+                    p.display(),
+                    std::fs::read_to_string(&p).unwrap_or_default()
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// A running `jobq` process; killed (SIGKILL) if the test ends while it runs.
+struct Proc {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Proc {
+    fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    fn signal(&self, signal: i32) {
+        unsafe {
+            libc::kill(self.pid(), signal);
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits for the process to exit within `secs` seconds.
+    async fn exit(&mut self, secs: u64) -> ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                panic!("the process did not exit within {secs}s\n{}", self.log());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits until the log contains `needle`.
+    async fn wait_log(&self, needle: &str, secs: u64) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        while !self.log().contains(needle) {
+            if Instant::now() > deadline {
+                panic!("log never said {needle:?}\n{}", self.log());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// True while a process exists and is not a zombie.
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses.
+        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
+/// Reads a pid a script wrote, waiting for the file to appear.
+async fn read_pid(path: &Path, secs: u64) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            if let Ok(pid) = text.trim().parse() {
+                return pid;
+            }
+        }
+        assert!(Instant::now() < deadline, "{} never appeared", path.display());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn wait_dead(pids: &[i32], secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while pids.iter().any(|p| alive(*p)) {
+        assert!(
+            Instant::now() < deadline,
+            "processes still alive: {:?}",
+            pids.iter().filter(|p| alive(**p)).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn last_error(job: &Job) -> &str {
+    job.errors.last().map(|e| e.error.as_str()).unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_exec_outcome_follows_the_protocol() {
+    let world = World::new(FAST).await;
+    let script = world.script(
+        "outcome.sh",
+        r#"input=$(cat)
+case "$JOBQ_JOB_TYPE" in
+  o.success) echo "working"; echo "::progress 50 halfway"; echo "::result {\"attempt\":$JOBQ_ATTEMPT,\"max\":$JOBQ_MAX_ATTEMPTS,\"queue\":\"$JOBQ_QUEUE\"}"; exit 0 ;;
+  o.stdin) case "$input" in *"\"jobId\":\"$JOBQ_JOB_ID\""*"\"attempt\":1"*) exit 0 ;; *) echo "bad stdin: $input"; exit 65 ;; esac ;;
+  o.retry) echo "temporary trouble"; echo "::retry-after 1h"; exit 75 ;;
+  o.fail) echo "bad data" >&2; exit 65 ;;
+  o.discard) echo "::discard obsolete order"; exit 0 ;;
+  o.wait) echo "::wait"; exit 0 ;;
+  o.crash) echo "something broke"; exit 3 ;;
+  o.signal) kill -9 $$ ;;
+esac"#,
+    );
+    std::fs::write(
+        &world.config,
+        format!(
+            "url = \"sqlite://{}\"\n{FAST}\n[handlers.\"*\"]\nexec = [\"{}\"]\n",
+            world.db.display(),
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut ids = BTreeMap::new();
+    for t in [
+        "o.success",
+        "o.stdin",
+        "o.retry",
+        "o.fail",
+        "o.discard",
+        "o.wait",
+        "o.crash",
+        "o.signal",
+    ] {
+        ids.insert(
+            t,
+            world.enqueue(JobSpec::new(t, json!({"n": 1})).queue("default")).await,
+        );
+    }
+    let mut worker = world.worker("w", &["--burst"]);
+    let status = worker.exit(20).await;
+    assert!(status.success(), "{status:?}\n{}", worker.log());
+
+    let now = UnixMillis::now();
+    let success = world.job(&ids["o.success"]).await;
+    assert_eq!(success.status, JobStatus::Succeeded, "{}", json!(success));
+    assert_eq!(
+        success.result.as_ref().map(|r| r.get()),
+        Some(r#"{"attempt":1,"max":5,"queue":"default"}"#)
+    );
+    assert_eq!(
+        success.progress.as_ref().map(|p| p.percent),
+        Some(50),
+        "progress reached the store"
+    );
+
+    assert_eq!(
+        world.job(&ids["o.stdin"]).await.status,
+        JobStatus::Succeeded,
+        "{}",
+        world.logs()
+    );
+
+    let retry = world.job(&ids["o.retry"]).await;
+    assert_eq!(
+        (retry.status, retry.attempt, last_error(&retry)),
+        (JobStatus::Pending, 1, "temporary trouble")
+    );
+    let delay = retry.run_at.0 - now.0;
+    assert!(
+        (3_590_000..=3_600_000).contains(&delay),
+        "::retry-after 1h honoured: {delay}ms"
+    );
+
+    let fail = world.job(&ids["o.fail"]).await;
+    assert_eq!((fail.status, last_error(&fail)), (JobStatus::Dead, "bad data"));
+
+    let discard = world.job(&ids["o.discard"]).await;
+    assert_eq!(
+        (discard.status, last_error(&discard)),
+        (JobStatus::Discarded, "obsolete order")
+    );
+
+    assert_eq!(world.job(&ids["o.wait"]).await.status, JobStatus::Waiting);
+
+    let crash = world.job(&ids["o.crash"]).await;
+    assert_eq!(
+        (crash.status, last_error(&crash)),
+        (JobStatus::Pending, "exited with code 3: something broke")
+    );
+
+    let signal = world.job(&ids["o.signal"]).await;
+    assert_eq!(signal.status, JobStatus::Pending);
+    assert!(
+        last_error(&signal).starts_with("killed by signal 9 (SIGKILL)"),
+        "{}",
+        last_error(&signal)
+    );
+
+    let log = worker.log();
+    for (t, id) in [("o.retry", &ids["o.retry"]), ("o.fail", &ids["o.fail"])] {
+        assert!(
+            log.lines().any(|l| l.contains(id.as_str()) && l.contains(t)),
+            "one log line names {t}:\n{log}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_back_off_exponentially_then_die() {
+    let world = World::new(&format!("{FAST}\nmultiplier = 3.0\n")).await;
+    let script = world.script("flaky.sh", "echo \"attempt $JOBQ_ATTEMPT failed\"; exit 75");
+    let config = std::fs::read_to_string(&world.config).unwrap();
+    std::fs::write(
+        &world.config,
+        // The type's max_attempts wins over the default the job was enqueued with.
+        format!(
+            "{config}\n[handlers.flaky]\nexec = [\"{}\"]\nmax_attempts = 3\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let id = world.enqueue(JobSpec::new("flaky", json!({}))).await;
+    let _worker = world.worker("w", &[]);
+    let job = world.wait_status(&id, JobStatus::Dead, 20).await;
+    assert_eq!(job.attempt, 3);
+    let errors: Vec<&str> = job.errors.iter().map(|e| e.error.as_str()).collect();
+    assert_eq!(errors, vec!["attempt 1 failed", "attempt 2 failed", "attempt 3 failed"]);
+    // Delays of 100 ms then 300 ms (base 100 ms × 3^(attempt-1), no jitter), each plus at most a
+    // poll interval and a process start.
+    let gaps: Vec<i64> = job.errors.windows(2).map(|w| w[1].at.0 - w[0].at.0).collect();
+    assert!((100..600).contains(&gaps[0]), "first back-off {gaps:?}");
+    assert!((300..900).contains(&gaps[1]), "second back-off {gaps:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_of_an_unknown_type_goes_dead_at_once() {
+    let world = World::new(&format!("{FAST}\n[handlers.known]\nbuiltin = \"noop\"\n")).await;
+    let unknown = world.enqueue(JobSpec::new("nobody.serves.this", json!({}))).await;
+    let known = world.enqueue(JobSpec::new("known", json!({}))).await;
+    let mut worker = world.worker("w", &["--burst"]);
+    assert!(worker.exit(20).await.success(), "{}", worker.log());
+    let job = world.job(&unknown).await;
+    assert_eq!((job.status, job.attempt), (JobStatus::Dead, 1));
+    assert_eq!(last_error(&job), "unregistered job type: nobody.serves.this");
+    assert_eq!(world.job(&known).await.status, JobStatus::Succeeded);
+
+    // A worker with no handlers at all refuses to start rather than kill every job.
+    let bare = World::new(FAST).await;
+    let (code, _, err) = bare.run(&["worker", "--burst"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no handlers are configured"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_running_exec_job_kills_its_process_group() {
+    let world = World::new(FAST).await;
+    let script = world.script(
+        "long.sh",
+        &format!(
+            "sleep 300 &\necho $! > {dir}/child.pid\necho $$ > {dir}/parent.pid\nwait",
+            dir = world.dir.path().display()
+        ),
+    );
+    let config = std::fs::read_to_string(&world.config).unwrap();
+    std::fs::write(
+        &world.config,
+        format!("{config}\n[handlers.long]\nexec = [\"{}\"]\n", script.display()),
+    )
+    .unwrap();
+    let id = world.enqueue(JobSpec::new("long", json!({}))).await;
+    let worker = world.worker("w", &[]);
+    let parent = read_pid(&world.path("parent.pid"), 20).await;
+    let child = read_pid(&world.path("child.pid"), 20).await;
+    assert!(alive(parent) && alive(child));
+    let report = world.client.cancel(&[id.to_string()]).await.unwrap();
+    assert_eq!(report.cancelled.len(), 1);
+    wait_dead(&[parent, child], 10).await;
+    worker.wait_log("job cancelled", 10).await;
+    let job = world.job(&id).await;
+    assert_eq!(job.status, JobStatus::Cancelled, "the job stays cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm() {
+    let world = World::new(FAST).await;
+    // `trap '' TERM` is inherited by the background sleep: only SIGKILL ends them.
+    let script = world.script(
+        "stubborn.sh",
+        &format!(
+            "trap '' TERM\nsleep 300 &\necho $! > {dir}/$JOBQ_JOB_ID.child\necho $$ > {dir}/$JOBQ_JOB_ID.parent\nwait\nwait",
+            dir = world.dir.path().display()
+        ),
+    );
+    let config = std::fs::read_to_string(&world.config).unwrap();
+    std::fs::write(
+        &world.config,
+        format!(
+            "{config}\n[handlers.stubborn]\nexec = [\"{}\"]\ntimeout = \"1s\"\nmax_attempts = 1\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let by_type = world.enqueue(JobSpec::new("stubborn", json!({})).id("by-type")).await;
+    // A job's own time-out wins over its type's.
+    let by_job = world
+        .enqueue(
+            JobSpec::new("stubborn", json!({}))
+                .id("by-job")
+                .timeout(Duration::from_millis(300)),
+        )
+        .await;
+    let _worker = world.worker("w", &["--kill-grace", "300ms"]);
+    let mut pids = Vec::new();
+    for id in ["by-type", "by-job"] {
+        pids.push(read_pid(&world.path(&format!("{id}.parent")), 20).await);
+        pids.push(read_pid(&world.path(&format!("{id}.child")), 20).await);
+    }
+    let job = world.wait_status(&by_type, JobStatus::Dead, 20).await;
+    assert!(
+        last_error(&job).starts_with("timed out after 1s"),
+        "{}",
+        last_error(&job)
+    );
+    let job = world.wait_status(&by_job, JobStatus::Dead, 20).await;
+    assert!(
+        last_error(&job).starts_with("timed out after 300ms"),
+        "{}",
+        last_error(&job)
+    );
+    wait_dead(&pids, 10).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_releases_running_jobs_without_using_an_attempt() {
+    let world = World::new(FAST).await;
+    let script = world.script(
+        "slow.sh",
+        &format!(
+            "echo $$ > {dir}/$JOBQ_JOB_ID.pid\nexec sleep 300",
+            dir = world.dir.path().display()
+        ),
+    );
+    let config = std::fs::read_to_string(&world.config).unwrap();
+    std::fs::write(
+        &world.config,
+        format!("{config}\n[handlers.slow]\nexec = [\"{}\"]\n", script.display()),
+    )
+    .unwrap();
+    let a = world.enqueue(JobSpec::new("slow", json!({})).id("a")).await;
+    let b = world.enqueue(JobSpec::new("slow", json!({})).id("b")).await;
+    let mut worker = world.worker("w", &[]);
+    let pids = [
+        read_pid(&world.path("a.pid"), 20).await,
+        read_pid(&world.path("b.pid"), 20).await,
+    ];
+    worker.signal(libc::SIGTERM);
+    let status = worker.exit(15).await;
+    assert_eq!(status.code(), Some(0), "{}", worker.log());
+    wait_dead(&pids, 5).await;
+    for id in [&a, &b] {
+        let job = world.job(id).await;
+        assert_eq!(
+            (job.status, job.attempt, job.errors.len()),
+            (JobStatus::Pending, 0, 0),
+            "{}",
+            json!(job)
+        );
+        assert_eq!(job.worker_id, None);
+    }
+    assert!(worker.log().contains("released to pending"), "{}", worker.log());
+    let workers = world.client.workers(Duration::from_secs(3600)).await.unwrap();
+    assert!(workers.is_empty(), "the worker left the registry: {workers:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_workers_job_is_rescued_and_completed_by_another() {
+    let world = World::new(
+        "[worker]\nheartbeat = \"200ms\"\nstale_after = \"1s\"\npoll_interval = \"50ms\"\nshutdown_timeout = \"500ms\"\n",
+    )
+    .await;
+    let script = world.script(
+        "once.sh",
+        &format!(
+            "if [ \"$JOBQ_ATTEMPT\" = 1 ]; then echo $$ > {dir}/first.pid; exec sleep 300; fi\necho \"::result {{\\\"attempt\\\":$JOBQ_ATTEMPT}}\"",
+            dir = world.dir.path().display()
+        ),
+    );
+    let config = std::fs::read_to_string(&world.config).unwrap();
+    std::fs::write(
+        &world.config,
+        format!("{config}\n[handlers.once]\nexec = [\"{}\"]\n", script.display()),
+    )
+    .unwrap();
+    let id = world.enqueue(JobSpec::new("once", json!({}))).await;
+    let mut first = world.worker("first", &[]);
+    let orphan = read_pid(&world.path("first.pid"), 20).await;
+    first.signal(libc::SIGKILL);
+    first.exit(5).await;
+    // kill -9 gives the worker no chance to stop its program (a supervisor's cgroup would); this
+    // test stands in for it.
+    unsafe {
+        libc::kill(orphan, libc::SIGKILL);
+    }
+    let second = world.worker("second", &[]);
+    let job = world.wait_status(&id, JobStatus::Succeeded, 20).await;
+    assert_eq!(job.attempt, 2);
+    assert_eq!(job.result.as_ref().map(|r| r.get()), Some(r#"{"attempt":2}"#));
+    assert_eq!(last_error(&job), "worker lost");
+    second.wait_log("rescued a job from a lost worker", 10).await;
+    assert!(
+        second
+            .log()
+            .lines()
+            .any(|l| l.contains("rescued") && l.contains(id.as_str()) && l.contains("once"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_run_each_of_a_thousand_jobs_exactly_once() {
+    let world = World::new(FAST).await;
+    let runs = world.path("runs.txt");
+    let script = world.script("record.sh", &format!("echo \"$JOBQ_JOB_ID\" >> {}", runs.display()));
+    let config = std::fs::read_to_string(&world.config).unwrap();
+    std::fs::write(
+        &world.config,
+        format!("{config}\n[handlers.rec]\nexec = [\"{}\"]\n", script.display()),
+    )
+    .unwrap();
+    let specs: Vec<JobSpec> = (0..1000).map(|i| JobSpec::new("rec", json!({ "i": i }))).collect();
+    let ids: HashSet<String> = world
+        .client
+        .enqueue_many(specs)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id.to_string())
+        .collect();
+    let mut workers: Vec<Proc> = (0..3)
+        .map(|i| world.worker(&format!("w{i}"), &["--burst", "--concurrency", "8"]))
+        .collect();
+    for w in &mut workers {
+        let status = w.exit(120).await;
+        assert!(status.success(), "{}", w.log());
+    }
+    let text = std::fs::read_to_string(&runs).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let ran: HashSet<String> = lines.iter().map(|l| l.to_string()).collect();
+    assert_eq!(lines.len(), 1000, "runs recorded");
+    assert_eq!(ran, ids, "every job ran, none twice");
+    let stats = world.client.stats(&[]).await.unwrap();
+    assert_eq!(stats.queues[0].succeeded, 1000, "{stats:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_per_type_limit_is_never_exceeded() {
+    let world = World::new(FAST).await;
+    let running = world.path("running");
+    std::fs::create_dir(&running).unwrap();
+    let seen = world.path("seen.txt");
+    let script = world.script(
+        "limited.sh",
+        &format!(
+            "touch {r}/$JOBQ_JOB_ID\nls {r} | wc -l >> {seen}\nsleep 0.2\nls {r} | wc -l >> {seen}\nrm {r}/$JOBQ_JOB_ID",
+            r = running.display(),
+            seen = seen.display()
+        ),
+    );
+    let config = std::fs::read_to_string(&world.config).unwrap();
+    std::fs::write(
+        &world.config,
+        format!(
+            "{config}\n[handlers.limited]\nexec = [\"{}\"]\nconcurrency = 2\n[handlers.other]\nbuiltin = \"noop\"\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut specs: Vec<JobSpec> = (0..12).map(|i| JobSpec::new("limited", json!({ "i": i }))).collect();
+    specs.extend((0..20).map(|i| JobSpec::new("other", json!({ "i": i }))));
+    world.client.enqueue_many(specs).await.unwrap();
+    let mut worker = world.worker("w", &["--burst", "--concurrency", "8"]);
+    assert!(worker.exit(60).await.success(), "{}", worker.log());
+    let counts: Vec<u32> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(counts.len(), 24);
+    assert_eq!(
+        counts.iter().max(),
+        Some(&2),
+        "at most 2 at once, and 2 did run together: {counts:?}"
+    );
+    let stats = world.client.stats(&[]).await.unwrap();
+    assert_eq!(stats.queues[0].succeeded, 32, "{stats:?}");
+    let done = world.client.list(&Default::default()).await.unwrap();
+    assert!(
+        done.iter().all(|j| j.attempt == 1),
+        "releases over the limit used no attempt"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_jobs_stops_the_worker_after_that_many() {
+    let world = World::new(&format!("{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n")).await;
+    let specs: Vec<JobSpec> = (0..10).map(|i| JobSpec::new("n", json!(i))).collect();
+    world.client.enqueue_many(specs).await.unwrap();
+    let mut worker = world.worker("w", &["--max-jobs", "4", "--concurrency", "2"]);
+    assert!(worker.exit(20).await.success(), "{}", worker.log());
+    let stats = world.client.stats(&[]).await.unwrap();
+    assert_eq!((stats.queues[0].succeeded, stats.queues[0].ready), (4, 6), "{stats:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retention_deletes_finished_jobs_older_than_it() {
+    let world = World::new(&format!(
+        "{}\n[handlers.n]\nbuiltin = \"noop\"\n",
+        FAST.replace("[retry]", "retention = \"1s\"\n\n[retry]")
+    ))
+    .await;
+    let id = world.enqueue(JobSpec::new("n", json!({}))).await;
+    let _worker = world.worker("w", &[]);
+    world.wait_status(&id, JobStatus::Succeeded, 20).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while world.client.get(id.as_str()).await.is_ok() {
+        assert!(Instant::now() < deadline, "the job was never deleted\n{}", world.logs());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_exits_with_the_outcome_and_workers_lists_the_worker() {
+    let world = World::new(&format!(
+        "{FAST}\n[handlers.ok]\nbuiltin = \"echo\"\n[handlers.bad]\nbuiltin = \"fail\"\n[handlers.nap]\nbuiltin = \"sleep\"\n"
+    ))
+    .await;
+    let ok = world.enqueue(JobSpec::new("ok", json!({"x": 1}))).await;
+    let bad = world.enqueue(JobSpec::new("bad", json!({}))).await;
+    let nap = world.enqueue(JobSpec::new("nap", json!({"ms": 60000}))).await;
+    let worker = world.worker("lister", &[]);
+    let (code, out, err) = world.run(&["wait", ok.as_str()]);
+    assert_eq!((code, out.trim()), (0, r#"{"x":1}"#), "{err}");
+    assert_eq!(world.run(&["wait", bad.as_str()]).0, 4);
+    world.wait_status(&nap, JobStatus::Running, 20).await;
+    world.client.cancel(&[nap.to_string()]).await.unwrap();
+    assert_eq!(world.run(&["wait", nap.as_str()]).0, 5);
+    assert_eq!(world.run(&["wait", "no-such-job"]).0, 3);
+    let pending = world
+        .enqueue(JobSpec::new("nap", json!({})).delay(Duration::from_secs(3600)))
+        .await;
+    let (code, _, err) = world.run(&["wait", pending.as_str(), "--timeout", "200ms"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("still pending"), "{err}");
+
+    // The registry entry is refreshed every heartbeat with the count of jobs done.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (code, out, err) = world.run(&["workers", "--output", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let listed: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(listed[0]["name"], json!("lister"), "{listed}");
+        assert_eq!(listed[0]["pid"], json!(worker.pid()), "{listed}");
+        if listed[0]["jobsDone"].as_u64().unwrap() >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "jobs done never reached 2: {listed}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_handlers_map_statuses_sign_bodies_and_honour_retry_after() {
+    let server = HttpServer::start().await;
+    let secret = "s3cret-key";
+    let mut config = String::from(FAST);
+    let slow = "timeout = \"300ms\"\nmax_attempts = 1\n";
+    for (t, path, extra) in [
+        ("h.ok", "ok", ""),
+        ("h.busy", "busy", ""),
+        ("h.limited", "limited", ""),
+        ("h.gone", "gone", ""),
+        ("h.slow", "slow", slow),
+    ] {
+        config.push_str(&format!(
+            "[handlers.\"{t}\"]\nhttp = \"http://{}/{path}\"\nsecret_env = \"JOBQ_TEST_HMAC\"\n{extra}",
+            server.addr
+        ));
+    }
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    config.push_str(&format!("[handlers.\"h.down\"]\nhttp = \"http://{closed}/x\"\n"));
+    let world = World::new(&config).await;
+    let ok = world
+        .enqueue(JobSpec::new("h.ok", json!({"order": 7})).meta("idempotencyKey", "order-7"))
+        .await;
+    let busy = world.enqueue(JobSpec::new("h.busy", json!({}))).await;
+    let limited = world.enqueue(JobSpec::new("h.limited", json!({}))).await;
+    let gone = world.enqueue(JobSpec::new("h.gone", json!({}))).await;
+    let slow = world.enqueue(JobSpec::new("h.slow", json!({}))).await;
+    let down = world.enqueue(JobSpec::new("h.down", json!({}))).await;
+    let mut cmd = world.jobq(&["worker", "--burst"], &world.path("w.log"));
+    cmd.env("JOBQ_TEST_HMAC", secret);
+    let mut worker = Proc {
+        child: cmd.spawn().unwrap(),
+        log: world.path("w.log"),
+    };
+    assert!(worker.exit(30).await.success(), "{}", worker.log());
+    let now = UnixMillis::now().0;
+
+    let job = world.job(&ok).await;
+    assert_eq!(job.status, JobStatus::Succeeded, "{}", json!(job));
+    assert_eq!(job.result.as_ref().map(|r| r.get()), Some(r#"{"done":true}"#));
+    let requests = server.requests.lock().unwrap().clone();
+    let req = requests
+        .iter()
+        .find(|r| r.path == "/ok")
+        .expect("the ok endpoint was called");
+    assert_eq!(req.header("idempotency-key"), Some("order-7"));
+    assert_eq!(req.header("content-type"), Some("application/json"));
+    let body: Value = serde_json::from_slice(&req.body).unwrap();
+    assert_eq!(
+        (body["jobId"].as_str(), body["attempt"].as_u64()),
+        (Some(ok.as_str()), Some(1))
+    );
+    assert_eq!(body["payload"], json!({"order": 7}));
+    assert_eq!(
+        req.header("x-jobq-signature").map(str::to_string),
+        Some(hmac_hex(secret.as_bytes(), &req.body))
+    );
+
+    let job = world.job(&busy).await;
+    assert_eq!(job.status, JobStatus::Pending);
+    assert!(last_error(&job).starts_with("HTTP 503"), "{}", last_error(&job));
+    assert!(
+        (115_000..=120_000).contains(&(job.run_at.0 - now)),
+        "Retry-After: 120 honoured"
+    );
+
+    let job = world.job(&limited).await;
+    assert_eq!(job.status, JobStatus::Pending);
+    assert!(last_error(&job).starts_with("HTTP 429"), "{}", last_error(&job));
+    let wait = job.run_at.0 - now;
+    assert!(
+        (50_000..=61_000).contains(&wait),
+        "Retry-After as an HTTP date honoured: {wait}"
+    );
+
+    let job = world.job(&gone).await;
+    assert_eq!(
+        (job.status, last_error(&job)),
+        (JobStatus::Dead, "HTTP 410 Gone: no such user")
+    );
+
+    let job = world.job(&slow).await;
+    assert_eq!(job.status, JobStatus::Dead);
+    assert!(
+        last_error(&job).starts_with("timed out after 300ms"),
+        "{}",
+        last_error(&job)
+    );
+
+    let job = world.job(&down).await;
+    assert_eq!(job.status, JobStatus::Pending);
+    assert!(
+        last_error(&job).contains(&format!("POST http://{closed}/x")),
+        "{}",
+        last_error(&job)
+    );
+}
+
+fn hmac_hex(secret: &[u8], body: &[u8]) -> String {
+    use hmac::Mac;
+    let mut mac = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(secret).unwrap();
+    mac.update(body);
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// One request the test server received.
+#[derive(Debug, Clone)]
+struct Request {
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A small HTTP/1.1 server answering by path: `/ok` 200 JSON, `/busy` 503 + `Retry-After: 120`,
+/// `/limited` 429 + a `Retry-After` date a minute ahead, `/gone` 410, `/slow` answers after 10 s.
+struct HttpServer {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Request>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl HttpServer {
+    async fn start() -> HttpServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let log = requests.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                tokio::spawn(serve(socket, log.clone()));
+            }
+        });
+        HttpServer { addr, requests, task }
+    }
+}
+
+async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut lines = head.lines();
+    let path = lines
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let body = buf[head_end..head_end + length].to_vec();
+    log.lock().unwrap().push(Request {
+        path: path.clone(),
+        headers,
+        body,
+    });
+    let in_a_minute = (chrono::Utc::now() + chrono::Duration::seconds(60))
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string();
+    let (status, extra, body) = match path.as_str() {
+        "/ok" => ("200 OK", String::new(), r#"{"done":true}"#),
+        "/busy" => (
+            "503 Service Unavailable",
+            "Retry-After: 120\r\n".to_string(),
+            "down for maintenance",
+        ),
+        "/limited" => (
+            "429 Too Many Requests",
+            format!("Retry-After: {in_a_minute}\r\n"),
+            "slow down",
+        ),
+        "/gone" => ("410 Gone", String::new(), "no such user"),
+        "/slow" => {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            ("200 OK", String::new(), "{}")
+        }
+        _ => ("404 Not Found", String::new(), ""),
+    };
+    let response = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
+        body.len()
+    );
+    let _ = socket.write_all(response.as_bytes()).await;
+    let _ = socket.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries() {
+    let world = World::new("").await;
+    let store = world.client.store().clone();
+    let calls = Arc::new(AtomicU32::new(0));
+    let counted = calls.clone();
+    let worker = Worker::builder(store)
+        .heartbeat(Duration::from_millis(100))
+        .stale_after(Duration::from_secs(2))
+        .poll_interval(Duration::from_millis(20))
+        .retry_policy(jobq::retry::RetryPolicy {
+            base_delay: Duration::from_millis(10),
+            jitter: 0.0,
+            ..Default::default()
+        })
+        .handler(
+            "double",
+            handler_fn(move |job, cx| {
+                let counted = counted.clone();
+                async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    cx.progress(50, Some("halfway"));
+                    let n: u64 = job.payload_as().unwrap_or(0);
+                    Outcome::success_with(json!(n * 2))
+                }
+            }),
+        )
+        .handler_with(
+            "panics",
+            handler_fn(|job, _cx| async move {
+                if job.attempt < 2 {
+                    panic!("boom on attempt {}", job.attempt);
+                }
+                Outcome::success()
+            }),
+            HandlerOptions {
+                timeout: Some(Duration::from_secs(5)),
+                ..Default::default()
+            },
+        )
+        .build()
+        .unwrap();
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+    let double = world.enqueue(JobSpec::new("double", json!(21))).await;
+    handle.wake();
+    let panics = world.enqueue(JobSpec::new("panics", json!(null))).await;
+    handle.wake();
+    let job = world.wait_status(&double, JobStatus::Succeeded, 20).await;
+    assert_eq!(job.result.as_ref().map(|r| r.get()), Some("42"));
+    let job = world.wait_status(&panics, JobStatus::Succeeded, 20).await;
+    assert_eq!(job.attempt, 2);
+    assert_eq!(last_error(&job), "handler panicked: boom on attempt 1");
+    handle.shutdown();
+    let report = tokio::time::timeout(Duration::from_secs(10), run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.cause, StopCause::Shutdown);
+    assert_eq!(report.jobs_done, 3);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_enqueued_by_another_process_starts_within_milliseconds() {
+    let world = World::new(&format!("{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n")).await;
+    let worker = world.worker("w", &[]);
+    worker.wait_log("worker started", 20).await;
+    // Let the worker go idle, so the measurement covers a wake-up rather than a claim loop in flight.
+    let idle = world.enqueue(JobSpec::new("n", json!(0))).await;
+    world.wait_status(&idle, JobStatus::Succeeded, 20).await;
+    let mut latencies = Vec::new();
+    for i in 0..20 {
+        let id = world.enqueue(JobSpec::new("n", json!(i))).await;
+        let job = world.wait_status(&id, JobStatus::Succeeded, 20).await;
+        latencies.push(job.started_at.unwrap().0 - job.created_at.0);
+    }
+    latencies.sort();
+    // The poll interval is 50 ms here; a start well inside it shows the store watch woke the worker.
+    assert!(latencies[10] < 25, "median enqueue-to-start {latencies:?} ms");
+}
