@@ -12,7 +12,9 @@ use crate::store::JobFilter;
 
 /// Arguments of `jobq cancel`.
 #[derive(Debug, Args)]
-#[command(after_help = "A running job's worker stops its handler at the next heartbeat.\nExamples:\n  jobq cancel 0193a5c4-…\n  jobq cancel --queue mail --type mail.send --yes")]
+#[command(
+    after_help = "A running job's worker stops its handler at the next heartbeat.\nExamples:\n  jobq cancel 0193a5c4-…\n  jobq cancel --queue mail --type mail.send --yes"
+)]
 pub struct CancelArgs {
     /// Job ids
     #[arg(value_name = "ID", required_unless_present_any = ["queue", "job_type", "status"], conflicts_with_all = ["queue", "job_type", "status"])]
@@ -43,7 +45,10 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
     }
     let statuses = filter::statuses(&args.status)?;
     if let Some(s) = statuses.iter().find(|s| s.is_terminal()) {
-        return Err(Error::Invalid(format!("--status {s}: only pending, running and waiting jobs can be cancelled")).into());
+        return Err(Error::Invalid(format!(
+            "--status {s}: only pending, running and waiting jobs can be cancelled"
+        ))
+        .into());
     }
     let job_filter = JobFilter {
         queues: filter::list(&args.queue),
@@ -52,7 +57,12 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
         ..Default::default()
     };
     let client = ctx.client().await?;
-    let question = format!("Cancel every {} job{}{}?", describe_statuses(&statuses), describe("queue", &job_filter.queues), describe("type", &job_filter.job_types));
+    let question = format!(
+        "Cancel every {} job{}{}?",
+        describe_statuses(&statuses),
+        describe("queue", &job_filter.queues),
+        describe("type", &job_filter.job_types)
+    );
     if !confirm(question, args.yes, "job ids").await? {
         eprintln!("nothing cancelled");
         return Ok(());
@@ -64,7 +74,9 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
     let running = cancelled.iter().filter(|c| c.previous == JobStatus::Running).count();
     let mut line = format!("cancelled {} jobs", cancelled.len());
     if running > 0 {
-        line.push_str(&format!(" ({running} running: their workers stop them at the next heartbeat)"));
+        line.push_str(&format!(
+            " ({running} running: their workers stop them at the next heartbeat)"
+        ));
     }
     print(&line)
 }
@@ -73,12 +85,19 @@ async fn cancel_ids(ctx: &Context, ids: &[String], format: OutputFormat) -> anyh
     let client = ctx.client().await?;
     let report = client.cancel(ids).await?;
     if format == OutputFormat::Json {
-        let terminal: Vec<_> =
-            report.already_terminal.iter().map(|(id, st)| json!({"id": id, "status": st})).collect();
+        let terminal: Vec<_> = report
+            .already_terminal
+            .iter()
+            .map(|(id, st)| json!({"id": id, "status": st}))
+            .collect();
         print_json(&json!({"cancelled": report.cancelled, "alreadyTerminal": terminal, "notFound": report.not_found}))?;
     } else {
         for c in &report.cancelled {
-            let note = if c.previous == JobStatus::Running { " (its worker stops it at the next heartbeat)" } else { "" };
+            let note = if c.previous == JobStatus::Running {
+                " (its worker stops it at the next heartbeat)"
+            } else {
+                ""
+            };
             print(&format!("cancelled {} (was {}){note}", c.id, c.previous))?;
         }
         for (id, status) in &report.already_terminal {
@@ -101,5 +120,9 @@ fn describe_statuses(statuses: &[JobStatus]) -> String {
 }
 
 fn describe(what: &str, values: &[String]) -> String {
-    if values.is_empty() { String::new() } else { format!(" of {what} {}", values.join(", ")) }
+    if values.is_empty() {
+        String::new()
+    } else {
+        format!(" of {what} {}", values.join(", "))
+    }
 }

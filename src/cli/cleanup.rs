@@ -12,7 +12,9 @@ use crate::time::parse_duration;
 
 /// Arguments of `jobq cleanup`.
 #[derive(Debug, Args)]
-#[command(after_help = "Only terminal jobs (succeeded, dead, cancelled, discarded) are ever deleted.\nExamples:\n  jobq cleanup --older-than 7d            (routine: never asks; fine for cron)\n  jobq cleanup --status dead --queue mail --dry-run")]
+#[command(
+    after_help = "Only terminal jobs (succeeded, dead, cancelled, discarded) are ever deleted.\nExamples:\n  jobq cleanup --older-than 7d            (routine: never asks; fine for cron)\n  jobq cleanup --status dead --queue mail --dry-run"
+)]
 pub struct CleanupArgs {
     /// Only jobs that finished longer ago than this, e.g. 7d, 12h
     #[arg(long, value_name = "DURATION")]
@@ -51,14 +53,30 @@ pub async fn run(ctx: &Context, args: CleanupArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let request = CleanupRequest { older_than, statuses, queues: filter::list(&args.queue), dry_run: args.dry_run };
+    let request = CleanupRequest {
+        older_than,
+        statuses,
+        queues: filter::list(&args.queue),
+        dry_run: args.dry_run,
+    };
     let client = ctx.client().await?;
     if older_than.is_none() && !args.dry_run {
-        let count = client.cleanup(&CleanupRequest { dry_run: true, ..request.clone() }).await?;
+        let count = client
+            .cleanup(&CleanupRequest {
+                dry_run: true,
+                ..request.clone()
+            })
+            .await?;
         if count == 0 {
             return report(ctx, format, 0, false);
         }
-        if !confirm(format!("Delete {count} finished jobs of any age?"), args.yes, "--older-than DURATION").await? {
+        if !confirm(
+            format!("Delete {count} finished jobs of any age?"),
+            args.yes,
+            "--older-than DURATION",
+        )
+        .await?
+        {
             eprintln!("nothing deleted");
             return Ok(());
         }
@@ -72,5 +90,9 @@ fn report(ctx: &Context, format: OutputFormat, n: u64, dry_run: bool) -> anyhow:
         return print_json(&json!({ if dry_run { "wouldDelete" } else { "deleted" }: n, "dryRun": dry_run }));
     }
     let _ = ctx;
-    print(&if dry_run { format!("would delete {n} jobs") } else { format!("deleted {n} jobs") })
+    print(&if dry_run {
+        format!("would delete {n} jobs")
+    } else {
+        format!("deleted {n} jobs")
+    })
 }

@@ -18,7 +18,10 @@ pub async fn confirm(question: String, yes: bool, flag_hint: &str) -> anyhow::Re
         .into());
     }
     let answer = tokio::task::spawn_blocking(move || {
-        dialoguer::Confirm::new().with_prompt(question).default(false).interact()
+        dialoguer::Confirm::new()
+            .with_prompt(question)
+            .default(false)
+            .interact()
     })
     .await??;
     Ok(answer)

@@ -20,7 +20,9 @@ const FILE_BATCH: usize = 10_000;
 
 /// Arguments of `jobq enqueue`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  jobq enqueue mail.send '{\"to\":\"ana@example.com\"}'\n  jobq enqueue report.build @params.json --queue reports --delay 10m\n  jobq enqueue --file jobs.ndjson --type legacy.import")]
+#[command(
+    after_help = "Examples:\n  jobq enqueue mail.send '{\"to\":\"ana@example.com\"}'\n  jobq enqueue report.build @params.json --queue reports --delay 10m\n  jobq enqueue --file jobs.ndjson --type legacy.import"
+)]
 pub struct EnqueueArgs {
     /// Job type, e.g. mail.send
     #[arg(value_name = "TYPE", required_unless_present = "file")]
@@ -113,12 +115,27 @@ impl Defaults {
             }
             meta.insert(k.to_string(), v.to_string());
         }
-        let timeout = args.timeout.as_deref().map(parse_duration).transpose().map_err(|e| invalid("--timeout", e))?;
+        let timeout = args
+            .timeout
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .map_err(|e| invalid("--timeout", e))?;
         Ok(Defaults {
             queue: args.queue.clone(),
             priority: args.priority,
-            delay: args.delay.as_deref().map(parse_duration).transpose().map_err(|e| invalid("--delay", e))?,
-            at: args.at.as_deref().map(parse_instant_str).transpose().map_err(|e| invalid("--at", e))?,
+            delay: args
+                .delay
+                .as_deref()
+                .map(parse_duration)
+                .transpose()
+                .map_err(|e| invalid("--delay", e))?,
+            at: args
+                .at
+                .as_deref()
+                .map(parse_instant_str)
+                .transpose()
+                .map_err(|e| invalid("--at", e))?,
             max_attempts: args.max_attempts,
             timeout_ms: timeout.map(|t| t.as_millis().max(1) as u64),
             meta,
@@ -141,7 +158,12 @@ impl Defaults {
     }
 }
 
-async fn enqueue_one(ctx: &Context, args: EnqueueArgs, defaults: &Defaults, format: OutputFormat) -> anyhow::Result<()> {
+async fn enqueue_one(
+    ctx: &Context,
+    args: EnqueueArgs,
+    defaults: &Defaults,
+    format: OutputFormat,
+) -> anyhow::Result<()> {
     let payload = read_payload(args.payload.as_deref())?;
     let mut spec = JobSpec::new(args.job_type.clone().unwrap_or_default(), payload);
     spec.id = args.id.clone();
@@ -161,7 +183,9 @@ async fn enqueue_one(ctx: &Context, args: EnqueueArgs, defaults: &Defaults, form
                     EnqueueOutcome::Coalesced => {
                         eprintln!("note: a live job with this unique key exists; returned it instead of adding another")
                     }
-                    EnqueueOutcome::Duplicate => eprintln!("note: a job with this id exists already; left it unchanged"),
+                    EnqueueOutcome::Duplicate => {
+                        eprintln!("note: a job with this id exists already; left it unchanged")
+                    }
                 }
             }
         }
@@ -208,7 +232,9 @@ async fn enqueue_file(
     let name = file.display().to_string();
     let text = if name == "-" {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| Error::Invalid(format!("cannot read stdin: {e}")))?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Error::Invalid(format!("cannot read stdin: {e}")))?;
         text
     } else {
         std::fs::read_to_string(&file).map_err(|e| Error::Invalid(format!("cannot read {name}: {e}")))?
@@ -253,9 +279,14 @@ async fn enqueue_file(
         print_json(&json!({"created": created, "coalesced": coalesced, "duplicate": duplicate}))?;
     } else if !ctx.quiet {
         let rate = (jobs.len() as f64 / elapsed.as_secs_f64().max(1e-9)).round();
-        let mut line = format!("enqueued {created} jobs from {name} in {:.2}s ({rate}/s)", elapsed.as_secs_f64());
+        let mut line = format!(
+            "enqueued {created} jobs from {name} in {:.2}s ({rate}/s)",
+            elapsed.as_secs_f64()
+        );
         if coalesced > 0 || duplicate > 0 {
-            line.push_str(&format!("; {coalesced} coalesced into live jobs, {duplicate} already present"));
+            line.push_str(&format!(
+                "; {coalesced} coalesced into live jobs, {duplicate} already present"
+            ));
         }
         eprintln!("{line}");
     }

@@ -42,7 +42,11 @@ pub fn for_error(err: &anyhow::Error) -> i32 {
             return e.exit_code();
         }
         if let Some(e) = cause.downcast_ref::<crate::store::StoreError>() {
-            return if matches!(e, crate::store::StoreError::InvalidUrl { .. }) { 2 } else { 1 };
+            return if matches!(e, crate::store::StoreError::InvalidUrl { .. }) {
+                2
+            } else {
+                1
+            };
         }
         if let Some(e) = cause.downcast_ref::<clap::Error>() {
             return e.exit_code();
@@ -54,7 +58,8 @@ pub fn for_error(err: &anyhow::Error) -> i32 {
 /// True when the error is a closed stdout (`jobq list | head`): exit quietly with 0.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
 
@@ -69,9 +74,17 @@ pub fn usage(err: clap::Error) -> std::process::ExitCode {
         }
         _ => {
             let text = err.render().to_string();
-            let first: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+            let first: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
             let first = first.join(" ");
-            let tip = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")).map(|t| format!("; {t}")).unwrap_or_default();
+            let tip = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("tip: "))
+                .map(|t| format!("; {t}"))
+                .unwrap_or_default();
             eprintln!("{first}{tip} (see --help)");
         }
     }

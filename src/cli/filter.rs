@@ -12,7 +12,9 @@ pub fn statuses(values: &[String]) -> Result<Vec<JobStatus>, Error> {
         if v.is_empty() {
             continue;
         }
-        let status: JobStatus = v.parse().map_err(|e: String| Error::Invalid(format!("--status: {e}")))?;
+        let status: JobStatus = v
+            .parse()
+            .map_err(|e: String| Error::Invalid(format!("--status: {e}")))?;
         if !out.contains(&status) {
             out.push(status);
         }
@@ -34,5 +36,10 @@ pub fn instant(flag: &str, text: &str, now: UnixMillis) -> Result<UnixMillis, Er
 
 /// Values from repeatable, comma-separable flags.
 pub fn list(values: &[String]) -> Vec<String> {
-    values.iter().flat_map(|v| v.split(',')).map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect()
+    values
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect()
 }

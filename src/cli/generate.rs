@@ -51,7 +51,10 @@ pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
     pages.push(("jobq.1".to_string(), top));
     for sub in cmd.get_subcommands() {
         let name = format!("jobq-{}", sub.get_name());
-        let sub = sub.clone().name(name.clone()).version(cmd.get_version().unwrap_or_default().to_string());
+        let sub = sub
+            .clone()
+            .name(name.clone())
+            .version(cmd.get_version().unwrap_or_default().to_string());
         let mut page = Vec::new();
         clap_mangen::Man::new(sub).render(&mut page)?;
         pages.push((format!("{name}.1"), page));

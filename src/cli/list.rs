@@ -41,17 +41,34 @@ pub struct ListArgs {
 
 /// Runs `jobq list`.
 pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
-    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson])?;
+    let format = ctx.format_among(
+        OutputFormat::Table,
+        &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson],
+    )?;
     let now = crate::UnixMillis::now();
     let job_filter = JobFilter {
         queues: filter::list(&args.queue),
         job_types: filter::list(&args.job_type),
         statuses: filter::statuses(&args.status)?,
-        created_since: args.since.as_deref().map(|s| filter::instant("--since", s, now)).transpose()?,
-        created_until: args.until.as_deref().map(|s| filter::instant("--until", s, now)).transpose()?,
+        created_since: args
+            .since
+            .as_deref()
+            .map(|s| filter::instant("--since", s, now))
+            .transpose()?,
+        created_until: args
+            .until
+            .as_deref()
+            .map(|s| filter::instant("--until", s, now))
+            .transpose()?,
     };
     let client = ctx.client().await?;
-    let jobs = client.list(&ListParams { filter: job_filter, limit: args.limit, offset: args.offset }).await?;
+    let jobs = client
+        .list(&ListParams {
+            filter: job_filter,
+            limit: args.limit,
+            offset: args.offset,
+        })
+        .await?;
     match format {
         OutputFormat::Json => print_json(&jobs),
         OutputFormat::Ndjson => print_ndjson(&jobs),
@@ -62,7 +79,16 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
                 }
                 return Ok(());
             }
-            let mut t = table(&["ID", "TYPE", "QUEUE", "STATUS", "ATTEMPT", "CREATED", "RUN AT", "LAST ERROR"]);
+            let mut t = table(&[
+                "ID",
+                "TYPE",
+                "QUEUE",
+                "STATUS",
+                "ATTEMPT",
+                "CREATED",
+                "RUN AT",
+                "LAST ERROR",
+            ]);
             for job in &jobs {
                 t.add_row(vec![
                     Cell::new(job.id.as_str()),
@@ -71,7 +97,11 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
                     status_cell(job.status),
                     Cell::new(format!("{}/{}", job.attempt, job.max_attempts)),
                     Cell::new(when(Some(job.created_at), now)),
-                    Cell::new(if job.status == crate::JobStatus::Pending { when(Some(job.run_at), now) } else { "-".into() }),
+                    Cell::new(if job.status == crate::JobStatus::Pending {
+                        when(Some(job.run_at), now)
+                    } else {
+                        "-".into()
+                    }),
                     Cell::new(last_error(job, 60)),
                 ]);
             }

@@ -29,10 +29,16 @@ pub async fn run(ctx: &Context, args: MigrateArgs) -> anyhow::Result<()> {
             std::fs::create_dir_all(dir)?;
         }
     }
-    let store = crate::store::connect(&ctx.config.url).await.map_err(crate::Error::from)?;
+    let store = crate::store::connect(&ctx.config.url)
+        .await
+        .map_err(crate::Error::from)?;
     store.migrate().await.map_err(crate::Error::from)?;
     if !ctx.quiet {
-        print(&format!("{} is at schema version {}", ctx.config.url.redacted(), migrate::latest(kind)))?;
+        print(&format!(
+            "{} is at schema version {}",
+            ctx.config.url.redacted(),
+            migrate::latest(kind)
+        ))?;
     }
     Ok(())
 }

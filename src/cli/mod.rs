@@ -41,7 +41,14 @@ pub struct Cli {
     pub config: Option<PathBuf>,
 
     /// Output format
-    #[arg(long, short = 'o', global = true, value_enum, value_name = "FORMAT", env = "JOBQ_OUTPUT")]
+    #[arg(
+        long,
+        short = 'o',
+        global = true,
+        value_enum,
+        value_name = "FORMAT",
+        env = "JOBQ_OUTPUT"
+    )]
     pub output: Option<OutputFormat>,
 
     /// Print only errors
@@ -121,12 +128,13 @@ impl Context {
     pub async fn client(&self) -> anyhow::Result<Client> {
         if self.config.uses_default_database() {
             if let Some(dir) = self.config.url.sqlite_path().parent() {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    anyhow::anyhow!("cannot create the default database folder {}: {e}", dir.display())
-                })?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| anyhow::anyhow!("cannot create the default database folder {}: {e}", dir.display()))?;
             }
         }
-        let store = crate::store::connect(&self.config.url).await.map_err(crate::Error::from)?;
+        let store = crate::store::connect(&self.config.url)
+            .await
+            .map_err(crate::Error::from)?;
         if self.config.auto_migrate {
             store.migrate().await.map_err(crate::Error::from)?;
         }
@@ -163,8 +171,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Man(args) => return generate::man(args),
         _ => {}
     }
-    let config = Config::load(&Overrides { url: cli.url.clone(), config: cli.config.clone() })?;
-    let ctx = Context { config, output: cli.output, quiet: cli.quiet, verbose: cli.verbose };
+    let config = Config::load(&Overrides {
+        url: cli.url.clone(),
+        config: cli.config.clone(),
+    })?;
+    let ctx = Context {
+        config,
+        output: cli.output,
+        quiet: cli.quiet,
+        verbose: cli.verbose,
+    };
     match cli.command {
         Command::Enqueue(args) => enqueue::run(&ctx, args).await,
         Command::Worker(args) => worker::run(&ctx, args).await,

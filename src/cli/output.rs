@@ -53,7 +53,8 @@ pub fn print(text: &str) -> anyhow::Result<()> {
 pub fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     if stdout_is_terminal() {
-        t.load_preset(presets::UTF8_HORIZONTAL_ONLY).set_content_arrangement(ContentArrangement::Dynamic);
+        t.load_preset(presets::UTF8_HORIZONTAL_ONLY)
+            .set_content_arrangement(ContentArrangement::Dynamic);
     } else {
         t.load_preset(presets::NOTHING).force_no_tty();
     }

@@ -11,7 +11,11 @@ pub fn counter(len: u64, what: &str, quiet: bool) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     let template = format!("{{spinner}} {what} [{{bar:32}}] {{human_pos}}/{{human_len}} ({{per_sec}}, {{eta}} left)");
-    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    bar.set_style(
+        ProgressStyle::with_template(&template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
     bar
 }
 
@@ -22,6 +26,10 @@ pub fn percent(prefix: &str, quiet: bool) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(100), ProgressDrawTarget::stderr());
     let template = format!("{{spinner}} {prefix} [{{bar:32}}] {{pos:>3}}% {{msg}}");
-    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    bar.set_style(
+        ProgressStyle::with_template(&template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
     bar
 }

@@ -13,7 +13,9 @@ use crate::store::ReplayDead;
 
 /// Arguments of `jobq replay-dead`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  jobq replay-dead --limit 10              (routine: never asks)\n  jobq replay-dead --queue mail --dry-run\n  jobq replay --id 0193a5c4-… --id 0193a5c5-…")]
+#[command(
+    after_help = "Examples:\n  jobq replay-dead --limit 10              (routine: never asks)\n  jobq replay-dead --queue mail --dry-run\n  jobq replay --id 0193a5c4-… --id 0193a5c5-…"
+)]
 pub struct ReplayDeadArgs {
     /// Only dead jobs of this queue (repeatable or comma-separated)
     #[arg(long, value_name = "QUEUE")]
@@ -47,7 +49,11 @@ pub struct ReplayDeadArgs {
 /// Runs `jobq replay-dead`.
 pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
-    let ids = args.id.iter().map(|i| JobId::parse(i).map_err(Error::Invalid)).collect::<Result<Vec<_>, _>>()?;
+    let ids = args
+        .id
+        .iter()
+        .map(|i| JobId::parse(i).map_err(Error::Invalid))
+        .collect::<Result<Vec<_>, _>>()?;
     if args.limit == Some(0) {
         return Err(Error::Invalid("--limit 0 replays nothing; give at least 1".into()).into());
     }

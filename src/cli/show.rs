@@ -50,10 +50,16 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
         row("unique key", Cell::new(k));
     }
     if let Some(ms) = job.timeout_ms {
-        row("timeout", Cell::new(format_duration(std::time::Duration::from_millis(ms))));
+        row(
+            "timeout",
+            Cell::new(format_duration(std::time::Duration::from_millis(ms))),
+        );
     }
     if let Some(p) = &job.progress {
-        row("progress", Cell::new(format!("{}% {}", p.percent, p.message.as_deref().unwrap_or(""))));
+        row(
+            "progress",
+            Cell::new(format!("{}% {}", p.percent, p.message.as_deref().unwrap_or(""))),
+        );
     }
     for (k, v) in &job.meta {
         row(&format!("meta.{k}"), Cell::new(v));
@@ -66,7 +72,11 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
     if !job.errors.is_empty() {
         let mut errors = table(&["ATTEMPT", "AT", "ERROR"]);
         for e in &job.errors {
-            errors.add_row(vec![Cell::new(e.attempt), Cell::new(time(Some(e.at))), Cell::new(&e.error)]);
+            errors.add_row(vec![
+                Cell::new(e.attempt),
+                Cell::new(time(Some(e.at))),
+                Cell::new(&e.error),
+            ]);
         }
         out.push_str("\n\nerrors (newest last):\n");
         out.push_str(&errors.to_string());

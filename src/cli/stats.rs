@@ -68,7 +68,10 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
 }
 
 fn totals(stats: &Stats) -> QueueStats {
-    let mut t = QueueStats { queue: "total".into(), ..Default::default() };
+    let mut t = QueueStats {
+        queue: "total".into(),
+        ..Default::default()
+    };
     for q in &stats.queues {
         t.ready += q.ready;
         t.scheduled += q.scheduled;
@@ -88,7 +91,16 @@ fn totals(stats: &Stats) -> QueueStats {
 
 fn render_table(stats: &Stats, store: &str, now: UnixMillis) -> String {
     let mut t = table(&[
-        "QUEUE", "READY", "SCHEDULED", "RUNNING", "WAITING", "SUCCEEDED", "DEAD", "CANCELLED", "DISCARDED", "OLDEST READY",
+        "QUEUE",
+        "READY",
+        "SCHEDULED",
+        "RUNNING",
+        "WAITING",
+        "SUCCEEDED",
+        "DEAD",
+        "CANCELLED",
+        "DISCARDED",
+        "OLDEST READY",
     ]);
     let mut rows: Vec<&QueueStats> = stats.queues.iter().collect();
     let total = totals(stats);
@@ -96,7 +108,10 @@ fn render_table(stats: &Stats, store: &str, now: UnixMillis) -> String {
         rows.push(&total);
     }
     for q in rows {
-        let age = q.oldest_ready_at.map(|at| format_duration(now.since(at))).unwrap_or_else(|| "-".into());
+        let age = q
+            .oldest_ready_at
+            .map(|at| format_duration(now.since(at)))
+            .unwrap_or_else(|| "-".into());
         t.add_row(vec![
             Cell::new(&q.queue),
             Cell::new(q.ready),
@@ -124,19 +139,35 @@ pub fn prometheus(stats: &Stats, now: UnixMillis) -> String {
     out.push_str("# HELP jobq_jobs Jobs by queue and status.\n# TYPE jobq_jobs gauge\n");
     for q in &stats.queues {
         for status in JobStatus::ALL {
-            let _ = writeln!(out, "jobq_jobs{{queue=\"{}\",status=\"{status}\"}} {}", label(&q.queue), q.count(status));
+            let _ = writeln!(
+                out,
+                "jobq_jobs{{queue=\"{}\",status=\"{status}\"}} {}",
+                label(&q.queue),
+                q.count(status)
+            );
         }
     }
-    out.push_str("# HELP jobq_jobs_scheduled Pending jobs whose run time is still ahead.\n# TYPE jobq_jobs_scheduled gauge\n");
+    out.push_str(
+        "# HELP jobq_jobs_scheduled Pending jobs whose run time is still ahead.\n# TYPE jobq_jobs_scheduled gauge\n",
+    );
     for q in &stats.queues {
-        let _ = writeln!(out, "jobq_jobs_scheduled{{queue=\"{}\"}} {}", label(&q.queue), q.scheduled);
+        let _ = writeln!(
+            out,
+            "jobq_jobs_scheduled{{queue=\"{}\"}} {}",
+            label(&q.queue),
+            q.scheduled
+        );
     }
     out.push_str(
         "# HELP jobq_oldest_ready_age_seconds How long the oldest ready job has been ready.\n# TYPE jobq_oldest_ready_age_seconds gauge\n",
     );
     for q in &stats.queues {
         let age = q.oldest_ready_at.map(|at| now.since(at).as_secs_f64()).unwrap_or(0.0);
-        let _ = writeln!(out, "jobq_oldest_ready_age_seconds{{queue=\"{}\"}} {age:.3}", label(&q.queue));
+        let _ = writeln!(
+            out,
+            "jobq_oldest_ready_age_seconds{{queue=\"{}\"}} {age:.3}",
+            label(&q.queue)
+        );
     }
     out
 }
