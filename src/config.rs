@@ -365,7 +365,7 @@ fn read_file(path: &Path) -> Result<FileConfig> {
         .map_err(|e| Error::Config(format!("cannot read config file {}: {e}", path.display())))?;
     toml::from_str(&text).map_err(|e| {
         let msg = e.message().to_string();
-        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
         match line {
             Some(l) => Error::Config(format!("{}:{l}: {msg}", path.display())),
             None => Error::Config(format!("{}: {msg}", path.display())),

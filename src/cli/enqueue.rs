@@ -29,7 +29,7 @@ pub struct EnqueueArgs {
     pub job_type: Option<String>,
 
     /// Payload: JSON text, @FILE to read a file, or - for stdin [default: {}]
-    #[arg(value_name = "PAYLOAD", allow_hyphen_values = true)]
+    #[arg(value_name = "PAYLOAD", allow_negative_numbers = true)]
     pub payload: Option<String>,
 
     /// Queue [default: default]
@@ -41,7 +41,7 @@ pub struct EnqueueArgs {
     pub priority: Option<i32>,
 
     /// Run no sooner than this from now, e.g. 30s, 10m, 2h
-    #[arg(long, value_name = "DURATION", conflicts_with = "at")]
+    #[arg(long, value_name = "DURATION", conflicts_with = "at", allow_hyphen_values = true)]
     pub delay: Option<String>,
 
     /// Run no sooner than this time (RFC 3339 or Unix seconds)
@@ -53,7 +53,7 @@ pub struct EnqueueArgs {
     pub max_attempts: Option<u32>,
 
     /// Time-out for each run of this job, overriding its handler's, e.g. 30s
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub timeout: Option<String>,
 
     /// Meta entry (repeatable), e.g. --meta tenantId=42
@@ -84,6 +84,13 @@ pub struct EnqueueArgs {
 /// Runs `jobq enqueue`.
 pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
+    // clap waives `requires = "file"` when TYPE is given (TYPE conflicts with --file), so check here.
+    if args.default_type.is_some() && args.file.is_none() {
+        return Err(Error::Invalid(
+            "--type applies only to the lines of --file; give one job's type as the first argument".into(),
+        )
+        .into());
+    }
     let defaults = Defaults::from_args(&args)?;
     match args.file.clone() {
         Some(file) => enqueue_file(ctx, &args, &defaults, file, format).await,
@@ -121,6 +128,9 @@ impl Defaults {
             .map(parse_duration)
             .transpose()
             .map_err(|e| invalid("--timeout", e))?;
+        if timeout.is_some_and(|t| t.as_millis() == 0) {
+            return Err(invalid("--timeout", "must be at least 1ms".into()));
+        }
         Ok(Defaults {
             queue: args.queue.clone(),
             priority: args.priority,
@@ -137,7 +147,7 @@ impl Defaults {
                 .transpose()
                 .map_err(|e| invalid("--at", e))?,
             max_attempts: args.max_attempts,
-            timeout_ms: timeout.map(|t| t.as_millis().max(1) as u64),
+            timeout_ms: timeout.map(|t| t.as_millis() as u64),
             meta,
         })
     }

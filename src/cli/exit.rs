@@ -55,11 +55,15 @@ pub fn for_error(err: &anyhow::Error) -> i32 {
     1
 }
 
-/// True when the error is a closed stdout (`jobq list | head`): exit quietly with 0.
+/// True when the error is a closed stdout (`jobq list | head`): exit quietly with 0. JSON output fails
+/// with a `serde_json::Error` that wraps the io error without exposing it as its `source()`.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
     err.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(|e| e.kind() == BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(BrokenPipe))
     })
 }
 

@@ -27,17 +27,20 @@ pub mod wait;
 pub mod worker;
 pub mod workers;
 
+/// The help heading of the options every subcommand takes, so they do not interleave with its own.
+const GLOBAL: &str = "Global options";
+
 /// A durable background-job queue for the shell: enqueue work, run workers, and see, cancel, replay
 /// and clean up jobs. Stores: SQLite (default), PostgreSQL, MySQL/MariaDB, Redis.
 #[derive(Debug, Parser)]
 #[command(name = "jobq", version, propagate_version = true, max_term_width = 100)]
 pub struct Cli {
     /// Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user's data directory]
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL", help_heading = GLOBAL)]
     pub url: Option<String>,
 
     /// Config file (TOML) [default: ./jobq.toml, then the user config directory]
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
 
     /// Output format
@@ -47,16 +50,17 @@ pub struct Cli {
         global = true,
         value_enum,
         value_name = "FORMAT",
-        env = "JOBQ_OUTPUT"
+        env = "JOBQ_OUTPUT",
+        help_heading = GLOBAL
     )]
     pub output: Option<OutputFormat>,
 
     /// Print only errors
-    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     pub quiet: bool,
 
     /// Print more (repeat for debug logs)
-    #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
+    #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
 
     /// The subcommand

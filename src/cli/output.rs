@@ -58,7 +58,7 @@ pub fn table(header: &[&str]) -> Table {
     } else {
         t.load_preset(presets::NOTHING).force_no_tty();
     }
-    t.set_header(header.iter().map(|h| Cell::new(h)));
+    t.set_header(header.iter().map(Cell::new));
     t
 }
 

@@ -2,13 +2,14 @@
 
 use clap::Args;
 use comfy_table::Cell;
+use serde::Serialize;
 use serde_json::json;
 
 use super::confirm::confirm;
 use super::output::{last_error, print, print_json, print_ndjson, table};
 use super::{Context, OutputFormat, filter};
 use crate::Error;
-use crate::job::JobId;
+use crate::job::{Job, JobId};
 use crate::store::ReplayDead;
 
 /// Arguments of `jobq replay-dead`.
@@ -46,6 +47,15 @@ pub struct ReplayDeadArgs {
     pub yes: bool,
 }
 
+/// The `--dry-run --output json` document. A struct rather than `json!`, which would turn each job
+/// into a map with sorted keys instead of the job JSON's own field order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DryRun<'a> {
+    dry_run: bool,
+    would_replay: &'a [Job],
+}
+
 /// Runs `jobq replay-dead`.
 pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
@@ -68,7 +78,10 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     let candidates = client.dead_matching(&request).await?;
     if args.dry_run {
         return match format {
-            OutputFormat::Json => print_json(&json!({"dryRun": true, "wouldReplay": candidates})),
+            OutputFormat::Json => print_json(&DryRun {
+                dry_run: true,
+                would_replay: &candidates,
+            }),
             _ if args.print => print_ndjson(&candidates),
             _ => {
                 let mut t = table(&["ID", "TYPE", "QUEUE", "ATTEMPTS", "LAST ERROR"]);
