@@ -1,0 +1,385 @@
+//! `jobq enqueue`: one job from arguments, many from an NDJSON file, and every input it must refuse
+//! without writing anything.
+
+use serde_json::json;
+
+use super::Sandbox;
+
+#[test]
+fn enqueue_prints_the_new_id_and_stores_the_payload() {
+    let env = Sandbox::new();
+    let run = env.run(["enqueue", "mail.send", r#"{"to":"ana@example.com"}"#]);
+    snap!("enqueue", run);
+    let id = run.stdout.trim();
+    snap!("show", env.run(["show", id, "-o", "json"]));
+}
+
+#[test]
+fn enqueue_without_a_payload_sends_an_empty_object() {
+    let env = Sandbox::new();
+    let id = env.enqueue(&["cache.warm"]);
+    assert_eq!(env.job(&id)["payload"], json!({}));
+}
+
+#[test]
+fn enqueue_reads_the_payload_from_a_file() {
+    let env = Sandbox::new();
+    env.write("params.json", r#"{ "month": "2026-01", "pages": [1, 2] }"#);
+    let run = env.run(["enqueue", "report.build", "@params.json"]);
+    snap!(run);
+    assert_eq!(
+        env.job(run.stdout.trim())["payload"],
+        json!({"month": "2026-01", "pages": [1, 2]})
+    );
+}
+
+#[test]
+fn enqueue_reads_the_payload_from_stdin() {
+    let env = Sandbox::new();
+    let run = env.run_with_stdin(["enqueue", "report.build", "-"], "[1, \"two\", {\"three\": 3}]\n");
+    snap!(run);
+    assert_eq!(env.job(run.stdout.trim())["payload"], json!([1, "two", {"three": 3}]));
+}
+
+#[test]
+fn enqueue_takes_any_json_value_as_the_payload() {
+    let env = Sandbox::new();
+    for (arg, value) in [
+        ("-5", json!(-5)),
+        ("2.5", json!(2.5)),
+        (r#""text""#, json!("text")),
+        ("null", json!(null)),
+    ] {
+        let id = env.enqueue(&["t", arg]);
+        assert_eq!(env.job(&id)["payload"], value, "payload {arg}");
+    }
+}
+
+#[test]
+fn enqueue_takes_queue_priority_delay_attempts_timeout_and_meta() {
+    let env = Sandbox::new();
+    let id = env.enqueue(&[
+        "mail.send",
+        "{}",
+        "--queue",
+        "mail",
+        "--priority",
+        "-5",
+        "--delay",
+        "10m",
+        "--max-attempts",
+        "3",
+        "--timeout",
+        "1m30s",
+        "--meta",
+        "tenantId=42",
+        "--meta",
+        "traceparent=00-abc-01",
+        "--meta",
+        "note=a=b",
+    ]);
+    let job = env.job(&id);
+    assert_eq!(job["queue"], "mail");
+    assert_eq!(job["priority"], -5);
+    assert_eq!(job["maxAttempts"], 3);
+    assert_eq!(job["timeoutMs"], 90_000);
+    assert_eq!(
+        job["meta"],
+        json!({"note": "a=b", "tenantId": "42", "traceparent": "00-abc-01"})
+    );
+    assert_eq!(
+        job["runAt"].as_i64().unwrap() - job["createdAt"].as_i64().unwrap(),
+        600_000
+    );
+    snap!("show", env.run(["show", &id]));
+    snap!("list", env.run(["list"]));
+}
+
+#[test]
+fn enqueue_at_takes_rfc3339_or_unix_seconds() {
+    let env = Sandbox::new();
+    let a = env.enqueue(&["report.build", "--at", "2030-01-01T00:00:00Z"]);
+    let b = env.enqueue(&["report.build", "--at", "1893456000"]);
+    let c = env.enqueue(&["report.build", "--at", "2030-01-01T01:00:00+01:00"]);
+    for id in [a, b, c] {
+        assert_eq!(env.job(&id)["runAt"], 1_893_456_000_000i64);
+    }
+    snap!(env.run(["stats"]));
+}
+
+#[test]
+fn enqueue_delay_and_at_exclude_each_other() {
+    let env = Sandbox::new();
+    snap!(env.run(["enqueue", "t", "--delay", "1m", "--at", "1893456000"]));
+}
+
+#[test]
+fn enqueue_with_a_live_unique_key_returns_the_existing_job() {
+    let env = Sandbox::new();
+    snap!(
+        "first",
+        env.run(["enqueue", "invoice.send", "--unique-key", "invoice-7"])
+    );
+    snap!(
+        "again",
+        env.run([
+            "enqueue",
+            "invoice.send",
+            r#"{"other":true}"#,
+            "--unique-key",
+            "invoice-7"
+        ])
+    );
+    snap!(
+        "again_json",
+        env.run(["enqueue", "invoice.send", "--unique-key", "invoice-7", "-o", "json"])
+    );
+    // Another queue is another namespace of keys.
+    snap!(
+        "other_queue",
+        env.run(["enqueue", "invoice.send", "--unique-key", "invoice-7", "--queue", "q2"])
+    );
+    // -q leaves out the note, not the id.
+    snap!(
+        "quiet",
+        env.run(["enqueue", "invoice.send", "--unique-key", "invoice-7", "-q"])
+    );
+    assert_eq!(env.statuses().len(), 2);
+}
+
+#[test]
+fn enqueue_with_an_existing_id_leaves_the_job_alone() {
+    let env = Sandbox::new();
+    snap!(
+        "first",
+        env.run(["enqueue", "order.paid", r#"{"n":1}"#, "--id", "order-42"])
+    );
+    snap!(
+        "again",
+        env.run(["enqueue", "order.paid", r#"{"n":2}"#, "--id", "order-42"])
+    );
+    snap!(
+        "again_json",
+        env.run(["enqueue", "order.paid", "--id", "order-42", "-o", "json"])
+    );
+    assert_eq!(env.job("order-42")["payload"], json!({"n": 1}));
+}
+
+#[test]
+fn enqueue_json_output_is_one_document() {
+    let env = Sandbox::new();
+    snap!(env.run(["enqueue", "mail.send", "-o", "json"]));
+}
+
+#[test]
+fn enqueue_file_takes_envelopes_and_legacy_lines() {
+    let env = Sandbox::new();
+    env.write(
+        "jobs.ndjson",
+        concat!(
+            r#"{"v":1,"jobId":"php-1","jobType":"mail.send","payload":{"to":"a@example.com"},"meta":{"tenantId":"t9"},"attempt":3,"maxAttempts":7,"createdAt":1700000000}"#,
+            "\n",
+            r#"{"jobId":"php-2","jobType":"mail.send","queue":"mail","priority":-1,"runAt":"2030-01-01T00:00:00Z"}"#,
+            "\n",
+            "\n",
+            r#"{"v":1,"jobType":"report.build","payload":[1,2]}"#,
+            "\n",
+            r#"{"order":17,"note":"no jobType: legacy"}"#,
+            "\n",
+            r#""just a string""#,
+            "\n",
+        ),
+    );
+    snap!(
+        "enqueue",
+        env.run([
+            "enqueue",
+            "--file",
+            "jobs.ndjson",
+            "--type",
+            "legacy.import",
+            "--queue",
+            "imports"
+        ])
+    );
+    snap!("list", env.run(["list"]));
+    let php1 = env.job("php-1");
+    assert_eq!(
+        php1["createdAt"], 1_700_000_000_000i64,
+        "createdAt in seconds is read as seconds"
+    );
+    assert_eq!(php1["attempt"], 0, "a new job starts afresh");
+    assert_eq!(php1["maxAttempts"], 7);
+    assert_eq!(
+        php1["queue"], "imports",
+        "--queue applies to lines that do not name one"
+    );
+    let php2 = env.job("php-2");
+    assert_eq!(php2["queue"], "mail");
+    assert_eq!(php2["runAt"], 1_893_456_000_000i64);
+    // Reading the same file again finds every envelope with an id present already.
+    snap!(
+        "again",
+        env.run([
+            "enqueue",
+            "--file",
+            "jobs.ndjson",
+            "--type",
+            "legacy.import",
+            "-o",
+            "json"
+        ])
+    );
+}
+
+#[test]
+fn enqueue_file_reads_stdin() {
+    let env = Sandbox::new();
+    let input = "{\"a\":1}\n{\"a\":2}\n";
+    snap!(env.run_with_stdin(
+        ["enqueue", "--file", "-", "--type", "legacy.import", "-o", "json"],
+        input
+    ));
+    assert_eq!(env.statuses().len(), 2);
+}
+
+#[test]
+fn enqueue_file_with_a_bad_line_names_it_and_writes_nothing() {
+    let env = Sandbox::new();
+    env.write(
+        "jobs.ndjson",
+        concat!(
+            r#"{"v":1,"jobType":"mail.send","payload":{}}"#,
+            "\n",
+            r#"{"v":1,"jobType":"mail.send","payload":{}}"#,
+            "\n",
+            "{\"v\":1,\"jobType\":\"mail.send\",\"payload\":\n",
+        ),
+    );
+    snap!("bad_json", env.run(["enqueue", "--file", "jobs.ndjson"]));
+    snap!("list", env.run(["list"]));
+
+    env.write(
+        "queue.ndjson",
+        "{\"v\":1,\"jobType\":\"a\"}\n{\"v\":1,\"jobType\":\"a\",\"queue\":\"no spaces\"}\n",
+    );
+    snap!("bad_queue", env.run(["enqueue", "--file", "queue.ndjson"]));
+
+    env.write("legacy.ndjson", "{\"v\":1,\"jobType\":\"a\"}\n{\"order\":1}\n");
+    snap!("legacy_without_type", env.run(["enqueue", "--file", "legacy.ndjson"]));
+
+    env.write("half.ndjson", "{\"v\":1,\"jobType\":\"a\"}\n{\"jobType\":\"b\"}\n");
+    snap!(
+        "envelope_without_id_or_v",
+        env.run(["enqueue", "--file", "half.ndjson"])
+    );
+
+    assert!(env.statuses().is_empty(), "a refused file writes nothing");
+}
+
+#[test]
+fn enqueue_file_refuses_a_missing_file_and_an_empty_type() {
+    let env = Sandbox::new();
+    snap!("missing", env.run(["enqueue", "--file", "nope.ndjson"]));
+    env.write("jobs.ndjson", "{\"a\":1}\n");
+    snap!(
+        "empty_type",
+        env.run(["enqueue", "--file", "jobs.ndjson", "--type", ""])
+    );
+    assert!(env.statuses().is_empty());
+}
+
+#[test]
+fn enqueue_file_excludes_single_job_arguments() {
+    let env = Sandbox::new();
+    snap!("type", env.run(["enqueue", "mail.send", "--file", "jobs.ndjson"]));
+    snap!("id", env.run(["enqueue", "--file", "jobs.ndjson", "--id", "x"]));
+    snap!(
+        "default_type_without_file",
+        env.run(["enqueue", "mail.send", "--type", "legacy"])
+    );
+}
+
+#[test]
+fn enqueue_refuses_invalid_json() {
+    let env = Sandbox::new();
+    snap!("unquoted_string", env.run(["enqueue", "greet", "hello"]));
+    snap!("truncated", env.run(["enqueue", "greet", r#"{"to":"#]));
+    env.write("bad.json", "{\"to\": [1,}");
+    snap!("file", env.run(["enqueue", "greet", "@bad.json"]));
+    snap!("stdin", env.run_with_stdin(["enqueue", "greet", "-"], "nope"));
+    snap!("missing_file", env.run(["enqueue", "greet", "@missing.json"]));
+    assert!(env.statuses().is_empty());
+}
+
+#[test]
+fn enqueue_refuses_a_payload_over_one_mebibyte() {
+    let env = Sandbox::new();
+    // {"blob":"…"} is 11 bytes around the string.
+    let limit = 1024 * 1024;
+    env.write("big.json", format!("{{\"blob\":\"{}\"}}", "x".repeat(limit - 11 + 1)));
+    snap!("over", env.run(["enqueue", "upload", "@big.json"]));
+    snap!(
+        "over_stdin",
+        env.run_with_stdin(["enqueue", "upload", "-"], &format!("\"{}\"", "y".repeat(limit)))
+    );
+    env.write(
+        "big.ndjson",
+        format!(
+            "{{\"v\":1,\"jobType\":\"a\"}}\n{{\"v\":1,\"jobType\":\"a\",\"payload\":\"{}\"}}\n",
+            "z".repeat(limit)
+        ),
+    );
+    snap!("over_in_file", env.run(["enqueue", "--file", "big.ndjson"]));
+    assert!(env.statuses().is_empty(), "nothing was written");
+    // Exactly at the limit is fine.
+    env.write("edge.json", format!("{{\"blob\":\"{}\"}}", "x".repeat(limit - 11)));
+    let id = env.enqueue(&["upload", "@edge.json"]);
+    assert_eq!(env.status(&id), "pending");
+}
+
+#[test]
+fn enqueue_refuses_bad_values() {
+    let env = Sandbox::new();
+    snap!("empty_type", env.run(["enqueue", "", "{}"]));
+    snap!("blank_type", env.run(["enqueue", "  ", "{}"]));
+    snap!("long_type", env.run(["enqueue", &"t".repeat(129)]));
+    snap!("queue_with_space", env.run(["enqueue", "t", "--queue", "bad queue"]));
+    snap!("queue_too_long", env.run(["enqueue", "t", "--queue", &"q".repeat(65)]));
+    snap!("delay", env.run(["enqueue", "t", "--delay", "soon"]));
+    snap!("negative_delay", env.run(["enqueue", "t", "--delay", "-5s"]));
+    snap!("at", env.run(["enqueue", "t", "--at", "tomorrow"]));
+    snap!("timeout", env.run(["enqueue", "t", "--timeout", "forever"]));
+    snap!("timeout_zero", env.run(["enqueue", "t", "--timeout", "0s"]));
+    snap!("negative_timeout", env.run(["enqueue", "t", "--timeout", "-1s"]));
+    snap!("max_attempts_zero", env.run(["enqueue", "t", "--max-attempts", "0"]));
+    snap!(
+        "max_attempts_negative",
+        env.run(["enqueue", "t", "--max-attempts", "-1"])
+    );
+    snap!("priority_not_a_number", env.run(["enqueue", "t", "--priority", "high"]));
+    snap!("meta_without_equals", env.run(["enqueue", "t", "--meta", "tenantId"]));
+    snap!("meta_empty_key", env.run(["enqueue", "t", "--meta", "=42"]));
+    snap!("empty_id", env.run(["enqueue", "t", "--id", ""]));
+    snap!("empty_unique_key", env.run(["enqueue", "t", "--unique-key", ""]));
+    snap!("output_ndjson", env.run(["enqueue", "t", "-o", "ndjson"]));
+    snap!("no_type", env.run(["enqueue"]));
+    snap!("unknown_flag", env.run(["enqueue", "t", "--prio", "1"]));
+    snap!("unknown_flag_after_payload", env.run(["enqueue", "t", "{}", "--bogus"]));
+    assert!(env.statuses().is_empty(), "nothing was written");
+}
+
+#[test]
+fn enqueue_refuses_an_unknown_url_scheme_without_showing_the_password() {
+    let env = Sandbox::new();
+    let url = "postgress://user:s3cret@db.example/jobs";
+    let run = env.run(["--url", url, "enqueue", "t"]);
+    snap!("flag", run);
+    assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"));
+
+    let mut cmd = env.command(["enqueue", "t"]);
+    cmd.env("JOBQ_URL", url);
+    let run = env.run_command(cmd);
+    snap!("env", run);
+    assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"));
+}

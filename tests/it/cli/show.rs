@@ -1,0 +1,56 @@
+//! `jobq show ID`: one job in full.
+
+use super::Sandbox;
+
+#[test]
+fn show_prints_every_field() {
+    let env = Sandbox::new();
+    let id = env.enqueue(&[
+        "mail.send",
+        r#"{"to":"ana@example.com","cc":["bo@example.com"]}"#,
+        "--queue",
+        "mail",
+        "--priority",
+        "3",
+        "--timeout",
+        "30s",
+        "--meta",
+        "tenantId=42",
+        "--unique-key",
+        "welcome-ana",
+        "--max-attempts",
+        "2",
+    ]);
+    snap!("table", env.run(["show", &id]));
+    snap!("json", env.run(["show", &id, "-o", "json"]));
+}
+
+#[test]
+fn show_prints_the_error_history_of_a_dead_job() {
+    let env = Sandbox::new();
+    let id = env.enqueue(&["report.build", "--queue", "reports", "--max-attempts", "1"]);
+    env.kill("reports", "template missing: monthly.html");
+    snap!("table", env.run(["show", &id]));
+    snap!("json", env.run(["show", &id, "-o", "json"]));
+}
+
+#[test]
+fn show_prints_a_running_job_with_its_worker() {
+    let env = Sandbox::new();
+    let id = env.enqueue(&["video.encode", "--queue", "media"]);
+    env.claim("media");
+    snap!(env.run(["show", &id]));
+}
+
+#[test]
+fn show_an_unknown_id_is_not_found() {
+    let env = Sandbox::new();
+    snap!("unknown", env.run(["show", "no-such-job"]));
+    snap!(
+        "unknown_json",
+        env.run(["show", "0193a5c4-0000-7000-8000-000000000000", "-o", "json"])
+    );
+    snap!("empty", env.run(["show", ""]));
+    snap!("missing", env.run(["show"]));
+    snap!("prometheus", env.run(["show", "x", "-o", "prometheus"]));
+}
