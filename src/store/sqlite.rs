@@ -182,6 +182,45 @@ impl SqliteStore {
         tx.commit().await.map_err(q("committing the migration"))
     }
 
+    /// The ids of `jobs` that the table holds already.
+    async fn existing_ids(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        jobs: &[NewJob],
+    ) -> Result<HashSet<String>, StoreError> {
+        let sql = format!("SELECT id FROM jobq_jobs WHERE id IN ({})", placeholders(jobs.len()));
+        let mut query = sqlx::query_scalar::<_, String>(&sql);
+        for job in jobs {
+            query = query.bind(job.id.as_str());
+        }
+        Ok(query.fetch_all(&mut *tx).await.map_err(q("enqueue (id look-up)"))?.into_iter().collect())
+    }
+
+    /// The live jobs holding the unique keys of `jobs`, by (queue, key).
+    async fn live_unique_keys(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        jobs: &[NewJob],
+    ) -> Result<HashMap<(String, String), JobId>, StoreError> {
+        let keyed: Vec<&NewJob> = jobs.iter().filter(|j| j.unique_key.is_some()).collect();
+        if keyed.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let sql = format!(
+            "SELECT queue, unique_key, id FROM jobq_jobs WHERE status IN {LIVE_STATUSES} AND unique_key IN ({})",
+            placeholders(keyed.len())
+        );
+        let mut query = sqlx::query(&sql);
+        for job in &keyed {
+            query = query.bind(job.unique_key.as_deref());
+        }
+        let rows = query.fetch_all(&mut *tx).await.map_err(q("enqueue (unique key look-up)"))?;
+        Ok(rows
+            .iter()
+            .map(|r| ((r.get::<String, _>(0), r.get::<String, _>(1)), JobId::from_stored(r.get(2))))
+            .collect())
+    }
+
     async fn statuses_of(&self, ids: &[&JobId]) -> Result<HashMap<String, JobStatus>, StoreError> {
         let mut out = HashMap::new();
         for chunk in ids.chunks(ROWS_PER_STATEMENT) {
@@ -325,14 +364,47 @@ impl Store for SqliteStore {
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        // The immediate transaction holds the write lock from the start, so what the look-ups below
+        // find stays true until the insert: every answer is decided before a row is written, and the
+        // insert needs no RETURNING (streaming a row back per job would cost more than the insert).
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(q("starting enqueue"))?;
-        let mut inserted: HashSet<String> = HashSet::with_capacity(jobs.len());
+        let mut out = Vec::with_capacity(jobs.len());
+        // What earlier jobs of this batch took: ids, and live unique keys by (queue, key).
+        let mut batch_ids: HashSet<&str> = HashSet::with_capacity(jobs.len());
+        let mut batch_keys: HashMap<(&str, &str), &JobId> = HashMap::new();
         for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
+            let stored_ids = self.existing_ids(&mut tx, chunk).await?;
+            let live_keys = self.live_unique_keys(&mut tx, chunk).await?;
+            let mut fresh: Vec<&NewJob> = Vec::with_capacity(chunk.len());
+            for job in chunk {
+                let id = job.id.as_str();
+                if stored_ids.contains(id) || batch_ids.contains(id) {
+                    out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Duplicate });
+                    continue;
+                }
+                if let Some(key) = job.unique_key.as_deref() {
+                    let holder = live_keys
+                        .get(&(job.queue.clone(), key.to_string()))
+                        .cloned()
+                        .or_else(|| batch_keys.get(&(job.queue.as_str(), key)).map(|id| (*id).clone()));
+                    if let Some(holder) = holder {
+                        out.push(Enqueued { id: holder, outcome: EnqueueOutcome::Coalesced });
+                        continue;
+                    }
+                    batch_keys.insert((job.queue.as_str(), key), &job.id);
+                }
+                batch_ids.insert(id);
+                fresh.push(job);
+                out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Created });
+            }
+            if fresh.is_empty() {
+                continue;
+            }
             let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
                 "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, status, attempt, \
                  max_attempts, run_at, unique_key, timeout_ms, errors, created_at) ",
             );
-            qb.push_values(chunk, |mut row, job| {
+            qb.push_values(fresh, |mut row, job| {
                 row.push_bind(job.id.as_str())
                     .push_bind(job.queue.as_str())
                     .push_bind(job.job_type.as_str())
@@ -348,36 +420,7 @@ impl Store for SqliteStore {
                     .push("'[]'")
                     .push_bind(job.created_at.0);
             });
-            qb.push(" ON CONFLICT DO NOTHING RETURNING id");
-            let rows = qb.build().fetch_all(&mut *tx).await.map_err(q("enqueue"))?;
-            inserted.extend(rows.iter().map(|r| r.get::<String, _>(0)));
-        }
-        // Rows not inserted hit a live job's unique key (coalesce into it) or an existing id.
-        let mut out = Vec::with_capacity(jobs.len());
-        let mut seen: HashSet<&str> = HashSet::new();
-        for job in jobs {
-            // An id appears as inserted only for its first occurrence in the batch.
-            if inserted.contains(job.id.as_str()) && seen.insert(job.id.as_str()) {
-                out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Created });
-                continue;
-            }
-            if let Some(key) = &job.unique_key {
-                let existing: Option<String> = sqlx::query_scalar(&format!(
-                    "SELECT id FROM jobq_jobs WHERE queue = ? AND unique_key = ? AND status IN {LIVE_STATUSES}"
-                ))
-                .bind(&job.queue)
-                .bind(key)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(q("enqueue (unique key lookup)"))?;
-                if let Some(id) = existing {
-                    if id != job.id.as_str() {
-                        out.push(Enqueued { id: JobId::from_stored(id), outcome: EnqueueOutcome::Coalesced });
-                        continue;
-                    }
-                }
-            }
-            out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Duplicate });
+            qb.build().execute(&mut *tx).await.map_err(q("enqueue"))?;
         }
         tx.commit().await.map_err(q("committing enqueue"))?;
         Ok(out)
@@ -598,13 +641,23 @@ impl Store for SqliteStore {
     }
 
     async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+        // One pass over the (queue, status, run_at) index, which covers the query: counts, the
+        // scheduled part of pending, and the oldest ready run time, without touching table rows.
         let queue_filter = if params.queues.is_empty() {
             String::new()
         } else {
-            format!(" AND queue IN ({})", placeholders(params.queues.len()))
+            format!(
+                " WHERE queue IN ({})",
+                (0..params.queues.len()).map(|i| format!("?{}", i + 2)).collect::<Vec<_>>().join(", ")
+            )
         };
-        let sql = format!("SELECT queue, status, count(*) FROM jobq_jobs WHERE 1 = 1{queue_filter} GROUP BY queue, status");
-        let mut query = sqlx::query(&sql);
+        let sql = format!(
+            "SELECT queue, status, count(*), \
+             sum(CASE WHEN status = 'pending' AND run_at > ?1 THEN 1 ELSE 0 END), \
+             min(CASE WHEN status = 'pending' AND run_at <= ?1 THEN run_at END) \
+             FROM jobq_jobs{queue_filter} GROUP BY queue, status"
+        );
+        let mut query = sqlx::query(&sql).bind(params.now.0);
         for queue in &params.queues {
             query = query.bind(queue);
         }
@@ -616,7 +669,11 @@ impl Store for SqliteStore {
             let n = row.get::<i64, _>(2) as u64;
             let s = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats { queue, ..Default::default() });
             match JobStatus::from_str(status) {
-                Ok(JobStatus::Pending) => s.ready = n,
+                Ok(JobStatus::Pending) => {
+                    s.scheduled = row.get::<i64, _>(3) as u64;
+                    s.ready = n.saturating_sub(s.scheduled);
+                    s.oldest_ready_at = row.get::<Option<i64>, _>(4).map(UnixMillis);
+                }
                 Ok(JobStatus::Running) => s.running = n,
                 Ok(JobStatus::Waiting) => s.waiting = n,
                 Ok(JobStatus::Succeeded) => s.succeeded = n,
@@ -624,36 +681,6 @@ impl Store for SqliteStore {
                 Ok(JobStatus::Cancelled) => s.cancelled = n,
                 Ok(JobStatus::Discarded) => s.discarded = n,
                 Err(_) => {}
-            }
-        }
-        // Pending splits into ready and scheduled; the ready index answers this without touching rows.
-        let sql = format!(
-            "SELECT queue, count(*), min(run_at) FROM jobq_jobs WHERE status = 'pending' AND run_at > ?{queue_filter} GROUP BY queue"
-        );
-        let mut query = sqlx::query(&sql).bind(params.now.0);
-        for queue in &params.queues {
-            query = query.bind(queue);
-        }
-        for row in query.fetch_all(&self.pool).await.map_err(q("stats"))? {
-            let queue: String = row.get(0);
-            if let Some(s) = by_queue.get_mut(&queue) {
-                let scheduled = row.get::<i64, _>(1) as u64;
-                s.scheduled = scheduled;
-                s.ready = s.ready.saturating_sub(scheduled);
-            }
-        }
-        let sql = format!(
-            "SELECT queue, (SELECT min(run_at) FROM jobq_jobs j WHERE j.status = 'pending' AND j.queue = q.queue AND j.run_at <= ?) \
-             FROM (SELECT DISTINCT queue FROM jobq_jobs WHERE status = 'pending'{queue_filter}) q"
-        );
-        let mut query = sqlx::query(&sql).bind(params.now.0);
-        for queue in &params.queues {
-            query = query.bind(queue);
-        }
-        for row in query.fetch_all(&self.pool).await.map_err(q("stats"))? {
-            let queue: String = row.get(0);
-            if let Some(s) = by_queue.get_mut(&queue) {
-                s.oldest_ready_at = row.get::<Option<i64>, _>(1).map(UnixMillis);
             }
         }
         Ok(Stats { queues: by_queue.into_values().collect() })
