@@ -72,7 +72,7 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
         return print_json(&json!({"cancelled": cancelled}));
     }
     let running = cancelled.iter().filter(|c| c.previous == JobStatus::Running).count();
-    let mut line = format!("cancelled {} jobs", cancelled.len());
+    let mut line = format!("cancelled {}", super::output::jobs(cancelled.len() as u64, ""));
     if running > 0 {
         line.push_str(&format!(
             " ({running} running: their workers stop them at the next heartbeat)"

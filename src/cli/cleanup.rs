@@ -91,8 +91,8 @@ fn report(ctx: &Context, format: OutputFormat, n: u64, dry_run: bool) -> anyhow:
     }
     let _ = ctx;
     print(&if dry_run {
-        format!("would delete {n} jobs")
+        format!("would delete {}", super::output::jobs(n, ""))
     } else {
-        format!("deleted {n} jobs")
+        format!("deleted {}", super::output::jobs(n, ""))
     })
 }

@@ -290,7 +290,8 @@ async fn enqueue_file(
     } else if !ctx.quiet {
         let rate = (jobs.len() as f64 / elapsed.as_secs_f64().max(1e-9)).round();
         let mut line = format!(
-            "enqueued {created} jobs from {name} in {:.2}s ({rate}/s)",
+            "enqueued {} from {name} in {:.2}s ({rate}/s)",
+            super::output::jobs(created, ""),
             elapsed.as_secs_f64()
         );
         if coalesced > 0 || duplicate > 0 {

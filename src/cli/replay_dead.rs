@@ -94,7 +94,8 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
                         Cell::new(last_error(job, 70)),
                     ]);
                 }
-                print(&format!("would replay {} dead jobs\n{t}", candidates.len()))
+                let head = format!("would replay {}", super::output::jobs(candidates.len() as u64, "dead"));
+                if candidates.is_empty() { print(&head) } else { print(&format!("{head}\n{t}")) }
             }
         };
     }
@@ -109,7 +110,7 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     }
     let bounded = request.limit.is_some() || !request.ids.is_empty();
     if !bounded {
-        let question = format!("Replay {} dead jobs?", candidates.len());
+        let question = format!("Replay {}?", super::output::jobs(candidates.len() as u64, "dead"));
         if !confirm(question, args.yes, "--limit N or --id ID").await? {
             eprintln!("nothing replayed");
             return Ok(());
@@ -125,6 +126,6 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
             }
             print_ndjson(&jobs)
         }
-        _ => print(&format!("replayed {} dead jobs", replayed.len())),
+        _ => print(&format!("replayed {}", super::output::jobs(replayed.len() as u64, "dead"))),
     }
 }

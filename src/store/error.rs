@@ -18,7 +18,7 @@ pub enum StoreError {
         reason: String,
     },
     /// The store cannot be reached or opened.
-    #[error("cannot reach the {kind} store at {url}")]
+    #[error("cannot reach the {kind} store at {url} ({})", reach_hint(*kind))]
     Unavailable {
         /// Backend.
         kind: StoreKind,
@@ -82,7 +82,48 @@ pub enum StoreError {
     },
 }
 
+/// What to check when a store cannot be reached.
+fn reach_hint(kind: StoreKind) -> &'static str {
+    match kind {
+        StoreKind::Sqlite => "check that its folder exists and is writable",
+        StoreKind::Postgres | StoreKind::Mysql | StoreKind::Redis => {
+            "check that the server is running and the URL's host, port, user and database are right"
+        }
+    }
+}
+
+/// A driver error reduced to its most specific message. Drivers wrap one error in another whose
+/// message repeats the inner one ("error returned from database: (code: 14) unable to open database
+/// file" around "(code: 14) unable to open database file"); printing the whole chain would say it
+/// twice, so the chain is cut to its deepest message.
+#[derive(Debug)]
+pub struct DriverError(String);
+
+impl std::fmt::Display for DriverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DriverError {}
+
+impl DriverError {
+    /// The deepest message of `err`'s source chain.
+    pub fn deepest(err: &(dyn std::error::Error + 'static)) -> DriverError {
+        let mut current = err;
+        while let Some(next) = current.source() {
+            current = next;
+        }
+        DriverError(current.to_string())
+    }
+}
+
 impl StoreError {
+    /// The store at `url` cannot be reached; `source` is the driver's error.
+    pub fn unavailable(kind: StoreKind, url: &super::RedactedUrl, source: &(dyn std::error::Error + 'static)) -> Self {
+        StoreError::Unavailable { kind, url: url.to_string(), source: Box::new(DriverError::deepest(source)) }
+    }
+
     /// Wraps a driver error met while doing `operation`.
     pub fn query(kind: StoreKind, operation: &'static str, source: impl Into<BoxError>) -> Self {
         StoreError::Query { kind, operation, source: source.into() }

@@ -70,8 +70,9 @@ impl fmt::Debug for RedactedUrl {
 }
 
 fn redact(url: &str) -> String {
-    // Between "://" and the last "@" before the path lies "user:password"; keep the user only.
-    let Some(start) = url.find("://").map(|i| i + 3) else { return url.to_string() };
+    // Between "://" (or the start, for text with no scheme such as `user:pw@host`) and the last "@"
+    // before the path lies "user:password"; keep the user only.
+    let start = url.find("://").map(|i| i + 3).unwrap_or(0);
     let rest = &url[start..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let authority = &rest[..authority_end];
@@ -207,6 +208,10 @@ mod tests {
         }
         assert_eq!(RedactedUrl::new("postgres://u:secret@h/db").as_str(), "postgres://u:***@h/db");
         assert_eq!(RedactedUrl::new("postgres://u@h/db").as_str(), "postgres://u@h/db");
+        assert_eq!(RedactedUrl::new("user:secret@db.example").as_str(), "user:***@db.example");
+        assert_eq!(RedactedUrl::new("sqlite:jobs.db").as_str(), "sqlite:jobs.db");
+        let err = StoreUrl::parse("user:secret@db.example/x").unwrap_err().to_string();
+        assert!(!err.contains("secret"), "{err}");
     }
 
     #[test]

@@ -36,9 +36,8 @@ CREATE INDEX jobq_jobs_running ON jobq_jobs (heartbeat_at) WHERE status = 'runni
 CREATE UNIQUE INDEX jobq_jobs_unique ON jobq_jobs (queue, unique_key)
     WHERE unique_key IS NOT NULL AND status IN ('pending', 'running', 'waiting');
 
--- Stats and filtered cancel: counts by queue and status, and the ready/scheduled split, from the
--- index alone.
-CREATE INDEX jobq_jobs_queue_status ON jobq_jobs (queue, status, run_at);
+-- Stats and filtered cancel: counts by queue and status from the index alone.
+CREATE INDEX jobq_jobs_queue_status ON jobq_jobs (queue, status);
 
 -- List, newest first, unfiltered or by status.
 CREATE INDEX jobq_jobs_created ON jobq_jobs (created_at, id);
