@@ -85,7 +85,7 @@ pub enum StoreError {
 /// What to check when a store cannot be reached.
 fn reach_hint(kind: StoreKind) -> &'static str {
     match kind {
-        StoreKind::Sqlite => "check that its folder exists and is writable",
+        StoreKind::Sqlite => "check the path, and that its folder exists and is writable",
         StoreKind::Postgres | StoreKind::Mysql | StoreKind::Redis => {
             "check that the server is running and the URL's host, port, user and database are right"
         }
