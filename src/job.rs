@@ -375,6 +375,20 @@ impl JobSpec {
         JobSpec::from_value(value, default_type)
     }
 
+    /// As [`JobSpec::from_json_line`], but an envelope's payload comes back as the line's own compact
+    /// JSON text rather than in `payload`: bulk enqueue then never builds and re-serializes a value tree
+    /// for it. Lines that are not compact envelopes take the general path (the payload is then `None`
+    /// and in the spec).
+    pub fn from_json_line_raw(
+        line: &str,
+        default_type: Option<&str>,
+    ) -> Result<(JobSpec, Option<Box<RawValue>>), String> {
+        if let Some(fast) = envelope_line_fast(line) {
+            return Ok(fast);
+        }
+        JobSpec::from_json_line(line, default_type).map(|spec| (spec, None))
+    }
+
     /// Reads a JSON value leniently (DESIGN §1). An object with `jobType` and either `jobId` or `v` is
     /// an envelope; anything else is a legacy message that becomes the payload of a job of
     /// `default_type`, or is refused when there is none.
@@ -398,6 +412,80 @@ impl JobSpec {
             }
         }
     }
+}
+
+/// The top-level fields of an envelope line, the payload borrowed as raw text. A field that is
+/// present with `null` is `Some(Value::Null)`, as the general path sees it.
+#[derive(Deserialize)]
+struct LineFields<'a> {
+    #[serde(rename = "jobType", default, deserialize_with = "present")]
+    job_type: Option<Value>,
+    #[serde(rename = "jobId", default, deserialize_with = "present")]
+    job_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    v: Option<Value>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present")]
+    queue: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    priority: Option<Value>,
+    #[serde(rename = "runAt", default, deserialize_with = "present")]
+    run_at: Option<Value>,
+    #[serde(rename = "createdAt", default, deserialize_with = "present")]
+    created_at: Option<Value>,
+    #[serde(rename = "maxAttempts", default, deserialize_with = "present")]
+    max_attempts: Option<Value>,
+    #[serde(rename = "uniqueKey", default, deserialize_with = "present")]
+    unique_key: Option<Value>,
+    #[serde(rename = "timeoutMs", default, deserialize_with = "present")]
+    timeout_ms: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    meta: Option<Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The fast path of [`JobSpec::from_json_line_raw`]: `None` sends the line down the general path
+/// (not an object, not an envelope, a payload with whitespace to compact, or any error to report).
+fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
+    if !line.trim_start().starts_with('{') {
+        return None;
+    }
+    let fields: LineFields = serde_json::from_str(line).ok()?;
+    if fields.job_type.is_none() || (fields.job_id.is_none() && fields.v.is_none()) {
+        return None;
+    }
+    let payload = match fields.payload {
+        // Whitespace (even inside strings, to keep this check cheap) sends the payload through a parse
+        // so it is stored compact, exactly as the general path would store it.
+        Some(raw) if raw.get().bytes().any(|b| matches!(b, b' ' | b'\n' | b'\t' | b'\r')) => return None,
+        Some(raw) => raw.to_owned(),
+        None => RawValue::from_string("null".into()).ok()?,
+    };
+    let mut map = serde_json::Map::new();
+    let named = [
+        ("jobType", fields.job_type),
+        ("jobId", fields.job_id),
+        ("v", fields.v),
+        ("queue", fields.queue),
+        ("priority", fields.priority),
+        ("runAt", fields.run_at),
+        ("createdAt", fields.created_at),
+        ("maxAttempts", fields.max_attempts),
+        ("uniqueKey", fields.unique_key),
+        ("timeoutMs", fields.timeout_ms),
+        ("meta", fields.meta),
+    ];
+    for (key, value) in named {
+        if let Some(value) = value {
+            map.insert(key.to_string(), value);
+        }
+    }
+    let spec = envelope_from_map(map).ok()?;
+    Some((spec, Some(payload)))
 }
 
 fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec, String> {
@@ -526,6 +614,17 @@ impl Default for Limits {
 impl NewJob {
     /// Checks `spec` and fills in its defaults as of `now`.
     pub fn validate(spec: JobSpec, now: UnixMillis, limits: &Limits) -> Result<NewJob, String> {
+        NewJob::validate_with(spec, None, now, limits)
+    }
+
+    /// As [`NewJob::validate`], with the payload given as compact JSON text (`spec.payload` is ignored):
+    /// what [`JobSpec::from_json_line_raw`] returns.
+    pub fn validate_with(
+        spec: JobSpec,
+        raw_payload: Option<Box<RawValue>>,
+        now: UnixMillis,
+        limits: &Limits,
+    ) -> Result<NewJob, String> {
         validate_type(&spec.job_type)?;
         let queue = spec.queue.unwrap_or_else(|| DEFAULT_QUEUE.to_string());
         validate_queue(&queue)?;
@@ -533,7 +632,10 @@ impl NewJob {
             Some(id) => JobId::parse(&id)?,
             None => JobId::generate(),
         };
-        let payload = serde_json::value::to_raw_value(&spec.payload).map_err(|e| format!("payload: {e}"))?;
+        let payload = match raw_payload {
+            Some(raw) => raw,
+            None => serde_json::value::to_raw_value(&spec.payload).map_err(|e| format!("payload: {e}"))?,
+        };
         if payload.get().len() > limits.max_payload_bytes {
             return Err(format!(
                 "payload is {} bytes, over the limit of {} bytes (max_payload_bytes in the config)",
@@ -775,6 +877,37 @@ mod tests {
         let envelope = serde_json::to_value(job.envelope()).unwrap();
         assert_eq!(envelope["attempt"], json!(9));
         assert!(envelope.get("status").is_none());
+    }
+
+    #[test]
+    fn raw_line_reading_matches_the_general_path() {
+        let lines = [
+            r#"{"v":1,"jobId":"a1","jobType":"mail.send","payload":{"to":"x@y","n":[1,2]},"meta":{"tenantId":"t9"},"maxAttempts":7,"createdAt":1700000000}"#,
+            r#"{"v":1,"jobType":"t","payload":{"msg":"hello world"}}"#,
+            r#"{"jobId":"k","jobType":"t"}"#,
+            r#"{"v":1,"jobType":"t","queue":"q1","priority":-2,"runAt":"2023-11-14T22:13:20Z","uniqueKey":"u","timeoutMs":500}"#,
+            r#"{"user":5}"#,
+            "42",
+        ];
+        for line in lines {
+            let general = valid(JobSpec::from_json_line(line, Some("legacy")).unwrap());
+            let (spec, raw) = JobSpec::from_json_line_raw(line, Some("legacy")).unwrap();
+            let fast = NewJob::validate_with(spec, raw, NOW, &Limits::default()).unwrap();
+            assert_eq!(fast.payload.get(), general.payload.get(), "{line}");
+            assert_eq!(
+                (&fast.queue, &fast.job_type, &fast.meta, fast.priority, fast.max_attempts),
+                (&general.queue, &general.job_type, &general.meta, general.priority, general.max_attempts),
+                "{line}"
+            );
+            assert_eq!((fast.run_at, fast.created_at, &fast.unique_key), (general.run_at, general.created_at, &general.unique_key));
+        }
+        // Errors come from the general path, with its messages.
+        assert!(JobSpec::from_json_line_raw(r#"{"v":2,"jobType":"t"}"#, None).unwrap_err().contains("version"));
+        assert!(JobSpec::from_json_line_raw(r#"{"v":null,"jobType":"t"}"#, None).unwrap_err().contains("version"));
+        // The raw payload counts against the size limit like any other.
+        let (spec, raw) = JobSpec::from_json_line_raw(r#"{"v":1,"jobType":"t","payload":"0123456789"}"#, None).unwrap();
+        let limits = Limits { max_payload_bytes: 10, ..Limits::default() };
+        assert!(NewJob::validate_with(spec, raw, NOW, &limits).unwrap_err().contains("over the limit"));
     }
 
     #[test]

@@ -206,6 +206,58 @@ async fn enqueue_one(
     Ok(())
 }
 
+/// Reads and validates every line of an NDJSON text, on all cores: the text is cut into one run of
+/// whole lines per core. The first bad line (by line number) refuses the lot.
+fn parse_lines(
+    text: &str,
+    name: &str,
+    default_type: Option<&str>,
+    defaults: &Defaults,
+    limits: &crate::job::Limits,
+) -> Result<Vec<NewJob>, Error> {
+    let now = crate::UnixMillis::now();
+    let parse_part = |first_line: usize, part: &str| -> Result<Vec<NewJob>, Error> {
+        let mut jobs = Vec::with_capacity(part.len() / 100);
+        for (n, line) in part.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = |e: String| Error::Invalid(format!("{name}:{}: {e}", first_line + n + 1));
+            let (spec, raw) = JobSpec::from_json_line_raw(line, default_type).map_err(at)?;
+            jobs.push(NewJob::validate_with(defaults.apply(spec), raw, now, limits).map_err(at)?);
+        }
+        Ok(jobs)
+    };
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    // Small inputs are not worth a thread.
+    let parts = if text.len() < 1 << 20 { 1 } else { cores };
+    let mut bounds = vec![0];
+    for k in 1..parts {
+        let target = (text.len() * k / parts).max(*bounds.last().unwrap_or(&0));
+        let cut = text[target..].find('\n').map(|i| target + i + 1).unwrap_or(text.len());
+        bounds.push(cut);
+    }
+    bounds.push(text.len());
+    bounds.dedup();
+    let results: Vec<Result<Vec<NewJob>, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                let first_line = text[..start].bytes().filter(|b| *b == b'\n').count();
+                let part = &text[start..end];
+                scope.spawn(move || parse_part(first_line, part))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid(format!("{name}: reading failed"))))).collect()
+    });
+    let mut jobs = Vec::new();
+    for part in results {
+        jobs.extend(part?);
+    }
+    Ok(jobs)
+}
+
 fn read_payload(arg: Option<&str>) -> Result<Value, Error> {
     let (text, source) = match arg {
         None => return Ok(json!({})),
@@ -253,17 +305,7 @@ async fn enqueue_file(
         crate::job::validate_type(t).map_err(|e| Error::Invalid(format!("--type: {e}")))?;
     }
     // Every line is read and validated before anything is written: a bad line refuses the whole file.
-    let now = crate::UnixMillis::now();
-    let mut jobs: Vec<NewJob> = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = |e: String| Error::Invalid(format!("{name}:{}: {e}", n + 1));
-        let spec = JobSpec::from_json_line(line, args.default_type.as_deref()).map_err(at)?;
-        let job = NewJob::validate(defaults.apply(spec), now, &ctx.config.limits).map_err(at)?;
-        jobs.push(job);
-    }
+    let jobs = parse_lines(&text, &name, args.default_type.as_deref(), defaults, &ctx.config.limits)?;
     drop(text);
     let client = ctx.client().await?;
     let bar = progress::counter(jobs.len() as u64, "enqueueing", ctx.quiet);

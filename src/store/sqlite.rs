@@ -632,6 +632,10 @@ impl Store for SqliteStore {
     async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
         let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(format!("SELECT {JOB_COLUMNS} FROM jobq_jobs WHERE 1 = 1"));
         push_filter(&mut qb, &params.filter);
+        if !params.filter.statuses.is_empty() && !params.filter.statuses.contains(&JobStatus::Pending) {
+            // Repeats the by-status index's own condition, which is how SQLite knows it may use it.
+            qb.push(" AND status <> 'pending'");
+        }
         qb.push(" ORDER BY created_at DESC, id DESC LIMIT ")
             .push_bind(params.limit as i64)
             .push(" OFFSET ")
