@@ -56,9 +56,10 @@ pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>) {
     let mut batch = Vec::with_capacity(64);
     while let Some(first) = rx.recv().await {
         batch.push(first);
+        // Wait for company only while handlers are still running: their outcomes are due soon.
         if s.busy() > 0 {
             let until = Instant::now() + LINGER;
-            while batch.len() < MAX_BATCH {
+            while batch.len() < MAX_BATCH && s.busy() > 0 {
                 match tokio::time::timeout_at(until, rx.recv()).await {
                     Ok(Some(ack)) => batch.push(ack),
                     _ => break,
@@ -71,6 +72,7 @@ pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>) {
                 Err(_) => break,
             }
         }
+        tracing::trace!(outcomes = batch.len(), "writing outcomes");
         write(&s, &mut batch).await;
     }
 }

@@ -45,6 +45,8 @@ pub use shutdown::{StopCause, WorkerHandle, on_signals};
 /// First re-poll interval after work was found, when no store watch wakes the dispatcher; it doubles
 /// up to `poll_interval` while the queue stays empty.
 const FAST_POLL: Duration = Duration::from_millis(5);
+/// Longest wait for more free slots before a claim smaller than a quarter of the concurrency.
+const GATHER: Duration = Duration::from_millis(1);
 /// Time a stopped handler gets beyond the kill grace before the worker abandons it.
 const STOP_MARGIN: Duration = Duration::from_secs(1);
 
@@ -688,17 +690,25 @@ impl Shared {
         taken
     }
 
-    /// Frees a finished handler's slot.
-    fn free_slot(&self, job_type: &str, limited: bool) {
+    /// Ends a handler's run: frees its slot and marks its hold done (or drops it when nothing will
+    /// be written for it).
+    fn end_run(&self, job: &Job, seq: u64, limited: bool, forget: bool) {
         {
             let mut st = self.lock();
             st.busy = st.busy.saturating_sub(1);
             if limited {
-                if let Some(n) = st.by_type.get_mut(job_type) {
+                if let Some(n) = st.by_type.get_mut(&job.job_type) {
                     *n = n.saturating_sub(1);
                     if *n == 0 {
-                        st.by_type.remove(job_type);
+                        st.by_type.remove(&job.job_type);
                     }
+                }
+            }
+            if st.leases.get(&job.id).is_some_and(|h| h.seq == seq) {
+                if forget {
+                    st.leases.remove(&job.id);
+                } else if let Some(h) = st.leases.get_mut(&job.id) {
+                    h.done = true;
                 }
             }
         }
@@ -711,11 +721,12 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
     let mut claimed: u64 = 0;
     let mut failures: u32 = 0;
     let mut idle_poll = if watched { s.settings.poll_interval } else { FAST_POLL };
+    let gather = (s.settings.concurrency / 4).max(1);
     loop {
         if s.control.stop.is_cancelled() {
             return;
         }
-        let window = s.window(claimed);
+        let mut window = s.window(claimed);
         if window.limit == 0 {
             if s.max_jobs.is_some_and(|max| claimed >= max) {
                 tracing::info!("took on {claimed} jobs (max jobs): draining");
@@ -727,6 +738,22 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
                 _ = s.control.stop.cancelled() => return,
             }
             continue;
+        }
+        // While handlers are finishing one after another, a moment's wait gathers their slots into
+        // one claim instead of a claim per freed slot.
+        if window.limit < gather && s.busy() > 0 {
+            let until = tokio::time::Instant::now() + GATHER;
+            loop {
+                tokio::select! {
+                    _ = s.slot_freed.notified() => {}
+                    _ = tokio::time::sleep_until(until) => break,
+                    _ = s.control.stop.cancelled() => return,
+                }
+                window = s.window(claimed);
+                if window.limit >= gather || s.busy() == 0 {
+                    break;
+                }
+            }
         }
         let claim = Claim {
             queues: s.settings.queues.clone(),
@@ -756,6 +783,7 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
             }
         };
         let got = jobs.len();
+        tracing::trace!(asked = window.limit, got, "claimed");
         claimed += s.start(jobs, acks).await;
         if got as u32 >= window.limit {
             // A full batch: more may be ready; claim again as soon as slots free up.
@@ -827,9 +855,11 @@ async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: JobContext,
     let stop = cx.stop_reason();
     let verdict = outcome::verdict(end, stop, &job, &reg.retry, max_attempts, s.clock.now(), rand::random());
     let lease = Lease::of(&job);
+    // Free the slot before handing the verdict over: the acknowledger stops waiting for company once
+    // no handler is running, and the dispatcher can claim while the outcome is being written.
+    s.end_run(&job, seq, reg.concurrency.is_some(), matches!(verdict, Verdict::Forget));
     match verdict {
         Verdict::Finish(outcome) => {
-            mark_done(&s, &job.id, seq);
             let _ = acks.send(Ack::Finish {
                 finish: Finish { lease, outcome },
                 job_type: job.job_type.clone(),
@@ -837,38 +867,22 @@ async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: JobContext,
             });
         }
         Verdict::Release => {
-            mark_done(&s, &job.id, seq);
             let _ = acks.send(Ack::Release {
                 lease,
                 job_type: job.job_type.clone(),
                 seq,
             });
         }
-        Verdict::Forget => {
-            {
-                let mut st = s.lock();
-                if st.leases.get(&job.id).is_some_and(|h| h.seq == seq) {
-                    st.leases.remove(&job.id);
-                }
-            }
-            match stop {
-                Some(StopReason::Cancelled) => tracing::info!(
-                    job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
-                    "job cancelled: its handler was stopped"
-                ),
-                _ => tracing::warn!(
-                    job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
-                    "lease lost (the job was rescued or deleted meanwhile): its handler was stopped and its outcome dropped"
-                ),
-            }
-        }
-    }
-    s.free_slot(&job.job_type, reg.concurrency.is_some());
-}
-
-fn mark_done(s: &Shared, id: &JobId, seq: u64) {
-    if let Some(h) = s.lock().leases.get_mut(id).filter(|h| h.seq == seq) {
-        h.done = true;
+        Verdict::Forget => match stop {
+            Some(StopReason::Cancelled) => tracing::info!(
+                job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
+                "job cancelled: its handler was stopped"
+            ),
+            _ => tracing::warn!(
+                job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
+                "lease lost (the job was rescued or deleted meanwhile): its handler was stopped and its outcome dropped"
+            ),
+        },
     }
 }
 
