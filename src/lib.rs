@@ -14,6 +14,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod client;
 pub mod config;
 pub mod error;

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::client::Client;
 use crate::config::{Config, Overrides};
 
+pub mod bench;
 pub mod cancel;
 pub mod cleanup;
 pub mod confirm;
@@ -107,6 +108,8 @@ pub enum Command {
     Workers(workers::WorkersArgs),
     /// Create or upgrade the store's schema
     Migrate(migrate::MigrateArgs),
+    /// Measure this store's throughput and latency on a throwaway queue
+    Bench(bench::BenchArgs),
     /// Print shell completions
     Completions(generate::CompletionsArgs),
     /// Print man pages (roff) into a folder, or jobq(1) on stdout
@@ -197,6 +200,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
         Command::Workers(args) => workers::run(&ctx, args).await,
         Command::Migrate(args) => migrate::run(&ctx, args).await,
+        Command::Bench(args) => bench::run(&ctx, args).await,
         Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),
     }
 }
