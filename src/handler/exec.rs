@@ -11,7 +11,10 @@
 //!
 //! Stopping (cancel, time-out, shutdown) sends SIGTERM to the whole group, then SIGKILL after the
 //! grace period. Whatever happens, no process of the group outlives the run: after the program exits
-//! the group is killed, and if the run is abandoned mid-way a guard kills the group on drop.
+//! the group is killed, and if the run is abandoned mid-way a guard kills the group on drop. Only a
+//! worker killed outright (SIGKILL, the OOM killer) cannot clean up; its programs are left to the
+//! supervisor (systemd kills the whole cgroup by default). A parent-death signal would cover that
+//! case, but it needs a pre-exec hook, which turns posix_spawn into fork and halves the spawn rate.
 
 use std::io;
 use std::process::{ExitStatus, Stdio};

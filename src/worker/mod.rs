@@ -837,8 +837,9 @@ async fn drain(s: &Shared) {
     };
     if stopped > 0 {
         tracing::info!(
-            "stopping {stopped} running job{}; they go back to pending without using an attempt",
-            if stopped == 1 { "" } else { "s" }
+            "stopping {stopped} running job{} and releasing {} to pending without using an attempt",
+            if stopped == 1 { "" } else { "s" },
+            if stopped == 1 { "it" } else { "them" }
         );
     }
     // Each runner returns within the kill grace (plus a margin), abandoning handlers that do not stop.
