@@ -45,6 +45,13 @@ pub use shutdown::{StopCause, WorkerHandle, on_signals};
 /// First re-poll interval after work was found, when no store watch wakes the dispatcher; it doubles
 /// up to `poll_interval` while the queue stays empty.
 const FAST_POLL: Duration = Duration::from_millis(5);
+/// Prefetch is for handlers faster than this on average: the local queue then holds about
+/// [`PREFETCH_WINDOW`] of work, at most [`PREFETCH_MAX`] jobs.
+const PREFETCH_BELOW: Duration = Duration::from_millis(1);
+/// How much work, in time, prefetched jobs may represent.
+const PREFETCH_WINDOW: Duration = Duration::from_millis(5);
+/// Most jobs waiting in the local queue.
+const PREFETCH_MAX: u64 = 1000;
 /// Longest wait for more free slots before a claim smaller than a quarter of the concurrency.
 const GATHER: Duration = Duration::from_millis(1);
 /// Time a stopped handler gets beyond the kill grace before the worker abandons it.
@@ -300,6 +307,10 @@ impl WorkerBuilder {
             handlers.insert(job_type, Arc::new(registered));
         }
         let fallback = handlers.remove("*");
+        let may_prefetch = handlers
+            .values()
+            .chain(fallback.iter())
+            .all(|h| h.concurrency.is_none());
         let host = host_name();
         let name = self.name.unwrap_or_else(|| host.clone());
         let pid = std::process::id();
@@ -332,6 +343,8 @@ impl WorkerBuilder {
             control,
             jobs_done: AtomicU64::new(0),
             next_seq: AtomicU64::new(0),
+            mean_run_us: AtomicU64::new(u64::MAX),
+            may_prefetch,
             burst: self.burst,
             max_jobs: self.max_jobs,
             max_memory: self.max_memory,
@@ -461,7 +474,7 @@ impl Worker {
                 if held == 1 { "" } else { "s" }
             );
         }
-        drain(&s).await;
+        drain(&s, &ack_tx).await;
         // Job tasks hold the other senders; they are all done, so the acknowledger sees the channel
         // close once it has written everything.
         drop(ack_tx);
@@ -509,6 +522,10 @@ pub(crate) struct Shared {
     control: Arc<shutdown::Control>,
     jobs_done: AtomicU64,
     next_seq: AtomicU64,
+    /// Moving average of handler run time in microseconds (`u64::MAX` before the first run).
+    mean_run_us: AtomicU64,
+    /// True when no handler has a per-type limit, which prefetching would have to respect.
+    may_prefetch: bool,
     burst: bool,
     max_jobs: Option<u64>,
     max_memory: Option<u64>,
@@ -524,6 +541,17 @@ struct State {
     by_type: HashMap<String, u32>,
     /// Every job leased to this worker whose outcome is not yet written: heartbeats keep these alive.
     leases: HashMap<JobId, Held>,
+    /// Prefetched jobs waiting for a slot (only for fast handlers without type limits; see
+    /// [`Shared::prefetch_room`]). Each is also in `leases`.
+    queued: std::collections::VecDeque<Queued>,
+}
+
+/// A prefetched job waiting for a slot.
+struct Queued {
+    job: Job,
+    reg: Arc<Registered>,
+    cx: JobContext,
+    seq: u64,
 }
 
 /// One job this worker holds.
@@ -585,11 +613,42 @@ impl Shared {
         )
     }
 
+    /// How many jobs may wait in the local queue. Claiming only for free slots costs a claim and an
+    /// acknowledgement per handful of jobs when handlers take microseconds, and those round trips
+    /// then bound the rate; so for handlers that average under [`PREFETCH_BELOW`] the worker also
+    /// claims about [`PREFETCH_WINDOW`] of work ahead. Slower handlers get none: a prefetched job
+    /// waits holding its lease while other workers might have run it.
+    fn prefetch_room(&self) -> u32 {
+        let mean = self.mean_run_us.load(Ordering::Relaxed);
+        if !self.may_prefetch || self.control.stop.is_cancelled() || mean >= PREFETCH_BELOW.as_micros() as u64 {
+            return 0;
+        }
+        let per_slot = PREFETCH_WINDOW.as_micros() as u64 / mean.max(1);
+        (u64::from(self.settings.concurrency) * per_slot).min(PREFETCH_MAX) as u32
+    }
+
+    /// True when handlers take clearly longer than prefetching is for (a single hiccup of a fast
+    /// handler does not count).
+    fn turned_slow(&self) -> bool {
+        let mean = self.mean_run_us.load(Ordering::Relaxed);
+        mean != u64::MAX && mean >= 4 * PREFETCH_BELOW.as_micros() as u64
+    }
+
+    /// Folds one run's duration into the moving average (weight 1/8).
+    fn record_run(&self, took: Duration) {
+        let us = took.as_micros().min(u128::from(u64::MAX - 1)) as u64;
+        let old = self.mean_run_us.load(Ordering::Relaxed);
+        let new = if old == u64::MAX { us } else { old - old / 8 + us / 8 };
+        self.mean_run_us.store(new, Ordering::Relaxed);
+    }
+
     /// The next claim's size: free slots, the rest of the `max_jobs` budget, and, when every type this
     /// worker serves has a limit, the room left under those limits; types at their limit are excluded.
     fn window(&self, claimed: u64) -> Window {
         let st = self.lock();
         let mut limit = self.settings.concurrency.saturating_sub(st.busy);
+        let prefetch = self.prefetch_room().saturating_sub(st.queued.len() as u32);
+        limit = limit.saturating_add(prefetch);
         if let Some(max) = self.max_jobs {
             limit = limit.min(u32::try_from(max.saturating_sub(claimed)).unwrap_or(u32::MAX));
         }
@@ -663,7 +722,6 @@ impl Shared {
                     }
                     *n += 1;
                 }
-                st.busy += 1;
                 let cx = self.new_context();
                 st.leases.insert(
                     job.id.clone(),
@@ -675,7 +733,12 @@ impl Shared {
                         seq,
                     },
                 );
-                tokio::spawn(run_job(self.clone(), job, reg, cx, acks.clone(), seq));
+                if st.busy < self.settings.concurrency {
+                    st.busy += 1;
+                    tokio::spawn(run_job(self.clone(), job, reg, cx, acks.clone(), seq));
+                } else {
+                    st.queued.push_back(Queued { job, reg, cx, seq });
+                }
                 taken += 1;
             }
         }
@@ -690,20 +753,11 @@ impl Shared {
         taken
     }
 
-    /// Ends a handler's run: frees its slot and marks its hold done (or drops it when nothing will
-    /// be written for it).
-    fn end_run(&self, job: &Job, seq: u64, limited: bool, forget: bool) {
-        {
+    /// Ends a handler's run: marks its hold done (or drops it when nothing will be written for it),
+    /// and hands the slot to the next prefetched job, or frees it.
+    fn end_run(&self, job: &Job, seq: u64, limited: bool, forget: bool) -> Option<Queued> {
+        let next = {
             let mut st = self.lock();
-            st.busy = st.busy.saturating_sub(1);
-            if limited {
-                if let Some(n) = st.by_type.get_mut(&job.job_type) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        st.by_type.remove(&job.job_type);
-                    }
-                }
-            }
             if st.leases.get(&job.id).is_some_and(|h| h.seq == seq) {
                 if forget {
                     st.leases.remove(&job.id);
@@ -711,8 +765,32 @@ impl Shared {
                     h.done = true;
                 }
             }
-        }
+            let next = if self.control.stop.is_cancelled() {
+                None
+            } else {
+                st.queued.pop_front()
+            };
+            if next.is_none() {
+                st.busy = st.busy.saturating_sub(1);
+                if limited {
+                    if let Some(n) = st.by_type.get_mut(&job.job_type) {
+                        *n = n.saturating_sub(1);
+                        if *n == 0 {
+                            st.by_type.remove(&job.job_type);
+                        }
+                    }
+                }
+            }
+            next
+        };
+        // A freed slot, or room in the local queue: either way the dispatcher may claim.
         self.slot_freed.notify_one();
+        next
+    }
+
+    /// Takes every prefetched job out of the local queue (shutdown, or handlers turned slow).
+    fn unqueue(&self) -> Vec<Queued> {
+        self.lock().queued.drain(..).collect()
     }
 }
 
@@ -817,7 +895,8 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
 
 /// Waits for running handlers to finish; once the shutdown deadline passes, stops them (their jobs
 /// are released) and waits for them to return.
-async fn drain(s: &Shared) {
+async fn drain(s: &Shared, acks: &AckSender) {
+    release_queued(s, acks);
     loop {
         if s.busy() == 0 {
             return;
@@ -848,42 +927,81 @@ async fn drain(s: &Shared) {
     }
 }
 
-/// Runs one job's handler and hands its verdict to the acknowledger.
+/// Runs one job's handler and hands its verdict to the acknowledger; then, while prefetched jobs
+/// wait, runs those in the same task and slot.
 async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: JobContext, acks: AckSender, seq: u64) {
-    let timeout = job.timeout_ms.map(Duration::from_millis).or(reg.timeout);
-    let end = run_handler(&reg, &job, &cx, timeout).await;
-    let max_attempts = outcome::max_attempts(&job, &reg.retry, &s.default_retry);
-    let stop = cx.stop_reason();
-    let verdict = outcome::verdict(end, stop, &job, &reg.retry, max_attempts, s.clock.now(), rand::random());
-    let lease = Lease::of(&job);
-    // Free the slot before handing the verdict over: the acknowledger stops waiting for company once
-    // no handler is running, and the dispatcher can claim while the outcome is being written.
-    s.end_run(&job, seq, reg.concurrency.is_some(), matches!(verdict, Verdict::Forget));
-    match verdict {
-        Verdict::Finish(outcome) => {
-            let _ = acks.send(Ack::Finish {
-                finish: Finish { lease, outcome },
-                job_type: job.job_type.clone(),
-                seq,
-            });
+    let mut next = Some(Queued { job, reg, cx, seq });
+    while let Some(Queued { job, reg, cx, seq }) = next.take() {
+        let timeout = job.timeout_ms.map(Duration::from_millis).or(reg.timeout);
+        let started = tokio::time::Instant::now();
+        // A prefetched job may have been cancelled (or the worker stopped) while it waited.
+        let end = if cx.is_cancelled() {
+            RunEnd::Abandoned
+        } else {
+            run_handler(&reg, &job, &cx, timeout).await
+        };
+        s.record_run(started.elapsed());
+        let max_attempts = outcome::max_attempts(&job, &reg.retry, &s.default_retry);
+        let stop = cx.stop_reason();
+        let verdict = outcome::verdict(end, stop, &job, &reg.retry, max_attempts, s.clock.now(), rand::random());
+        let lease = Lease::of(&job);
+        // Hand the slot on (or free it) before handing the verdict over: the acknowledger stops
+        // waiting for company once no handler is running, and the dispatcher can claim while the
+        // outcome is being written.
+        next = s.end_run(&job, seq, reg.concurrency.is_some(), matches!(verdict, Verdict::Forget));
+        match verdict {
+            Verdict::Finish(outcome) => {
+                let _ = acks.send(Ack::Finish {
+                    finish: Finish { lease, outcome },
+                    job_type: job.job_type.clone(),
+                    seq,
+                });
+            }
+            Verdict::Release => {
+                let _ = acks.send(Ack::Release {
+                    lease,
+                    job_type: job.job_type.clone(),
+                    seq,
+                });
+            }
+            Verdict::Forget => match stop {
+                Some(StopReason::Cancelled) => tracing::info!(
+                    job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
+                    "job cancelled: its handler was stopped"
+                ),
+                _ => tracing::warn!(
+                    job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
+                    "lease lost (the job was rescued or deleted meanwhile): its handler was stopped and its outcome dropped"
+                ),
+            },
         }
-        Verdict::Release => {
-            let _ = acks.send(Ack::Release {
-                lease,
-                job_type: job.job_type.clone(),
-                seq,
-            });
+        // Handlers turned slow: the rest of the local queue goes back for other workers to take.
+        if next.is_some() && (s.control.stop.is_cancelled() || s.turned_slow()) {
+            release_queued(&s, &acks);
         }
-        Verdict::Forget => match stop {
-            Some(StopReason::Cancelled) => tracing::info!(
-                job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
-                "job cancelled: its handler was stopped"
-            ),
-            _ => tracing::warn!(
-                job_id = %job.id, job_type = %job.job_type, attempt = job.attempt,
-                "lease lost (the job was rescued or deleted meanwhile): its handler was stopped and its outcome dropped"
-            ),
-        },
+    }
+}
+
+/// Gives prefetched jobs back to pending (no attempt used).
+fn release_queued(s: &Shared, acks: &AckSender) {
+    let queued = s.unqueue();
+    if queued.is_empty() {
+        return;
+    }
+    tracing::debug!("releasing {} prefetched jobs", queued.len());
+    for q in queued {
+        q.cx.stop(StopReason::Shutdown);
+        {
+            let mut st = s.lock();
+            if let Some(h) = st.leases.get_mut(&q.job.id).filter(|h| h.seq == q.seq) {
+                h.done = true;
+            }
+        }
+        let _ = acks.send(Ack::Release {
+            lease: Lease::of(&q.job),
+            job_type: q.job.job_type.clone(),
+            seq: q.seq,
+        });
     }
 }
 

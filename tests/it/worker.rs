@@ -1029,3 +1029,75 @@ async fn a_job_enqueued_by_another_process_starts_within_milliseconds() {
     // The poll interval is 50 ms here; a start well inside it shows the store watch woke the worker.
     assert!(latencies[10] < 25, "median enqueue-to-start {latencies:?} ms");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unused() {
+    let world = World::new("").await;
+    let calls = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = calls.clone();
+    // The first 300 jobs are instant, so the worker prefetches; after that the handler hangs until it
+    // is stopped, leaving prefetched jobs waiting in the worker when it shuts down.
+    let worker = Worker::builder(world.client.store().clone())
+        .concurrency(2)
+        .heartbeat(Duration::from_millis(100))
+        .stale_after(Duration::from_secs(5))
+        .shutdown_timeout(Duration::from_millis(200))
+        .handler(
+            "quick",
+            handler_fn(move |job, cx| {
+                let seen = seen.clone();
+                async move {
+                    let n = {
+                        let mut calls = seen.lock().unwrap();
+                        calls.push(job.id.to_string());
+                        calls.len()
+                    };
+                    if n > 300 {
+                        cx.cancelled().await;
+                        return Outcome::retry("stopped");
+                    }
+                    Outcome::success()
+                }
+            }),
+        )
+        .build()
+        .unwrap();
+    let specs: Vec<JobSpec> = (0..2000).map(|i| JobSpec::new("quick", json!(i))).collect();
+    world.client.enqueue_many(specs).await.unwrap();
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while calls.lock().unwrap().len() < 302 {
+        assert!(Instant::now() < deadline, "only {} calls", calls.lock().unwrap().len());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    handle.shutdown();
+    let report = tokio::time::timeout(Duration::from_secs(20), run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.jobs_done, 300);
+    let calls = calls.lock().unwrap().clone();
+    let unique: HashSet<&String> = calls.iter().collect();
+    assert_eq!(unique.len(), calls.len(), "no job ran twice");
+    let stats = world.client.stats(&[]).await.unwrap();
+    let q = &stats.queues[0];
+    assert_eq!((q.succeeded, q.ready, q.running), (300, 1700, 0), "{stats:?}");
+    let pending = world
+        .client
+        .list(&jobq::store::ListParams {
+            filter: jobq::store::JobFilter {
+                statuses: vec![JobStatus::Pending],
+                ..Default::default()
+            },
+            limit: 2000,
+            offset: 0,
+        })
+        .await
+        .unwrap();
+    assert!(
+        pending.iter().all(|j| j.attempt == 0 && j.errors.is_empty()),
+        "released jobs used no attempt"
+    );
+}
