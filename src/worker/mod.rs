@@ -2,13 +2,15 @@
 //! it (DESIGN §4).
 //!
 //! One dispatcher loop claims jobs in batches sized to the free capacity (total and per type), and
-//! spawns a task per job that runs its handler under the time-out and the stop signal. Outcomes go to
-//! one acknowledger that writes them in batches ([`ack`]), so a busy worker pays a store round trip per
-//! batch, never per job. Beside them run the job heartbeat and the registry refresh ([`heartbeat`]), the
-//! rescue and retention sweeps ([`rescue`]), the memory check and the signal handling ([`shutdown`]),
+//! spawns a task per job that runs its handler under the time-out and the stop signal. When handlers
+//! take well under a millisecond, it also claims a few milliseconds of work ahead into a local queue
+//! that finishing tasks take their next job from (see `Shared::prefetch_room`). Outcomes go to
+//! one acknowledger that writes them in batches (`ack.rs`), so a busy worker pays a store round trip per
+//! batch, never per job. Beside them run the job heartbeat and the registry refresh (`heartbeat.rs`), the
+//! rescue and retention sweeps (`rescue.rs`), the memory check and the signal handling ([`shutdown`]),
 //! and the store watch that wakes an idle dispatcher as soon as work is written ([`wake`]).
 //!
-//! Nothing here decides a job's fate by itself: [`outcome`] maps each run's end to a transition, and
+//! Nothing here decides a job's fate by itself: `outcome.rs` maps each run's end to a transition, and
 //! every transition is fenced by the job's lease in the store, so a worker that lost a job (rescued,
 //! cancelled, deleted) can never overwrite what happened to it meanwhile.
 
