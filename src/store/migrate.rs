@@ -2,8 +2,10 @@
 //!
 //! jobq keeps its own `jobq_migrations` table (version, name, checksum, applied_at) rather than sharing
 //! a framework's table with the application, and applies pending migrations under a store-wide lock
-//! (SQLite: an immediate transaction). A recorded checksum that differs from the shipped file means the
-//! database was migrated by a different build; that is refused rather than guessed at.
+//! (SQLite: an immediate transaction; PostgreSQL: a transaction-scoped advisory lock per schema, with
+//! each file run whole, so its functions may contain semicolons). A recorded checksum that differs
+//! from the shipped file means the database was migrated by a different build; that is refused rather
+//! than guessed at.
 
 use super::StoreKind;
 
@@ -36,11 +38,18 @@ const SQLITE: &[Migration] = &[Migration {
     sql: include_str!("migrations/sqlite/0001_jobs.sql"),
 }];
 
+const POSTGRES: &[Migration] = &[Migration {
+    version: 1,
+    name: "jobs",
+    sql: include_str!("migrations/postgres/0001_jobs.sql"),
+}];
+
 /// The migrations of a SQL store, oldest first (empty for Redis, which has no schema).
 pub fn migrations(kind: StoreKind) -> &'static [Migration] {
     match kind {
         StoreKind::Sqlite => SQLITE,
-        StoreKind::Postgres | StoreKind::Mysql | StoreKind::Redis => &[],
+        StoreKind::Postgres => POSTGRES,
+        StoreKind::Mysql | StoreKind::Redis => &[],
     }
 }
 

@@ -12,12 +12,16 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::value::RawValue;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 
 use crate::job::{Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
 
 mod error;
 pub mod migrate;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -378,6 +382,26 @@ pub struct StoreInfo {
     pub settings: Vec<(String, String)>,
 }
 
+/// A running subscription to a store's wake-up hints (see [`Store::subscribe`]). Dropping it ends the
+/// subscription and closes whatever connection it held.
+#[derive(Debug)]
+pub struct Subscription {
+    task: JoinHandle<()>,
+}
+
+impl Subscription {
+    /// Wraps the task that delivers the hints; the task is aborted when the subscription drops.
+    pub fn new(task: JoinHandle<()>) -> Subscription {
+        Subscription { task }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 /// The contract every backend keeps. Each method is one atomic operation in the store unless its
 /// documentation says otherwise; two workers racing on it never both win.
 #[async_trait]
@@ -453,6 +477,22 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Workers seen since `seen_since`, and forgets those not seen since then.
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
+
+    /// Starts pushing wake-up hints: `notify` gets `notify_one()` soon after work may have become ready
+    /// in one of `queues` (any queue when empty): jobs enqueued by any process, including plain
+    /// `INSERT`s by applications, and jobs released, rescued or replayed. Hints last until the returned
+    /// [`Subscription`] drops. They are hints only: they may be spurious, and delayed jobs and back-offs
+    /// become ready without one, so a waiter still claims to find out and still polls, just less
+    /// often. While a store's notification channel is down the subscription signals at a steady pace
+    /// instead (the caller polls) and reconnects in the background.
+    ///
+    /// `None`, the default, means the store pushes nothing and the caller polls as before. Call it
+    /// from within a Tokio runtime: a store that pushes spawns its listener there (and answers `None`
+    /// outside one).
+    fn subscribe(&self, queues: &[String], notify: Arc<Notify>) -> Option<Subscription> {
+        let _ = (queues, notify);
+        None
+    }
 }
 
 /// Opens the store a URL names, with its connection settings. Does not migrate.
@@ -460,6 +500,8 @@ pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
     match url.kind() {
         #[cfg(feature = "sqlite")]
         StoreKind::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(url).await?)),
+        #[cfg(feature = "postgres")]
+        StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect(url).await?)),
         kind => Err(StoreError::Unsupported { store: kind, operation: "connecting (this build of jobq has no such store yet)" }),
     }
 }

@@ -5,3 +5,4 @@ mod support;
 mod conformance;
 mod cli;
 mod worker;
+mod postgres;

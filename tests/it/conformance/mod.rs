@@ -118,4 +118,5 @@ macro_rules! stores {
 
 stores! {
     sqlite => support::sqlite_store,
+    postgres => support::postgres_store,
 }

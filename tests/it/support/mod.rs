@@ -7,8 +7,10 @@
 //! removes it when the `TestStore` drops. Isolation per backend:
 //!
 //! - SQLite ([`sqlite_store`]): a database file in a fresh temporary directory.
-//! - PostgreSQL (to add): a schema per test (`jobq_test_<random>`) created through an admin connection
-//!   to `JOBQ_TEST_POSTGRES_URL`; the store URL selects it; the sandbox drops it with `CASCADE`.
+//! - PostgreSQL ([`postgres_store`]): a schema per test (`jobq_test_<random>`) on the database of
+//!   `JOBQ_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`); the store URL names
+//!   it with `?schema=`, `migrate()` creates it, and the sandbox drops it with `CASCADE` through a
+//!   connection of its own.
 //! - MySQL (to add): a database per test on `JOBQ_TEST_MYSQL_URL`, dropped by the sandbox.
 //! - Redis (to add): a key prefix per test on `JOBQ_TEST_REDIS_URL`; the sandbox deletes the prefix's
 //!   keys (SCAN + DEL).
@@ -24,7 +26,7 @@ pub mod jobs;
 use std::ops::Deref;
 use std::path::PathBuf;
 
-use jobq::store::{self, DynStore, StoreUrl};
+use jobq::store::{self, DynStore, StoreError, StoreUrl};
 use tempfile::TempDir;
 
 /// A store that belongs to one test, with the sandbox that isolates it.
@@ -90,15 +92,13 @@ pub async fn sqlite_store() -> TestStore {
         .tempdir()
         .expect("creating a temporary directory for a SQLite test store");
     let file = dir.path().join("jobs.db");
-    let store = store::connect(&StoreUrl::sqlite_file(&file))
-        .await
-        .unwrap_or_else(|e| {
-            panic!(
-                "opening the SQLite test store {}: {:#}",
-                file.display(),
-                anyhow::Error::from(e)
-            )
-        });
+    let store = store::connect(&StoreUrl::sqlite_file(&file)).await.unwrap_or_else(|e| {
+        panic!(
+            "opening the SQLite test store {}: {:#}",
+            file.display(),
+            anyhow::Error::from(e)
+        )
+    });
     store.migrate().await.unwrap_or_else(|e| {
         panic!(
             "migrating the SQLite test store {}: {:#}",
@@ -122,5 +122,127 @@ impl Sandbox for SqliteSandbox {
 
     fn keep(self: Box<Self>) {
         let _ = self.dir.keep();
+    }
+}
+
+/// The PostgreSQL server the tests use, unless `JOBQ_TEST_POSTGRES_URL` names another.
+pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+/// The base URL of the test PostgreSQL database (no `schema=` option).
+pub fn postgres_url() -> String {
+    std::env::var("JOBQ_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string())
+}
+
+/// `base` with the jobq option `schema=NAME` added.
+pub fn with_schema(base: &str, schema: &str) -> String {
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let encoded: String = url::form_urlencoded::byte_serialize(schema.as_bytes()).collect();
+    format!("{base}{sep}schema={encoded}")
+}
+
+/// A fresh schema name, `jobq_test_` and 16 random hex digits.
+pub fn fresh_schema() -> String {
+    format!("jobq_test_{:016x}", rand::random::<u64>())
+}
+
+/// Opens a PostgreSQL store on `url`, failing the test with how to start the server when it cannot be
+/// reached (never skipping).
+pub async fn connect_postgres(url: &str) -> DynStore {
+    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("JOBQ_TEST_POSTGRES_URL: {e}"));
+    match store::connect(&parsed).await {
+        Ok(store) => store,
+        Err(e @ StoreError::Unavailable { .. }) => panic!(
+            "{:#}\nthe PostgreSQL tests need a server: start the local one with \
+             `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point JOBQ_TEST_POSTGRES_URL at another \
+             (default {DEFAULT_POSTGRES_URL})",
+            anyhow::Error::from(e)
+        ),
+        Err(e) => panic!(
+            "opening the PostgreSQL test store {}: {:#}",
+            parsed.redacted(),
+            anyhow::Error::from(e)
+        ),
+    }
+}
+
+/// A fresh PostgreSQL store in a schema of its own, migrated.
+pub async fn postgres_store() -> TestStore {
+    postgres_store_in(&fresh_schema()).await
+}
+
+/// A PostgreSQL store in `schema` (created by the migration), migrated; the schema is dropped with
+/// the store.
+pub async fn postgres_store_in(schema: &str) -> TestStore {
+    let base = postgres_url();
+    let url = with_schema(&base, schema);
+    let store = connect_postgres(&url).await;
+    // The sandbox exists before the schema does, so a failed migration still cleans up after itself.
+    let sandbox = PostgresSandbox::new(&base, schema);
+    store.migrate().await.unwrap_or_else(|e| {
+        panic!(
+            "migrating the PostgreSQL test store (schema {schema}): {:#}",
+            anyhow::Error::from(e)
+        )
+    });
+    TestStore::new(store, sandbox)
+}
+
+/// One schema on the test database, dropped with everything in it when the sandbox drops.
+pub struct PostgresSandbox {
+    /// The database URL, password included: used to connect, never shown.
+    url: String,
+    schema: String,
+    kept: bool,
+}
+
+impl PostgresSandbox {
+    /// Takes charge of `schema` (which may not exist yet) on the database `url` names.
+    pub fn new(url: &str, schema: &str) -> PostgresSandbox {
+        PostgresSandbox {
+            url: url.to_string(),
+            schema: schema.to_string(),
+            kept: false,
+        }
+    }
+}
+
+impl Sandbox for PostgresSandbox {
+    fn location(&self) -> String {
+        format!(
+            "PostgreSQL schema {} on {}",
+            self.schema,
+            StoreUrl::parse(&self.url).map(|u| u.to_string()).unwrap_or_default()
+        )
+    }
+
+    fn keep(self: Box<Self>) {
+        let mut this = self;
+        this.kept = true;
+    }
+}
+
+impl Drop for PostgresSandbox {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let (url, schema) = (self.url.clone(), self.schema.clone());
+        // The test's runtime may be shutting down: drop the schema from a thread with a runtime of its
+        // own, and wait for it so the next test starts on a clean server.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            runtime.block_on(async move {
+                use sqlx::Connection;
+                let mut conn = sqlx::PgConnection::connect(&url).await?;
+                let sql = format!("DROP SCHEMA IF EXISTS \"{}\" CASCADE", schema.replace('"', "\"\""));
+                sqlx::Executor::execute(&mut conn, sql.as_str()).await?;
+                conn.close().await?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            })
+        })
+        .join();
+        if let Ok(Err(e)) = dropped {
+            eprintln!("could not drop the test schema {}: {e}", self.schema);
+        }
     }
 }
