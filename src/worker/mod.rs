@@ -259,7 +259,8 @@ impl WorkerBuilder {
         self
     }
 
-    /// Whether to watch the store's files for new work (default on; off means plain polling).
+    /// Whether to listen for new work: the store's notifications, or a watch on its files (default
+    /// on; off means plain polling).
     pub fn watch_store(mut self, watch: bool) -> WorkerBuilder {
         self.watch = watch;
         self
@@ -460,13 +461,22 @@ impl Worker {
                 background.clone(),
             )));
         }
-        let watch = if self.watch {
+        // Wake-ups: the store's own notifications where it has them (PostgreSQL LISTEN/NOTIFY),
+        // else a watch on its files (SQLite), else polling alone.
+        let subscription = if self.watch {
+            s.store.subscribe(&s.settings.queues, s.control.wake.clone())
+        } else {
+            None
+        };
+        let watch = if self.watch && subscription.is_none() {
             wake::StoreWatch::start_into(&s.store, s.control.wake.clone()).await
         } else {
             None
         };
+        let woken = subscription.is_some() || watch.is_some();
 
-        dispatch(&s, &ack_tx, watch.is_some()).await;
+        dispatch(&s, &ack_tx, woken).await;
+        drop(subscription);
         drop(watch);
         let cause = s.control.cause().unwrap_or(StopCause::Shutdown);
         let held = s.busy();
