@@ -30,5 +30,7 @@ pub mod cli;
 
 pub use client::Client;
 pub use error::{Error, Result};
+pub use handler::{Handler, Outcome};
 pub use job::{Job, JobId, JobSpec, JobStatus};
 pub use time::UnixMillis;
+pub use worker::Worker;

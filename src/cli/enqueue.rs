@@ -91,7 +91,9 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    let defaults = Defaults::from_args(&args)?;
+    let mut defaults = Defaults::from_args(&args)?;
+    defaults.type_attempts =
+        ctx.config.handlers.iter().map(|(t, h)| (t.clone(), h.retry.max_attempts)).collect();
     match args.file.clone() {
         Some(file) => enqueue_file(ctx, &args, &defaults, file, format).await,
         None => enqueue_one(ctx, args, &defaults, format).await,
@@ -107,6 +109,9 @@ struct Defaults {
     max_attempts: Option<u32>,
     timeout_ms: Option<u64>,
     meta: BTreeMap<String, String>,
+    /// `max_attempts` of the configured handlers, by job type: a job that names no attempts gets its
+    /// type's, so the store's rescue and the worker agree on when it is used up.
+    type_attempts: BTreeMap<String, u32>,
 }
 
 impl Defaults {
@@ -149,6 +154,7 @@ impl Defaults {
             max_attempts: args.max_attempts,
             timeout_ms: timeout.map(|t| t.as_millis() as u64),
             meta,
+            type_attempts: BTreeMap::new(),
         })
     }
 
@@ -159,7 +165,10 @@ impl Defaults {
             spec.run_at = self.at;
             spec.delay = spec.delay.or(self.delay);
         }
-        spec.max_attempts = spec.max_attempts.or(self.max_attempts);
+        spec.max_attempts = spec
+            .max_attempts
+            .or(self.max_attempts)
+            .or_else(|| self.type_attempts.get(&spec.job_type).copied());
         spec.timeout_ms = spec.timeout_ms.or(self.timeout_ms);
         for (k, v) in &self.meta {
             spec.meta.entry(k.clone()).or_insert_with(|| v.clone());
