@@ -4,6 +4,7 @@
 //! - `jobq enqueue --file` of 100,000 jobs into a fresh SQLite file (jobs/s, end to end);
 //! - one `jobq enqueue TYPE '{}'` process, start to exit, on an existing database;
 //! - `jobq list --limit 50`, `jobq show ID` and `jobq stats` on a database holding 1,000,000 jobs.
+//!
 //! Environment: JOBQ_BENCH_RUNS (default 5), JOBQ_BENCH_JOBS (default 100000),
 //! JOBQ_BENCH_BIG (default 1000000), JOBQ_BENCH_SYNCHRONOUS (normal or full; default normal).
 
