@@ -3,6 +3,7 @@
 
 mod support;
 mod conformance;
+mod generated;
 mod cli;
 mod worker;
 mod postgres;

@@ -1,0 +1,384 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[jobq] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'jobq'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'jobq'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand enqueue 'Put a job (or a file of jobs) on a queue'
+            cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
+            cand stats 'Counts by queue and status'
+            cand list 'List jobs, newest first'
+            cand show 'Show one job in full: payload, meta, errors, times'
+            cand wait 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
+            cand cancel 'Cancel pending, running or waiting jobs'
+            cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
+            cand replay 'Put dead jobs back on their queue (attempts reset, errors kept)'
+            cand cleanup 'Delete finished jobs'
+            cand workers 'List the workers that are running'
+            cand migrate 'Create or upgrade the store''s schema'
+            cand bench 'Measure this store''s throughput and latency on a throwaway queue'
+            cand completions 'Print shell completions'
+            cand man 'Print man pages (roff) into a folder, or jobq(1) on stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;enqueue'= {
+            cand --queue 'Queue [default: default]'
+            cand --priority 'Priority; smaller runs first [default: 0]'
+            cand --delay 'Run no sooner than this from now, e.g. 30s, 10m, 2h'
+            cand --at 'Run no sooner than this time (RFC 3339 or Unix seconds)'
+            cand --max-attempts 'Runs allowed, the first included [default: 5, or [retry] max_attempts]'
+            cand --timeout 'Time-out for each run of this job, overriding its handler''s, e.g. 30s'
+            cand --meta 'Meta entry (repeatable), e.g. --meta tenantId=42'
+            cand --unique-key 'While a live job with this key is in the queue, return it instead of adding another'
+            cand --id 'Job id [default: a new UUIDv7]'
+            cand --file 'Enqueue every line of an NDJSON file (- for stdin) in bulk'
+            cand --type 'With --file: the type given to lines that are not jobq envelopes (their whole value becomes the payload)'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --wait 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;worker'= {
+            cand --queue 'Queue to take jobs from (repeatable, or comma-separated) [default: [worker] queues, or default]'
+            cand -c 'Jobs run at once [default: [worker] concurrency, or 8]'
+            cand --concurrency 'Jobs run at once [default: [worker] concurrency, or 8]'
+            cand --max-jobs 'Exit after taking on N jobs (after finishing them)'
+            cand --max-memory 'Finish the running jobs and exit once resident memory exceeds SIZE, e.g. 512MiB or 2G'
+            cand --nice 'Lower the CPU priority of the worker and the programs it runs (0-19; negative needs root)'
+            cand --name 'Name shown by `jobq workers` [default: the host name]'
+            cand --log-format 'Log format: text for people, json (one object per line) for log shippers'
+            cand --kill-grace 'Time a stopped program gets between SIGTERM and SIGKILL'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --burst 'Exit once no job is ready (after finishing the running ones)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;stats'= {
+            cand --queue 'Only this queue (repeatable or comma-separated)'
+            cand --watch 'Refresh every SECS seconds until interrupted'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;list'= {
+            cand --queue 'Only this queue (repeatable or comma-separated)'
+            cand --type 'Only this job type (repeatable or comma-separated)'
+            cand --status 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --since 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)'
+            cand --until 'Created before: a duration ago or a time'
+            cand --limit 'At most this many jobs'
+            cand --offset 'Skip this many jobs (for paging)'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;show'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;wait'= {
+            cand --timeout 'Give up after this long, e.g. 30s or 5m (exit code 1) [default: wait as long as it takes]'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;cancel'= {
+            cand --queue 'Cancel every live job in this queue (repeatable or comma-separated)'
+            cand --type 'Cancel every live job of this type (repeatable or comma-separated)'
+            cand --status 'Only jobs in this status: pending, running or waiting (repeatable or comma-separated)'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -y 'Do not ask before cancelling by filter'
+            cand --yes 'Do not ask before cancelling by filter'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;replay-dead'= {
+            cand --queue 'Only dead jobs of this queue (repeatable or comma-separated)'
+            cand --type 'Only dead jobs of this type (repeatable or comma-separated)'
+            cand --id 'Only this job (repeatable)'
+            cand --limit 'At most this many, oldest death first'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --dry-run 'Show what would be replayed without changing anything'
+            cand --print 'Print the replayed jobs as JSON lines on stdout'
+            cand -y 'Do not ask before an unbounded replay (no --limit or --id)'
+            cand --yes 'Do not ask before an unbounded replay (no --limit or --id)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;replay'= {
+            cand --queue 'Only dead jobs of this queue (repeatable or comma-separated)'
+            cand --type 'Only dead jobs of this type (repeatable or comma-separated)'
+            cand --id 'Only this job (repeatable)'
+            cand --limit 'At most this many, oldest death first'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --dry-run 'Show what would be replayed without changing anything'
+            cand --print 'Print the replayed jobs as JSON lines on stdout'
+            cand -y 'Do not ask before an unbounded replay (no --limit or --id)'
+            cand --yes 'Do not ask before an unbounded replay (no --limit or --id)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;cleanup'= {
+            cand --older-than 'Only jobs that finished longer ago than this, e.g. 7d, 12h'
+            cand --status 'Only this terminal status: succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --queue 'Only this queue (repeatable or comma-separated)'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --dry-run 'Count what would be deleted without deleting'
+            cand -y 'Do not ask before deleting without --older-than'
+            cand --yes 'Do not ask before deleting without --older-than'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;workers'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;migrate'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --print 'Print the SQL of every migration for the configured store instead of applying it'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;bench'= {
+            cand --jobs 'Jobs worked off by the drain workload'
+            cand --bulk-jobs 'Jobs enqueued in bulk by the enqueue workload'
+            cand --single-jobs 'Jobs enqueued one at a time by the enqueue workload'
+            cand --batch-size 'Jobs per call when enqueueing in bulk'
+            cand -c 'Handlers each worker runs at once [default: [worker] concurrency, or 8]'
+            cand --concurrency 'Handlers each worker runs at once [default: [worker] concurrency, or 8]'
+            cand --processes 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench'
+            cand --exec 'Run each drain and steady job with this program (no arguments) instead of the builtin noop'
+            cand --rate 'Jobs per second enqueued by the steady workload'
+            cand --duration 'How long the steady workload enqueues'
+            cand --latency-jobs 'Jobs enqueued by the latency workload''s producer process'
+            cand --spacing 'Pause between two of the latency producer''s jobs'
+            cand --queue 'Internal: the producer''s queue'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --producer 'Internal: be the latency workload''s producer process'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;completions'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;man'= {
+            cand --dir 'Write every page (jobq.1, jobq-enqueue.1, …) into this folder instead of printing jobq(1)'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;help'= {
+            cand enqueue 'Put a job (or a file of jobs) on a queue'
+            cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
+            cand stats 'Counts by queue and status'
+            cand list 'List jobs, newest first'
+            cand show 'Show one job in full: payload, meta, errors, times'
+            cand wait 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
+            cand cancel 'Cancel pending, running or waiting jobs'
+            cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
+            cand cleanup 'Delete finished jobs'
+            cand workers 'List the workers that are running'
+            cand migrate 'Create or upgrade the store''s schema'
+            cand bench 'Measure this store''s throughput and latency on a throwaway queue'
+            cand completions 'Print shell completions'
+            cand man 'Print man pages (roff) into a folder, or jobq(1) on stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;help;enqueue'= {
+        }
+        &'jobq;help;worker'= {
+        }
+        &'jobq;help;stats'= {
+        }
+        &'jobq;help;list'= {
+        }
+        &'jobq;help;show'= {
+        }
+        &'jobq;help;wait'= {
+        }
+        &'jobq;help;cancel'= {
+        }
+        &'jobq;help;replay-dead'= {
+        }
+        &'jobq;help;cleanup'= {
+        }
+        &'jobq;help;workers'= {
+        }
+        &'jobq;help;migrate'= {
+        }
+        &'jobq;help;bench'= {
+        }
+        &'jobq;help;completions'= {
+        }
+        &'jobq;help;man'= {
+        }
+        &'jobq;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,287 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_jobq_global_optspecs
+    string join \n url= config= o/output= q/quiet v/verbose h/help V/version
+end
+
+function __fish_jobq_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_jobq_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_jobq_using_subcommand
+    set -l cmd (__fish_jobq_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c jobq -n "__fish_jobq_needs_command" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_needs_command" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_needs_command" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_needs_command" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_needs_command" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "enqueue" -d 'Put a job (or a file of jobs) on a queue'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "worker" -d 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "stats" -d 'Counts by queue and status'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "list" -d 'List jobs, newest first'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "show" -d 'Show one job in full: payload, meta, errors, times'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "wait" -d 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "cancel" -d 'Cancel pending, running or waiting jobs'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "replay-dead" -d 'Put dead jobs back on their queue (attempts reset, errors kept)'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "replay" -d 'Put dead jobs back on their queue (attempts reset, errors kept)'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "cleanup" -d 'Delete finished jobs'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "workers" -d 'List the workers that are running'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "migrate" -d 'Create or upgrade the store\'s schema'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "bench" -d 'Measure this store\'s throughput and latency on a throwaway queue'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "man" -d 'Print man pages (roff) into a folder, or jobq(1) on stdout'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l queue -d 'Queue [default: default]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l priority -d 'Priority; smaller runs first [default: 0]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l delay -d 'Run no sooner than this from now, e.g. 30s, 10m, 2h' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l at -d 'Run no sooner than this time (RFC 3339 or Unix seconds)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l max-attempts -d 'Runs allowed, the first included [default: 5, or [retry] max_attempts]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l timeout -d 'Time-out for each run of this job, overriding its handler\'s, e.g. 30s' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l meta -d 'Meta entry (repeatable), e.g. --meta tenantId=42' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l unique-key -d 'While a live job with this key is in the queue, return it instead of adding another' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l id -d 'Job id [default: a new UUIDv7]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l file -d 'Enqueue every line of an NDJSON file (- for stdin) in bulk' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l type -d 'With --file: the type given to lines that are not jobq envelopes (their whole value becomes the payload)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l wait -d 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)'
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l queue -d 'Queue to take jobs from (repeatable, or comma-separated) [default: [worker] queues, or default]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -s c -l concurrency -d 'Jobs run at once [default: [worker] concurrency, or 8]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l max-jobs -d 'Exit after taking on N jobs (after finishing them)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l max-memory -d 'Finish the running jobs and exit once resident memory exceeds SIZE, e.g. 512MiB or 2G' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l nice -d 'Lower the CPU priority of the worker and the programs it runs (0-19; negative needs root)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l name -d 'Name shown by `jobq workers` [default: the host name]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l log-format -d 'Log format: text for people, json (one object per line) for log shippers' -r -f -a "text\t'One line per event for people'
+json\t'One JSON object per event'"
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l kill-grace -d 'Time a stopped program gets between SIGTERM and SIGKILL' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l burst -d 'Exit once no job is ready (after finishing the running ones)'
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -l watch -d 'Refresh every SECS seconds until interrupted' -r
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand stats" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l type -d 'Only this job type (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l status -d 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l since -d 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l until -d 'Created before: a duration ago or a time' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l limit -d 'At most this many jobs' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l offset -d 'Skip this many jobs (for paging)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand list" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand list" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand list" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand list" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand show" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand show" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand show" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand show" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand show" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand show" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -l timeout -d 'Give up after this long, e.g. 30s or 5m (exit code 1) [default: wait as long as it takes]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand wait" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -l queue -d 'Cancel every live job in this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -l type -d 'Cancel every live job of this type (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -l status -d 'Only jobs in this status: pending, running or waiting (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s y -l yes -d 'Do not ask before cancelling by filter'
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l queue -d 'Only dead jobs of this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l type -d 'Only dead jobs of this type (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l id -d 'Only this job (repeatable)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l limit -d 'At most this many, oldest death first' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l dry-run -d 'Show what would be replayed without changing anything'
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l print -d 'Print the replayed jobs as JSON lines on stdout'
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -s y -l yes -d 'Do not ask before an unbounded replay (no --limit or --id)'
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l queue -d 'Only dead jobs of this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l type -d 'Only dead jobs of this type (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l id -d 'Only this job (repeatable)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l limit -d 'At most this many, oldest death first' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l dry-run -d 'Show what would be replayed without changing anything'
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -l print -d 'Print the replayed jobs as JSON lines on stdout'
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -s y -l yes -d 'Do not ask before an unbounded replay (no --limit or --id)'
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand replay" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l older-than -d 'Only jobs that finished longer ago than this, e.g. 7d, 12h' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l status -d 'Only this terminal status: succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l dry-run -d 'Count what would be deleted without deleting'
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s y -l yes -d 'Do not ask before deleting without --older-than'
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand workers" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand workers" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand workers" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand workers" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand workers" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand workers" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand workers" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -l print -d 'Print the SQL of every migration for the configured store instead of applying it'
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand migrate" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l jobs -d 'Jobs worked off by the drain workload' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l bulk-jobs -d 'Jobs enqueued in bulk by the enqueue workload' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l single-jobs -d 'Jobs enqueued one at a time by the enqueue workload' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l batch-size -d 'Jobs per call when enqueueing in bulk' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -s c -l concurrency -d 'Handlers each worker runs at once [default: [worker] concurrency, or 8]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l processes -d 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l exec -d 'Run each drain and steady job with this program (no arguments) instead of the builtin noop' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l rate -d 'Jobs per second enqueued by the steady workload' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l duration -d 'How long the steady workload enqueues' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l latency-jobs -d 'Jobs enqueued by the latency workload\'s producer process' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l spacing -d 'Pause between two of the latency producer\'s jobs' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l queue -d 'Internal: the producer\'s queue' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l producer -d 'Internal: be the latency workload\'s producer process'
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand completions" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand completions" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand completions" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand completions" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand completions" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand man" -l dir -d 'Write every page (jobq.1, jobq-enqueue.1, …) into this folder instead of printing jobq(1)' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand man" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand man" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand man" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand man" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand man" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand man" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "enqueue" -d 'Put a job (or a file of jobs) on a queue'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "worker" -d 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "stats" -d 'Counts by queue and status'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "list" -d 'List jobs, newest first'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "show" -d 'Show one job in full: payload, meta, errors, times'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "wait" -d 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "cancel" -d 'Cancel pending, running or waiting jobs'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "replay-dead" -d 'Put dead jobs back on their queue (attempts reset, errors kept)'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "cleanup" -d 'Delete finished jobs'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "workers" -d 'List the workers that are running'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "migrate" -d 'Create or upgrade the store\'s schema'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "bench" -d 'Measure this store\'s throughput and latency on a throwaway queue'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "man" -d 'Print man pages (roff) into a folder, or jobq(1) on stdout'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
