@@ -95,6 +95,15 @@ const COLUMNS: &str = "j.id, j.queue, j.job_type, j.payload::text, j.meta::text,
 const JOBS_SCHEMA: &str = "(SELECT n.nspname::text FROM pg_catalog.pg_class c \
      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('jobq_jobs'))";
 
+/// What an enqueue statement does with a job that clashes with an existing one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Clashes {
+    /// Leave it out (ON CONFLICT DO NOTHING) and tell which were created.
+    Skip,
+    /// Fail the statement (cheaper when nothing clashes).
+    Fail,
+}
+
 /// The PostgreSQL store.
 #[derive(Clone)]
 pub struct PostgresStore {
@@ -572,13 +581,16 @@ impl PostgresStore {
         tx.commit().await.map_err(self.fail("committing the migration"))
     }
 
-    /// Inserts the jobs at `indexes` (distinct ids) in one statement; returns the ids created.
+    /// Inserts the jobs at `indexes` (distinct ids) in one statement; returns the ids created. With
+    /// [`Clashes::Skip`] a job whose id exists, or whose unique key a live job holds, is left out (and
+    /// its id is not returned); with [`Clashes::Fail`] the statement fails on it instead.
     async fn insert(
         &self,
-        tx: &mut PgConnection,
+        conn: &mut PgConnection,
         jobs: &[NewJob],
         indexes: &[usize],
-    ) -> Result<HashSet<String>, StoreError> {
+        clashes: Clashes,
+    ) -> Result<HashSet<String>, sqlx::Error> {
         let rows = || indexes.iter().map(|&i| &jobs[i]);
         let ids: Vec<&str> = rows().map(|j| j.id.as_str()).collect();
         let queues: Vec<&str> = rows().map(|j| j.queue.as_str()).collect();
@@ -602,11 +614,15 @@ impl PostgresStore {
             .map(|j| j.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64))
             .collect();
         let created: Vec<i64> = rows().map(|j| j.created_at.0).collect();
-        // Rows go in input order (ORDER BY ord), so a later job of the batch coalesces into an earlier
-        // one. ON CONFLICT DO NOTHING with no target covers both the primary key (duplicate id) and the
-        // partial unique index of live unique keys (coalescing); which one it was is read afterwards.
-        // status, attempt and errors take the column defaults.
-        let rows = sqlx::query(
+        // status, attempt and errors take the column defaults. With Skip, rows go in input order (ORDER
+        // BY ord), so a later job of the batch coalesces into an earlier one, and ON CONFLICT DO NOTHING
+        // with no target covers both the primary key (duplicate id) and the partial unique index of
+        // live unique keys (coalescing); which one it was is read afterwards.
+        let tail = match clashes {
+            Clashes::Skip => "ORDER BY t.ord ON CONFLICT DO NOTHING RETURNING id",
+            Clashes::Fail => "",
+        };
+        let sql = format!(
             "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
              timeout_ms, created_at) \
              SELECT t.id, t.queue, t.job_type, t.payload::json, t.meta::json, t.priority, t.max_attempts, t.run_at, \
@@ -614,24 +630,49 @@ impl PostgresStore {
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int4[], $7::int4[], \
              $8::int8[], $9::text[], $10::int8[], $11::int8[]) WITH ORDINALITY \
              AS t(id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, \
-             created_at, ord) \
-             ORDER BY t.ord ON CONFLICT DO NOTHING RETURNING id",
-        )
-        .bind(ids)
-        .bind(queues)
-        .bind(types)
-        .bind(payloads)
-        .bind(metas)
-        .bind(priorities)
-        .bind(max_attempts)
-        .bind(run_ats)
-        .bind(keys)
-        .bind(timeouts)
-        .bind(created)
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(self.fail("enqueue"))?;
-        Ok(rows.iter().map(|r| r.get::<String, _>(0)).collect())
+             created_at, ord) {tail}"
+        );
+        let query = sqlx::query(&sql)
+            .bind(&ids)
+            .bind(queues)
+            .bind(types)
+            .bind(payloads)
+            .bind(metas)
+            .bind(priorities)
+            .bind(max_attempts)
+            .bind(run_ats)
+            .bind(keys)
+            .bind(timeouts)
+            .bind(created);
+        match clashes {
+            Clashes::Skip => Ok(query
+                .fetch_all(&mut *conn)
+                .await?
+                .iter()
+                .map(|r| r.get::<String, _>(0))
+                .collect()),
+            Clashes::Fail => {
+                query.execute(&mut *conn).await?;
+                Ok(ids.iter().map(|id| id.to_string()).collect())
+            }
+        }
+    }
+
+    /// Enqueues a batch in which no job has a unique key and no id repeats with plain INSERTs, which
+    /// skip the arbiter-index probes of ON CONFLICT; one statement, or one transaction of several.
+    /// Fails with a unique violation when an id exists already, having changed nothing.
+    async fn insert_all(&self, jobs: &[NewJob], indexes: &[usize]) -> Result<(), sqlx::Error> {
+        let chunks = enqueue_chunks(jobs, indexes);
+        if let [chunk] = chunks.as_slice() {
+            let mut conn = self.pool.acquire().await?;
+            self.insert(&mut conn, jobs, chunk, Clashes::Fail).await?;
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        for chunk in chunks {
+            self.insert(&mut tx, jobs, chunk, Clashes::Fail).await?;
+        }
+        tx.commit().await
     }
 
     /// Why the jobs at `indexes` were not inserted: per index, `Duplicate` when a job with its id
@@ -692,7 +733,10 @@ impl PostgresStore {
             for chunk in enqueue_chunks(jobs, &round) {
                 let mut open: Vec<usize> = chunk.to_vec();
                 for _ in 0..ENQUEUE_ROUNDS {
-                    let created = self.insert(conn, jobs, &open).await?;
+                    let created = self
+                        .insert(conn, jobs, &open, Clashes::Skip)
+                        .await
+                        .map_err(self.fail("enqueue"))?;
                     let refused: Vec<usize> = open
                         .iter()
                         .copied()
@@ -865,6 +909,24 @@ impl Store for PostgresStore {
             }
             rounds[*n].push(i);
             *n += 1;
+        }
+        if rounds.len() == 1 && jobs.iter().all(|j| j.unique_key.is_none()) {
+            // Nearly every batch: no unique keys, no repeated ids, no id that exists already. Plain
+            // INSERTs create it all; an existing id makes them fail having changed nothing, and the
+            // batch is then answered job by job below.
+            match self.insert_all(jobs, &rounds[0]).await {
+                Ok(()) => {
+                    return Ok(jobs
+                        .iter()
+                        .map(|j| Enqueued {
+                            id: j.id.clone(),
+                            outcome: EnqueueOutcome::Created,
+                        })
+                        .collect());
+                }
+                Err(e) if is_unique_violation(&e) => {}
+                Err(e) => return Err(self.fail("enqueue")(e)),
+            }
         }
         if rounds.len() == 1 && enqueue_chunks(jobs, &rounds[0]).len() == 1 {
             // The common case, one statement: atomic by itself, so no BEGIN and COMMIT round trips (a

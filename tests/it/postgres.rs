@@ -407,6 +407,31 @@ async fn a_batch_larger_than_one_statement_keeps_the_order_rules() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_existing_id_in_a_batch_without_keys_leaves_the_rest_created_once() {
+    let (store, _schema) = fixture().await;
+    add(&store, spec("old")).await;
+    // Small (one statement) and large (a transaction of two statements): the plain insert fails on the
+    // existing id, changes nothing, and the batch is answered job by job.
+    for n in [3, 15_000] {
+        let mut names: Vec<String> = (0..n).map(|i| format!("b{n}-{i:05}")).collect();
+        names.insert(n / 2, "old".to_string());
+        let answers = enqueue(&store, names.iter().map(|name| spec(name))).await;
+        for (name, answer) in names.iter().zip(&answers) {
+            let expected = if name == "old" { duplicate(name) } else { created(name) };
+            assert_eq!(answer, &expected);
+        }
+    }
+    let stats = store
+        .stats(&jobq::store::StatsParams {
+            queues: vec![],
+            now: T0,
+        })
+        .await
+        .expect("stats");
+    assert_eq!(stats.queues[0].total(), 1 + 3 + 15_000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_server_fails_fast_without_the_password() {
     for (url, within) in [
         // Nothing listens on port 1: refused at once.
