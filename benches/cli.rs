@@ -27,9 +27,18 @@ fn median(mut xs: Vec<Duration>) -> Duration {
 
 fn jobq(url: &str, args: &[&str]) -> Duration {
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_jobq")).arg("--url").arg(url).args(args).output().expect("run jobq");
+    let out = Command::new(env!("CARGO_BIN_EXE_jobq"))
+        .arg("--url")
+        .arg(url)
+        .args(args)
+        .output()
+        .expect("run jobq");
     let elapsed = started.elapsed();
-    assert!(out.status.success(), "jobq {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "jobq {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     elapsed
 }
 
@@ -43,7 +52,10 @@ fn main() {
     let big = env_or("JOBQ_BENCH_BIG", 1_000_000);
     let sync = std::env::var("JOBQ_BENCH_SYNCHRONOUS").unwrap_or_else(|_| "normal".into());
     let dir = tempfile::tempdir().unwrap();
-    println!("jobq CLI benchmarks: SQLite, WAL, synchronous={}, {runs} runs each, medians", sync.to_uppercase());
+    println!(
+        "jobq CLI benchmarks: SQLite, WAL, synchronous={}, {runs} runs each, medians",
+        sync.to_uppercase()
+    );
 
     // Bulk enqueue from an NDJSON file: envelopes with ids, queues and payloads, as an export holds them.
     let file = dir.path().join("jobs.ndjson");
@@ -62,24 +74,38 @@ fn main() {
         bulk.push(jobq(&url, &["enqueue", "-q", "--file", file.to_str().unwrap()]));
     }
     let m = median(bulk);
-    println!("enqueue --file {n} jobs: median {:.0} jobs/s ({})", n as f64 / m.as_secs_f64(), ms(m));
+    println!(
+        "enqueue --file {n} jobs: median {:.0} jobs/s ({})",
+        n as f64 / m.as_secs_f64(),
+        ms(m)
+    );
 
     // One enqueue process on an existing database.
     let url = format!("sqlite://{}/single.db?synchronous={sync}", dir.path().display());
     jobq(&url, &["migrate", "-q"]);
-    let singles: Vec<Duration> = (0..runs.max(5) * 10).map(|_| jobq(&url, &["enqueue", "-q", "mail.send", "{}"])).collect();
-    println!("enqueue one job (process start to exit): median {}", ms(median(singles)));
+    let singles: Vec<Duration> = (0..runs.max(5) * 10)
+        .map(|_| jobq(&url, &["enqueue", "-q", "mail.send", "{}"]))
+        .collect();
+    println!(
+        "enqueue one job (process start to exit): median {}",
+        ms(median(singles))
+    );
 
     // A database of `big` jobs, most finished, as a busy queue looks after a while.
     let path = dir.path().join("big.db");
     let url = format!("sqlite://{}?synchronous={sync}", path.display());
     let probe_id = fill(&path, big);
     let list: Vec<Duration> = (0..runs).map(|_| jobq(&url, &["list", "--limit", "50"])).collect();
-    let list_status: Vec<Duration> = (0..runs).map(|_| jobq(&url, &["list", "--limit", "50", "--status", "dead"])).collect();
+    let list_status: Vec<Duration> = (0..runs)
+        .map(|_| jobq(&url, &["list", "--limit", "50", "--status", "dead"]))
+        .collect();
     let show: Vec<Duration> = (0..runs).map(|_| jobq(&url, &["show", &probe_id])).collect();
     let stats: Vec<Duration> = (0..runs).map(|_| jobq(&url, &["stats"])).collect();
     println!("with {big} jobs: list --limit 50 median {}", ms(median(list)));
-    println!("with {big} jobs: list --limit 50 --status dead median {}", ms(median(list_status)));
+    println!(
+        "with {big} jobs: list --limit 50 --status dead median {}",
+        ms(median(list_status))
+    );
     println!("with {big} jobs: show ID median {}", ms(median(show)));
     println!("with {big} jobs: stats median {}", ms(median(stats)));
 }
@@ -133,7 +159,10 @@ fn fill(path: &Path, n: usize) -> String {
         let stats = client.stats(&[]).await.unwrap();
         let total: u64 = stats.queues.iter().map(|q| q.total()).sum();
         let dead: u64 = stats.queues.iter().map(|q| q.count(JobStatus::Dead)).sum();
-        println!("filled {total} jobs ({dead} dead) in {:.1}s", started.elapsed().as_secs_f64());
+        println!(
+            "filled {total} jobs ({dead} dead) in {:.1}s",
+            started.elapsed().as_secs_f64()
+        );
         probe
     })
 }

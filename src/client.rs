@@ -60,7 +60,11 @@ impl Client {
 
     /// A client over an open store, with the system clock and default limits.
     pub fn new(store: DynStore) -> Client {
-        Client { store, clock: Arc::new(SystemClock), limits: Limits::default() }
+        Client {
+            store,
+            clock: Arc::new(SystemClock),
+            limits: Limits::default(),
+        }
     }
 
     /// Uses another clock (tests drive a manual one).
@@ -109,7 +113,9 @@ impl Client {
         let jobs = specs
             .into_iter()
             .enumerate()
-            .map(|(i, spec)| NewJob::validate(spec, now, &self.limits).map_err(|e| Error::Invalid(format!("job {}: {e}", i + 1))))
+            .map(|(i, spec)| {
+                NewJob::validate(spec, now, &self.limits).map_err(|e| Error::Invalid(format!("job {}: {e}", i + 1)))
+            })
             .collect::<Result<Vec<_>>>()?;
         self.enqueue_validated(&jobs).await
     }
@@ -125,7 +131,10 @@ impl Client {
     /// One job; `NotFound` when there is none.
     pub async fn get(&self, id: &str) -> Result<Job> {
         let id = JobId::parse(id).map_err(Error::Invalid)?;
-        self.store.get(&id).await?.ok_or_else(|| Error::NotFound(format!("no job with id {id}")))
+        self.store
+            .get(&id)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("no job with id {id}")))
     }
 
     /// Jobs matching a filter, newest first.
@@ -139,15 +148,32 @@ impl Client {
         for q in queues {
             crate::job::validate_queue(q).map_err(Error::Invalid)?;
         }
-        Ok(self.store.stats(&StatsParams { queues: queues.to_vec(), now: self.now() }).await?)
+        Ok(self
+            .store
+            .stats(&StatsParams {
+                queues: queues.to_vec(),
+                now: self.now(),
+            })
+            .await?)
     }
 
     /// Cancels jobs by id. A running job's worker stops it at its next heartbeat.
     pub async fn cancel(&self, ids: &[String]) -> Result<CancelReport> {
-        let ids = ids.iter().map(|i| JobId::parse(i).map_err(Error::Invalid)).collect::<Result<Vec<_>>>()?;
-        let cancelled =
-            self.store.cancel(&Cancel { target: CancelTarget::Ids(ids.clone()), now: self.now() }).await?;
-        let mut report = CancelReport { cancelled, ..Default::default() };
+        let ids = ids
+            .iter()
+            .map(|i| JobId::parse(i).map_err(Error::Invalid))
+            .collect::<Result<Vec<_>>>()?;
+        let cancelled = self
+            .store
+            .cancel(&Cancel {
+                target: CancelTarget::Ids(ids.clone()),
+                now: self.now(),
+            })
+            .await?;
+        let mut report = CancelReport {
+            cancelled,
+            ..Default::default()
+        };
         for id in ids {
             if report.cancelled.iter().any(|c| c.id == id) {
                 continue;
@@ -164,9 +190,17 @@ impl Client {
     pub async fn cancel_matching(&self, filter: JobFilter) -> Result<Vec<Cancelled>> {
         validate_filter(&filter)?;
         if let Some(s) = filter.statuses.iter().find(|s| s.is_terminal()) {
-            return Err(Error::Invalid(format!("cannot cancel {s} jobs (only pending, running and waiting)")));
+            return Err(Error::Invalid(format!(
+                "cannot cancel {s} jobs (only pending, running and waiting)"
+            )));
         }
-        Ok(self.store.cancel(&Cancel { target: CancelTarget::Filter(filter), now: self.now() }).await?)
+        Ok(self
+            .store
+            .cancel(&Cancel {
+                target: CancelTarget::Filter(filter),
+                now: self.now(),
+            })
+            .await?)
     }
 
     /// Dead jobs that `replay_dead` would bring back, oldest death first.
@@ -194,14 +228,25 @@ impl Client {
             return Ok(jobs);
         }
         let limit = replay.limit.unwrap_or(u32::MAX);
-        let mut jobs = self.store.list(&ListParams { filter, limit, offset: 0 }).await?;
+        let mut jobs = self
+            .store
+            .list(&ListParams {
+                filter,
+                limit,
+                offset: 0,
+            })
+            .await?;
         jobs.sort_by_key(|j| (j.finished_at, j.id.clone()));
         Ok(jobs)
     }
 
     /// Moves dead jobs back to pending (attempt reset, errors kept).
     pub async fn replay_dead(&self, mut replay: ReplayDead) -> Result<Vec<JobId>> {
-        validate_filter(&JobFilter { queues: replay.queues.clone(), job_types: replay.job_types.clone(), ..Default::default() })?;
+        validate_filter(&JobFilter {
+            queues: replay.queues.clone(),
+            job_types: replay.job_types.clone(),
+            ..Default::default()
+        })?;
         replay.now = self.now();
         Ok(self.store.replay_dead(&replay).await?)
     }
@@ -213,7 +258,10 @@ impl Client {
                 "cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded), not {s}"
             )));
         }
-        validate_filter(&JobFilter { queues: request.queues.clone(), ..Default::default() })?;
+        validate_filter(&JobFilter {
+            queues: request.queues.clone(),
+            ..Default::default()
+        })?;
         let cleanup = Cleanup {
             statuses: request.statuses.clone(),
             queues: request.queues.clone(),

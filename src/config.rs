@@ -237,7 +237,10 @@ impl Config {
 
     /// As [`Config::load`], reading variables through `env` (tests pass a map).
     pub fn load_with(overrides: &Overrides, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
-        let explicit = overrides.config.clone().or_else(|| env("JOBQ_CONFIG").map(PathBuf::from));
+        let explicit = overrides
+            .config
+            .clone()
+            .or_else(|| env("JOBQ_CONFIG").map(PathBuf::from));
         let file = match explicit {
             Some(path) => {
                 if !path.is_file() {
@@ -248,7 +251,10 @@ impl Config {
                 }
                 Some(path)
             }
-            None => [Some(PathBuf::from("jobq.toml")), user_config_file()].into_iter().flatten().find(|p| p.is_file()),
+            None => [Some(PathBuf::from("jobq.toml")), user_config_file()]
+                .into_iter()
+                .flatten()
+                .find(|p| p.is_file()),
         };
         let parsed = match &file {
             Some(path) => read_file(path)?,
@@ -285,13 +291,20 @@ impl Config {
         };
         let url = match raw_url {
             Some(raw) => {
-                let url = StoreUrl::parse(&raw).map_err(|e| Error::Config(format!("{e} (from {})", url_source.describe())))?;
-                if url_source == UrlSource::File { url.resolved_against(&absolute(base)) } else { url }
+                let url = StoreUrl::parse(&raw)
+                    .map_err(|e| Error::Config(format!("{e} (from {})", url_source.describe())))?;
+                if url_source == UrlSource::File {
+                    url.resolved_against(&absolute(base))
+                } else {
+                    url
+                }
             }
             None => StoreUrl::sqlite_file(&default_database()),
         };
         let max_payload_bytes = match env("JOBQ_MAX_PAYLOAD_BYTES") {
-            Some(v) => v.parse().map_err(|_| Error::Config(format!("JOBQ_MAX_PAYLOAD_BYTES={v:?} is not a number of bytes")))?,
+            Some(v) => v
+                .parse()
+                .map_err(|_| Error::Config(format!("JOBQ_MAX_PAYLOAD_BYTES={v:?} is not a number of bytes")))?,
             None => f.max_payload_bytes.unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES),
         };
         let retry = retry_policy(&f.retry, RetryPolicy::default()).map_err(|e| in_file("[retry]", e))?;
@@ -304,7 +317,10 @@ impl Config {
             worker.concurrency = c;
         }
         let dur = |v: &Option<String>, key: &str| -> Result<Option<Duration>> {
-            v.as_deref().map(parse_duration).transpose().map_err(|e| in_file(&format!("[worker] {key}"), e))
+            v.as_deref()
+                .map(parse_duration)
+                .transpose()
+                .map_err(|e| in_file(&format!("[worker] {key}"), e))
         };
         if let Some(d) = dur(&w.heartbeat, "heartbeat")? {
             worker.heartbeat = d;
@@ -320,11 +336,16 @@ impl Config {
         }
         worker.retention = dur(&w.retention, "retention")?;
         if let Some(q) = env("JOBQ_QUEUES").filter(|q| !q.is_empty()) {
-            worker.queues = q.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+            worker.queues = q
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
         }
         if let Some(c) = env("JOBQ_CONCURRENCY") {
-            worker.concurrency =
-                c.parse().map_err(|_| Error::Config(format!("JOBQ_CONCURRENCY={c:?} is not a whole number")))?;
+            worker.concurrency = c
+                .parse()
+                .map_err(|_| Error::Config(format!("JOBQ_CONCURRENCY={c:?} is not a whole number")))?;
         }
         for q in &worker.queues {
             crate::job::validate_queue(q).map_err(|e| in_file("[worker] queues", e))?;
@@ -342,7 +363,10 @@ impl Config {
             url,
             url_source,
             file,
-            limits: Limits { max_payload_bytes, default_max_attempts: retry.max_attempts },
+            limits: Limits {
+                max_payload_bytes,
+                default_max_attempts: retry.max_attempts,
+            },
             auto_migrate: f.auto_migrate.unwrap_or(true),
             retry,
             worker,
@@ -405,13 +429,22 @@ fn retry_policy(r: &RetryFile, base: RetryPolicy) -> std::result::Result<RetryPo
 /// The builtin handler names.
 pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
 
-fn handler_config(h: HandlerFile, base: &Path, default_retry: RetryPolicy) -> std::result::Result<HandlerConfig, String> {
-    let kinds = [h.exec.is_some(), h.http.is_some(), h.builtin.is_some()].iter().filter(|k| **k).count();
+fn handler_config(
+    h: HandlerFile,
+    base: &Path,
+    default_retry: RetryPolicy,
+) -> std::result::Result<HandlerConfig, String> {
+    let kinds = [h.exec.is_some(), h.http.is_some(), h.builtin.is_some()]
+        .iter()
+        .filter(|k| **k)
+        .count();
     if kinds != 1 {
         return Err("set exactly one of exec, http or builtin".into());
     }
     let kind = if let Some(argv) = h.exec {
-        let Some(program) = argv.first() else { return Err("exec needs a program: exec = [\"./bin/run\", \"--flag\"]".into()) };
+        let Some(program) = argv.first() else {
+            return Err("exec needs a program: exec = [\"./bin/run\", \"--flag\"]".into());
+        };
         // A program named with a path (./bin/run, ../x, bin/run) resolves against the config folder;
         // a bare name (python3) is looked up on PATH when run.
         let program = if program.contains('/') && Path::new(program).is_relative() {
@@ -427,7 +460,10 @@ fn handler_config(h: HandlerFile, base: &Path, default_retry: RetryPolicy) -> st
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(format!("http = {url:?}: expected an http:// or https:// URL"));
         }
-        HandlerKind::Http { url, secret_env: h.secret_env.clone() }
+        HandlerKind::Http {
+            url,
+            secret_env: h.secret_env.clone(),
+        }
     } else {
         let name = h.builtin.unwrap_or_default();
         if !BUILTINS.contains(&name.as_str()) {
@@ -438,11 +474,21 @@ fn handler_config(h: HandlerFile, base: &Path, default_retry: RetryPolicy) -> st
     if h.secret_env.is_some() && !matches!(kind, HandlerKind::Http { .. }) {
         return Err("secret_env applies to http handlers only".into());
     }
-    let timeout = h.timeout.as_deref().map(parse_duration).transpose().map_err(|e| format!("timeout: {e}"))?;
+    let timeout = h
+        .timeout
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| format!("timeout: {e}"))?;
     if h.concurrency == Some(0) {
         return Err("concurrency must be at least 1".into());
     }
-    Ok(HandlerConfig { kind, timeout, concurrency: h.concurrency, retry: retry_policy(&h.retry, default_retry)? })
+    Ok(HandlerConfig {
+        kind,
+        timeout,
+        concurrency: h.concurrency,
+        retry: retry_policy(&h.retry, default_retry)?,
+    })
 }
 
 #[cfg(test)]
@@ -455,7 +501,10 @@ mod tests {
         let path = dir.path().join("jobq.toml");
         std::fs::write(&path, toml_text).unwrap();
         let env: HashMap<String, String> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let overrides = Overrides { config: Some(path), ..overrides };
+        let overrides = Overrides {
+            config: Some(path),
+            ..overrides
+        };
         Config::load_with(&overrides, |k| env.get(k).cloned())
     }
 
@@ -467,9 +516,15 @@ mod tests {
         assert!(c.url.expose().ends_with("/from-file.db"), "{}", c.url.expose());
         let c = load(file, Overrides::default(), &[("JOBQ_URL", "sqlite:///tmp/env.db")]).unwrap();
         assert_eq!((c.url_source, c.url.expose()), (UrlSource::Env, "sqlite:///tmp/env.db"));
-        let flags = Overrides { url: Some("sqlite:///tmp/flag.db".into()), ..Default::default() };
+        let flags = Overrides {
+            url: Some("sqlite:///tmp/flag.db".into()),
+            ..Default::default()
+        };
         let c = load(file, flags, &[("JOBQ_URL", "sqlite:///tmp/env.db")]).unwrap();
-        assert_eq!((c.url_source, c.url.expose()), (UrlSource::Flag, "sqlite:///tmp/flag.db"));
+        assert_eq!(
+            (c.url_source, c.url.expose()),
+            (UrlSource::Flag, "sqlite:///tmp/flag.db")
+        );
     }
 
     #[test]
@@ -513,9 +568,16 @@ exec = ["python3", "dispatch.py"]
         assert_eq!(notify.retry.max_attempts, 10);
         assert_eq!(notify.concurrency, Some(2));
         assert_eq!(notify.timeout, Some(Duration::from_secs(30)));
-        let HandlerKind::Exec { argv } = &notify.kind else { panic!() };
-        assert!(Path::new(&argv[0]).is_absolute() && argv[0].ends_with("/bin/notify"), "{argv:?}");
-        let HandlerKind::Exec { argv } = &c.handlers["*"].kind else { panic!() };
+        let HandlerKind::Exec { argv } = &notify.kind else {
+            panic!()
+        };
+        assert!(
+            Path::new(&argv[0]).is_absolute() && argv[0].ends_with("/bin/notify"),
+            "{argv:?}"
+        );
+        let HandlerKind::Exec { argv } = &c.handlers["*"].kind else {
+            panic!()
+        };
         assert_eq!(argv[0], "python3");
         assert_eq!(c.handlers["report.build"].retry.max_attempts, 5);
     }
@@ -539,7 +601,15 @@ exec = ["python3", "dispatch.py"]
 
     #[test]
     fn env_sets_worker_queues_and_concurrency() {
-        let c = load("", Overrides::default(), &[("JOBQ_QUEUES", "a, b"), ("JOBQ_CONCURRENCY", "3")]).unwrap();
-        assert_eq!((c.worker.queues.clone(), c.worker.concurrency), (vec!["a".to_string(), "b".to_string()], 3));
+        let c = load(
+            "",
+            Overrides::default(),
+            &[("JOBQ_QUEUES", "a, b"), ("JOBQ_CONCURRENCY", "3")],
+        )
+        .unwrap();
+        assert_eq!(
+            (c.worker.queues.clone(), c.worker.concurrency),
+            (vec!["a".to_string(), "b".to_string()], 3)
+        );
     }
 }

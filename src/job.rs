@@ -107,8 +107,12 @@ impl JobStatus {
     ];
 
     /// The statuses a job never leaves by itself (only `replay-dead` brings a dead job back).
-    pub const TERMINAL: [JobStatus; 4] =
-        [JobStatus::Succeeded, JobStatus::Dead, JobStatus::Cancelled, JobStatus::Discarded];
+    pub const TERMINAL: [JobStatus; 4] = [
+        JobStatus::Succeeded,
+        JobStatus::Dead,
+        JobStatus::Cancelled,
+        JobStatus::Discarded,
+    ];
 
     /// The lowercase word used everywhere.
     pub fn as_str(self) -> &'static str {
@@ -225,7 +229,10 @@ impl Job {
     /// The key handlers should use to make their side effects idempotent: `meta.idempotencyKey`,
     /// else the job id.
     pub fn idempotency_key(&self) -> &str {
-        self.meta.get("idempotencyKey").map(String::as_str).unwrap_or(self.id.as_str())
+        self.meta
+            .get("idempotencyKey")
+            .map(String::as_str)
+            .unwrap_or(self.id.as_str())
     }
 
     /// The envelope a handler receives: the producer's fields plus this run's attempt number.
@@ -312,7 +319,11 @@ pub struct JobSpec {
 impl JobSpec {
     /// A job of `job_type` carrying `payload`, everything else defaulted.
     pub fn new(job_type: impl Into<String>, payload: Value) -> Self {
-        JobSpec { job_type: job_type.into(), payload, ..Default::default() }
+        JobSpec {
+            job_type: job_type.into(),
+            payload,
+            ..Default::default()
+        }
     }
 
     /// Sets the queue.
@@ -406,7 +417,9 @@ impl JobSpec {
                     Value::Object(o) if o.contains_key("jobType") => {
                         "it has jobType but neither jobId nor v; add \"v\":1 to make it an envelope, or pass --type"
                     }
-                    _ => "an envelope needs jobType with jobId or v; pass --type TYPE to enqueue such lines as payloads",
+                    _ => {
+                        "an envelope needs jobType with jobId or v; pass --type TYPE to enqueue such lines as payloads"
+                    }
                 };
                 Err(format!("not a jobq envelope: {hint}"))
             }
@@ -521,9 +534,7 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             "maxAttempts" => spec.max_attempts = Some(int_field(&key, &value)?),
             "timeoutMs" => spec.timeout_ms = Some(int_field(&key, &value)?),
             "runAt" => spec.run_at = Some(parse_instant(&value).map_err(|e| format!("runAt: {e}"))?),
-            "createdAt" => {
-                spec.created_at = Some(parse_instant(&value).map_err(|e| format!("createdAt: {e}"))?)
-            }
+            "createdAt" => spec.created_at = Some(parse_instant(&value).map_err(|e| format!("createdAt: {e}"))?),
             "meta" => spec.meta = meta_field(value)?,
             // The rest of the job JSON (status, attempt, errors, times…) describes a job's past; a new
             // job starts afresh, so reading an exported job back enqueues it again.
@@ -549,11 +560,14 @@ fn string_field(key: &str, value: Value) -> Result<String, String> {
 
 fn int_field<T: TryFrom<i64>>(key: &str, value: &Value) -> Result<T, String> {
     let n = match value {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
         Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     };
-    n.and_then(|n| T::try_from(n).ok()).ok_or_else(|| format!("{key} must be an integer in range, got {value}"))
+    n.and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| format!("{key} must be an integer in range, got {value}"))
 }
 
 fn meta_field(value: Value) -> Result<BTreeMap<String, String>, String> {
@@ -607,7 +621,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_payload_bytes: DEFAULT_MAX_PAYLOAD_BYTES, default_max_attempts: DEFAULT_MAX_ATTEMPTS }
+        Limits {
+            max_payload_bytes: DEFAULT_MAX_PAYLOAD_BYTES,
+            default_max_attempts: DEFAULT_MAX_ATTEMPTS,
+        }
     }
 }
 
@@ -681,11 +698,15 @@ impl NewJob {
 pub fn validate_queue(queue: &str) -> Result<(), String> {
     let ok = !queue.is_empty()
         && queue.len() <= 64
-        && queue.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+        && queue
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
     if ok {
         Ok(())
     } else {
-        Err(format!("invalid queue name {queue:?} (use 1-64 of A-Z a-z 0-9 . _ : -)"))
+        Err(format!(
+            "invalid queue name {queue:?} (use 1-64 of A-Z a-z 0-9 . _ : -)"
+        ))
     }
 }
 
@@ -695,7 +716,10 @@ pub fn validate_type(job_type: &str) -> Result<(), String> {
         return Err("job type must not be empty".into());
     }
     if job_type.len() > MAX_TYPE_BYTES {
-        return Err(format!("job type is {} bytes long (at most {MAX_TYPE_BYTES})", job_type.len()));
+        return Err(format!(
+            "job type is {} bytes long (at most {MAX_TYPE_BYTES})",
+            job_type.len()
+        ));
     }
     if job_type.chars().any(char::is_control) {
         return Err(format!("job type {job_type:?} contains control characters"));
@@ -807,7 +831,10 @@ mod tests {
 
     #[test]
     fn validation_refuses_bad_values() {
-        let limits = Limits { max_payload_bytes: 10, ..Limits::default() };
+        let limits = Limits {
+            max_payload_bytes: 10,
+            ..Limits::default()
+        };
         let cases: Vec<(JobSpec, &str)> = vec![
             (JobSpec::new("", json!(1)), "type must not be empty"),
             (JobSpec::new("t".repeat(129), json!(1)), "at most 128"),
@@ -852,9 +879,16 @@ mod tests {
             run_at: new.run_at,
             unique_key: new.unique_key.clone(),
             timeout_ms: new.timeout_ms,
-            progress: Some(Progress { percent: 40, message: Some("half".into()) }),
+            progress: Some(Progress {
+                percent: 40,
+                message: Some("half".into()),
+            }),
             result: None,
-            errors: vec![JobError { attempt: 9, at: NOW, error: "boom".into() }],
+            errors: vec![JobError {
+                attempt: 9,
+                at: NOW,
+                error: "boom".into(),
+            }],
             created_at: new.created_at,
             started_at: Some(NOW),
             finished_at: Some(NOW),
@@ -862,7 +896,10 @@ mod tests {
             worker_id: None,
         };
         let text = serde_json::to_string(&job).unwrap();
-        assert!(text.starts_with(r#"{"v":1,"jobId":"j1","jobType":"img.resize","queue":"media""#), "{text}");
+        assert!(
+            text.starts_with(r#"{"v":1,"jobId":"j1","jobType":"img.resize","queue":"media""#),
+            "{text}"
+        );
         let back = valid(JobSpec::from_json_line(&text, None).unwrap());
         assert_eq!(back.id, new.id);
         assert_eq!(back.queue, new.queue);
@@ -895,19 +932,49 @@ mod tests {
             let fast = NewJob::validate_with(spec, raw, NOW, &Limits::default()).unwrap();
             assert_eq!(fast.payload.get(), general.payload.get(), "{line}");
             assert_eq!(
-                (&fast.queue, &fast.job_type, &fast.meta, fast.priority, fast.max_attempts),
-                (&general.queue, &general.job_type, &general.meta, general.priority, general.max_attempts),
+                (
+                    &fast.queue,
+                    &fast.job_type,
+                    &fast.meta,
+                    fast.priority,
+                    fast.max_attempts
+                ),
+                (
+                    &general.queue,
+                    &general.job_type,
+                    &general.meta,
+                    general.priority,
+                    general.max_attempts
+                ),
                 "{line}"
             );
-            assert_eq!((fast.run_at, fast.created_at, &fast.unique_key), (general.run_at, general.created_at, &general.unique_key));
+            assert_eq!(
+                (fast.run_at, fast.created_at, &fast.unique_key),
+                (general.run_at, general.created_at, &general.unique_key)
+            );
         }
         // Errors come from the general path, with its messages.
-        assert!(JobSpec::from_json_line_raw(r#"{"v":2,"jobType":"t"}"#, None).unwrap_err().contains("version"));
-        assert!(JobSpec::from_json_line_raw(r#"{"v":null,"jobType":"t"}"#, None).unwrap_err().contains("version"));
+        assert!(
+            JobSpec::from_json_line_raw(r#"{"v":2,"jobType":"t"}"#, None)
+                .unwrap_err()
+                .contains("version")
+        );
+        assert!(
+            JobSpec::from_json_line_raw(r#"{"v":null,"jobType":"t"}"#, None)
+                .unwrap_err()
+                .contains("version")
+        );
         // The raw payload counts against the size limit like any other.
         let (spec, raw) = JobSpec::from_json_line_raw(r#"{"v":1,"jobType":"t","payload":"0123456789"}"#, None).unwrap();
-        let limits = Limits { max_payload_bytes: 10, ..Limits::default() };
-        assert!(NewJob::validate_with(spec, raw, NOW, &limits).unwrap_err().contains("over the limit"));
+        let limits = Limits {
+            max_payload_bytes: 10,
+            ..Limits::default()
+        };
+        assert!(
+            NewJob::validate_with(spec, raw, NOW, &limits)
+                .unwrap_err()
+                .contains("over the limit")
+        );
     }
 
     #[test]

@@ -84,7 +84,12 @@ mod tests {
 
     #[test]
     fn no_jitter_means_exact_delays() {
-        let p = RetryPolicy { jitter: 0.0, base_delay: Duration::from_millis(100), multiplier: 3.0, ..Default::default() };
+        let p = RetryPolicy {
+            jitter: 0.0,
+            base_delay: Duration::from_millis(100),
+            multiplier: 3.0,
+            ..Default::default()
+        };
         assert_eq!(p.delay_after(3, 0.9), Duration::from_millis(900));
     }
 

@@ -105,8 +105,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if let Ok(secs) = t.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
     }
-    humantime::parse_duration(t)
-        .map_err(|_| format!("invalid duration {t:?} (expected e.g. 500ms, 30s, 5m, 2h, 7d)"))
+    humantime::parse_duration(t).map_err(|_| format!("invalid duration {t:?} (expected e.g. 500ms, 30s, 5m, 2h, 7d)"))
 }
 
 /// Formats a duration compactly for people: `850ms`, `12s`, `3m20s`, `2h5m`, `4d3h`.
@@ -154,7 +153,9 @@ pub fn parse_instant(value: &serde_json::Value) -> Result<UnixMillis, String> {
             }
         }
         serde_json::Value::String(s) => parse_instant_str(s),
-        other => Err(format!("expected a time (Unix seconds, milliseconds or RFC 3339), got {other}")),
+        other => Err(format!(
+            "expected a time (Unix seconds, milliseconds or RFC 3339), got {other}"
+        )),
     }
 }
 
@@ -185,10 +186,22 @@ mod tests {
 
     #[test]
     fn instants_accept_seconds_millis_and_rfc3339() {
-        assert_eq!(parse_instant(&json!(1_700_000_000)).unwrap(), UnixMillis(1_700_000_000_000));
-        assert_eq!(parse_instant(&json!(1_700_000_000_123i64)).unwrap(), UnixMillis(1_700_000_000_123));
-        assert_eq!(parse_instant(&json!(1_700_000_000.5)).unwrap(), UnixMillis(1_700_000_000_500));
-        assert_eq!(parse_instant(&json!("1700000000")).unwrap(), UnixMillis(1_700_000_000_000));
+        assert_eq!(
+            parse_instant(&json!(1_700_000_000)).unwrap(),
+            UnixMillis(1_700_000_000_000)
+        );
+        assert_eq!(
+            parse_instant(&json!(1_700_000_000_123i64)).unwrap(),
+            UnixMillis(1_700_000_000_123)
+        );
+        assert_eq!(
+            parse_instant(&json!(1_700_000_000.5)).unwrap(),
+            UnixMillis(1_700_000_000_500)
+        );
+        assert_eq!(
+            parse_instant(&json!("1700000000")).unwrap(),
+            UnixMillis(1_700_000_000_000)
+        );
         assert_eq!(
             parse_instant(&json!("2023-11-14T22:13:20Z")).unwrap(),
             UnixMillis(1_700_000_000_000)

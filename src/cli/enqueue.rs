@@ -92,8 +92,12 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
         .into());
     }
     let mut defaults = Defaults::from_args(&args)?;
-    defaults.type_attempts =
-        ctx.config.handlers.iter().map(|(t, h)| (t.clone(), h.retry.max_attempts)).collect();
+    defaults.type_attempts = ctx
+        .config
+        .handlers
+        .iter()
+        .map(|(t, h)| (t.clone(), h.retry.max_attempts))
+        .collect();
     match args.file.clone() {
         Some(file) => enqueue_file(ctx, &args, &defaults, file, format).await,
         None => enqueue_one(ctx, args, &defaults, format).await,
@@ -258,7 +262,13 @@ fn parse_lines(
                 scope.spawn(move || parse_part(first_line, part))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid(format!("{name}: reading failed"))))).collect()
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Invalid(format!("{name}: reading failed"))))
+            })
+            .collect()
     });
     let mut jobs = Vec::new();
     for part in results {

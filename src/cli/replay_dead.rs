@@ -95,7 +95,11 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
                     ]);
                 }
                 let head = format!("would replay {}", super::output::jobs(candidates.len() as u64, "dead"));
-                if candidates.is_empty() { print(&head) } else { print(&format!("{head}\n{t}")) }
+                if candidates.is_empty() {
+                    print(&head)
+                } else {
+                    print(&format!("{head}\n{t}"))
+                }
             }
         };
     }
@@ -126,6 +130,9 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
             }
             print_ndjson(&jobs)
         }
-        _ => print(&format!("replayed {}", super::output::jobs(replayed.len() as u64, "dead"))),
+        _ => print(&format!(
+            "replayed {}",
+            super::output::jobs(replayed.len() as u64, "dead")
+        )),
     }
 }

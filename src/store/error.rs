@@ -48,9 +48,7 @@ pub enum StoreError {
         source: BoxError,
     },
     /// The schema is newer than this jobq knows.
-    #[error(
-        "the {kind} store's schema is at version {found}, newer than this jobq knows ({known}); upgrade jobq"
-    )]
+    #[error("the {kind} store's schema is at version {found}, newer than this jobq knows ({known}); upgrade jobq")]
     SchemaTooNew {
         /// Backend.
         kind: StoreKind,
@@ -121,12 +119,20 @@ impl DriverError {
 impl StoreError {
     /// The store at `url` cannot be reached; `source` is the driver's error.
     pub fn unavailable(kind: StoreKind, url: &super::RedactedUrl, source: &(dyn std::error::Error + 'static)) -> Self {
-        StoreError::Unavailable { kind, url: url.to_string(), source: Box::new(DriverError::deepest(source)) }
+        StoreError::Unavailable {
+            kind,
+            url: url.to_string(),
+            source: Box::new(DriverError::deepest(source)),
+        }
     }
 
     /// Wraps a driver error met while doing `operation`.
     pub fn query(kind: StoreKind, operation: &'static str, source: impl Into<BoxError>) -> Self {
-        StoreError::Query { kind, operation, source: source.into() }
+        StoreError::Query {
+            kind,
+            operation,
+            source: source.into(),
+        }
     }
 
     /// True when the store could not be reached (rather than refusing a request).

@@ -57,7 +57,12 @@ pub fn migrations(kind: StoreKind) -> &'static [Migration] {
 pub fn script(kind: StoreKind) -> String {
     let mut out = String::new();
     for m in migrations(kind) {
-        out.push_str(&format!("-- jobq migration {:04}_{} ({kind}, checksum {})\n", m.version, m.name, m.checksum()));
+        out.push_str(&format!(
+            "-- jobq migration {:04}_{} ({kind}, checksum {})\n",
+            m.version,
+            m.name,
+            m.checksum()
+        ));
         out.push_str(m.sql.trim_end());
         out.push_str("\n\n");
     }

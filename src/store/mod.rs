@@ -70,7 +70,11 @@ pub struct Lease {
 impl Lease {
     /// The lease a worker holds on a job it claimed.
     pub fn of(job: &Job) -> Lease {
-        Lease { id: job.id.clone(), attempt: job.attempt, worker: job.worker_id.clone().unwrap_or_default() }
+        Lease {
+            id: job.id.clone(),
+            attempt: job.attempt,
+            worker: job.worker_id.clone().unwrap_or_default(),
+        }
     }
 }
 
@@ -502,6 +506,9 @@ pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
         StoreKind::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(url).await?)),
         #[cfg(feature = "postgres")]
         StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect(url).await?)),
-        kind => Err(StoreError::Unsupported { store: kind, operation: "connecting (this build of jobq has no such store yet)" }),
+        kind => Err(StoreError::Unsupported {
+            store: kind,
+            operation: "connecting (this build of jobq has no such store yet)",
+        }),
     }
 }

@@ -25,7 +25,11 @@ pub(crate) struct Decoder {
 
 impl Decoder {
     fn corrupt(&self, reason: String) -> StoreError {
-        StoreError::Corrupt { kind: self.kind, id: self.id.clone(), reason }
+        StoreError::Corrupt {
+            kind: self.kind,
+            id: self.id.clone(),
+            reason,
+        }
     }
 
     pub fn raw(&self, column: &str, text: String) -> Result<Box<RawValue>, StoreError> {
@@ -45,7 +49,10 @@ impl Decoder {
     }
 
     pub fn progress(&self, percent: Option<i64>, message: Option<String>) -> Option<Progress> {
-        percent.map(|p| Progress { percent: p.clamp(0, 100) as u8, message })
+        percent.map(|p| Progress {
+            percent: p.clamp(0, 100) as u8,
+            message,
+        })
     }
 }
 

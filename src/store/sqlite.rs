@@ -20,9 +20,9 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 use super::migrate::{self, Migration};
 use super::sql::{Decoder, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, placeholders};
 use super::{
-    Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter,
-    Lease, LeaseState, ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store,
-    StoreError, StoreInfo, StoreKind, StoreUrl, WorkerInfo,
+    Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
+    LeaseState, ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo,
+    StoreKind, StoreUrl, WorkerInfo,
 };
 use crate::job::{ERROR_HISTORY_CAP, Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
@@ -108,7 +108,11 @@ impl SqliteStore {
             .connect_with(options)
             .await
             .map_err(|e| StoreError::unavailable(KIND, &url.redacted(), &e))?;
-        Ok(SqliteStore { pool, url: url.clone(), synchronous: synchronous_name })
+        Ok(SqliteStore {
+            pool,
+            url: url.clone(),
+            synchronous: synchronous_name,
+        })
     }
 
     /// The underlying pool, for tests and benchmarks that inspect the file directly.
@@ -135,7 +139,11 @@ impl SqliteStore {
     async fn apply(&self, migrations: &[Migration]) -> Result<(), StoreError> {
         // BEGIN IMMEDIATE takes the write lock before reading the applied versions, so two processes
         // migrating at once apply each migration exactly once.
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(q("starting the migration"))?;
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(q("starting the migration"))?;
         sqlx::query(
             "CREATE TABLE IF NOT EXISTS jobq_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, \
              checksum TEXT NOT NULL, applied_at INTEGER NOT NULL)",
@@ -147,8 +155,10 @@ impl SqliteStore {
             .fetch_all(&mut *tx)
             .await
             .map_err(q("reading jobq_migrations"))?;
-        let applied: HashMap<u32, String> =
-            rows.iter().map(|r| (r.get::<i64, _>(0) as u32, r.get::<String, _>(1))).collect();
+        let applied: HashMap<u32, String> = rows
+            .iter()
+            .map(|r| (r.get::<i64, _>(0) as u32, r.get::<String, _>(1)))
+            .collect();
         for m in migrations {
             if let Some(checksum) = applied.get(&m.version) {
                 if *checksum != m.checksum() {
@@ -168,7 +178,11 @@ impl SqliteStore {
                 sqlx::query(&statement)
                     .execute(&mut *tx)
                     .await
-                    .map_err(|e| StoreError::Migration { kind: KIND, version: m.version, source: e.into() })?;
+                    .map_err(|e| StoreError::Migration {
+                        kind: KIND,
+                        version: m.version,
+                        source: e.into(),
+                    })?;
             }
             sqlx::query("INSERT INTO jobq_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)")
                 .bind(m.version as i64)
@@ -193,7 +207,12 @@ impl SqliteStore {
         for job in jobs {
             query = query.bind(job.id.as_str());
         }
-        Ok(query.fetch_all(&mut *tx).await.map_err(q("enqueue (id look-up)"))?.into_iter().collect())
+        Ok(query
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(q("enqueue (id look-up)"))?
+            .into_iter()
+            .collect())
     }
 
     /// The live jobs holding the unique keys of `jobs`, by (queue, key).
@@ -214,17 +233,28 @@ impl SqliteStore {
         for job in &keyed {
             query = query.bind(job.unique_key.as_deref());
         }
-        let rows = query.fetch_all(&mut *tx).await.map_err(q("enqueue (unique key look-up)"))?;
+        let rows = query
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(q("enqueue (unique key look-up)"))?;
         Ok(rows
             .iter()
-            .map(|r| ((r.get::<String, _>(0), r.get::<String, _>(1)), JobId::from_stored(r.get(2))))
+            .map(|r| {
+                (
+                    (r.get::<String, _>(0), r.get::<String, _>(1)),
+                    JobId::from_stored(r.get(2)),
+                )
+            })
             .collect())
     }
 
     async fn statuses_of(&self, ids: &[&JobId]) -> Result<HashMap<String, JobStatus>, StoreError> {
         let mut out = HashMap::new();
         for chunk in ids.chunks(ROWS_PER_STATEMENT) {
-            let sql = format!("SELECT id, status FROM jobq_jobs WHERE id IN ({})", placeholders(chunk.len()));
+            let sql = format!(
+                "SELECT id, status FROM jobq_jobs WHERE id IN ({})",
+                placeholders(chunk.len())
+            );
             let mut query = sqlx::query(&sql);
             for id in chunk {
                 query = query.bind(id.as_str());
@@ -232,7 +262,11 @@ impl SqliteStore {
             for row in query.fetch_all(&self.pool).await.map_err(q("reading job statuses"))? {
                 let id: String = row.get(0);
                 let status: String = row.get(1);
-                let status = Decoder { kind: KIND, id: id.clone() }.status(&status)?;
+                let status = Decoder {
+                    kind: KIND,
+                    id: id.clone(),
+                }
+                .status(&status)?;
                 out.insert(id, status);
             }
         }
@@ -256,7 +290,10 @@ fn job_from_row(row: &SqliteRow) -> Result<Job, StoreError> {
         unique_key: row.get(10),
         timeout_ms: row.get::<Option<i64>, _>(11).map(|t| t as u64),
         progress: d.progress(row.get(12), row.get(13)),
-        result: row.get::<Option<String>, _>(14).map(|r| d.raw("result", r)).transpose()?,
+        result: row
+            .get::<Option<String>, _>(14)
+            .map(|r| d.raw("result", r))
+            .transpose()?,
         errors: d.errors(row.get::<&str, _>(15))?,
         created_at: UnixMillis(row.get(16)),
         started_at: row.get::<Option<i64>, _>(17).map(UnixMillis),
@@ -338,10 +375,14 @@ impl Store for SqliteStore {
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
-        let version: String =
-            sqlx::query_scalar("SELECT sqlite_version()").fetch_one(&self.pool).await.map_err(q("reading the version"))?;
-        let journal: String =
-            sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&self.pool).await.map_err(q("reading journal_mode"))?;
+        let version: String = sqlx::query_scalar("SELECT sqlite_version()")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(q("reading the version"))?;
+        let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(q("reading journal_mode"))?;
         Ok(StoreInfo {
             kind: KIND,
             url: self.url.redacted().to_string(),
@@ -358,7 +399,11 @@ impl Store for SqliteStore {
         let known = migrate::latest(KIND);
         match self.applied_version().await? {
             Some(v) if v == known => Ok(()),
-            Some(v) if v > known => Err(StoreError::SchemaTooNew { kind: KIND, found: v, known }),
+            Some(v) if v > known => Err(StoreError::SchemaTooNew {
+                kind: KIND,
+                found: v,
+                known,
+            }),
             _ => self.apply(all).await,
         }
     }
@@ -367,7 +412,11 @@ impl Store for SqliteStore {
         // The immediate transaction holds the write lock from the start, so what the look-ups below
         // find stays true until the insert: every answer is decided before a row is written, and the
         // insert needs no RETURNING (streaming a row back per job would cost more than the insert).
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(q("starting enqueue"))?;
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(q("starting enqueue"))?;
         let mut out = Vec::with_capacity(jobs.len());
         // What earlier jobs of this batch took: ids, and live unique keys by (queue, key).
         let mut batch_ids: HashSet<&str> = HashSet::with_capacity(jobs.len());
@@ -379,7 +428,10 @@ impl Store for SqliteStore {
             for job in chunk {
                 let id = job.id.as_str();
                 if stored_ids.contains(id) || batch_ids.contains(id) {
-                    out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Duplicate });
+                    out.push(Enqueued {
+                        id: job.id.clone(),
+                        outcome: EnqueueOutcome::Duplicate,
+                    });
                     continue;
                 }
                 if let Some(key) = job.unique_key.as_deref() {
@@ -388,14 +440,20 @@ impl Store for SqliteStore {
                         .cloned()
                         .or_else(|| batch_keys.get(&(job.queue.as_str(), key)).map(|id| (*id).clone()));
                     if let Some(holder) = holder {
-                        out.push(Enqueued { id: holder, outcome: EnqueueOutcome::Coalesced });
+                        out.push(Enqueued {
+                            id: holder,
+                            outcome: EnqueueOutcome::Coalesced,
+                        });
                         continue;
                     }
                     batch_keys.insert((job.queue.as_str(), key), &job.id);
                 }
                 batch_ids.insert(id);
                 fresh.push(job);
-                out.push(Enqueued { id: job.id.clone(), outcome: EnqueueOutcome::Created });
+                out.push(Enqueued {
+                    id: job.id.clone(),
+                    outcome: EnqueueOutcome::Created,
+                });
             }
             if fresh.is_empty() {
                 continue;
@@ -444,8 +502,15 @@ impl Store for SqliteStore {
         let candidates = if claim.queues.len() == 1 {
             per_queue
         } else {
-            let parts: Vec<String> = claim.queues.iter().map(|_| format!("SELECT * FROM ({per_queue})")).collect();
-            format!("SELECT id FROM ({}) ORDER BY priority, run_at, id LIMIT ?", parts.join(" UNION ALL "))
+            let parts: Vec<String> = claim
+                .queues
+                .iter()
+                .map(|_| format!("SELECT * FROM ({per_queue})"))
+                .collect();
+            format!(
+                "SELECT id FROM ({}) ORDER BY priority, run_at, id LIMIT ?",
+                parts.join(" UNION ALL ")
+            )
         };
         let candidates = if claim.queues.len() == 1 {
             format!("SELECT id FROM ({candidates})")
@@ -457,7 +522,10 @@ impl Store for SqliteStore {
              heartbeat_at = ?, progress = NULL, progress_message = NULL \
              WHERE id IN ({candidates}) RETURNING {JOB_COLUMNS}"
         );
-        let mut query = sqlx::query(&sql).bind(&claim.worker).bind(claim.now.0).bind(claim.now.0);
+        let mut query = sqlx::query(&sql)
+            .bind(&claim.worker)
+            .bind(claim.now.0)
+            .bind(claim.now.0);
         for queue in &claim.queues {
             query = query.bind(queue).bind(claim.now.0);
             for t in &claim.exclude_types {
@@ -501,9 +569,17 @@ impl Store for SqliteStore {
                 mark_returned(&mut held, chunk, &rows, |i| beats[i].lease.id.as_str());
             }
         }
-        let missing: Vec<&JobId> =
-            beats.iter().zip(&held).filter(|(_, held)| !**held).map(|(b, _)| &b.lease.id).collect();
-        let statuses = if missing.is_empty() { HashMap::new() } else { self.statuses_of(&missing).await? };
+        let missing: Vec<&JobId> = beats
+            .iter()
+            .zip(&held)
+            .filter(|(_, held)| !**held)
+            .map(|(b, _)| &b.lease.id)
+            .collect();
+        let statuses = if missing.is_empty() {
+            HashMap::new()
+        } else {
+            self.statuses_of(&missing).await?
+        };
         Ok(beats
             .iter()
             .zip(held)
@@ -609,7 +685,11 @@ impl Store for SqliteStore {
         rows.iter()
             .map(|r| {
                 let id: String = r.get(0);
-                let status = Decoder { kind: KIND, id: id.clone() }.status(r.get::<&str, _>(3))?;
+                let status = Decoder {
+                    kind: KIND,
+                    id: id.clone(),
+                }
+                .status(r.get::<&str, _>(3))?;
                 Ok(Rescued {
                     id: JobId::from_stored(id),
                     job_type: r.get(1),
@@ -630,7 +710,8 @@ impl Store for SqliteStore {
     }
 
     async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
-        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(format!("SELECT {JOB_COLUMNS} FROM jobq_jobs WHERE 1 = 1"));
+        let mut qb: QueryBuilder<Sqlite> =
+            QueryBuilder::new(format!("SELECT {JOB_COLUMNS} FROM jobq_jobs WHERE 1 = 1"));
         push_filter(&mut qb, &params.filter);
         if !params.filter.statuses.is_empty() && !params.filter.statuses.contains(&JobStatus::Pending) {
             // Repeats the by-status index's own condition, which is how SQLite knows it may use it.
@@ -656,8 +737,10 @@ impl Store for SqliteStore {
                 format!(" AND queue IN ({})", marks.join(", "))
             }
         };
-        let sql =
-            format!("SELECT queue, status, count(*) FROM jobq_jobs WHERE 1 = 1{} GROUP BY queue, status", queue_filter(1));
+        let sql = format!(
+            "SELECT queue, status, count(*) FROM jobq_jobs WHERE 1 = 1{} GROUP BY queue, status",
+            queue_filter(1)
+        );
         let mut query = sqlx::query(&sql);
         for queue in &params.queues {
             query = query.bind(queue);
@@ -668,7 +751,10 @@ impl Store for SqliteStore {
             let queue: String = row.get(0);
             let status: &str = row.get(1);
             let n = row.get::<i64, _>(2) as u64;
-            let s = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats { queue, ..Default::default() });
+            let s = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats {
+                queue,
+                ..Default::default()
+            });
             match JobStatus::from_str(status) {
                 Ok(JobStatus::Pending) => s.ready = n,
                 Ok(JobStatus::Running) => s.running = n,
@@ -697,15 +783,22 @@ impl Store for SqliteStore {
                 s.oldest_ready_at = row.get::<Option<i64>, _>(2).map(UnixMillis);
             }
         }
-        Ok(Stats { queues: by_queue.into_values().collect() })
+        Ok(Stats {
+            queues: by_queue.into_values().collect(),
+        })
     }
 
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
         // Read the previous statuses and update inside one immediate transaction, so nothing changes
         // in between.
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(q("starting cancel"))?;
-        let mut qb: QueryBuilder<Sqlite> =
-            QueryBuilder::new(format!("SELECT id, status FROM jobq_jobs WHERE status IN {LIVE_STATUSES}"));
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(q("starting cancel"))?;
+        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(format!(
+            "SELECT id, status FROM jobq_jobs WHERE status IN {LIVE_STATUSES}"
+        ));
         match &cancel.target {
             CancelTarget::Ids(ids) => {
                 qb.push(" AND id IN (");
@@ -721,8 +814,15 @@ impl Store for SqliteStore {
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             let id: String = row.get(0);
-            let previous = Decoder { kind: KIND, id: id.clone() }.status(row.get::<&str, _>(1))?;
-            out.push(Cancelled { id: JobId::from_stored(id), previous });
+            let previous = Decoder {
+                kind: KIND,
+                id: id.clone(),
+            }
+            .status(row.get::<&str, _>(1))?;
+            out.push(Cancelled {
+                id: JobId::from_stored(id),
+                previous,
+            });
         }
         for chunk in out.chunks(ROWS_PER_STATEMENT) {
             let sql = format!(
@@ -744,7 +844,11 @@ impl Store for SqliteStore {
         let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
             "WITH c AS (SELECT id, queue, unique_key, finished_at FROM jobq_jobs WHERE status = 'dead'",
         );
-        let filter = JobFilter { queues: replay.queues.clone(), job_types: replay.job_types.clone(), ..Default::default() };
+        let filter = JobFilter {
+            queues: replay.queues.clone(),
+            job_types: replay.job_types.clone(),
+            ..Default::default()
+        };
         push_filter(&mut qb, &filter);
         if !replay.ids.is_empty() {
             qb.push(" AND id IN (");
@@ -785,7 +889,11 @@ impl Store for SqliteStore {
         if !cleanup.statuses.is_empty() && statuses.is_empty() {
             return Ok(0);
         }
-        let filter = JobFilter { queues: cleanup.queues.clone(), statuses, ..Default::default() };
+        let filter = JobFilter {
+            queues: cleanup.queues.clone(),
+            statuses,
+            ..Default::default()
+        };
         let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(if cleanup.dry_run {
             "SELECT count(*) FROM ("
         } else {
@@ -799,7 +907,11 @@ impl Store for SqliteStore {
         }
         qb.push(" LIMIT ").push_bind(cleanup.limit as i64).push(")");
         if cleanup.dry_run {
-            let n: i64 = qb.build_query_scalar().fetch_one(&self.pool).await.map_err(q("cleanup"))?;
+            let n: i64 = qb
+                .build_query_scalar()
+                .fetch_one(&self.pool)
+                .await
+                .map_err(q("cleanup"))?;
             Ok(n as u64)
         } else {
             let done = qb.build().execute(&self.pool).await.map_err(q("cleanup"))?;

@@ -76,7 +76,9 @@ fn redact(url: &str) -> String {
     let rest = &url[start..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let authority = &rest[..authority_end];
-    let Some(at) = authority.rfind('@') else { return url.to_string() };
+    let Some(at) = authority.rfind('@') else {
+        return url.to_string();
+    };
     let userinfo = &authority[..at];
     match userinfo.find(':') {
         Some(colon) => format!("{}{}:***{}", &url[..start], &userinfo[..colon], &url[start + at..]),
@@ -97,9 +99,14 @@ impl StoreUrl {
     /// Reads a URL: `sqlite://PATH` (`sqlite:///abs/path` or `sqlite://relative/path`),
     /// `postgres://…` (`postgresql://` too), `mysql://…` (`mariadb://` too), `redis://…`, `rediss://…`.
     pub fn parse(url: &str) -> Result<StoreUrl, StoreError> {
-        let invalid = |reason: String| StoreError::InvalidUrl { url: redact(url), reason };
+        let invalid = |reason: String| StoreError::InvalidUrl {
+            url: redact(url),
+            reason,
+        };
         let Some((scheme, rest)) = url.split_once(':') else {
-            return Err(invalid(format!("no scheme (expected one of {SCHEMES}, e.g. sqlite://jobs.db)")));
+            return Err(invalid(format!(
+                "no scheme (expected one of {SCHEMES}, e.g. sqlite://jobs.db)"
+            )));
         };
         let kind = match scheme.to_ascii_lowercase().as_str() {
             "sqlite" => StoreKind::Sqlite,
@@ -113,10 +120,15 @@ impl StoreUrl {
                 });
             }
         };
-        let parsed = StoreUrl { raw: url.to_string(), kind };
+        let parsed = StoreUrl {
+            raw: url.to_string(),
+            kind,
+        };
         if kind == StoreKind::Sqlite {
             if parsed.sqlite_path().as_os_str().is_empty() {
-                return Err(invalid("no file path (e.g. sqlite://jobs.db or sqlite:///var/lib/jobq/jobs.db)".into()));
+                return Err(invalid(
+                    "no file path (e.g. sqlite://jobs.db or sqlite:///var/lib/jobq/jobs.db)".into(),
+                ));
             }
         } else {
             let _ = rest;
@@ -127,7 +139,10 @@ impl StoreUrl {
 
     /// The SQLite URL of a file.
     pub fn sqlite_file(path: &Path) -> StoreUrl {
-        StoreUrl { raw: format!("sqlite://{}", path.display()), kind: StoreKind::Sqlite }
+        StoreUrl {
+            raw: format!("sqlite://{}", path.display()),
+            kind: StoreKind::Sqlite,
+        }
     }
 
     /// The backend.
@@ -170,8 +185,15 @@ impl StoreUrl {
         if path.is_absolute() {
             return self;
         }
-        let query = self.raw.split_once('?').map(|(_, q)| format!("?{q}")).unwrap_or_default();
-        StoreUrl { raw: format!("sqlite://{}{query}", base.join(path).display()), kind: StoreKind::Sqlite }
+        let query = self
+            .raw
+            .split_once('?')
+            .map(|(_, q)| format!("?{q}"))
+            .unwrap_or_default();
+        StoreUrl {
+            raw: format!("sqlite://{}{query}", base.join(path).display()),
+            kind: StoreKind::Sqlite,
+        }
     }
 }
 
@@ -201,14 +223,25 @@ mod tests {
             "rediss://default:secret@cache.example:6380",
         ] {
             let url = StoreUrl::parse(raw).unwrap();
-            for shown in [url.to_string(), format!("{url:?}"), url.redacted().to_string(), format!("{:?}", url.redacted())] {
+            for shown in [
+                url.to_string(),
+                format!("{url:?}"),
+                url.redacted().to_string(),
+                format!("{:?}", url.redacted()),
+            ] {
                 assert!(!shown.contains("secret"), "{shown}");
                 assert!(shown.contains("***"), "{shown}");
             }
         }
-        assert_eq!(RedactedUrl::new("postgres://u:secret@h/db").as_str(), "postgres://u:***@h/db");
+        assert_eq!(
+            RedactedUrl::new("postgres://u:secret@h/db").as_str(),
+            "postgres://u:***@h/db"
+        );
         assert_eq!(RedactedUrl::new("postgres://u@h/db").as_str(), "postgres://u@h/db");
-        assert_eq!(RedactedUrl::new("user:secret@db.example").as_str(), "user:***@db.example");
+        assert_eq!(
+            RedactedUrl::new("user:secret@db.example").as_str(),
+            "user:***@db.example"
+        );
         assert_eq!(RedactedUrl::new("sqlite:jobs.db").as_str(), "sqlite:jobs.db");
         let err = StoreUrl::parse("user:secret@db.example/x").unwrap_err().to_string();
         assert!(!err.contains("secret"), "{err}");
@@ -242,6 +275,9 @@ mod tests {
         assert_eq!(rel.sqlite_path(), PathBuf::from("data/jobs.db"));
         let resolved = rel.resolved_against(Path::new("/etc/jobq"));
         assert_eq!(resolved.expose(), "sqlite:///etc/jobq/data/jobs.db?synchronous=full");
-        assert_eq!(StoreUrl::parse("sqlite:jobs.db").unwrap().sqlite_path(), PathBuf::from("jobs.db"));
+        assert_eq!(
+            StoreUrl::parse("sqlite:jobs.db").unwrap().sqlite_path(),
+            PathBuf::from("jobs.db")
+        );
     }
 }

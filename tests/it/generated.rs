@@ -31,7 +31,10 @@ fn check(dir: &Path, files: Vec<(String, Vec<u8>)>) {
             }
         }
     }
-    assert!(stale.is_empty(), "generated files are stale: {stale:?}; run `JOBQ_BLESS=1 cargo test generated` and commit");
+    assert!(
+        stale.is_empty(),
+        "generated files are stale: {stale:?}; run `JOBQ_BLESS=1 cargo test generated` and commit"
+    );
 }
 
 fn root() -> PathBuf {
@@ -40,7 +43,10 @@ fn root() -> PathBuf {
 
 #[test]
 fn completions_are_current() {
-    let files = SHELLS.iter().map(|(shell, name)| (name.to_string(), completion(*shell))).collect();
+    let files = SHELLS
+        .iter()
+        .map(|(shell, name)| (name.to_string(), completion(*shell)))
+        .collect();
     check(&root().join("completions"), files);
 }
 

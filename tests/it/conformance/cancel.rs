@@ -2,18 +2,12 @@
 //! a running job's worker learns of it and its late answer is ignored.
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{
-    Cancel, CancelTarget, Cancelled, DynStore, JobFilter, Lease, LeaseState, Outcome,
-};
+use jobq::store::{Cancel, CancelTarget, Cancelled, DynStore, JobFilter, Lease, LeaseState, Outcome};
 use jobq::time::UnixMillis;
 
 use crate::support::jobs::*;
 
-async fn cancel(
-    store: &DynStore,
-    target: CancelTarget,
-    now: UnixMillis,
-) -> Vec<(String, JobStatus)> {
+async fn cancel(store: &DynStore, target: CancelTarget, now: UnixMillis) -> Vec<(String, JobStatus)> {
     let cancelled = store.cancel(&Cancel { target, now }).await.expect("cancel");
     sorted(
         cancelled
@@ -47,11 +41,7 @@ pub(super) async fn cancel_pending_running_and_waiting(store: &DynStore) {
             "{name}"
         );
     }
-    assert!(
-        claim(store, "default", WORKER, 10, at(1_000))
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "default", WORKER, 10, at(1_000)).await.is_empty());
 }
 
 pub(super) async fn cancel_leaves_terminal_jobs_alone(store: &DynStore) {
@@ -62,11 +52,7 @@ pub(super) async fn cancel_leaves_terminal_jobs_alone(store: &DynStore) {
     let mut names: Vec<&str> = JobStatus::TERMINAL.iter().map(|s| s.as_str()).collect();
     names.push("no-such-job");
     assert!(cancel(store, by_ids(&names), at(900)).await.is_empty());
-    assert!(
-        cancel(store, CancelTarget::Ids(vec![]), at(900))
-            .await
-            .is_empty()
-    );
+    assert!(cancel(store, CancelTarget::Ids(vec![]), at(900)).await.is_empty());
     for job in before {
         let now = get(store, &job.id).await;
         assert_eq!(
@@ -79,32 +65,11 @@ pub(super) async fn cancel_leaves_terminal_jobs_alone(store: &DynStore) {
 }
 
 pub(super) async fn cancel_by_filter(store: &DynStore) {
-    let typed = |name: &str, queue: &str, job_type: &str| {
-        JobSpec::new(job_type, serde_json::json!(name))
-            .id(name)
-            .queue(queue)
-    };
-    make(
-        store,
-        typed("m-running", "mail", "mail.send"),
-        JobStatus::Running,
-        T0,
-    )
-    .await;
-    make(
-        store,
-        typed("i-done", "img", "img.resize"),
-        JobStatus::Succeeded,
-        T0,
-    )
-    .await;
-    make(
-        store,
-        typed("i-waiting", "img", "img.resize"),
-        JobStatus::Waiting,
-        T0,
-    )
-    .await;
+    let typed =
+        |name: &str, queue: &str, job_type: &str| JobSpec::new(job_type, serde_json::json!(name)).id(name).queue(queue);
+    make(store, typed("m-running", "mail", "mail.send"), JobStatus::Running, T0).await;
+    make(store, typed("i-done", "img", "img.resize"), JobStatus::Succeeded, T0).await;
+    make(store, typed("i-waiting", "img", "img.resize"), JobStatus::Waiting, T0).await;
     add_all(
         store,
         [
@@ -208,9 +173,6 @@ pub(super) async fn cancelled_running_job_tells_its_worker(store: &DynStore) {
     );
 
     let job = get(store, &lease.id).await;
-    assert_eq!(
-        (job.status, job.finished_at),
-        (JobStatus::Cancelled, Some(at(10)))
-    );
+    assert_eq!((job.status, job.finished_at), (JobStatus::Cancelled, Some(at(10))));
     assert!(job.result.is_none() && job.errors.is_empty());
 }

@@ -38,28 +38,16 @@ pub(super) async fn claim_ignores_future_run_at(store: &DynStore) {
     )
     .await;
     assert_eq!(ids(&claim(store, "default", WORKER, 10, T0).await), ["now"]);
-    assert_eq!(
-        ids(&claim(store, "default", WORKER, 10, at(999)).await),
-        ["first"]
-    );
+    assert_eq!(ids(&claim(store, "default", WORKER, 10, at(999)).await), ["first"]);
     // run_at is the first instant the job may run.
-    assert_eq!(
-        ids(&claim(store, "default", WORKER, 10, at(1_000)).await),
-        ["later"]
-    );
+    assert_eq!(ids(&claim(store, "default", WORKER, 10, at(1_000)).await), ["later"]);
 }
 
 pub(super) async fn claim_respects_limit(store: &DynStore) {
     add_all(store, (0..5).map(|i| spec(&format!("j{i}")))).await;
     assert!(claim(store, "default", WORKER, 0, T0).await.is_empty());
-    assert_eq!(
-        ids(&claim(store, "default", WORKER, 2, T0).await),
-        ["j0", "j1"]
-    );
-    assert_eq!(
-        ids(&claim(store, "default", WORKER, 2, T0).await),
-        ["j2", "j3"]
-    );
+    assert_eq!(ids(&claim(store, "default", WORKER, 2, T0).await), ["j0", "j1"]);
+    assert_eq!(ids(&claim(store, "default", WORKER, 2, T0).await), ["j2", "j3"]);
     assert_eq!(ids(&claim(store, "default", WORKER, 2, T0).await), ["j4"]);
     assert!(claim(store, "default", WORKER, 2, T0).await.is_empty());
 }
@@ -83,11 +71,7 @@ pub(super) async fn claim_only_from_named_queues(store: &DynStore) {
             .expect("claim")
             .is_empty()
     );
-    assert!(
-        claim(store, "nothing-here", WORKER, 10, T0)
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "nothing-here", WORKER, 10, T0).await.is_empty());
     assert_eq!(ids(&claim(store, "b", WORKER, 1, T0).await), ["b1"]);
     // Several queues are one ordering: the best jobs of all of them, merged.
     let merged = store
@@ -109,15 +93,9 @@ pub(super) async fn claim_skips_excluded_types(store: &DynStore) {
         store,
         [
             JobSpec::new("mail.send", serde_json::json!(1)).id("x1"),
-            JobSpec::new("img.resize", serde_json::json!(2))
-                .id("y1")
-                .priority(1),
-            JobSpec::new("mail.send", serde_json::json!(3))
-                .id("x2")
-                .priority(2),
-            JobSpec::new("report.build", serde_json::json!(4))
-                .id("z1")
-                .priority(3),
+            JobSpec::new("img.resize", serde_json::json!(2)).id("y1").priority(1),
+            JobSpec::new("mail.send", serde_json::json!(3)).id("x2").priority(2),
+            JobSpec::new("report.build", serde_json::json!(4)).id("z1").priority(3),
         ],
     )
     .await;
@@ -178,10 +156,7 @@ pub(super) async fn claim_sets_running_attempt_worker_and_times(store: &DynStore
     let again = claim_one(store, "default", "w-b", at(300)).await;
     assert_eq!(again.attempt, 2);
     assert_eq!(again.worker_id.as_deref(), Some("w-b"));
-    assert_eq!(
-        (again.started_at, again.heartbeat_at),
-        (Some(at(300)), Some(at(300)))
-    );
+    assert_eq!((again.started_at, again.heartbeat_at), (Some(at(300)), Some(at(300))));
     assert!(again.progress.is_none());
     assert!(get(store, &job.id).await.progress.is_none());
 }
@@ -205,11 +180,7 @@ pub(super) async fn claim_is_exclusive(store: &DynStore) {
         tasks.push(tokio::spawn(async move {
             let worker = format!("claimer-{claimer}");
             // Claimers alternate between one queue and both, so both claim paths race.
-            let queues: &[&str] = if claimer % 2 == 0 {
-                &["a", "b"]
-            } else {
-                &["b"]
-            };
+            let queues: &[&str] = if claimer % 2 == 0 { &["a", "b"] } else { &["b"] };
             let mut got = Vec::new();
             for round in 0.. {
                 let limit = (claimer + round) % 5 + 1;
@@ -226,10 +197,7 @@ pub(super) async fn claim_is_exclusive(store: &DynStore) {
                     break;
                 }
                 for job in &jobs {
-                    assert_eq!(
-                        (job.worker_id.as_deref(), job.attempt),
-                        (Some(worker.as_str()), 1)
-                    );
+                    assert_eq!((job.worker_id.as_deref(), job.attempt), (Some(worker.as_str()), 1));
                 }
                 got.extend(jobs.into_iter().map(|j| j.id));
             }
@@ -251,9 +219,6 @@ pub(super) async fn claim_is_exclusive(store: &DynStore) {
         })
         .await
         .expect("stats");
-    assert_eq!(
-        stats.queues.iter().map(|q| q.running).sum::<u64>(),
-        JOBS as u64
-    );
+    assert_eq!(stats.queues.iter().map(|q| q.running).sum::<u64>(), JOBS as u64);
     assert_eq!(stats.queues.iter().map(|q| q.ready).sum::<u64>(), 0);
 }

@@ -16,10 +16,7 @@ async fn exists(store: &DynStore, name: &str) -> bool {
 
 /// One job in every status, finished (or claimed) at `at(1_000)`, in `queue`; names are the statuses.
 async fn one_of_each(store: &DynStore, queue: &str) {
-    for status in JobStatus::ALL
-        .into_iter()
-        .filter(|s| *s != JobStatus::Pending)
-    {
+    for status in JobStatus::ALL.into_iter().filter(|s| *s != JobStatus::Pending) {
         make(
             store,
             spec(&format!("{queue}-{status}")).queue(queue),
@@ -39,13 +36,7 @@ async fn one_of_each(store: &DynStore, queue: &str) {
 
 pub(super) async fn cleanup_touches_only_terminal_jobs_older_than_cutoff(store: &DynStore) {
     one_of_each(store, "q").await;
-    make(
-        store,
-        spec("recent").queue("r"),
-        JobStatus::Succeeded,
-        at(5_000),
-    )
-    .await;
+    make(store, spec("recent").queue("r"), JobStatus::Succeeded, at(5_000)).await;
     let all = Cleanup {
         limit: 100,
         ..Default::default()
@@ -187,17 +178,7 @@ pub(super) async fn cleanup_dry_run_counts_without_deleting(store: &DynStore) {
     for status in JobStatus::ALL {
         assert!(exists(store, &format!("q-{status}")).await, "{status}");
     }
-    assert_eq!(
-        cleanup(
-            store,
-            Cleanup {
-                dry_run: false,
-                ..dry
-            }
-        )
-        .await,
-        4
-    );
+    assert_eq!(cleanup(store, Cleanup { dry_run: false, ..dry }).await, 4);
 }
 
 pub(super) async fn cleanup_limit_bounds_one_call(store: &DynStore) {

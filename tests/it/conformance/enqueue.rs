@@ -43,10 +43,7 @@ pub(super) async fn enqueue_stores_every_field(store: &DynStore) {
         json!({"w": 100, "tags": ["a", "b"], "nested": {"x": null}})
     );
     assert_eq!(job.meta.get("tenantId").map(String::as_str), Some("t1"));
-    assert_eq!(
-        job.meta.get("traceparent").map(String::as_str),
-        Some("00-abc-def-01")
-    );
+    assert_eq!(job.meta.get("traceparent").map(String::as_str), Some("00-abc-def-01"));
     assert_eq!(job.meta.len(), 2);
     assert_eq!(job.priority, -3);
     assert_eq!(job.status, JobStatus::Pending);
@@ -87,15 +84,7 @@ pub(super) async fn enqueue_duplicate_id_is_left_alone(store: &DynStore) {
 
     // A finished job is not brought back by sending its id again.
     let running = claim_one(store, "default", WORKER, T0).await;
-    assert!(
-        finish(
-            store,
-            &Lease::of(&running),
-            Outcome::Succeeded { result: None },
-            at(10)
-        )
-        .await
-    );
+    assert!(finish(store, &Lease::of(&running), Outcome::Succeeded { result: None }, at(10)).await);
     assert_eq!(enqueue(store, [spec("a")]).await, vec![duplicate("a")]);
     assert_eq!(get(store, &id("a")).await.status, JobStatus::Succeeded);
 
@@ -125,10 +114,7 @@ pub(super) async fn enqueue_large_batch(store: &DynStore) {
     assert_eq!(stats.queues[0].queue, "bulk");
     assert_eq!(stats.queues[0].ready, JOBS as u64);
     assert_eq!(stats.queues[0].total(), JOBS as u64);
-    assert_eq!(
-        get(store, &id("bulk-1999")).await.status,
-        JobStatus::Pending
-    );
+    assert_eq!(get(store, &id("bulk-1999")).await.status, JobStatus::Pending);
 }
 
 pub(super) async fn unique_key_coalesces_while_live(store: &DynStore) {
@@ -201,10 +187,7 @@ pub(super) async fn unique_keys_are_per_queue(store: &DynStore) {
         ],
     )
     .await;
-    assert_eq!(
-        answers,
-        vec![created("a"), created("b"), created("c"), created("d")]
-    );
+    assert_eq!(answers, vec![created("a"), created("b"), created("c"), created("d")]);
     assert_eq!(
         enqueue(store, [spec("e").queue("q2").unique_key("k")]).await,
         vec![coalesced("b")]
@@ -222,9 +205,6 @@ pub(super) async fn unique_key_coalesces_within_one_batch(store: &DynStore) {
         ],
     )
     .await;
-    assert_eq!(
-        answers,
-        vec![created("x"), coalesced("x"), created("z"), created("w")]
-    );
+    assert_eq!(answers, vec![created("x"), coalesced("x"), created("z"), created("w")]);
     assert!(store.get(&id("y")).await.expect("get").is_none());
 }

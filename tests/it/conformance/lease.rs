@@ -2,10 +2,7 @@
 //! late answer from an old attempt or another worker change nothing.
 
 use jobq::job::{ERROR_HISTORY_CAP, JobError, JobStatus, Progress};
-use jobq::store::{
-    Cancel, CancelTarget, DynStore, Finish, Heartbeat, Lease, LeaseState, Outcome, Rescue,
-    StatsParams,
-};
+use jobq::store::{Cancel, CancelTarget, DynStore, Finish, Heartbeat, Lease, LeaseState, Outcome, Rescue, StatsParams};
 use serde_json::json;
 
 use crate::support::jobs::*;
@@ -43,21 +40,12 @@ pub(super) async fn heartbeat_records_time_and_progress(store: &DynStore) {
         [LeaseState::Held]
     );
     let job = get(store, &lease.id).await;
-    assert_eq!(
-        (job.heartbeat_at, job.progress),
-        (Some(at(10)), Some(progress.clone()))
-    );
+    assert_eq!((job.heartbeat_at, job.progress), (Some(at(10)), Some(progress.clone())));
 
     // A beat without progress keeps the last one.
-    assert_eq!(
-        beat_once(store, &lease, None, at(20)).await,
-        LeaseState::Held
-    );
+    assert_eq!(beat_once(store, &lease, None, at(20)).await, LeaseState::Held);
     let job = get(store, &lease.id).await;
-    assert_eq!(
-        (job.heartbeat_at, job.progress),
-        (Some(at(20)), Some(progress))
-    );
+    assert_eq!((job.heartbeat_at, job.progress), (Some(at(20)), Some(progress)));
 
     // New progress replaces the old, message included.
     let bare = Progress {
@@ -76,12 +64,7 @@ pub(super) async fn heartbeat_records_time_and_progress(store: &DynStore) {
     );
 }
 
-async fn beat_once(
-    store: &DynStore,
-    lease: &Lease,
-    progress: Option<Progress>,
-    now: jobq::UnixMillis,
-) -> LeaseState {
+async fn beat_once(store: &DynStore, lease: &Lease, progress: Option<Progress>, now: jobq::UnixMillis) -> LeaseState {
     let answers = store
         .heartbeat(
             &[Heartbeat {
@@ -107,10 +90,7 @@ pub(super) async fn heartbeat_reports_cancelled(store: &DynStore) {
         .expect("cancel");
     assert_eq!(beat(store, &lease, at(10)).await, LeaseState::Cancelled);
     let job = get(store, &lease.id).await;
-    assert_eq!(
-        (job.status, job.heartbeat_at),
-        (JobStatus::Cancelled, Some(T0))
-    );
+    assert_eq!((job.status, job.heartbeat_at), (JobStatus::Cancelled, Some(T0)));
 }
 
 pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
@@ -120,10 +100,7 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
     assert_eq!(
         store
             .heartbeat(
-                &[a.clone(), b.clone()].map(|lease| Heartbeat {
-                    lease,
-                    progress: None
-                }),
+                &[a.clone(), b.clone()].map(|lease| Heartbeat { lease, progress: None }),
                 at(50)
             )
             .await
@@ -132,10 +109,7 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
     );
     // c is released, d rescued (its heartbeat is stale), e finished.
     assert_eq!(
-        store
-            .release(std::slice::from_ref(&c), at(55))
-            .await
-            .expect("release"),
+        store.release(std::slice::from_ref(&c), at(55)).await.expect("release"),
         [true]
     );
     assert!(finish(store, &e, Outcome::Succeeded { result: None }, at(55)).await);
@@ -147,10 +121,7 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
         })
         .await
         .expect("rescue");
-    assert_eq!(
-        rescued.iter().map(|r| r.id.to_string()).collect::<Vec<_>>(),
-        ["d"]
-    );
+    assert_eq!(rescued.iter().map(|r| r.id.to_string()).collect::<Vec<_>>(), ["d"]);
 
     let wrong_attempt = Lease {
         attempt: 2,
@@ -164,10 +135,7 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
         id: id("ghost"),
         ..a.clone()
     };
-    let beats = [wrong_attempt, wrong_worker, c, d, e, unknown].map(|lease| Heartbeat {
-        lease,
-        progress: None,
-    });
+    let beats = [wrong_attempt, wrong_worker, c, d, e, unknown].map(|lease| Heartbeat { lease, progress: None });
     assert_eq!(
         store.heartbeat(&beats, at(70)).await.expect("heartbeat"),
         [LeaseState::Lost; 6]
@@ -182,32 +150,12 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
 
 pub(super) async fn finish_applies_only_to_current_lease(store: &DynStore) {
     let (lost, current) = lost_and_current(store, "j", "worker-2").await;
-    assert!(
-        !finish(
-            store,
-            &lost,
-            Outcome::Succeeded {
-                result: Some(raw("1"))
-            },
-            at(30)
-        )
-        .await
-    );
+    assert!(!finish(store, &lost, Outcome::Succeeded { result: Some(raw("1")) }, at(30)).await);
     let other_worker = Lease {
         worker: lost.worker.clone(),
         ..current.clone()
     };
-    assert!(
-        !finish(
-            store,
-            &other_worker,
-            Outcome::Dead {
-                error: "late".into()
-            },
-            at(30)
-        )
-        .await
-    );
+    assert!(!finish(store, &other_worker, Outcome::Dead { error: "late".into() }, at(30)).await);
     let ghost = Lease {
         id: id("ghost"),
         ..current.clone()
@@ -221,31 +169,15 @@ pub(super) async fn finish_applies_only_to_current_lease(store: &DynStore) {
     );
     assert!(job.result.is_none() && job.finished_at.is_none());
     assert_eq!(
-        job.errors
-            .iter()
-            .map(|e| e.error.as_str())
-            .collect::<Vec<_>>(),
+        job.errors.iter().map(|e| e.error.as_str()).collect::<Vec<_>>(),
         ["worker lost"]
     );
 
     // The current lease applies, once.
     assert!(finish(store, &current, Outcome::Succeeded { result: None }, at(40)).await);
-    assert!(
-        !finish(
-            store,
-            &current,
-            Outcome::Dead {
-                error: "twice".into()
-            },
-            at(50)
-        )
-        .await
-    );
+    assert!(!finish(store, &current, Outcome::Dead { error: "twice".into() }, at(50)).await);
     let job = get(store, &current.id).await;
-    assert_eq!(
-        (job.status, job.finished_at),
-        (JobStatus::Succeeded, Some(at(40)))
-    );
+    assert_eq!((job.status, job.finished_at), (JobStatus::Succeeded, Some(at(40))));
 }
 
 pub(super) async fn finish_succeeded_records_result(store: &DynStore) {
@@ -273,20 +205,14 @@ pub(super) async fn finish_succeeded_records_result(store: &DynStore) {
 
     let job = get(store, &id("with-result")).await;
     assert_eq!(job.status, JobStatus::Succeeded);
-    assert_eq!(
-        job.result.as_deref().map(value),
-        Some(json!({"ok": true, "n": [1, 2]}))
-    );
+    assert_eq!(job.result.as_deref().map(value), Some(json!({"ok": true, "n": [1, 2]})));
     assert_eq!(
         (job.finished_at, job.attempt, job.started_at),
         (Some(at(50)), 1, Some(T0))
     );
     assert!(job.worker_id.is_none() && job.errors.is_empty());
     let job = get(store, &id("without")).await;
-    assert_eq!(
-        (job.status, job.finished_at),
-        (JobStatus::Succeeded, Some(at(50)))
-    );
+    assert_eq!((job.status, job.finished_at), (JobStatus::Succeeded, Some(at(50))));
     assert!(job.result.is_none());
 }
 
@@ -340,11 +266,7 @@ pub(super) async fn finish_dead_records_error(store: &DynStore) {
         }]
     );
     assert!(job.worker_id.is_none());
-    assert!(
-        claim(store, "default", WORKER, 10, at(1_000_000))
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "default", WORKER, 10, at(1_000_000)).await.is_empty());
 }
 
 pub(super) async fn finish_discarded_records_reason(store: &DynStore) {
@@ -362,10 +284,7 @@ pub(super) async fn finish_discarded_records_reason(store: &DynStore) {
         .await
     );
     let job = get(store, &lease.id).await;
-    assert_eq!(
-        (job.status, job.finished_at),
-        (JobStatus::Discarded, Some(at(100)))
-    );
+    assert_eq!((job.status, job.finished_at), (JobStatus::Discarded, Some(at(100))));
     assert_eq!(
         job.errors,
         [JobError {
@@ -375,11 +294,7 @@ pub(super) async fn finish_discarded_records_reason(store: &DynStore) {
         }]
     );
     assert!(job.worker_id.is_none());
-    assert!(
-        claim(store, "default", WORKER, 10, at(1_000_000))
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "default", WORKER, 10, at(1_000_000)).await.is_empty());
 }
 
 pub(super) async fn finish_waiting_parks_the_job(store: &DynStore) {
@@ -394,32 +309,16 @@ pub(super) async fn finish_waiting_parks_the_job(store: &DynStore) {
         "waiting sets finished_at, like the terminal outcomes"
     );
     assert!(job.worker_id.is_none() && job.errors.is_empty());
-    assert!(
-        claim(store, "default", WORKER, 10, at(1_000_000))
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "default", WORKER, 10, at(1_000_000)).await.is_empty());
     assert_eq!(beat(store, &lease, at(110)).await, LeaseState::Lost);
 }
 
 pub(super) async fn retried_job_is_claimable_at_its_run_at_with_the_next_attempt(store: &DynStore) {
     add(store, spec("j").max_attempts(5)).await;
     let first = claim_one(store, "default", WORKER, T0).await;
-    assert!(
-        finish(
-            store,
-            &Lease::of(&first),
-            retry("first", at(30_000)),
-            at(100)
-        )
-        .await
-    );
+    assert!(finish(store, &Lease::of(&first), retry("first", at(30_000)), at(100)).await);
 
-    assert!(
-        claim(store, "default", WORKER, 10, at(29_999))
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "default", WORKER, 10, at(29_999)).await.is_empty());
     let stats = store
         .stats(&StatsParams {
             queues: vec![],
@@ -431,15 +330,7 @@ pub(super) async fn retried_job_is_claimable_at_its_run_at_with_the_next_attempt
 
     let second = claim_one(store, "default", WORKER, at(30_000)).await;
     assert_eq!((second.id.as_str(), second.attempt), ("j", 2));
-    assert!(
-        finish(
-            store,
-            &Lease::of(&second),
-            retry("second", at(90_000)),
-            at(30_100)
-        )
-        .await
-    );
+    assert!(finish(store, &Lease::of(&second), retry("second", at(90_000)), at(30_100)).await);
     let third = claim_one(store, "default", WORKER, at(90_000)).await;
     assert_eq!(third.attempt, 3);
     let attempts: Vec<u32> = third.errors.iter().map(|e| e.attempt).collect();
@@ -453,15 +344,7 @@ pub(super) async fn error_history_is_capped(store: &DynStore) {
         let now = at(i64::from(n) * 1_000);
         let job = claim_one(store, "default", WORKER, now).await;
         assert_eq!(job.attempt, n);
-        assert!(
-            finish(
-                store,
-                &Lease::of(&job),
-                retry(&format!("failure {n}"), now),
-                now
-            )
-            .await
-        );
+        assert!(finish(store, &Lease::of(&job), retry(&format!("failure {n}"), now), now).await);
     }
     let job = get(store, &id("j")).await;
     assert_eq!(job.errors.len(), ERROR_HISTORY_CAP);
@@ -488,23 +371,14 @@ pub(super) async fn release_does_not_use_an_attempt(store: &DynStore) {
     };
     store.heartbeat(&[beat], at(10)).await.expect("heartbeat");
     assert_eq!(
-        store
-            .release(&[Lease::of(&job)], at(20))
-            .await
-            .expect("release"),
+        store.release(&[Lease::of(&job)], at(20)).await.expect("release"),
         [true]
     );
 
     let released = get(store, &job.id).await;
     assert_eq!((released.status, released.attempt), (JobStatus::Pending, 0));
-    assert_eq!(
-        released.run_at,
-        at(-500),
-        "a released job keeps its place in the queue"
-    );
-    assert!(
-        released.worker_id.is_none() && released.progress.is_none() && released.errors.is_empty()
-    );
+    assert_eq!(released.run_at, at(-500), "a released job keeps its place in the queue");
+    assert!(released.worker_id.is_none() && released.progress.is_none() && released.errors.is_empty());
     assert!(released.finished_at.is_none());
 
     let again = claim_one(store, "default", WORKER, at(20)).await;
@@ -518,17 +392,11 @@ pub(super) async fn release_does_not_use_an_attempt(store: &DynStore) {
     let second = claim_one(store, "default", WORKER, at(30)).await;
     assert_eq!(second.attempt, 2);
     assert_eq!(
-        store
-            .release(&[Lease::of(&second)], at(35))
-            .await
-            .expect("release"),
+        store.release(&[Lease::of(&second)], at(35)).await.expect("release"),
         [true]
     );
     let job = get(store, &job.id).await;
-    assert_eq!(
-        (job.status, job.attempt, job.errors.len()),
-        (JobStatus::Pending, 1, 1)
-    );
+    assert_eq!((job.status, job.attempt, job.errors.len()), (JobStatus::Pending, 1, 1));
     assert_eq!(claim_one(store, "default", WORKER, at(40)).await.attempt, 2);
 }
 
@@ -575,10 +443,7 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
     // One worker can hold a stale and a current lease on the same job: its first attempt was rescued
     // (a long pause) and it claimed the job again. A batch answers each lease by its own fence.
     let (lost, current) = lost_and_current(store, "j", WORKER).await;
-    let beats = [lost.clone(), current.clone()].map(|lease| Heartbeat {
-        lease,
-        progress: None,
-    });
+    let beats = [lost.clone(), current.clone()].map(|lease| Heartbeat { lease, progress: None });
     assert_eq!(
         store.heartbeat(&beats, at(30)).await.expect("heartbeat"),
         [LeaseState::Lost, LeaseState::Held]
@@ -595,18 +460,12 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
             },
         },
     ];
-    assert_eq!(
-        store.finish(&finishes, at(40)).await.expect("finish"),
-        [false, true]
-    );
+    assert_eq!(store.finish(&finishes, at(40)).await.expect("finish"), [false, true]);
     assert_eq!(get(store, &current.id).await.status, JobStatus::Dead);
 
     let (lost, current) = lost_and_current(store, "k", WORKER).await;
     assert_eq!(
-        store
-            .release(&[lost, current.clone()], at(30))
-            .await
-            .expect("release"),
+        store.release(&[lost, current.clone()], at(30)).await.expect("release"),
         [false, true]
     );
     let job = get(store, &current.id).await;
@@ -630,9 +489,6 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
             outcome: Outcome::Succeeded { result: None },
         },
     ];
-    assert_eq!(
-        store.finish(&finishes, at(60)).await.expect("finish"),
-        [false, true]
-    );
+    assert_eq!(store.finish(&finishes, at(60)).await.expect("finish"), [false, true]);
     assert_eq!(get(store, &y.id).await.status, JobStatus::Running);
 }

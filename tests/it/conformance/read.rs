@@ -20,21 +20,11 @@ async fn list(store: &DynStore, filter: JobFilter) -> Vec<String> {
 }
 
 async fn list_page(store: &DynStore, filter: JobFilter, limit: u32, offset: u64) -> Vec<Job> {
-    store
-        .list(&ListParams {
-            filter,
-            limit,
-            offset,
-        })
-        .await
-        .expect("list")
+    store.list(&ListParams { filter, limit, offset }).await.expect("list")
 }
 
 pub(super) async fn stats_counts_by_queue_and_status(store: &DynStore) {
-    assert!(
-        stats(store, &[], T0).await.is_empty(),
-        "an empty store has no queues"
-    );
+    assert!(stats(store, &[], T0).await.is_empty(), "an empty store has no queues");
 
     // Queue a: one of each live and terminal status, two succeeded, two ready and one scheduled.
     for (name, status) in [
@@ -114,11 +104,7 @@ pub(super) async fn stats_counts_by_queue_and_status(store: &DynStore) {
 }
 
 pub(super) async fn stats_filtered_by_queue(store: &DynStore) {
-    add_all(
-        store,
-        ["a", "b", "c"].map(|q| spec(&format!("{q}-1")).queue(q)),
-    )
-    .await;
+    add_all(store, ["a", "b", "c"].map(|q| spec(&format!("{q}-1")).queue(q))).await;
     let only_b = stats(store, &["b", "no-such-queue"], T0).await;
     assert_eq!(
         only_b,
@@ -130,33 +116,21 @@ pub(super) async fn stats_filtered_by_queue(store: &DynStore) {
         }]
     );
     let two = stats(store, &["c", "a"], T0).await;
-    assert_eq!(
-        two.iter().map(|q| q.queue.as_str()).collect::<Vec<_>>(),
-        ["a", "c"]
-    );
+    assert_eq!(two.iter().map(|q| q.queue.as_str()).collect::<Vec<_>>(), ["a", "c"]);
 }
 
 pub(super) async fn list_filters_by_queue_type_status_and_creation_time(store: &DynStore) {
     let job = |name: &str, queue: &str, job_type: &str, created: i64| {
         created_at(
-            JobSpec::new(job_type, serde_json::json!(name))
-                .id(name)
-                .queue(queue),
+            JobSpec::new(job_type, serde_json::json!(name)).id(name).queue(queue),
             at(created),
         )
     };
     make(store, job("l2", "a", "y", -3_000), JobStatus::Running, T0).await;
     make(store, job("l3", "b", "x", -2_000), JobStatus::Succeeded, T0).await;
-    add_all(
-        store,
-        [job("l1", "a", "x", -4_000), job("l4", "b", "y", -1_000)],
-    )
-    .await;
+    add_all(store, [job("l1", "a", "x", -4_000), job("l4", "b", "y", -1_000)]).await;
 
-    assert_eq!(
-        list(store, JobFilter::default()).await,
-        ["l4", "l3", "l2", "l1"]
-    );
+    assert_eq!(list(store, JobFilter::default()).await, ["l4", "l3", "l2", "l1"]);
     assert_eq!(
         list(
             store,
@@ -221,11 +195,7 @@ pub(super) async fn list_filters_by_queue_type_status_and_creation_time(store: &
     )
     .await;
     assert_eq!(
-        (
-            jobs[0].job_type.as_str(),
-            jobs[0].worker_id.as_deref(),
-            jobs[0].attempt
-        ),
+        (jobs[0].job_type.as_str(), jobs[0].worker_id.as_deref(), jobs[0].attempt),
         ("y", Some(WORKER), 1)
     );
     assert_eq!(value(&jobs[0].payload), serde_json::json!("l2"));
@@ -252,19 +222,12 @@ pub(super) async fn list_is_newest_first_with_pagination(store: &DynStore) {
         paged.extend(ids(&jobs));
     }
     assert_eq!(paged, expected);
-    assert!(
-        list_page(store, JobFilter::default(), 4, 11)
-            .await
-            .is_empty()
-    );
+    assert!(list_page(store, JobFilter::default(), 4, 11).await.is_empty());
     let filtered = JobFilter {
         created_since: Some(at(50)),
         ..Default::default()
     };
-    assert_eq!(
-        ids(&list_page(store, filtered, 2, 3).await),
-        ["n06", "n05b"]
-    );
+    assert_eq!(ids(&list_page(store, filtered, 2, 3).await), ["n06", "n05b"]);
 }
 
 pub(super) async fn get_returns_none_for_unknown_id(store: &DynStore) {

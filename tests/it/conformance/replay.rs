@@ -23,9 +23,7 @@ pub(super) async fn replay_dead_resets_attempt_keeping_errors(store: &DynStore) 
     let first = claim_one(store, "default", WORKER, T0).await;
     assert!(finish(store, &Lease::of(&first), retry("first", at(10)), at(5)).await);
     let second = claim_one(store, "default", WORKER, at(10)).await;
-    let result = Outcome::Dead {
-        error: "second".into(),
-    };
+    let result = Outcome::Dead { error: "second".into() };
     assert!(finish(store, &Lease::of(&second), result, at(20)).await);
     let dead = get(store, &id("j")).await;
 
@@ -50,24 +48,14 @@ pub(super) async fn replay_dead_resets_attempt_keeping_errors(store: &DynStore) 
     assert!(job.finished_at.is_none() && job.result.is_none() && job.worker_id.is_none());
     assert_eq!(job.max_attempts, 3);
 
-    assert!(
-        claim(store, "default", WORKER, 10, at(999))
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "default", WORKER, 10, at(999)).await.is_empty());
     let again = claim_one(store, "default", WORKER, at(1_000)).await;
-    assert_eq!(
-        again.attempt, 1,
-        "a replayed job gets all its attempts again"
-    );
+    assert_eq!(again.attempt, 1, "a replayed job gets all its attempts again");
 }
 
 pub(super) async fn replay_dead_by_ids_queue_type_and_limit(store: &DynStore) {
-    let typed = |name: &str, queue: &str, job_type: &str| {
-        JobSpec::new(job_type, serde_json::json!(name))
-            .id(name)
-            .queue(queue)
-    };
+    let typed =
+        |name: &str, queue: &str, job_type: &str| JobSpec::new(job_type, serde_json::json!(name)).id(name).queue(queue);
     // Deaths at 10, 20, … in this order.
     let dead = [
         ("d1", "a", "x"),
@@ -119,19 +107,9 @@ pub(super) async fn replay_dead_by_ids_queue_type_and_limit(store: &DynStore) {
     };
     assert_eq!(replay(store, type_x).await, ["d3", "d5"]);
 
-    let stats = store
-        .stats(&StatsParams {
-            queues: vec![],
-            now,
-        })
-        .await
-        .expect("stats");
+    let stats = store.stats(&StatsParams { queues: vec![], now }).await.expect("stats");
     assert_eq!(
-        stats
-            .queues
-            .iter()
-            .map(|q| (q.dead, q.ready))
-            .collect::<Vec<_>>(),
+        stats.queues.iter().map(|q| (q.dead, q.ready)).collect::<Vec<_>>(),
         [(0, 3), (0, 2)]
     );
 }
@@ -225,17 +203,7 @@ pub(super) async fn replay_brings_back_one_live_job_per_unique_key(store: &DynSt
 
     // With the key free again and both candidates in one call, only one comes back.
     let k2 = claim_one(store, "default", WORKER, at(50)).await;
-    assert!(
-        finish(
-            store,
-            &Lease::of(&k2),
-            Outcome::Dead {
-                error: "again".into()
-            },
-            at(60)
-        )
-        .await
-    );
+    assert!(finish(store, &Lease::of(&k2), Outcome::Dead { error: "again".into() }, at(60)).await);
     let back = replay(
         store,
         ReplayDead {
@@ -245,14 +213,8 @@ pub(super) async fn replay_brings_back_one_live_job_per_unique_key(store: &DynSt
     )
     .await;
     assert_eq!(back.len(), 1, "{back:?}");
-    let statuses = [
-        get(store, &id("k1")).await.status,
-        get(store, &id("k2")).await.status,
-    ];
-    assert_eq!(
-        sorted(statuses.to_vec()),
-        [JobStatus::Pending, JobStatus::Dead]
-    );
+    let statuses = [get(store, &id("k1")).await.status, get(store, &id("k2")).await.status];
+    assert_eq!(sorted(statuses.to_vec()), [JobStatus::Pending, JobStatus::Dead]);
     assert_eq!(
         enqueue(store, [spec("k3").unique_key("k")]).await,
         [coalesced(&back[0])]

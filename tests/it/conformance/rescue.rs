@@ -34,10 +34,7 @@ pub(super) async fn rescue_returns_stale_jobs_with_worker_lost(store: &DynStore)
     assert_eq!(rescued, [expected]);
 
     let a = get(store, &id("a")).await;
-    assert_eq!(
-        (a.status, a.attempt, a.run_at),
-        (JobStatus::Pending, 1, at(100_000))
-    );
+    assert_eq!((a.status, a.attempt, a.run_at), (JobStatus::Pending, 1, at(100_000)));
     assert_eq!(
         a.errors,
         [JobError {
@@ -75,20 +72,14 @@ pub(super) async fn rescue_kills_when_attempts_used_up(store: &DynStore) {
     };
     let first = store.rescue(&rescue(100_000)).await.expect("rescue");
     assert_eq!(
-        first
-            .iter()
-            .map(|r| (r.attempt, r.status))
-            .collect::<Vec<_>>(),
+        first.iter().map(|r| (r.attempt, r.status)).collect::<Vec<_>>(),
         [(1, JobStatus::Pending)]
     );
 
     claim_one(store, "default", WORKER, at(100_000)).await;
     let second = store.rescue(&rescue(200_000)).await.expect("rescue");
     assert_eq!(
-        second
-            .iter()
-            .map(|r| (r.attempt, r.status))
-            .collect::<Vec<_>>(),
+        second.iter().map(|r| (r.attempt, r.status)).collect::<Vec<_>>(),
         [(2, JobStatus::Dead)]
     );
 
@@ -113,11 +104,7 @@ pub(super) async fn rescue_kills_when_attempts_used_up(store: &DynStore) {
         ]
     );
     assert!(job.worker_id.is_none());
-    assert!(
-        claim(store, "default", WORKER, 10, at(300_000))
-            .await
-            .is_empty()
-    );
+    assert!(claim(store, "default", WORKER, 10, at(300_000)).await.is_empty());
 }
 
 pub(super) async fn rescue_leaves_fresh_heartbeats_alone(store: &DynStore) {
@@ -154,10 +141,7 @@ pub(super) async fn rescue_leaves_fresh_heartbeats_alone(store: &DynStore) {
         })
         .await
         .expect("rescue");
-    assert_eq!(
-        rescued.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
-        ["quiet"]
-    );
+    assert_eq!(rescued.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["quiet"]);
     for status in statuses {
         assert_eq!(get(store, &id(status.as_str())).await.status, status);
     }
@@ -190,17 +174,9 @@ pub(super) async fn concurrent_rescues_never_rescue_one_job_twice(store: &DynSto
     const STALE: usize = 60;
     const SWEEPERS: usize = 6;
     add_all(store, (0..STALE).map(|i| spec(&format!("stale-{i:02}")))).await;
-    assert_eq!(
-        claim(store, "default", WORKER, STALE as u32, T0)
-            .await
-            .len(),
-        STALE
-    );
+    assert_eq!(claim(store, "default", WORKER, STALE as u32, T0).await.len(), STALE);
     add_all(store, (0..10).map(|i| spec(&format!("fresh-{i:02}")))).await;
-    assert_eq!(
-        claim(store, "default", WORKER, 10, at(100_000)).await.len(),
-        10
-    );
+    assert_eq!(claim(store, "default", WORKER, 10, at(100_000)).await.len(), 10);
 
     let mut sweepers = Vec::new();
     for _ in 0..SWEEPERS {
@@ -230,11 +206,7 @@ pub(super) async fn concurrent_rescues_never_rescue_one_job_twice(store: &DynSto
     assert_eq!(all.len(), STALE);
     for job_id in &all {
         let job = get(store, job_id).await;
-        assert_eq!(
-            (job.status, job.errors.len()),
-            (JobStatus::Pending, 1),
-            "{job_id}"
-        );
+        assert_eq!((job.status, job.errors.len()), (JobStatus::Pending, 1), "{job_id}");
     }
     assert_eq!(get(store, &id("fresh-00")).await.status, JobStatus::Running);
 }

@@ -16,9 +16,7 @@ pub(super) async fn migrate_is_idempotent(store: &DynStore) {
         })
         .collect();
     for task in concurrent {
-        task.await
-            .expect("migrate task")
-            .expect("concurrent migrate");
+        task.await.expect("migrate task").expect("concurrent migrate");
     }
     assert_eq!(get(store, &id("kept")).await.status, JobStatus::Pending);
     add(store, spec("after")).await;

@@ -44,22 +44,13 @@ pub(super) async fn register_worker_upserts(store: &DynStore) {
 
 pub(super) async fn workers_forgets_the_unseen(store: &DynStore) {
     for (id, seen) in [("old", 1_000), ("edge", 3_000), ("new", 5_000)] {
-        store
-            .register_worker(&worker(id, at(seen), 1))
-            .await
-            .expect("register");
+        store.register_worker(&worker(id, at(seen), 1)).await.expect("register");
     }
     let seen = workers(store, at(3_000)).await;
-    assert_eq!(
-        seen.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(),
-        ["edge", "new"]
-    );
+    assert_eq!(seen.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(), ["edge", "new"]);
     // Forgotten for good, not just hidden.
     let again = workers(store, T0).await;
-    assert_eq!(
-        again.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(),
-        ["edge", "new"]
-    );
+    assert_eq!(again.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(), ["edge", "new"]);
 }
 
 pub(super) async fn unregister_worker_removes_it(store: &DynStore) {

@@ -7,8 +7,7 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease,
-    LeaseState, Outcome,
+    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, Outcome,
 };
 use jobq::time::UnixMillis;
 use serde_json::Value;
@@ -43,8 +42,7 @@ pub fn created_at(spec: JobSpec, created_at: UnixMillis) -> JobSpec {
 
 /// Validates a spec as `Client` would at `T0` (so `run_at` and `created_at` default to `T0`).
 pub fn new_job(spec: JobSpec) -> NewJob {
-    NewJob::validate(spec.clone(), T0, &Limits::default())
-        .unwrap_or_else(|e| panic!("invalid test job {spec:?}: {e}"))
+    NewJob::validate(spec.clone(), T0, &Limits::default()).unwrap_or_else(|e| panic!("invalid test job {spec:?}: {e}"))
 }
 
 /// A job id known to be valid.
@@ -106,10 +104,7 @@ pub async fn enqueue(store: &DynStore, specs: impl IntoIterator<Item = JobSpec>)
 /// Enqueues one job that must be created; returns its id.
 pub async fn add(store: &DynStore, spec: JobSpec) -> JobId {
     let job = new_job(spec);
-    let answer = store
-        .enqueue(std::slice::from_ref(&job))
-        .await
-        .expect("enqueue");
+    let answer = store.enqueue(std::slice::from_ref(&job)).await.expect("enqueue");
     assert_eq!(
         answer,
         vec![Enqueued {
@@ -146,13 +141,7 @@ pub fn claim_params(queues: &[&str], worker: &str, limit: u32, now: UnixMillis) 
 }
 
 /// Claims up to `limit` jobs from one queue.
-pub async fn claim(
-    store: &DynStore,
-    queue: &str,
-    worker: &str,
-    limit: u32,
-    now: UnixMillis,
-) -> Vec<Job> {
+pub async fn claim(store: &DynStore, queue: &str, worker: &str, limit: u32, now: UnixMillis) -> Vec<Job> {
     store
         .claim(&claim_params(&[queue], worker, limit, now))
         .await
@@ -162,11 +151,7 @@ pub async fn claim(
 /// Claims the next job of a queue, which must exist.
 pub async fn claim_one(store: &DynStore, queue: &str, worker: &str, now: UnixMillis) -> Job {
     let mut jobs = claim(store, queue, worker, 1, now).await;
-    assert_eq!(
-        jobs.len(),
-        1,
-        "expected a ready job in queue {queue} at {now:?}"
-    );
+    assert_eq!(jobs.len(), 1, "expected a ready job in queue {queue} at {now:?}");
     jobs.remove(0)
 }
 
