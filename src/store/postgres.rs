@@ -220,48 +220,30 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
 /// keys, number spelling, string escapes. jobq stores compact JSON, but an application's hand-written
 /// `INSERT` may not, and a payload with a line break would break `list --output ndjson`.
 fn compact_json(text: String) -> String {
-    fn is_space(c: char) -> bool {
-        matches!(c, ' ' | '\n' | '\r' | '\t')
-    }
-    // One pass to see whether anything outside a string is whitespace; jobq's own rows never have any.
-    let (mut in_string, mut escaped, mut loose) = (false, false, false);
-    for c in text.chars() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-        } else if is_space(c) {
-            loose = true;
-            break;
-        }
-    }
-    if !loose {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
+    // One pass over the text, copying only from the first whitespace outside a string on: jobq's own
+    // rows have none, so they come back without a copy.
+    let mut out: Option<String> = None;
     let (mut in_string, mut escaped) = (false, false);
-    for c in text.chars() {
-        if in_string {
-            out.push(c);
+    for (i, c) in text.char_indices() {
+        let keep = if in_string {
             match (escaped, c) {
                 (true, _) => escaped = false,
                 (false, '\\') => escaped = true,
                 (false, '"') => in_string = false,
                 _ => {}
             }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !is_space(c) {
-            out.push(c);
+            true
+        } else {
+            in_string = c == '"';
+            !matches!(c, ' ' | '\n' | '\r' | '\t')
+        };
+        match (&mut out, keep) {
+            (Some(copy), true) => copy.push(c),
+            (None, false) => out = Some(String::from(&text[..i])),
+            _ => {}
         }
     }
-    out
+    out.unwrap_or(text)
 }
 
 /// Reads `meta`, which the table guarantees to be a JSON object. jobq writes string values only; a
