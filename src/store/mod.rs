@@ -171,6 +171,9 @@ pub struct Finish {
     pub lease: Lease,
     /// Where the job goes.
     pub outcome: Outcome,
+    /// Progress reported since the last heartbeat, recorded with the outcome so that the last report
+    /// of a quick job is kept; `None` leaves the stored progress as it is.
+    pub progress: Option<Progress>,
 }
 
 /// Parameters of [`Store::rescue`].

@@ -601,7 +601,7 @@ impl Store for SqliteStore {
         for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
                 let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at) AS (",
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message) AS (",
                 );
                 qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
                     let status = fin.outcome.status();
@@ -624,11 +624,15 @@ impl Store for SqliteStore {
                         .push_bind(result)
                         .push_bind(fin.outcome.error().map(str::to_string))
                         .push_bind(finished.then_some(now.0))
-                        .push_bind(now.0);
+                        .push_bind(now.0)
+                        .push_bind(fin.progress.as_ref().map(|p| i64::from(p.percent)))
+                        .push_bind(fin.progress.as_ref().and_then(|p| p.message.clone()));
                 });
                 qb.push(format!(
                     ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
                      result = f.result, finished_at = f.finished_at, worker_id = NULL, \
+                     progress = COALESCE(f.progress, jobq_jobs.progress), \
+                     progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
                      errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
                      FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
                      AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
