@@ -25,6 +25,8 @@ pub mod postgres;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+#[cfg(feature = "sqlite")]
+pub mod sqlite_watch;
 pub mod url;
 
 pub use error::StoreError;

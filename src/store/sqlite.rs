@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,13 +17,15 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
 use sqlx::{QueryBuilder, Row, Sqlite};
+use tokio::sync::Notify;
 
 use super::migrate::{self, Migration};
 use super::sql::{Decoder, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, placeholders};
+use super::sqlite_watch::StoreWatch;
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
     LeaseState, ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo,
-    StoreKind, StoreUrl, WorkerInfo,
+    StoreKind, StoreUrl, Subscription, WorkerInfo,
 };
 use crate::job::{ERROR_HISTORY_CAP, Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
@@ -372,6 +375,15 @@ fn push_filter(qb: &mut QueryBuilder<'_, Sqlite>, filter: &JobFilter) {
 impl Store for SqliteStore {
     fn kind(&self) -> StoreKind {
         KIND
+    }
+
+    /// SQLite has no notifications, but every commit writes the database's files: a watch on them
+    /// (Linux inotify) signals on any write by any process, whatever its queue. `None` where the
+    /// folder cannot be watched (the caller polls).
+    fn subscribe(&self, _queues: &[String], notify: Arc<Notify>) -> Option<Subscription> {
+        tokio::runtime::Handle::try_current().ok()?;
+        let path = std::path::absolute(self.url.sqlite_path()).ok()?;
+        StoreWatch::file(&path, notify).map(StoreWatch::into_subscription)
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {

@@ -38,7 +38,6 @@ mod heartbeat;
 mod outcome;
 mod rescue;
 pub mod shutdown;
-pub mod wake;
 
 use ack::{Ack, AckSender};
 use outcome::{RunEnd, Verdict};
@@ -461,23 +460,15 @@ impl Worker {
                 background.clone(),
             )));
         }
-        // Wake-ups: the store's own notifications where it has them (PostgreSQL LISTEN/NOTIFY),
-        // else a watch on its files (SQLite), else polling alone.
+        // Wake-ups: the store's own (PostgreSQL LISTEN/NOTIFY, a watch on SQLite's files), else
+        // polling alone.
         let subscription = if self.watch {
             s.store.subscribe(&s.settings.queues, s.control.wake.clone())
         } else {
             None
         };
-        let watch = if self.watch && subscription.is_none() {
-            wake::StoreWatch::start_into(&s.store, s.control.wake.clone()).await
-        } else {
-            None
-        };
-        let woken = subscription.is_some() || watch.is_some();
-
-        dispatch(&s, &ack_tx, woken).await;
+        dispatch(&s, &ack_tx, subscription.is_some()).await;
         drop(subscription);
-        drop(watch);
         let cause = s.control.cause().unwrap_or(StopCause::Shutdown);
         let held = s.busy();
         if held > 0 {
@@ -976,8 +967,9 @@ async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: JobContext,
                     finish: Finish {
                         lease,
                         outcome,
-                        // The last report of a job quicker than the progress heartbeat.
-                        progress: cx.take_progress(),
+                        // The last report, which a job quicker than the progress heartbeat (or a
+                        // heartbeat overtaken by this outcome) would otherwise lose.
+                        progress: cx.last_progress(),
                     },
                     job_type: job.job_type.clone(),
                     seq,
