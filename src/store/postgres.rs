@@ -404,22 +404,30 @@ impl PostgresStore {
             let why = format!("PostgreSQL {shown} is too old: jobq needs PostgreSQL 13 or newer");
             return Err(unavailable(&std::io::Error::other(why)));
         }
-        let search_path = schema
-            .as_deref()
-            .map(|s| format!("SET search_path TO {}", quote_ident(s)));
+        // Every connection plans each execution of a prepared statement for its own parameters: the
+        // batch statements join against arrays whose size only the parameters tell (see `fenced`).
+        let session = match schema.as_deref() {
+            Some(s) => format!(
+                "SET search_path TO {}; SET plan_cache_mode = force_custom_plan",
+                quote_ident(s)
+            ),
+            None => "SET plan_cache_mode = force_custom_plan".to_string(),
+        };
         let pool = PgPoolOptions::new()
             .max_connections(max_connections)
             .min_connections(0)
+            // No ping before each use, a round trip per store call; a connection that died is found by
+            // the call that fails on it (retried with back-off by the worker) and by the ping sqlx does
+            // when a connection is handed back, which drops it.
+            .test_before_acquire(false)
             // Waiting for a free connection is bounded too: a saturated or vanished server turns into an
             // error the caller can retry, never a hang.
             .acquire_timeout(connect_timeout * 2)
             .idle_timeout(Some(Duration::from_secs(300)))
             .after_connect(move |conn, _meta| {
-                let search_path = search_path.clone();
+                let session = session.clone();
                 Box::pin(async move {
-                    if let Some(sql) = search_path {
-                        conn.execute(sql.as_str()).await?;
-                    }
+                    conn.execute(session.as_str()).await?;
                     Ok(())
                 })
             })
@@ -769,10 +777,10 @@ impl PostgresStore {
     /// its lease matched. `bind_rows` adds the statement's arrays for the given inputs (`$1` is always
     /// the `ord` array, added here, and `$2` the job ids); the statement returns the `ord` of each row
     /// it changed. The statements also say `j.id = ANY($2)`: it lets the planner fetch the batch's rows
-    /// by primary key rather than hash every running job to join them with the arrays. They are not
-    /// kept prepared: a kept statement gets a generic plan after five runs, and the generic plan of a
-    /// join against `unnest()` rescans the arrays once per row (a batch of 1,000 took 0.8 s instead of
-    /// 30 ms); planned afresh, each batch is planned for its own size.
+    /// by primary key rather than hash every running job to join them with the arrays. They are kept
+    /// prepared (parsed once per connection) but planned for each batch's own size: a generic plan of
+    /// a join against `unnest()` rescans the arrays once per row (a batch of 1,000 took 0.8 s instead
+    /// of 30 ms), so every connection runs with `plan_cache_mode = force_custom_plan`.
     async fn fenced<'q>(
         &self,
         operation: &'static str,
@@ -787,7 +795,7 @@ impl PostgresStore {
         let mut matched = vec![false; representative.len()];
         for chunk in firsts.chunks(ROWS_PER_STATEMENT) {
             let ords: Vec<i32> = (0..chunk.len() as i32).collect();
-            let query = bind_rows(sqlx::query(sql).persistent(false).bind(ords), chunk);
+            let query = bind_rows(sqlx::query(sql).bind(ords), chunk);
             let rows = query.fetch_all(&self.pool).await.map_err(self.fail(operation))?;
             for row in &rows {
                 matched[chunk[row.get::<i32, _>(0) as usize]] = true;
@@ -958,11 +966,9 @@ impl Store for PostgresStore {
              worker_id = $5, started_at = $2, heartbeat_at = $2, progress = NULL, progress_message = NULL \
              WHERE j.id = ANY(ARRAY(SELECT id FROM c)) RETURNING {COLUMNS}"
         );
-        // Planned afresh for each claim: a kept statement turns generic after five runs, and the generic
-        // plan of this one (limit and queue unknown) may sort the whole table instead of walking the
-        // ready index; the extra planning costs a fraction of a millisecond.
+        // Prepared once per connection, planned for each claim (`force_custom_plan`): a generic plan of
+        // this one (limit and queue unknown) may sort the whole table instead of walking the ready index.
         let rows = sqlx::query(&sql)
-            .persistent(false)
             .bind(queues)
             .bind(claim.now.0)
             .bind(&claim.exclude_types)
@@ -1003,8 +1009,8 @@ impl Store for PostgresStore {
                 .collect();
             // One statement records the beats and, for the leases that no longer hold, reads the job's
             // status (from the snapshot before the update, which the update did not touch for them) to
-            // tell a cancellation from a loss. Planned afresh for each batch, like the other fenced
-            // statements (see `fenced`).
+            // tell a cancellation from a loss. Planned for each batch, like the other fenced statements
+            // (see `fenced`).
             let rows = sqlx::query(
                 "WITH b AS (SELECT * FROM \
                  unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::int4[], $6::text[]) \
@@ -1016,7 +1022,6 @@ impl Store for PostgresStore {
                  SELECT b.ord, u.ord IS NOT NULL, j.status FROM b LEFT JOIN u ON u.ord = b.ord \
                  LEFT JOIN jobq_jobs j ON u.ord IS NULL AND j.id = b.id",
             )
-            .persistent(false)
             .bind(ords)
             .bind(ids)
             .bind(attempts)
