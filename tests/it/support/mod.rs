@@ -318,14 +318,15 @@ pub async fn mysql_store() -> TestStore {
 /// A MySQL store in a new database `database`, migrated; the database is dropped with the store.
 pub async fn mysql_store_in(database: &str) -> TestStore {
     let sandbox = MysqlSandbox::create(database).await;
-    let store = connect_mysql(&with_database(&mysql_url(), database)).await;
+    let url = with_database(&mysql_url(), database);
+    let store = connect_mysql(&url).await;
     store.migrate().await.unwrap_or_else(|e| {
         panic!(
             "migrating the MySQL test store (database {database}): {:#}",
             anyhow::Error::from(e)
         )
     });
-    TestStore::new(store, sandbox)
+    TestStore::new(store, url, sandbox)
 }
 
 /// One database on the test server, dropped with everything in it when the sandbox drops.
