@@ -85,7 +85,10 @@ const ENQUEUE_ROUNDS: u32 = 5;
 /// Longest wait for another process's migration to finish.
 const MIGRATE_LOCK_SECS: u32 = 60;
 
-/// The job ids of a JSON array parameter, as a table `t(id)`.
+/// The job ids of a JSON array parameter, as a table `t(id)`. Statements join it `STRAIGHT_JOIN
+/// jobq_jobs`: read first, it finds each row by primary key, so they touch (and lock) only the rows
+/// they name. Left to itself the optimizer may scan a small table instead, locking (or waiting for)
+/// every row of it.
 const ID_TABLE: &str = "JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(128) PATH '$')) AS t";
 
 /// The MySQL store.
@@ -534,7 +537,7 @@ impl MysqlStore {
         for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
             let ids = id_array(chunk.iter().map(|j| j.id.as_str()));
             let stored: HashSet<String> = sqlx::query(&format!(
-                "SELECT j.id FROM {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id"
+                "SELECT j.id FROM {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id"
             ))
             .bind(ids)
             .fetch_all(&mut *tx)
@@ -551,7 +554,7 @@ impl MysqlStore {
                 let rows = sqlx::query(
                     "SELECT j.queue, j.live_key, j.id FROM JSON_TABLE(?, '$[*]' COLUMNS \
                      (queue VARCHAR(64) PATH '$[0]', k VARCHAR(255) PATH '$[1]')) AS t \
-                     JOIN jobq_jobs AS j ON j.queue = t.queue AND j.live_key = t.k",
+                     STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (jobq_jobs_unique) ON j.queue = t.queue AND j.live_key = t.k",
                 )
                 .bind(Value::Array(keys).to_string())
                 .fetch_all(&mut *tx)
@@ -605,7 +608,7 @@ impl MysqlStore {
         let mut ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
         ids.sort_unstable();
         sqlx::query(&format!(
-            "UPDATE {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id SET j.status = 'running', \
+            "UPDATE {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id SET j.status = 'running', \
              j.attempt = j.attempt + 1, j.worker_id = ?, j.started_at = ?, j.heartbeat_at = ?, j.progress = NULL, \
              j.progress_message = NULL"
         ))
@@ -634,7 +637,7 @@ impl MysqlStore {
         ids.sort_unstable();
         ids.dedup();
         let rows = sqlx::query(&format!(
-            "SELECT j.id, j.attempt, j.worker_id FROM {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id \
+            "SELECT j.id, j.attempt, j.worker_id FROM {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id \
              WHERE j.status = 'running' FOR UPDATE"
         ))
         .bind(id_array(ids.into_iter()))
@@ -685,7 +688,7 @@ impl MysqlStore {
                 "UPDATE JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(128) PATH '$.i', attempt INT PATH '$.a', \
                  worker VARCHAR(255) PATH '$.w', status VARCHAR(16) PATH '$.s', finished INT PATH '$.f', \
                  run_at BIGINT PATH '$.t', result LONGTEXT PATH '$.r', error LONGTEXT PATH '$.e')) AS f \
-                 JOIN jobq_jobs AS j ON j.id = f.id \
+                 STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = f.id \
                  SET j.status = f.status, j.run_at = COALESCE(f.run_at, j.run_at), j.result = f.result, \
                  j.finished_at = IF(f.finished = 1, ?, NULL), j.worker_id = NULL, \
                  j.errors = IF(f.error IS NULL, j.errors, {append}) \
@@ -714,7 +717,7 @@ impl MysqlStore {
         if !ids.is_empty() {
             // run_at is kept: a released job keeps its place at the front of its queue.
             sqlx::query(&format!(
-                "UPDATE {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id SET j.status = 'pending', \
+                "UPDATE {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id SET j.status = 'pending', \
                  j.attempt = j.attempt - 1, j.worker_id = NULL, j.heartbeat_at = NULL, j.progress = NULL, \
                  j.progress_message = NULL WHERE j.status = 'running'"
             ))
@@ -745,7 +748,7 @@ impl MysqlStore {
         sqlx::query(
             "UPDATE JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(128) PATH '$.i', attempt INT PATH '$.a', \
              worker VARCHAR(255) PATH '$.w', progress INT PATH '$.p', message TEXT PATH '$.m')) AS b \
-             JOIN jobq_jobs AS j ON j.id = b.id \
+             STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = b.id \
              SET j.heartbeat_at = ?, j.progress = COALESCE(b.progress, j.progress), \
              j.progress_message = IF(b.progress IS NULL, j.progress_message, b.message) \
              WHERE j.status = 'running' AND j.attempt = b.attempt AND j.worker_id = b.worker",
@@ -755,7 +758,7 @@ impl MysqlStore {
         .execute(&self.pool)
         .await?;
         let rows = sqlx::query(&format!(
-            "SELECT j.id, j.attempt, j.worker_id, j.status FROM {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id"
+            "SELECT j.id, j.attempt, j.worker_id, j.status FROM {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id"
         ))
         .bind(id_array(beats.iter().map(|b| b.lease.id.as_str())))
         .fetch_all(&self.pool)
@@ -813,7 +816,7 @@ impl MysqlStore {
             .collect();
         let append = append_error("j.attempt", "?", "'worker lost'");
         sqlx::query(&format!(
-            "UPDATE {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id SET \
+            "UPDATE {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id SET \
              j.errors = {append}, \
              j.finished_at = IF(j.attempt >= j.max_attempts, ?, NULL), \
              j.status = IF(j.attempt >= j.max_attempts, 'dead', 'pending'), \
@@ -869,7 +872,7 @@ impl MysqlStore {
         }
         for chunk in out.chunks(ROWS_PER_STATEMENT) {
             sqlx::query(&format!(
-                "UPDATE {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id SET j.status = 'cancelled', j.finished_at = ?"
+                "UPDATE {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id SET j.status = 'cancelled', j.finished_at = ?"
             ))
             .bind(id_array(chunk.iter().map(|c| c.id.as_str())))
             .bind(cancel.now.0)
@@ -928,7 +931,7 @@ impl MysqlStore {
             let rows = sqlx::query(
                 "SELECT j.queue, j.live_key FROM JSON_TABLE(?, '$[*]' COLUMNS \
                  (queue VARCHAR(64) PATH '$[0]', k VARCHAR(255) PATH '$[1]')) AS t \
-                 JOIN jobq_jobs AS j ON j.queue = t.queue AND j.live_key = t.k",
+                 STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (jobq_jobs_unique) ON j.queue = t.queue AND j.live_key = t.k",
             )
             .bind(Value::Array(keys).to_string())
             .fetch_all(&mut *tx)
@@ -951,7 +954,7 @@ impl MysqlStore {
         }
         for chunk in chosen.chunks(ROWS_PER_STATEMENT) {
             sqlx::query(&format!(
-                "UPDATE {ID_TABLE} JOIN jobq_jobs AS j ON j.id = t.id SET j.status = 'pending', j.attempt = 0, \
+                "UPDATE {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id SET j.status = 'pending', j.attempt = 0, \
                  j.finished_at = NULL, j.result = NULL, j.worker_id = NULL, j.heartbeat_at = NULL, j.progress = NULL, \
                  j.progress_message = NULL, j.run_at = ? WHERE j.status = 'dead'"
             ))

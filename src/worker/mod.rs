@@ -852,6 +852,9 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
             limit: window.limit,
             now: s.clock.now(),
         };
+        // Burst mode ends on an empty claim only if the worker held nothing when the claim began: a job
+        // it released meanwhile may have been locked (and so skipped) while the claim looked.
+        let held_nothing = s.holds_nothing();
         let result = {
             let _guard = s.gate().await;
             s.store.claim(&claim).await
@@ -879,7 +882,7 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
             // A full batch: more may be ready; claim again as soon as slots free up.
             continue;
         }
-        if s.burst && got == 0 && s.holds_nothing() {
+        if s.burst && got == 0 && held_nothing && s.holds_nothing() {
             tracing::info!("no ready job left: burst mode ends");
             s.control.drain(StopCause::Burst);
             return;
