@@ -276,8 +276,9 @@ pub fn with_database(base: &str, database: &str) -> String {
 /// How to get a MySQL server for the tests, for failure messages.
 fn mysql_hint() -> String {
     format!(
-        "the MySQL tests need a server: start the local MariaDB with `service mariadb start` (or \
-         `mysqld_safe &`), or point JOBQ_TEST_MYSQL_URL at another (default {DEFAULT_MYSQL_URL})"
+        "the MySQL tests need a server: start the local MariaDB with \
+         `start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd` (as .ci/run does), \
+         or point JOBQ_TEST_MYSQL_URL at another (default {DEFAULT_MYSQL_URL})"
     )
 }
 
