@@ -436,32 +436,7 @@ impl PostgresStore {
             .iter()
             .map(|r| (r.get::<i32, _>(0) as u32, r.get::<String, _>(1)))
             .collect();
-        let known = migrate::latest(KIND);
-        if let Some(&found) = applied.keys().max() {
-            if found > known {
-                return Err(StoreError::SchemaTooNew {
-                    kind: KIND,
-                    found,
-                    known,
-                });
-            }
-        }
-        for m in migrate::migrations(KIND) {
-            if let Some(checksum) = applied.get(&m.version) {
-                if *checksum != m.checksum() {
-                    return Err(StoreError::Migration {
-                        kind: KIND,
-                        version: m.version,
-                        source: format!(
-                            "checksum {checksum} recorded, this jobq ships {}: \
-                             the database was migrated by another build",
-                            m.checksum()
-                        )
-                        .into(),
-                    });
-                }
-                continue;
-            }
+        for m in migrate::pending(KIND, &applied)? {
             // The file runs whole inside this transaction: a query without parameters goes over the simple
             // protocol, which takes several statements (and functions whose bodies hold semicolons).
             tx.execute(m.sql).await.map_err(failed(m.version))?;

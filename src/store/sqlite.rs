@@ -17,7 +17,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{QueryBuilder, Row, Sqlite};
 
-use super::migrate::{self, Migration};
+use super::migrate;
 use super::sql::{
     Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, job_from_row, meta_json, placeholders,
     push_filter,
@@ -139,7 +139,7 @@ impl SqliteStore {
         Ok(Some(v.unwrap_or(0) as u32))
     }
 
-    async fn apply(&self, migrations: &[Migration]) -> Result<(), StoreError> {
+    async fn apply(&self) -> Result<(), StoreError> {
         // BEGIN IMMEDIATE takes the write lock before reading the applied versions, so two processes
         // migrating at once apply each migration exactly once.
         let mut tx = self
@@ -162,21 +162,7 @@ impl SqliteStore {
             .iter()
             .map(|r| (r.get::<i64, _>(0) as u32, r.get::<String, _>(1)))
             .collect();
-        for m in migrations {
-            if let Some(checksum) = applied.get(&m.version) {
-                if *checksum != m.checksum() {
-                    return Err(StoreError::Migration {
-                        kind: KIND,
-                        version: m.version,
-                        source: format!(
-                            "checksum {checksum} recorded, this jobq ships {}: the database was migrated by another build",
-                            m.checksum()
-                        )
-                        .into(),
-                    });
-                }
-                continue;
-            }
+        for m in migrate::pending(KIND, &applied)? {
             for statement in migrate::statements(m.sql) {
                 sqlx::query(&statement)
                     .execute(&mut *tx)
@@ -331,7 +317,6 @@ impl Store for SqliteStore {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        let all = migrate::migrations(KIND);
         let known = migrate::latest(KIND);
         match self.applied_version().await? {
             Some(v) if v == known => Ok(()),
@@ -340,7 +325,7 @@ impl Store for SqliteStore {
                 found: v,
                 known,
             }),
-            _ => self.apply(all).await,
+            _ => self.apply().await,
         }
     }
 
