@@ -27,6 +27,8 @@ pub mod postgres;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+#[cfg(feature = "sqlite")]
+pub mod sqlite_watch;
 pub mod url;
 
 pub use error::StoreError;
@@ -173,6 +175,9 @@ pub struct Finish {
     pub lease: Lease,
     /// Where the job goes.
     pub outcome: Outcome,
+    /// Progress reported since the last heartbeat, recorded with the outcome so that the last report
+    /// of a quick job is kept; `None` leaves the stored progress as it is.
+    pub progress: Option<Progress>,
 }
 
 /// Parameters of [`Store::rescue`].

@@ -679,6 +679,12 @@ impl MysqlStore {
                 if let Some(error) = f.outcome.error() {
                     row["e"] = json!(error);
                 }
+                if let Some(p) = &f.progress {
+                    row["p"] = json!(p.percent);
+                    if let Some(m) = &p.message {
+                        row["m"] = json!(m);
+                    }
+                }
                 row
             })
             .collect();
@@ -687,9 +693,12 @@ impl MysqlStore {
             sqlx::query(&format!(
                 "UPDATE JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(128) PATH '$.i', attempt INT PATH '$.a', \
                  worker VARCHAR(255) PATH '$.w', status VARCHAR(16) PATH '$.s', finished INT PATH '$.f', \
-                 run_at BIGINT PATH '$.t', result LONGTEXT PATH '$.r', error LONGTEXT PATH '$.e')) AS f \
+                 run_at BIGINT PATH '$.t', result LONGTEXT PATH '$.r', error LONGTEXT PATH '$.e', \
+                 progress INT PATH '$.p', message TEXT PATH '$.m')) AS f \
                  STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = f.id \
                  SET j.status = f.status, j.run_at = COALESCE(f.run_at, j.run_at), j.result = f.result, \
+                 j.progress = COALESCE(f.progress, j.progress), \
+                 j.progress_message = IF(f.progress IS NULL, j.progress_message, f.message), \
                  j.finished_at = IF(f.finished = 1, ?, NULL), j.worker_id = NULL, \
                  j.errors = IF(f.error IS NULL, j.errors, {append}) \
                  WHERE j.status = 'running' AND j.attempt = f.attempt AND j.worker_id = f.worker"

@@ -947,9 +947,12 @@ impl Store for PostgresStore {
         let sql = format!(
             "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
              result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
+             progress = COALESCE(f.progress, j.progress), \
+             progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
              errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
-             $8::text[], $9::bool[]) AS f(ord, id, attempt, worker, status, run_at, result, error, finished) \
+             $8::text[], $9::bool[], $11::int4[], $12::text[]) \
+             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
              AND j.status = 'running' \
              RETURNING f.ord"
@@ -962,7 +965,16 @@ impl Store for PostgresStore {
                 let mut results = Vec::with_capacity(chunk.len());
                 let mut errors = Vec::with_capacity(chunk.len());
                 let mut finished = Vec::with_capacity(chunk.len());
+                let mut progress = Vec::with_capacity(chunk.len());
+                let mut messages = Vec::with_capacity(chunk.len());
                 for &i in chunk {
+                    let reported = finishes[i].progress.as_ref();
+                    progress.push(reported.map(|p| i32::from(p.percent)));
+                    messages.push(
+                        reported
+                            .and_then(|p| p.message.as_deref())
+                            .map(|m| pg_text(m).into_owned()),
+                    );
                     let outcome = &finishes[i].outcome;
                     let status = outcome.status();
                     statuses.push(status.as_str());
@@ -989,6 +1001,8 @@ impl Store for PostgresStore {
                     .bind(errors)
                     .bind(finished)
                     .bind(now.0)
+                    .bind(progress)
+                    .bind(messages)
             })
             .await?;
         // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.

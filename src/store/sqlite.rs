@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,16 +17,18 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
 use sqlx::{QueryBuilder, Row, Sqlite};
+use tokio::sync::Notify;
 
 use super::migrate;
 use super::sql::{
     Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, job_from_row, meta_json, placeholders,
     push_filter,
 };
+use super::sqlite_watch::StoreWatch;
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, JobFilter, Lease, LeaseState,
     ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind,
-    StoreUrl, WorkerInfo,
+    StoreUrl, Subscription, WorkerInfo,
 };
 use crate::job::{ERROR_HISTORY_CAP, Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
@@ -296,6 +299,15 @@ impl Store for SqliteStore {
         KIND
     }
 
+    /// SQLite has no notifications, but every commit writes the database's files: a watch on them
+    /// (Linux inotify) signals on any write by any process, whatever its queue. `None` where the
+    /// folder cannot be watched (the caller polls).
+    fn subscribe(&self, _queues: &[String], notify: Arc<Notify>) -> Option<Subscription> {
+        tokio::runtime::Handle::try_current().ok()?;
+        let path = std::path::absolute(self.url.sqlite_path()).ok()?;
+        StoreWatch::file(&path, notify).map(StoreWatch::into_subscription)
+    }
+
     async fn info(&self) -> Result<StoreInfo, StoreError> {
         let version: String = sqlx::query_scalar("SELECT sqlite_version()")
             .fetch_one(&self.pool)
@@ -492,7 +504,7 @@ impl Store for SqliteStore {
         for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
                 let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at) AS (",
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message) AS (",
                 );
                 qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
                     let status = fin.outcome.status();
@@ -515,11 +527,15 @@ impl Store for SqliteStore {
                         .push_bind(result)
                         .push_bind(fin.outcome.error().map(str::to_string))
                         .push_bind(finished.then_some(now.0))
-                        .push_bind(now.0);
+                        .push_bind(now.0)
+                        .push_bind(fin.progress.as_ref().map(|p| i64::from(p.percent)))
+                        .push_bind(fin.progress.as_ref().and_then(|p| p.message.clone()));
                 });
                 qb.push(format!(
                     ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
                      result = f.result, finished_at = f.finished_at, worker_id = NULL, \
+                     progress = COALESCE(f.progress, jobq_jobs.progress), \
+                     progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
                      errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
                      FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
                      AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"

@@ -6,5 +6,6 @@ mod conformance;
 mod generated;
 mod mysql;
 mod postgres;
+mod postgres_faults;
 mod support;
 mod worker;

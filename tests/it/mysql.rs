@@ -475,6 +475,7 @@ async fn a_finish_outlasts_lock_wait_time_outs() {
                     &[jobq::store::Finish {
                         lease,
                         outcome: jobq::store::Outcome::Succeeded { result: None },
+                        progress: None,
                     }],
                     UnixMillis::now(),
                 )
@@ -536,6 +537,7 @@ async fn a_finish_chosen_as_a_deadlock_victim_is_run_again() {
             .map(|j| jobq::store::Finish {
                 lease: Lease::of(j),
                 outcome: jobq::store::Outcome::Succeeded { result: None },
+                progress: None,
             })
             .collect();
         tokio::spawn(async move { store.finish(&finishes, UnixMillis::now()).await })
