@@ -20,6 +20,8 @@ use crate::time::UnixMillis;
 
 mod error;
 pub mod migrate;
+#[cfg(feature = "mysql")]
+pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub(crate) mod sql;
@@ -511,6 +513,8 @@ pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
         StoreKind::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(url).await?)),
         #[cfg(feature = "postgres")]
         StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect(url).await?)),
+        #[cfg(feature = "mysql")]
+        StoreKind::Mysql => Ok(Arc::new(mysql::MysqlStore::connect(url).await?)),
         kind => Err(StoreError::Unsupported {
             store: kind,
             operation: "connecting (this build of jobq has no such store yet)",

@@ -844,6 +844,9 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
             limit: window.limit,
             now: s.clock.now(),
         };
+        // Burst mode ends on an empty claim only if the worker held nothing when the claim began: a job
+        // it released meanwhile may have been locked (and so skipped) while the claim looked.
+        let held_nothing = s.holds_nothing();
         let result = {
             let _guard = s.gate().await;
             s.store.claim(&claim).await
@@ -872,8 +875,8 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
             continue;
         }
         // A claim that left types out (at their limit) proves nothing about those types' jobs: burst
-        // mode ends only on a claim that asked for everything, with nothing held.
-        if s.burst && got == 0 && window.exclude.is_empty() && s.holds_nothing() {
+        // mode ends only on a claim that asked for everything, with nothing held (when it began, too).
+        if s.burst && got == 0 && window.exclude.is_empty() && held_nothing && s.holds_nothing() {
             tracing::info!("no ready job left: burst mode ends");
             s.control.drain(StopCause::Burst);
             return;

@@ -4,6 +4,7 @@
 mod cli;
 mod conformance;
 mod generated;
+mod mysql;
 mod postgres;
 mod postgres_faults;
 mod support;

@@ -1134,4 +1134,5 @@ macro_rules! worker_tests {
 worker_tests! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
+    mysql => support::mysql_store,
 }

@@ -120,4 +120,5 @@ macro_rules! stores {
 stores! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
+    mysql => support::mysql_store,
 }
