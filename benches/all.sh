@@ -22,6 +22,7 @@ PG=${JOBQ_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}
 MY=${JOBQ_BENCH_MYSQL_URL:-mysql://root@127.0.0.1:3306}
 RD=${JOBQ_BENCH_REDIS_URL:-redis://127.0.0.1:6379/0}
 OUT=${OUT:-$(mktemp -d -t jobq-bench-XXXXXX)}
+mkdir -p "$OUT"
 
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
