@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -22,6 +22,8 @@ mod error;
 pub mod migrate;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -351,7 +353,7 @@ pub struct Cleanup {
 }
 
 /// A worker process as it registered itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkerInfo {
     /// Unique id: name, host, pid and a random suffix.
@@ -506,6 +508,8 @@ pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
         StoreKind::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(url).await?)),
         #[cfg(feature = "postgres")]
         StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect(url).await?)),
+        #[cfg(feature = "redis")]
+        StoreKind::Redis => Ok(Arc::new(redis::RedisStore::connect(url).await?)),
         kind => Err(StoreError::Unsupported {
             store: kind,
             operation: "connecting (this build of jobq has no such store yet)",

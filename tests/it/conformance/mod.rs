@@ -119,4 +119,5 @@ macro_rules! stores {
 stores! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
+    redis => support::redis_store,
 }

@@ -1,0 +1,32 @@
+-- ARGV: prefix, finished before ('' for any time), limit, dry run (0/1), queue count, queues…, status
+-- count, statuses…
+-- Deletes (or counts) up to `limit` terminal jobs matching. Returns how many.
+local before, limit, dry = ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
+local queues, i = take(6, tonumber(ARGV[5]))
+local statuses = take(i + 1, tonumber(ARGV[i]))
+if #statuses == 0 then
+  statuses = { 'succeeded', 'dead', 'cancelled', 'discarded' }
+end
+local upper = '+inf'
+if before ~= '' then
+  upper = '(' .. before
+end
+local count = 0
+for _, q in ipairs(queues_or_all(queues)) do
+  for _, s in ipairs(statuses) do
+    if count >= limit then
+      return count
+    end
+    local dk = qkey(q, 'done:' .. s)
+    local ids = redis.call('ZRANGEBYSCORE', dk, '-inf', upper, 'LIMIT', 0, limit - count)
+    count = count + #ids
+    if not dry then
+      for _, id in ipairs(ids) do
+        redis.call('DEL', jkey(id))
+        redis.call('ZREM', dk, id)
+        redis.call('ZREM', qkey(q, 'all'), id)
+      end
+    end
+  end
+end
+return count

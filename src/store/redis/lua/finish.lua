@@ -1,0 +1,40 @@
+-- ARGV: prefix, now, count, then per outcome: id, attempt, worker, kind, value, error entry.
+-- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
+-- W waiting. Returns per outcome 1 when applied, 0 when its lease no longer held.
+local now, n = ARGV[2], tonumber(ARGV[3])
+local status_of = { S = 'succeeded', D = 'dead', X = 'discarded' }
+local out = {}
+local i = 4
+for _ = 1, n do
+  local id, a, w, kind, value, err = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  i = i + 6
+  local k = jkey(id)
+  local h = redis.call('HMGET', k, 's', 'a', 'w', 'q', 'pr', 'u')
+  if h[1] == 'running' and h[2] == a and h[3] == w then
+    local q = h[4]
+    redis.call('ZREM', qkey(q, 'run'), id)
+    redis.call('HDEL', k, 'w')
+    if err ~= '' then
+      push_error(k, err)
+    end
+    if kind == 'R' then
+      redis.call('HSET', k, 's', 'pending', 'r', value)
+      index_pending(id, q, h[5], value)
+    elseif kind == 'W' then
+      redis.call('HSET', k, 's', 'waiting', 'f', now)
+      redis.call('ZADD', qkey(q, 'wait'), now, id)
+    else
+      local s = status_of[kind]
+      redis.call('HSET', k, 's', s, 'f', now)
+      if value ~= '' then
+        redis.call('HSET', k, 'res', value)
+      end
+      redis.call('ZADD', qkey(q, 'done:' .. s), now, id)
+      free_unique(q, h[6], id)
+    end
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out
