@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::{Job, JobId, JobSpec, JobStatus};
-use jobq::store::StoreUrl;
 use jobq::worker::{HandlerOptions, StopCause, Worker};
 use jobq::{Client, UnixMillis};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::support::{self, TestStore};
 
 /// Settings that keep tests quick: fast heartbeats and polls, a short shutdown, exact back-off.
 const FAST: &str = r#"
@@ -32,28 +33,35 @@ base_delay = "100ms"
 jitter = 0.0
 "#;
 
-/// One test's world: a temp dir with a database, a config file and scripts, and a client on it.
+/// One test's world: a fresh store of its own, a temp dir with a config file, scripts and logs, and a
+/// client on the store.
 struct World {
     dir: TempDir,
-    db: PathBuf,
     config: PathBuf,
     client: Client,
+    store: TestStore,
 }
 
 impl World {
-    /// A fresh database and a config made of `config` (TOML after the `url` line).
-    async fn new(config: &str) -> World {
+    /// A world on `store` with a config made of `config` (TOML after the `url` line).
+    async fn new(store: TestStore, config: &str) -> World {
         let dir = tempfile::Builder::new().prefix("jobq-worker-").tempdir().unwrap();
-        let db = dir.path().join("jobs.db");
         let config_path = dir.path().join("jobq.toml");
-        std::fs::write(&config_path, format!("url = \"sqlite://{}\"\n{config}", db.display())).unwrap();
-        let client = Client::connect(&StoreUrl::sqlite_file(&db)).await.unwrap();
-        World {
+        let client = Client::new(store.store().clone());
+        let world = World {
             dir,
-            db,
             config: config_path,
             client,
-        }
+            store,
+        };
+        world.write_config(config);
+        world
+    }
+
+    /// Replaces the config file with the store's `url` line followed by `config`.
+    fn write_config(&self, config: &str) {
+        let url = toml::Value::String(self.store.url().to_string());
+        std::fs::write(&self.config, format!("url = {url}\n{config}")).unwrap();
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -73,7 +81,7 @@ impl World {
     fn jobq(&self, args: &[&str], log: &Path) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_jobq"));
         cmd.arg("--url")
-            .arg(format!("sqlite://{}", self.db.display()))
+            .arg(self.store.url())
             .arg("--config")
             .arg(&self.config)
             .args(args)
@@ -250,9 +258,8 @@ fn last_error(job: &Job) -> &str {
     job.errors.last().map(|e| e.error.as_str()).unwrap_or("")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_exec_outcome_follows_the_protocol() {
-    let world = World::new(FAST).await;
+async fn every_exec_outcome_follows_the_protocol(store: TestStore) {
+    let world = World::new(store, FAST).await;
     let script = world.script(
         "outcome.sh",
         r#"input=$(cat)
@@ -267,15 +274,10 @@ case "$JOBQ_JOB_TYPE" in
   o.signal) kill -9 $$ ;;
 esac"#,
     );
-    std::fs::write(
-        &world.config,
-        format!(
-            "url = \"sqlite://{}\"\n{FAST}\n[handlers.\"*\"]\nexec = [\"{}\"]\n",
-            world.db.display(),
-            script.display()
-        ),
-    )
-    .unwrap();
+    world.write_config(&format!(
+        "{FAST}\n[handlers.\"*\"]\nexec = [\"{}\"]\n",
+        script.display()
+    ));
     let mut ids = BTreeMap::new();
     for t in [
         "o.success",
@@ -361,9 +363,8 @@ esac"#,
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn retries_back_off_exponentially_then_die() {
-    let world = World::new(&format!("{FAST}\nmultiplier = 3.0\n")).await;
+async fn retries_back_off_exponentially_then_die(store: TestStore) {
+    let world = World::new(store, &format!("{FAST}\nmultiplier = 3.0\n")).await;
     let script = world.script("flaky.sh", "echo \"attempt $JOBQ_ATTEMPT failed\"; exit 75");
     let config = std::fs::read_to_string(&world.config).unwrap();
     std::fs::write(
@@ -388,9 +389,8 @@ async fn retries_back_off_exponentially_then_die() {
     assert!((300..900).contains(&gaps[1]), "second back-off {gaps:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_job_of_an_unknown_type_goes_dead_at_once() {
-    let world = World::new(&format!("{FAST}\n[handlers.known]\nbuiltin = \"noop\"\n")).await;
+async fn a_job_of_an_unknown_type_goes_dead_at_once(store: TestStore) {
+    let world = World::new(store, &format!("{FAST}\n[handlers.known]\nbuiltin = \"noop\"\n")).await;
     let unknown = world.enqueue(JobSpec::new("nobody.serves.this", json!({}))).await;
     let known = world.enqueue(JobSpec::new("known", json!({}))).await;
     let mut worker = world.worker("w", &["--burst"]);
@@ -401,15 +401,14 @@ async fn a_job_of_an_unknown_type_goes_dead_at_once() {
     assert_eq!(world.job(&known).await.status, JobStatus::Succeeded);
 
     // A worker with no handlers at all refuses to start rather than kill every job.
-    let bare = World::new(FAST).await;
-    let (code, _, err) = bare.run(&["worker", "--burst"]);
+    world.write_config(FAST);
+    let (code, _, err) = world.run(&["worker", "--burst"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no handlers are configured"), "{err}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancelling_a_running_exec_job_kills_its_process_group() {
-    let world = World::new(FAST).await;
+async fn cancelling_a_running_exec_job_kills_its_process_group(store: TestStore) {
+    let world = World::new(store, FAST).await;
     let script = world.script(
         "long.sh",
         &format!(
@@ -436,9 +435,8 @@ async fn cancelling_a_running_exec_job_kills_its_process_group() {
     assert_eq!(job.status, JobStatus::Cancelled, "the job stays cancelled");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm() {
-    let world = World::new(FAST).await;
+async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm(store: TestStore) {
+    let world = World::new(store, FAST).await;
     // `trap '' TERM` is inherited by the background sleep: only SIGKILL ends them.
     let script = world.script(
         "stubborn.sh",
@@ -486,9 +484,8 @@ async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm() {
     wait_dead(&pids, 10).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigterm_releases_running_jobs_without_using_an_attempt() {
-    let world = World::new(FAST).await;
+async fn sigterm_releases_running_jobs_without_using_an_attempt(store: TestStore) {
+    let world = World::new(store, FAST).await;
     let script = world.script(
         "slow.sh",
         &format!(
@@ -528,9 +525,8 @@ async fn sigterm_releases_running_jobs_without_using_an_attempt() {
     assert!(workers.is_empty(), "the worker left the registry: {workers:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_workers_job_is_rescued_and_completed_by_another() {
-    let world = World::new(
+async fn a_killed_workers_job_is_rescued_and_completed_by_another(store: TestStore) {
+    let world = World::new(store,
         "[worker]\nheartbeat = \"200ms\"\nstale_after = \"1s\"\npoll_interval = \"50ms\"\nshutdown_timeout = \"500ms\"\n",
     )
     .await;
@@ -571,9 +567,8 @@ async fn a_killed_workers_job_is_rescued_and_completed_by_another() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn three_workers_run_each_of_a_thousand_jobs_exactly_once() {
-    let world = World::new(FAST).await;
+async fn three_workers_run_each_of_a_thousand_jobs_exactly_once(store: TestStore) {
+    let world = World::new(store, FAST).await;
     let runs = world.path("runs.txt");
     let script = world.script("record.sh", &format!("echo \"$JOBQ_JOB_ID\" >> {}", runs.display()));
     let config = std::fs::read_to_string(&world.config).unwrap();
@@ -607,9 +602,8 @@ async fn three_workers_run_each_of_a_thousand_jobs_exactly_once() {
     assert_eq!(stats.queues[0].succeeded, 1000, "{stats:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_per_type_limit_is_never_exceeded() {
-    let world = World::new(FAST).await;
+async fn a_per_type_limit_is_never_exceeded(store: TestStore) {
+    let world = World::new(store, FAST).await;
     let running = world.path("running");
     std::fs::create_dir(&running).unwrap();
     let seen = world.path("seen.txt");
@@ -655,9 +649,8 @@ async fn a_per_type_limit_is_never_exceeded() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn max_jobs_stops_the_worker_after_that_many() {
-    let world = World::new(&format!("{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n")).await;
+async fn max_jobs_stops_the_worker_after_that_many(store: TestStore) {
+    let world = World::new(store, &format!("{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n")).await;
     let specs: Vec<JobSpec> = (0..10).map(|i| JobSpec::new("n", json!(i))).collect();
     world.client.enqueue_many(specs).await.unwrap();
     let mut worker = world.worker("w", &["--max-jobs", "4", "--concurrency", "2"]);
@@ -666,12 +659,14 @@ async fn max_jobs_stops_the_worker_after_that_many() {
     assert_eq!((stats.queues[0].succeeded, stats.queues[0].ready), (4, 6), "{stats:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn retention_deletes_finished_jobs_older_than_it() {
-    let world = World::new(&format!(
-        "{}\n[handlers.n]\nbuiltin = \"noop\"\n",
-        FAST.replace("[retry]", "retention = \"1s\"\n\n[retry]")
-    ))
+async fn retention_deletes_finished_jobs_older_than_it(store: TestStore) {
+    let world = World::new(
+        store,
+        &format!(
+            "{}\n[handlers.n]\nbuiltin = \"noop\"\n",
+            FAST.replace("[retry]", "retention = \"1s\"\n\n[retry]")
+        ),
+    )
     .await;
     let id = world.enqueue(JobSpec::new("n", json!({}))).await;
     let _worker = world.worker("w", &[]);
@@ -683,9 +678,8 @@ async fn retention_deletes_finished_jobs_older_than_it() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wait_exits_with_the_outcome_and_workers_lists_the_worker() {
-    let world = World::new(&format!(
+async fn wait_exits_with_the_outcome_and_workers_lists_the_worker(store: TestStore) {
+    let world = World::new(store, &format!(
         "{FAST}\n[handlers.ok]\nbuiltin = \"echo\"\n[handlers.bad]\nbuiltin = \"fail\"\n[handlers.nap]\nbuiltin = \"sleep\"\n"
     ))
     .await;
@@ -723,8 +717,7 @@ async fn wait_exits_with_the_outcome_and_workers_lists_the_worker() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn http_handlers_map_statuses_sign_bodies_and_honour_retry_after() {
+async fn http_handlers_map_statuses_sign_bodies_and_honour_retry_after(store: TestStore) {
     let server = HttpServer::start().await;
     let secret = "s3cret-key";
     let mut config = String::from(FAST);
@@ -746,7 +739,7 @@ async fn http_handlers_map_statuses_sign_bodies_and_honour_retry_after() {
         .local_addr()
         .unwrap();
     config.push_str(&format!("[handlers.\"h.down\"]\nhttp = \"http://{closed}/x\"\n"));
-    let world = World::new(&config).await;
+    let world = World::new(store, &config).await;
     let ok = world
         .enqueue(JobSpec::new("h.ok", json!({"order": 7})).meta("idempotencyKey", "order-7"))
         .await;
@@ -947,9 +940,8 @@ async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>)
     let _ = socket.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries() {
-    let world = World::new("").await;
+async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries(store: TestStore) {
+    let world = World::new(store, "").await;
     let store = world.client.store().clone();
     let calls = Arc::new(AtomicU32::new(0));
     let counted = calls.clone();
@@ -1011,9 +1003,8 @@ async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_job_enqueued_by_another_process_starts_within_milliseconds() {
-    let world = World::new(&format!("{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n")).await;
+async fn a_job_enqueued_by_another_process_starts_within_milliseconds(store: TestStore) {
+    let world = World::new(store, &format!("{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n")).await;
     let worker = world.worker("w", &[]);
     worker.wait_log("worker started", 20).await;
     // Let the worker go idle, so the measurement covers a wake-up rather than a claim loop in flight.
@@ -1030,9 +1021,8 @@ async fn a_job_enqueued_by_another_process_starts_within_milliseconds() {
     assert!(latencies[10] < 25, "median enqueue-to-start {latencies:?} ms");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unused() {
-    let world = World::new("").await;
+async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unused(store: TestStore) {
+    let world = World::new(store, "").await;
     let calls = Arc::new(Mutex::new(Vec::<String>::new()));
     let seen = calls.clone();
     // The first 300 jobs are instant, so the worker prefetches; after that the handler hangs until it
@@ -1100,4 +1090,46 @@ async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unuse
         pending.iter().all(|j| j.attempt == 0 && j.errors.is_empty()),
         "released jobs used no attempt"
     );
+}
+
+/// One module of `#[tokio::test]`s per store: each opens a fresh store with the fixture and runs one
+/// test on it, so `cargo test --test it worker::postgres::` runs the worker end to end on one backend
+/// (the conformance suite's `stores!`, for the runtime).
+macro_rules! worker_tests {
+    ($($store:ident => $fixture:path),* $(,)?) => {
+        $( worker_tests!(@one $store => $fixture; every_exec_outcome_follows_the_protocol,
+            http_handlers_map_statuses_sign_bodies_and_honour_retry_after,
+            retries_back_off_exponentially_then_die,
+            a_job_of_an_unknown_type_goes_dead_at_once,
+            cancelling_a_running_exec_job_kills_its_process_group,
+            a_time_out_kills_the_group_even_when_it_ignores_sigterm,
+            sigterm_releases_running_jobs_without_using_an_attempt,
+            a_killed_workers_job_is_rescued_and_completed_by_another,
+            three_workers_run_each_of_a_thousand_jobs_exactly_once,
+            a_per_type_limit_is_never_exceeded,
+            max_jobs_stops_the_worker_after_that_many,
+            retention_deletes_finished_jobs_older_than_it,
+            wait_exits_with_the_outcome_and_workers_lists_the_worker,
+            rust_handlers_run_in_the_library_runtime_and_panics_are_retries,
+            a_job_enqueued_by_another_process_starts_within_milliseconds,
+            fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unused); )*
+    };
+    (@one $store:ident => $fixture:path; $($test:ident),*) => {
+        mod $store {
+            #[allow(unused_imports)]
+            use super::support;
+
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    super::$test($fixture().await).await;
+                }
+            )*
+        }
+    };
+}
+
+worker_tests! {
+    sqlite => support::sqlite_store,
+    postgres => support::postgres_store,
 }

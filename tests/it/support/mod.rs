@@ -33,6 +33,8 @@ use tempfile::TempDir;
 /// A store that belongs to one test, with the sandbox that isolates it.
 pub struct TestStore {
     store: DynStore,
+    /// The URL that opens this store (password included: pass it to `jobq`, never print it).
+    url: String,
     sandbox: Option<Box<dyn Sandbox>>,
 }
 
@@ -47,10 +49,11 @@ pub trait Sandbox: Send + Sync {
 }
 
 impl TestStore {
-    /// Pairs a migrated store with the sandbox it lives in.
-    pub fn new(store: DynStore, sandbox: impl Sandbox + 'static) -> TestStore {
+    /// Pairs a migrated store, and the URL that opened it, with the sandbox it lives in.
+    pub fn new(store: DynStore, url: impl Into<String>, sandbox: impl Sandbox + 'static) -> TestStore {
         TestStore {
             store,
+            url: url.into(),
             sandbox: Some(Box::new(sandbox)),
         }
     }
@@ -58,6 +61,11 @@ impl TestStore {
     /// The store, as the rest of jobq sees it.
     pub fn store(&self) -> &DynStore {
         &self.store
+    }
+
+    /// The URL that opens this store, for `jobq --url` and config files.
+    pub fn url(&self) -> &str {
+        &self.url
     }
 }
 
@@ -107,7 +115,8 @@ pub async fn sqlite_store() -> TestStore {
             anyhow::Error::from(e)
         )
     });
-    TestStore::new(store, SqliteSandbox { dir, file })
+    let url = format!("sqlite://{}", file.display());
+    TestStore::new(store, url, SqliteSandbox { dir, file })
 }
 
 /// A temporary directory holding one SQLite database (and its `-wal` and `-shm` files).
@@ -185,7 +194,7 @@ pub async fn postgres_store_in(schema: &str) -> TestStore {
             anyhow::Error::from(e)
         )
     });
-    TestStore::new(store, sandbox)
+    TestStore::new(store, url, sandbox)
 }
 
 /// One schema on the test database, dropped with everything in it when the sandbox drops.
