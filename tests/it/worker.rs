@@ -1132,4 +1132,5 @@ macro_rules! worker_tests {
 worker_tests! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
+    redis => support::redis_store,
 }

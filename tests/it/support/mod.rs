@@ -304,7 +304,8 @@ pub async fn redis_store() -> TestStore {
 /// A Redis store under `prefix`, migrated; the prefix's keys are deleted with the store.
 pub async fn redis_store_in(prefix: &str) -> TestStore {
     let base = redis_url();
-    let store = connect_redis(&with_prefix(&base, prefix)).await;
+    let url = with_prefix(&base, prefix);
+    let store = connect_redis(&url).await;
     let sandbox = RedisSandbox::new(&base, prefix);
     store.migrate().await.unwrap_or_else(|e| {
         panic!(
@@ -312,7 +313,7 @@ pub async fn redis_store_in(prefix: &str) -> TestStore {
             anyhow::Error::from(e)
         )
     });
-    TestStore::new(store, sandbox)
+    TestStore::new(store, url, sandbox)
 }
 
 /// Every key under one prefix on the test server, deleted when the sandbox drops.
