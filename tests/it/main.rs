@@ -5,5 +5,6 @@ mod cli;
 mod conformance;
 mod generated;
 mod postgres;
+mod redis;
 mod support;
 mod worker;

@@ -102,7 +102,10 @@ impl RedisStore {
             pipe.cmd("RPUSH").arg(self.rejected_key(queue)).arg(record).ignore();
         }
         pipe.cmd("DEL").arg(&processing).ignore();
-        pipe.cmd("HDEL").arg(self.key("inbox-processing")).arg(&processing).ignore();
+        pipe.cmd("HDEL")
+            .arg(self.key("inbox-processing"))
+            .arg(&processing)
+            .ignore();
         let mut conn = self.conn.clone();
         pipe.query_async::<()>(&mut conn)
             .await
@@ -189,10 +192,16 @@ impl RedisStore {
         let mut total = 0;
         for queue in queues {
             let n: u64 = self
-                .query(redis::cmd("LLEN").arg(self.rejected_key(&queue)), "clear rejected inbox items")
+                .query(
+                    redis::cmd("LLEN").arg(self.rejected_key(&queue)),
+                    "clear rejected inbox items",
+                )
                 .await?;
             let _: () = self
-                .query(redis::cmd("DEL").arg(self.rejected_key(&queue)), "clear rejected inbox items")
+                .query(
+                    redis::cmd("DEL").arg(self.rejected_key(&queue)),
+                    "clear rejected inbox items",
+                )
                 .await?;
             total += n;
         }

@@ -98,7 +98,10 @@ impl Settings {
         for (key, value) in parsed.query_pairs() {
             match key.as_ref() {
                 "prefix" => {
-                    if value.is_empty() || value.len() > 64 || value.contains(['{', '}']) || value.contains(char::is_whitespace)
+                    if value.is_empty()
+                        || value.len() > 64
+                        || value.contains(['{', '}'])
+                        || value.contains(char::is_whitespace)
                     {
                         return Err(invalid(format!(
                             "prefix={value:?} (expected 1 to 64 characters without spaces or braces)"
@@ -271,7 +274,9 @@ impl RedisStore {
 
     /// One claim script: the jobs leased, and how many inbox items wait in the claimed queues.
     async fn claim_once(&self, claim: &Claim, limit: u32) -> Result<(u64, Vec<Job>), StoreError> {
-        let reply: Vec<Value> = self.eval(&SCRIPTS.claim, &self.claim_cmd(claim, limit), "claim", false).await?;
+        let reply: Vec<Value> = self
+            .eval(&SCRIPTS.claim, &self.claim_cmd(claim, limit), "claim", false)
+            .await?;
         let mut reply = reply.into_iter();
         let waiting = match reply.next() {
             Some(v) => redis::from_redis_value::<u64>(v).map_err(|e| self.fail("claim")(e.into()))?,
@@ -513,20 +518,22 @@ impl Store for RedisStore {
         let rows: Vec<Row> = self.eval(&SCRIPTS.stats, &cmd, "stats", true).await?;
         let mut queues: Vec<QueueStats> = rows
             .into_iter()
-            .map(|(queue, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, oldest)| {
-                QueueStats {
-                    queue,
-                    ready,
-                    scheduled,
-                    running,
-                    waiting,
-                    succeeded,
-                    dead,
-                    cancelled,
-                    discarded,
-                    oldest_ready_at: codec::from_run_key(&oldest),
-                }
-            })
+            .map(
+                |(queue, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, oldest)| {
+                    QueueStats {
+                        queue,
+                        ready,
+                        scheduled,
+                        running,
+                        waiting,
+                        succeeded,
+                        dead,
+                        cancelled,
+                        discarded,
+                        oldest_ready_at: codec::from_run_key(&oldest),
+                    }
+                },
+            )
             .collect();
         queues.sort_by(|a, b| a.queue.cmp(&b.queue));
         Ok(Stats { queues })
@@ -606,7 +613,9 @@ impl Store for RedisStore {
             .arg(&worker.id)
             .ignore();
         let mut conn = self.conn.clone();
-        pipe.query_async::<()>(&mut conn).await.map_err(self.fail("register worker"))
+        pipe.query_async::<()>(&mut conn)
+            .await
+            .map_err(self.fail("register worker"))
     }
 
     async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
@@ -621,7 +630,9 @@ impl Store for RedisStore {
             .arg(id)
             .ignore();
         let mut conn = self.conn.clone();
-        pipe.query_async::<()>(&mut conn).await.map_err(self.fail("unregister worker"))
+        pipe.query_async::<()>(&mut conn)
+            .await
+            .map_err(self.fail("unregister worker"))
     }
 
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {

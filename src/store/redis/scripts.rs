@@ -40,7 +40,10 @@ impl Lua {
 
 macro_rules! lua {
     ($name:literal) => {
-        Lua::new(concat!(include_str!("lua/common.lua"), include_str!(concat!("lua/", $name, ".lua"))))
+        Lua::new(concat!(
+            include_str!("lua/common.lua"),
+            include_str!(concat!("lua/", $name, ".lua"))
+        ))
     };
 }
 

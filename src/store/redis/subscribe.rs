@@ -81,7 +81,13 @@ impl Listener {
                 .arg(1)
                 .query_async(&mut conn)
                 .await?;
-            *last = Some(newest.into_iter().next().map(|(id, _)| id).unwrap_or_else(|| "0-0".into()));
+            *last = Some(
+                newest
+                    .into_iter()
+                    .next()
+                    .map(|(id, _)| id)
+                    .unwrap_or_else(|| "0-0".into()),
+            );
         }
         // Connected: wake once, in case work arrived while down.
         notify.notify_one();
@@ -101,7 +107,9 @@ impl Listener {
                     for (_, entries) in streams {
                         for (id, fields) in entries {
                             wanted |= self.queues.is_empty()
-                                || fields.chunks_exact(2).any(|kv| kv[0] == "q" && self.queues.contains(&kv[1]));
+                                || fields
+                                    .chunks_exact(2)
+                                    .any(|kv| kv[0] == "q" && self.queues.contains(&kv[1]));
                             *last = Some(id);
                         }
                     }
