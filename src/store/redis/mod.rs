@@ -303,7 +303,7 @@ fn jobs_from(values: Vec<Value>, operation: &'static str, store: &RedisStore) ->
 }
 
 /// Adds the list arguments of a [`super::JobFilter`]-like call: count then items.
-fn push_list(cmd: &mut Cmd, items: &[impl redis::ToRedisArgs + redis::ToSingleRedisArg]) {
+fn push_list(cmd: &mut Cmd, items: &[impl redis::ToSingleRedisArg]) {
     cmd.arg(items.len()).arg(items);
 }
 

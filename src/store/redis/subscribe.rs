@@ -24,6 +24,9 @@ const FALLBACK_POLL: Duration = Duration::from_millis(250);
 /// Longest pause between reconnection attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
+/// One stream of an `XREAD` answer: its key, and its entries as (id, [field, value, …]).
+type StreamReply = (String, Vec<(String, Vec<String>)>);
+
 pub(super) struct Listener {
     client: Client,
     stream: String,
@@ -93,7 +96,7 @@ impl Listener {
         notify.notify_one();
         loop {
             let from = last.clone().unwrap_or_else(|| "0-0".into());
-            let reply: Option<Vec<(String, Vec<(String, Vec<String>)>)>> = redis::cmd("XREAD")
+            let reply: Option<Vec<StreamReply>> = redis::cmd("XREAD")
                 .arg("BLOCK")
                 .arg(BLOCK.as_millis() as u64)
                 .arg("STREAMS")
