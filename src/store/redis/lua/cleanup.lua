@@ -28,5 +28,10 @@ for _, q in ipairs(queues_or_all(queues)) do
       end
     end
   end
+  -- A queue left without jobs is forgotten (the next enqueue brings it back).
+  if not dry and redis.call('EXISTS', qkey(q, 'all')) == 0 then
+    redis.call('SREM', P .. 'queues', q)
+    redis.call('DEL', qkey(q, 'prios'))
+  end
 end
 return count
