@@ -63,12 +63,13 @@ for _, key in ipairs(inboxes) do
   waiting = waiting + redis.call('LLEN', key)
 end
 local out = { waiting }
+local taken, running = {}, {}
 for n = 1, math.min(limit, #cands) do
   local c = cands[n]
   local id, q = c[3], c[4]
   local k = jkey(id)
-  redis.call('ZREM', c[5], c[2])
-  redis.call('ZADD', qkey(q, 'run'), now, id)
+  batch_add(taken, c[5], c[2])
+  batch_add(running, qkey(q, 'run'), now, id)
   redis.call('HINCRBY', k, 'a', 1)
   redis.call('HSET', k, 's', 'running', 'w', worker, 'st', now, 'hb', now)
   redis.call('HDEL', k, 'pg')
@@ -76,4 +77,6 @@ for n = 1, math.min(limit, #cands) do
   table.insert(job, 1, id)
   out[#out + 1] = job
 end
+batch_flush(taken, 'ZREM')
+batch_flush(running, 'ZADD')
 return out

@@ -94,3 +94,25 @@ local function set_of(list)
   end
   return s
 end
+
+-- Gathers the arguments of one command per key, sent at the end of a script in a few large calls
+-- instead of one call per job: `batch_add(b, key, score, member)` then `batch_flush(b, 'ZADD')`.
+-- Only for writes that nothing later in the same script reads back.
+local function batch_add(b, key, ...)
+  local args = b[key]
+  if not args then
+    args = {}
+    b[key] = args
+  end
+  for n = 1, select('#', ...) do
+    args[#args + 1] = select(n, ...)
+  end
+end
+
+local function batch_flush(b, command)
+  for key, args in pairs(b) do
+    for n = 1, #args, 1000 do
+      redis.call(command, key, unpack(args, n, math.min(n + 999, #args)))
+    end
+  end
+end

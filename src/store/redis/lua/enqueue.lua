@@ -4,6 +4,7 @@
 local n = tonumber(ARGV[2])
 local out = {}
 local woken = {}
+local pending, created, prios = {}, {}, {}
 local i = 3
 for _ = 1, n do
   local id, q, t, p, m, pr, ma, r, u, to, c =
@@ -33,8 +34,13 @@ for _ = 1, n do
     if to ~= '' then
       redis.call('HSET', k, 'to', to)
     end
-    index_pending(id, q, pr, r)
-    redis.call('ZADD', qkey(q, 'all'), c, id)
+    batch_add(pending, pend_key(q, pr), 0, r .. ':' .. id)
+    batch_add(created, qkey(q, 'all'), c, id)
+    local pk = q .. '\0' .. pr
+    if not prios[pk] then
+      prios[pk] = true
+      redis.call('ZADD', qkey(q, 'prios'), pr, pr)
+    end
     if not woken[q] then
       woken[q] = true
       redis.call('SADD', P .. 'queues', q)
@@ -44,4 +50,6 @@ for _ = 1, n do
     out[#out + 1] = id
   end
 end
+batch_flush(pending, 'ZADD')
+batch_flush(created, 'ZADD')
 return out

@@ -4,6 +4,7 @@
 local now, n = ARGV[2], tonumber(ARGV[3])
 local status_of = { S = 'succeeded', D = 'dead', X = 'discarded' }
 local out = {}
+local stopped, done = {}, {}
 local i = 4
 for _ = 1, n do
   local id, a, w, kind, value, err = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
@@ -12,7 +13,7 @@ for _ = 1, n do
   local h = redis.call('HMGET', k, 's', 'a', 'w', 'q', 'pr', 'u')
   if h[1] == 'running' and h[2] == a and h[3] == w then
     local q = h[4]
-    redis.call('ZREM', qkey(q, 'run'), id)
+    batch_add(stopped, qkey(q, 'run'), id)
     redis.call('HDEL', k, 'w')
     if err ~= '' then
       push_error(k, err)
@@ -29,7 +30,7 @@ for _ = 1, n do
       if value ~= '' then
         redis.call('HSET', k, 'res', value)
       end
-      redis.call('ZADD', qkey(q, 'done:' .. s), now, id)
+      batch_add(done, qkey(q, 'done:' .. s), now, id)
       free_unique(q, h[6], id)
     end
     out[#out + 1] = 1
@@ -37,4 +38,6 @@ for _ = 1, n do
     out[#out + 1] = 0
   end
 end
+batch_flush(stopped, 'ZREM')
+batch_flush(done, 'ZADD')
 return out
