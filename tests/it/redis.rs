@@ -340,3 +340,129 @@ async fn an_unreachable_server_fails_fast_without_the_password() {
     assert!(!text.contains("secret") && text.contains("***"), "{text}");
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
 }
+
+/// A Redis server of one test's own, on a free port, without persistence: it can be killed and
+/// started again without disturbing the shared one.
+struct PrivateServer {
+    port: u16,
+    child: std::process::Child,
+}
+
+impl PrivateServer {
+    fn start(port: u16) -> PrivateServer {
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("starting redis-server (the Redis tests need it on PATH)");
+        let deadline = Instant::now() + DEADLINE;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server on port {port} did not come up");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        PrivateServer { port, child }
+    }
+
+    fn free_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+}
+
+impl Drop for PrivateServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_carries_on_after_a_server_restart_that_lost_everything() {
+    let port = PrivateServer::free_port();
+    let mut server = PrivateServer::start(port);
+    let url = server.url();
+    let store = connect_redis(&url).await;
+    store.migrate().await.unwrap();
+    let runs = Arc::new(AtomicU32::new(0));
+    let counted = runs.clone();
+    let worker = Worker::builder(store.clone())
+        .heartbeat(Duration::from_millis(100))
+        .stale_after(Duration::from_secs(2))
+        .poll_interval(Duration::from_millis(50))
+        .handler(
+            "work",
+            handler_fn(move |_job, _cx| {
+                let counted = counted.clone();
+                async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    Outcome::success()
+                }
+            }),
+        )
+        .build()
+        .unwrap();
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+
+    let wait_runs = |n: u32| {
+        let runs = runs.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while runs.load(Ordering::SeqCst) < n {
+                assert!(Instant::now() < deadline, "{} of {n} runs", runs.load(Ordering::SeqCst));
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    let job = |name: &str| {
+        jobq::job::NewJob::validate(
+            JobSpec::new("work", json!(name)).id(name),
+            UnixMillis::now(),
+            &Default::default(),
+        )
+        .unwrap()
+    };
+    store.enqueue(&[job("before")]).await.unwrap();
+    wait_runs(1).await;
+
+    // The server dies and comes back empty (no persistence): scripts, jobs and registry are gone.
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server = PrivateServer::start(port);
+
+    // The producer's first call may meet the dead connection; it reconnects on the next.
+    let mut enqueued = false;
+    for _ in 0..50 {
+        if store.enqueue(&[job("after")]).await.is_ok() {
+            enqueued = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(enqueued, "enqueueing after the restart");
+    wait_runs(2).await;
+    assert_eq!(
+        store.get(&id("after")).await.unwrap().map(|j| j.status),
+        Some(JobStatus::Succeeded)
+    );
+    handle.shutdown();
+    tokio::time::timeout(DEADLINE, run).await.unwrap().unwrap().unwrap();
+    drop(server);
+}
