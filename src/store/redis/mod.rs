@@ -16,7 +16,6 @@
 //! | `{q}:run` | sorted set | running jobs by last heartbeat (rescue reads the stale end) |
 //! | `{q}:wait` | sorted set | waiting jobs by finish time |
 //! | `{q}:done:<status>` | sorted set | terminal jobs by finish time (cleanup and replay read it) |
-//! | `{q}:all` | sorted set | every job by creation time (list) |
 //! | `{q}:uniq` | hash | unique key → the live job holding it |
 //! | `queues` | set | every queue that has had a job |
 //! | `wake` | stream | one entry per batch that made work ready (wake-ups) |

@@ -24,14 +24,22 @@ for _, q in ipairs(queues_or_all(queues)) do
       for _, id in ipairs(ids) do
         redis.call('DEL', jkey(id))
         redis.call('ZREM', dk, id)
-        redis.call('ZREM', qkey(q, 'all'), id)
       end
     end
   end
   -- A queue left without jobs is forgotten (the next enqueue brings it back).
-  if not dry and redis.call('EXISTS', qkey(q, 'all')) == 0 then
-    redis.call('SREM', P .. 'queues', q)
-    redis.call('DEL', qkey(q, 'prios'))
+  if not dry then
+    local prios = qkey(q, 'prios')
+    for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
+      if redis.call('EXISTS', pend_key(q, pr)) == 0 then
+        redis.call('ZREM', prios, pr)
+      end
+    end
+    local left = redis.call('EXISTS', prios, qkey(q, 'run'), qkey(q, 'wait'), qkey(q, 'done:succeeded'),
+      qkey(q, 'done:dead'), qkey(q, 'done:cancelled'), qkey(q, 'done:discarded'))
+    if left == 0 then
+      redis.call('SREM', P .. 'queues', q)
+    end
   end
 end
 return count

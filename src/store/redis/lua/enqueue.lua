@@ -4,7 +4,7 @@
 local n = tonumber(ARGV[2])
 local out = {}
 local woken = {}
-local pending, created, prios = {}, {}, {}
+local pending, prios = {}, {}
 local i = 3
 for _ = 1, n do
   local id, q, t, p, m, pr, ma, r, u, to, c =
@@ -35,7 +35,6 @@ for _ = 1, n do
       redis.call('HSET', k, 'to', to)
     end
     batch_add(pending, pend_key(q, pr), 0, r .. ':' .. id)
-    batch_add(created, qkey(q, 'all'), c, id)
     local pk = q .. '\0' .. pr
     if not prios[pk] then
       prios[pk] = true
@@ -51,5 +50,4 @@ for _ = 1, n do
   end
 end
 batch_flush(pending, 'ZADD')
-batch_flush(created, 'ZADD')
 return out

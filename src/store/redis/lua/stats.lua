@@ -6,7 +6,7 @@ local queues = take(4, tonumber(ARGV[3]))
 local upper = '(' .. nowkey .. ';'
 local out = {}
 for _, q in ipairs(queues_or_all(queues)) do
-  if redis.call('ZCARD', qkey(q, 'all')) > 0 then
+  do
     local ready, pending, oldest = 0, 0, ''
     for _, pr in ipairs(redis.call('ZRANGE', qkey(q, 'prios'), 0, -1)) do
       local pk = pend_key(q, pr)
@@ -20,7 +20,7 @@ for _, q in ipairs(queues_or_all(queues)) do
         end
       end
     end
-    out[#out + 1] = {
+    local row = {
       q, ready, pending - ready,
       redis.call('ZCARD', qkey(q, 'run')),
       redis.call('ZCARD', qkey(q, 'wait')),
@@ -30,6 +30,14 @@ for _, q in ipairs(queues_or_all(queues)) do
       redis.call('ZCARD', qkey(q, 'done:discarded')),
       oldest,
     }
+    local total = 0
+    for n = 2, 9 do
+      total = total + row[n]
+    end
+    -- Only queues that have jobs.
+    if total > 0 then
+      out[#out + 1] = row
+    end
   end
 end
 return out
