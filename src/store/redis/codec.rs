@@ -57,13 +57,20 @@ fn corrupt(id: &str, reason: String) -> StoreError {
     }
 }
 
-/// A job from its id and its hash's field/value pairs (`HGETALL` order).
-pub(crate) fn job_from_fields(id: String, fields: Vec<String>) -> Result<Job, StoreError> {
+/// A job from its hash's field/value pairs (`HGETALL` order), with its id given or as a last `id`
+/// pair. An empty worker or progress is none: scripts blank them rather than delete them, which is one
+/// command less.
+pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result<Job, StoreError> {
     let mut f: BTreeMap<String, String> = BTreeMap::new();
     let mut it = fields.into_iter();
     while let (Some(k), Some(v)) = (it.next(), it.next()) {
         f.insert(k, v);
     }
+    let id = match id.or_else(|| f.remove("id")) {
+        Some(id) => id,
+        None => return Err(corrupt("?", "a job reply without its id".into())),
+    };
+    f.retain(|k, v| !(v.is_empty() && (k == "w" || k == "pg")));
     let bad = |field: &str, why: String| corrupt(&id, format!("{field}: {why}"));
     let text = |field: &str| f.get(field).cloned();
     let required = |field: &str| text(field).ok_or_else(|| bad(field, "missing".into()));

@@ -281,22 +281,27 @@ impl RedisStore {
             Some(v) => redis::from_redis_value::<u64>(v).map_err(|e| self.fail("claim")(e.into()))?,
             None => 0,
         };
-        let jobs = jobs_from(reply.collect(), "claim", self)?;
+        // The script returns each job as it was before the lease; apply the lease as it did.
+        let mut jobs = jobs_from(reply.collect(), "claim", self)?;
+        for job in &mut jobs {
+            job.status = JobStatus::Running;
+            job.attempt += 1;
+            job.worker_id = Some(claim.worker.clone());
+            job.started_at = Some(claim.now);
+            job.heartbeat_at = Some(claim.now);
+            job.progress = None;
+        }
         Ok((waiting, jobs))
     }
 }
 
-/// Jobs from script replies of the form `[id, field, value, …]`.
+/// Jobs from script replies of the form `[field, value, …, "id", id]`.
 fn jobs_from(values: Vec<Value>, operation: &'static str, store: &RedisStore) -> Result<Vec<Job>, StoreError> {
     values
         .into_iter()
         .map(|v| {
-            let mut fields: Vec<String> = redis::from_redis_value(v).map_err(|e| store.fail(operation)(e.into()))?;
-            if fields.is_empty() {
-                return Err(StoreError::query(KIND, operation, "empty job reply"));
-            }
-            let id = fields.remove(0);
-            job_from_fields(id, fields)
+            let fields: Vec<String> = redis::from_redis_value(v).map_err(|e| store.fail(operation)(e.into()))?;
+            job_from_fields(None, fields)
         })
         .collect()
 }
@@ -492,7 +497,7 @@ impl Store for RedisStore {
         if fields.is_empty() {
             return Ok(None);
         }
-        job_from_fields(id.to_string(), fields).map(Some)
+        job_from_fields(Some(id.to_string()), fields).map(Some)
     }
 
     async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {

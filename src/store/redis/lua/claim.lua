@@ -1,7 +1,7 @@
 -- ARGV: prefix, now key, now, worker, limit, queue count, queues…, excluded type count, types…, inbox
 -- count, inbox keys…
 -- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues. Returns the
--- waiting inbox items' count, then per job its id and its hash as field/value pairs.
+-- waiting inbox items' count, then per job its hash as field/value pairs, `id` last.
 local nowkey, now, worker, limit = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 local queues, i = take(7, tonumber(ARGV[6]))
 local excluded, j = take(i + 1, tonumber(ARGV[i]))
@@ -62,21 +62,37 @@ local waiting = 0
 for _, key in ipairs(inboxes) do
   waiting = waiting + redis.call('LLEN', key)
 end
+-- Each job is read as it was, then leased: the caller applies the same changes to what it got back
+-- (status, worker, attempt + 1, start and heartbeat times, no progress).
 local out = { waiting }
-local taken, running = {}, {}
+local taken, prefix, running = {}, {}, {}
 for n = 1, math.min(limit, #cands) do
   local c = cands[n]
-  local id, q = c[3], c[4]
+  local id, q, pk = c[3], c[4], c[5]
   local k = jkey(id)
-  batch_add(taken, c[5], c[2])
+  if filtering then
+    batch_add(taken, pk, c[2])
+  else
+    -- Without skipped types, the jobs taken from a set are its first ones.
+    prefix[pk] = (prefix[pk] or 0) + 1
+  end
   batch_add(running, qkey(q, 'run'), now, id)
-  redis.call('HINCRBY', k, 'a', 1)
-  redis.call('HSET', k, 's', 'running', 'w', worker, 'st', now, 'hb', now)
-  redis.call('HDEL', k, 'pg')
   local job = redis.call('HGETALL', k)
-  table.insert(job, 1, id)
+  local attempt = 0
+  for f = 1, #job, 2 do
+    if job[f] == 'a' then
+      attempt = tonumber(job[f + 1])
+      break
+    end
+  end
+  redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+  job[#job + 1] = 'id'
+  job[#job + 1] = id
   out[#out + 1] = job
 end
 batch_flush(taken, 'ZREM')
+for pk, count in pairs(prefix) do
+  redis.call('ZREMRANGEBYRANK', pk, 0, count - 1)
+end
 batch_flush(running, 'ZADD')
 return out

@@ -14,21 +14,21 @@ for _ = 1, n do
   if h[1] == 'running' and h[2] == a and h[3] == w then
     local q = h[4]
     batch_add(stopped, qkey(q, 'run'), id)
-    redis.call('HDEL', k, 'w')
     if err ~= '' then
       push_error(k, err)
     end
     if kind == 'R' then
-      redis.call('HSET', k, 's', 'pending', 'r', value)
+      redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '')
       index_pending(id, q, h[5], value)
     elseif kind == 'W' then
-      redis.call('HSET', k, 's', 'waiting', 'f', now)
+      redis.call('HSET', k, 's', 'waiting', 'f', now, 'w', '')
       redis.call('ZADD', qkey(q, 'wait'), now, id)
     else
       local s = status_of[kind]
-      redis.call('HSET', k, 's', s, 'f', now)
       if value ~= '' then
-        redis.call('HSET', k, 'res', value)
+        redis.call('HSET', k, 's', s, 'f', now, 'w', '', 'res', value)
+      else
+        redis.call('HSET', k, 's', s, 'f', now, 'w', '')
       end
       batch_add(done, qkey(q, 'done:' .. s), now, id)
       free_unique(q, h[6], id)

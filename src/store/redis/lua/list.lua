@@ -1,7 +1,7 @@
 -- ARGV: prefix, limit, offset, created since ('' for any), created until ('' for any), queue count,
 -- queues…, type count, types…, status count, statuses…
 -- Jobs matching, newest first (created_at, then id, descending). Returns per job its id and its hash as
--- field/value pairs. Reads the status indexes of the queues named (all), so its cost grows with the
+-- field/value pairs, `id` last. Reads the status indexes of the queues named (all), so its cost grows with the
 -- jobs it looks at: an operator's call, not a worker's.
 local limit, offset = tonumber(ARGV[2]), tonumber(ARGV[3])
 local since, until_ = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -53,7 +53,8 @@ local out = {}
 for n = offset + 1, math.min(offset + limit, #cands) do
   local id = cands[n][2]
   local job = redis.call('HGETALL', jkey(id))
-  table.insert(job, 1, id)
+  job[#job + 1] = 'id'
+  job[#job + 1] = id
   out[#out + 1] = job
 end
 return out

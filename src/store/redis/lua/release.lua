@@ -10,9 +10,7 @@ for _ = 1, n do
   local h = redis.call('HMGET', k, 's', 'a', 'w', 'q', 'pr', 'r')
   if h[1] == 'running' and h[2] == a and h[3] == w then
     redis.call('ZREM', qkey(h[4], 'run'), id)
-    redis.call('HINCRBY', k, 'a', -1)
-    redis.call('HSET', k, 's', 'pending')
-    redis.call('HDEL', k, 'w', 'pg')
+    redis.call('HSET', k, 's', 'pending', 'a', tonumber(h[2]) - 1, 'w', '', 'pg', '')
     index_pending(id, h[4], h[5], h[6])
     wake(h[4])
     out[#out + 1] = 1

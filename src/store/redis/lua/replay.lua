@@ -47,8 +47,8 @@ for _, c in ipairs(cands) do
   end
   if eligible then
     redis.call('ZREM', qkey(q, 'done:dead'), id)
-    redis.call('HSET', k, 's', 'pending', 'a', 0, 'r', nowkey)
-    redis.call('HDEL', k, 'f', 'res', 'w')
+    redis.call('HSET', k, 's', 'pending', 'a', 0, 'r', nowkey, 'w', '')
+    redis.call('HDEL', k, 'f', 'res')
     index_pending(id, q, h[3], nowkey)
     wake(q)
     out[#out + 1] = id

@@ -13,7 +13,7 @@ for _, q in ipairs(redis.call('SMEMBERS', P .. 'queues')) do
     local k = jkey(id)
     local h = redis.call('HMGET', k, 'a', 'ma', 'pr', 't', 'u')
     redis.call('ZREM', qkey(q, 'run'), id)
-    redis.call('HDEL', k, 'w')
+    redis.call('HSET', k, 'w', '')
     push_error(k, error_entry(h[1], now, 'worker lost'))
     local status
     if tonumber(h[1]) >= tonumber(h[2]) then
