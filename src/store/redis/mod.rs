@@ -52,9 +52,9 @@ use self::codec::{error_entry, job_from_fields, run_key};
 use self::scripts::{Lua, SCRIPTS};
 use super::error::DriverError;
 use super::{
-    Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState,
-    ListParams, Outcome, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo,
-    StoreKind, StoreUrl, Subscription, WorkerInfo,
+    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
+    Outcome, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind,
+    StoreUrl, Subscription, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -375,7 +375,7 @@ impl Store for RedisStore {
         let mut cmd = self.script(&SCRIPTS.enqueue);
         scripts::enqueue_args(&mut cmd, jobs);
         let reply: Vec<String> = self.eval(&SCRIPTS.enqueue, &cmd, "enqueue", false).await?;
-        scripts::enqueued(reply)
+        scripts::enqueued(jobs, reply)
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
@@ -665,15 +665,4 @@ impl Store for RedisStore {
 /// Adds a lease's id, attempt and worker.
 fn lease_args(cmd: &mut Cmd, lease: &Lease) {
     cmd.arg(lease.id.as_str()).arg(lease.attempt).arg(&lease.worker);
-}
-
-impl EnqueueOutcome {
-    fn from_code(code: &str) -> Option<EnqueueOutcome> {
-        match code {
-            "C" => Some(EnqueueOutcome::Created),
-            "K" => Some(EnqueueOutcome::Coalesced),
-            "D" => Some(EnqueueOutcome::Duplicate),
-            _ => None,
-        }
-    }
 }

@@ -7,7 +7,7 @@ use redis::{Cmd, Script};
 
 use super::codec::run_key;
 use super::{KIND, StoreError};
-use crate::job::NewJob;
+use crate::job::{JobId, NewJob};
 use crate::store::{EnqueueOutcome, Enqueued, WorkerInfo};
 
 /// One script: its source and the SHA-1 the server knows it by.
@@ -126,17 +126,31 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[NewJob]) {
     }
 }
 
-/// The answers of `enqueue.lua`: an outcome code and an id per job.
-pub(crate) fn enqueued(reply: Vec<String>) -> Result<Vec<Enqueued>, StoreError> {
-    reply
-        .chunks_exact(2)
-        .map(|pair| {
-            let outcome = EnqueueOutcome::from_code(&pair[0])
-                .ok_or_else(|| StoreError::query(KIND, "enqueue", format!("unexpected outcome {:?}", pair[0])))?;
-            Ok(Enqueued {
-                id: crate::job::JobId::from_stored(pair[1].clone()),
-                outcome,
-            })
+/// The answers of `enqueue.lua`, one per job: `C`, `D`, or `K` and the id coalesced into.
+pub(crate) fn enqueued(jobs: &[NewJob], reply: Vec<String>) -> Result<Vec<Enqueued>, StoreError> {
+    if reply.len() != jobs.len() {
+        return Err(StoreError::query(
+            KIND,
+            "enqueue",
+            format!("{} answers for {} jobs", reply.len(), jobs.len()),
+        ));
+    }
+    jobs.iter()
+        .zip(reply)
+        .map(|(job, answer)| {
+            let (outcome, id) = match answer.split_at_checked(1) {
+                Some(("C", _)) => (EnqueueOutcome::Created, job.id.clone()),
+                Some(("D", _)) => (EnqueueOutcome::Duplicate, job.id.clone()),
+                Some(("K", holder)) => (EnqueueOutcome::Coalesced, JobId::from_stored(holder.to_string())),
+                _ => {
+                    return Err(StoreError::query(
+                        KIND,
+                        "enqueue",
+                        format!("unexpected outcome {answer:?}"),
+                    ));
+                }
+            };
+            Ok(Enqueued { id, outcome })
         })
         .collect()
 }

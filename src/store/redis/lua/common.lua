@@ -96,16 +96,17 @@ local function set_of(list)
 end
 
 -- Gathers the arguments of one command per key, sent at the end of a script in a few large calls
--- instead of one call per job: `batch_add(b, key, score, member)` then `batch_flush(b, 'ZADD')`.
--- Only for writes that nothing later in the same script reads back.
-local function batch_add(b, key, ...)
+-- instead of one call per job: `batch_add(b, key, score, member)` then `batch_flush(b, 'ZADD')`
+-- (`member` alone for ZREM). Only for writes that nothing later in the same script reads back.
+local function batch_add(b, key, first, second)
   local args = b[key]
   if not args then
     args = {}
     b[key] = args
   end
-  for n = 1, select('#', ...) do
-    args[#args + 1] = select(n, ...)
+  args[#args + 1] = first
+  if second ~= nil then
+    args[#args + 1] = second
   end
 end
 

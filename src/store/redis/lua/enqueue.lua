@@ -1,10 +1,11 @@
 -- ARGV: prefix, count, then per job: id, queue, type, payload, meta, priority, max_attempts, run_at key,
 -- unique key, timeout, created_at ('' for absent optional fields).
--- Returns per job: outcome ('C' created, 'K' coalesced, 'D' duplicate) and the id that stands for it.
+-- Returns per job its outcome: 'C' created, 'D' duplicate, or 'K' and the id of the live job it
+-- coalesced into.
 local n = tonumber(ARGV[2])
 local out = {}
 local woken = {}
-local pending, prios = {}, {}
+local pending, pend_keys = {}, {}
 local i = 3
 for _ = 1, n do
   local id, q, t, p, m, pr, ma, r, u, to, c =
@@ -18,10 +19,8 @@ for _ = 1, n do
   end
   if redis.call('EXISTS', k) == 1 then
     out[#out + 1] = 'D'
-    out[#out + 1] = id
   elseif holder then
-    out[#out + 1] = 'K'
-    out[#out + 1] = holder
+    out[#out + 1] = 'K' .. holder
   else
     redis.call('HSET', k, 'q', q, 't', t, 'p', p, 'pr', pr, 's', 'pending', 'a', 0, 'ma', ma, 'r', r, 'c', c)
     if m ~= '' then
@@ -34,19 +33,25 @@ for _ = 1, n do
     if to ~= '' then
       redis.call('HSET', k, 'to', to)
     end
-    batch_add(pending, pend_key(q, pr), 0, r .. ':' .. id)
-    local pk = q .. '\0' .. pr
-    if not prios[pk] then
-      prios[pk] = true
+    -- The pending set of each (queue, priority) is named once per batch.
+    local of_queue = pend_keys[q]
+    if not of_queue then
+      of_queue = {}
+      pend_keys[q] = of_queue
+    end
+    local pk = of_queue[pr]
+    if not pk then
+      pk = pend_key(q, pr)
+      of_queue[pr] = pk
       redis.call('ZADD', qkey(q, 'prios'), pr, pr)
     end
+    batch_add(pending, pk, 0, r .. ':' .. id)
     if not woken[q] then
       woken[q] = true
       redis.call('SADD', P .. 'queues', q)
       wake(q)
     end
     out[#out + 1] = 'C'
-    out[#out + 1] = id
   end
 end
 batch_flush(pending, 'ZADD')
