@@ -143,6 +143,7 @@ fn fill(path: &Path, n: usize) -> String {
                 .iter()
                 .enumerate()
                 .map(|(k, job)| Finish {
+                    progress: None,
                     lease: Lease::of(job),
                     outcome: if k % 17 == 0 {
                         Outcome::Dead { error: "boom".into() }

@@ -10,7 +10,11 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(err) => return exit::usage(err),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build();
+    let runtime = if args.command.wants_threads() {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    };
     let result = match runtime {
         Ok(rt) => rt.block_on(cli::run(args)),
         Err(e) => Err(anyhow::Error::new(e).context("cannot start the async runtime")),

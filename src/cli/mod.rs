@@ -119,6 +119,15 @@ pub enum Command {
     Man(generate::ManArgs),
 }
 
+impl Command {
+    /// Whether the command runs work in parallel (handlers, in-process bench workers) and so wants a
+    /// runtime thread per core. The others are a few store round trips: one thread starts and stops
+    /// faster, which is most of a one-shot command's time.
+    pub fn wants_threads(&self) -> bool {
+        matches!(self, Command::Worker(_) | Command::Bench(_))
+    }
+}
+
 /// What every subcommand gets: the resolved configuration and global flags.
 #[derive(Debug)]
 pub struct Context {

@@ -10,8 +10,8 @@ use super::exit::{self, Exit};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use crate::job::{Job, JobId, JobStatus};
+use crate::store::sqlite_watch::StoreWatch;
 use crate::time::{format_duration, parse_duration};
-use crate::worker::wake::StoreWatch;
 use crate::{Client, Error};
 
 /// Re-reads of the job start this often and slow down to [`SLOWEST_POLL`] while nothing changes.

@@ -254,6 +254,12 @@ impl JobContext {
         self.inner.kill_now.cancelled().await
     }
 
+    /// The last progress reported, if any, whether or not a heartbeat carried it already: the outcome
+    /// carries it too, since a heartbeat in flight may reach the store after the outcome and be refused.
+    pub(crate) fn last_progress(&self) -> Option<Progress> {
+        lock(&self.inner.progress).clone()
+    }
+
     /// The progress reported since the last call, if any (the heartbeat takes it).
     pub(crate) fn take_progress(&self) -> Option<Progress> {
         if !self.inner.progress_dirty.swap(false, Ordering::AcqRel) {

@@ -3,7 +3,8 @@
 //! jobq keeps its own `jobq_migrations` table (version, name, checksum, applied_at) rather than sharing
 //! a framework's table with the application, and applies pending migrations under a store-wide lock
 //! (SQLite: an immediate transaction; PostgreSQL: a transaction-scoped advisory lock per schema, with
-//! each file run whole, so its functions may contain semicolons). A recorded checksum that differs
+//! each file run whole, so its functions may contain semicolons; MySQL: a named `GET_LOCK` per
+//! database, statement by statement, since MySQL commits every DDL statement on its own). A recorded checksum that differs
 //! from the shipped file means the database was migrated by a different build; that is refused rather
 //! than guessed at.
 
@@ -44,12 +45,19 @@ const POSTGRES: &[Migration] = &[Migration {
     sql: include_str!("migrations/postgres/0001_jobs.sql"),
 }];
 
+const MYSQL: &[Migration] = &[Migration {
+    version: 1,
+    name: "jobs",
+    sql: include_str!("migrations/mysql/0001_jobs.sql"),
+}];
+
 /// The migrations of a SQL store, oldest first (empty for Redis, which has no schema).
 pub fn migrations(kind: StoreKind) -> &'static [Migration] {
     match kind {
         StoreKind::Sqlite => SQLITE,
         StoreKind::Postgres => POSTGRES,
-        StoreKind::Mysql | StoreKind::Redis => &[],
+        StoreKind::Mysql => MYSQL,
+        StoreKind::Redis => &[],
     }
 }
 
@@ -92,6 +100,40 @@ pub fn statements(sql: &str) -> Vec<String> {
         out.push(rest.to_string());
     }
     out
+}
+
+/// The migrations of `kind` that still need applying, given the applied versions and their recorded
+/// checksums. Refuses a schema newer than this build and a recorded checksum that differs from the
+/// shipped file (the database was migrated by another build).
+pub fn pending(
+    kind: StoreKind,
+    applied: &std::collections::HashMap<u32, String>,
+) -> Result<Vec<&'static Migration>, super::StoreError> {
+    let known = latest(kind);
+    if let Some(&found) = applied.keys().max() {
+        if found > known {
+            return Err(super::StoreError::SchemaTooNew { kind, found, known });
+        }
+    }
+    let mut out = Vec::new();
+    for m in migrations(kind) {
+        match applied.get(&m.version) {
+            Some(checksum) if *checksum != m.checksum() => {
+                return Err(super::StoreError::Migration {
+                    kind,
+                    version: m.version,
+                    source: format!(
+                        "checksum {checksum} recorded, this jobq ships {}: the database was migrated by another build",
+                        m.checksum()
+                    )
+                    .into(),
+                });
+            }
+            Some(_) => {}
+            None => out.push(m),
+        }
+    }
+    Ok(out)
 }
 
 /// The newest schema version this build knows for `kind`.

@@ -20,6 +20,8 @@ use crate::time::UnixMillis;
 
 mod error;
 pub mod migrate;
+#[cfg(feature = "mysql")]
+pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "redis")]
@@ -27,6 +29,8 @@ pub mod redis;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+#[cfg(feature = "sqlite")]
+pub mod sqlite_watch;
 pub mod url;
 
 pub use error::StoreError;
@@ -173,6 +177,9 @@ pub struct Finish {
     pub lease: Lease,
     /// Where the job goes.
     pub outcome: Outcome,
+    /// Progress reported since the last heartbeat, recorded with the outcome so that the last report
+    /// of a quick job is kept; `None` leaves the stored progress as it is.
+    pub progress: Option<Progress>,
 }
 
 /// Parameters of [`Store::rescue`].
@@ -508,8 +515,12 @@ pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
         StoreKind::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(url).await?)),
         #[cfg(feature = "postgres")]
         StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect(url).await?)),
+        #[cfg(feature = "mysql")]
+        StoreKind::Mysql => Ok(Arc::new(mysql::MysqlStore::connect(url).await?)),
         #[cfg(feature = "redis")]
         StoreKind::Redis => Ok(Arc::new(redis::RedisStore::connect(url).await?)),
+        // Reached by builds without some of the store features.
+        #[allow(unreachable_patterns)]
         kind => Err(StoreError::Unsupported {
             store: kind,
             operation: "connecting (this build of jobq has no such store yet)",

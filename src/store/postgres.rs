@@ -28,14 +28,13 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::Deserialize;
-use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, Executor, PgConnection, Postgres, QueryBuilder, Row};
 use tokio::sync::Notify;
 
 use super::error::DriverError;
 use super::migrate;
-use super::sql::{Decoder, LIVE_STATUSES, TERMINAL_STATUSES};
+use super::sql::{Decoder, LIVE_STATUSES, TERMINAL_STATUSES, job_from_row};
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
     LeaseState, ListParams, Outcome, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError,
@@ -216,54 +215,6 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.code().as_deref() == Some("23505"))
 }
 
-/// Drops the whitespace between JSON tokens, keeping everything else as written: key order, duplicate
-/// keys, number spelling, string escapes. jobq stores compact JSON, but an application's hand-written
-/// `INSERT` may not, and a payload with a line break would break `list --output ndjson`.
-fn compact_json(text: String) -> String {
-    // One pass over the text, copying only from the first whitespace outside a string on: jobq's own
-    // rows have none, so they come back without a copy.
-    let mut out: Option<String> = None;
-    let (mut in_string, mut escaped) = (false, false);
-    for (i, c) in text.char_indices() {
-        let keep = if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            true
-        } else {
-            in_string = c == '"';
-            !matches!(c, ' ' | '\n' | '\r' | '\t')
-        };
-        match (&mut out, keep) {
-            (Some(copy), true) => copy.push(c),
-            (None, false) => out = Some(String::from(&text[..i])),
-            _ => {}
-        }
-    }
-    out.unwrap_or(text)
-}
-
-/// Reads `meta`, which the table guarantees to be a JSON object. jobq writes string values only; a
-/// number or boolean written by hand becomes its JSON text (as the envelope reader does), so one odd
-/// row can never stop a worker's claims.
-fn meta_from_text(d: &Decoder, text: &str) -> Result<std::collections::BTreeMap<String, String>, StoreError> {
-    let map: serde_json::Map<String, Value> = serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
-        kind: KIND,
-        id: d.id.clone(),
-        reason: format!("meta: {e}"),
-    })?;
-    Ok(map
-        .into_iter()
-        .map(|(k, v)| match v {
-            Value::String(s) => (k, s),
-            other => (k, other.to_string()),
-        })
-        .collect())
-}
-
 /// PostgreSQL text cannot hold NUL; a handler's error output might. Replaced by U+FFFD so that the
 /// outcome is still recorded.
 fn pg_text(s: &str) -> std::borrow::Cow<'_, str> {
@@ -272,41 +223,6 @@ fn pg_text(s: &str) -> std::borrow::Cow<'_, str> {
     } else {
         std::borrow::Cow::Borrowed(s)
     }
-}
-
-fn job_from_row(row: &PgRow) -> Result<Job, StoreError> {
-    let id: String = row.get(0);
-    let d = Decoder { kind: KIND, id };
-    let job = Job {
-        queue: row.get(1),
-        job_type: row.get(2),
-        payload: d.raw("payload", compact_json(row.get(3)))?,
-        meta: meta_from_text(&d, row.get::<&str, _>(4))?,
-        priority: row.get(5),
-        status: d.status(row.get::<&str, _>(6))?,
-        attempt: row.get::<i32, _>(7).max(0) as u32,
-        max_attempts: row.get::<i32, _>(8).max(1) as u32,
-        run_at: UnixMillis(row.get(9)),
-        unique_key: row.get(10),
-        timeout_ms: row.get::<Option<i64>, _>(11).map(|t| t.max(1) as u64),
-        progress: d.progress(row.get::<Option<i32>, _>(12).map(i64::from), row.get(13)),
-        result: row
-            .get::<Option<String>, _>(14)
-            .map(|r| d.raw("result", compact_json(r)))
-            .transpose()?,
-        errors: d.errors(row.get::<&str, _>(15))?,
-        created_at: UnixMillis(row.get(16)),
-        started_at: row.get::<Option<i64>, _>(17).map(UnixMillis),
-        finished_at: row.get::<Option<i64>, _>(18).map(UnixMillis),
-        heartbeat_at: row.get::<Option<i64>, _>(19).map(UnixMillis),
-        worker_id: row.get(20),
-        id: JobId::from_stored(d.id),
-    };
-    Ok(job)
-}
-
-fn jobs_from_rows(rows: &[PgRow]) -> Result<Vec<Job>, StoreError> {
-    rows.iter().map(job_from_row).collect()
 }
 
 /// SQL appending `{attempt, at, error}` to `j.errors`, first dropping the oldest entry once the
@@ -404,22 +320,30 @@ impl PostgresStore {
             let why = format!("PostgreSQL {shown} is too old: jobq needs PostgreSQL 13 or newer");
             return Err(unavailable(&std::io::Error::other(why)));
         }
-        let search_path = schema
-            .as_deref()
-            .map(|s| format!("SET search_path TO {}", quote_ident(s)));
+        // Every connection plans each execution of a prepared statement for its own parameters: the
+        // batch statements join against arrays whose size only the parameters tell (see `fenced`).
+        let session = match schema.as_deref() {
+            Some(s) => format!(
+                "SET search_path TO {}; SET plan_cache_mode = force_custom_plan",
+                quote_ident(s)
+            ),
+            None => "SET plan_cache_mode = force_custom_plan".to_string(),
+        };
         let pool = PgPoolOptions::new()
             .max_connections(max_connections)
             .min_connections(0)
+            // No ping before each use, a round trip per store call; a connection that died is found by
+            // the call that fails on it (retried with back-off by the worker) and by the ping sqlx does
+            // when a connection is handed back, which drops it.
+            .test_before_acquire(false)
             // Waiting for a free connection is bounded too: a saturated or vanished server turns into an
             // error the caller can retry, never a hang.
             .acquire_timeout(connect_timeout * 2)
             .idle_timeout(Some(Duration::from_secs(300)))
             .after_connect(move |conn, _meta| {
-                let search_path = search_path.clone();
+                let session = session.clone();
                 Box::pin(async move {
-                    if let Some(sql) = search_path {
-                        conn.execute(sql.as_str()).await?;
-                    }
+                    conn.execute(session.as_str()).await?;
                     Ok(())
                 })
             })
@@ -520,32 +444,7 @@ impl PostgresStore {
             .iter()
             .map(|r| (r.get::<i32, _>(0) as u32, r.get::<String, _>(1)))
             .collect();
-        let known = migrate::latest(KIND);
-        if let Some(&found) = applied.keys().max() {
-            if found > known {
-                return Err(StoreError::SchemaTooNew {
-                    kind: KIND,
-                    found,
-                    known,
-                });
-            }
-        }
-        for m in migrate::migrations(KIND) {
-            if let Some(checksum) = applied.get(&m.version) {
-                if *checksum != m.checksum() {
-                    return Err(StoreError::Migration {
-                        kind: KIND,
-                        version: m.version,
-                        source: format!(
-                            "checksum {checksum} recorded, this jobq ships {}: \
-                             the database was migrated by another build",
-                            m.checksum()
-                        )
-                        .into(),
-                    });
-                }
-                continue;
-            }
+        for m in migrate::pending(KIND, &applied)? {
             // The file runs whole inside this transaction: a query without parameters goes over the simple
             // protocol, which takes several statements (and functions whose bodies hold semicolons).
             tx.execute(m.sql).await.map_err(failed(m.version))?;
@@ -769,10 +668,10 @@ impl PostgresStore {
     /// its lease matched. `bind_rows` adds the statement's arrays for the given inputs (`$1` is always
     /// the `ord` array, added here, and `$2` the job ids); the statement returns the `ord` of each row
     /// it changed. The statements also say `j.id = ANY($2)`: it lets the planner fetch the batch's rows
-    /// by primary key rather than hash every running job to join them with the arrays. They are not
-    /// kept prepared: a kept statement gets a generic plan after five runs, and the generic plan of a
-    /// join against `unnest()` rescans the arrays once per row (a batch of 1,000 took 0.8 s instead of
-    /// 30 ms); planned afresh, each batch is planned for its own size.
+    /// by primary key rather than hash every running job to join them with the arrays. They are kept
+    /// prepared (parsed once per connection) but planned for each batch's own size: a generic plan of
+    /// a join against `unnest()` rescans the arrays once per row (a batch of 1,000 took 0.8 s instead
+    /// of 30 ms), so every connection runs with `plan_cache_mode = force_custom_plan`.
     async fn fenced<'q>(
         &self,
         operation: &'static str,
@@ -787,7 +686,7 @@ impl PostgresStore {
         let mut matched = vec![false; representative.len()];
         for chunk in firsts.chunks(ROWS_PER_STATEMENT) {
             let ords: Vec<i32> = (0..chunk.len() as i32).collect();
-            let query = bind_rows(sqlx::query(sql).persistent(false).bind(ords), chunk);
+            let query = bind_rows(sqlx::query(sql).bind(ords), chunk);
             let rows = query.fetch_all(&self.pool).await.map_err(self.fail(operation))?;
             for row in &rows {
                 matched[chunk[row.get::<i32, _>(0) as usize]] = true;
@@ -958,11 +857,9 @@ impl Store for PostgresStore {
              worker_id = $5, started_at = $2, heartbeat_at = $2, progress = NULL, progress_message = NULL \
              WHERE j.id = ANY(ARRAY(SELECT id FROM c)) RETURNING {COLUMNS}"
         );
-        // Planned afresh for each claim: a kept statement turns generic after five runs, and the generic
-        // plan of this one (limit and queue unknown) may sort the whole table instead of walking the
-        // ready index; the extra planning costs a fraction of a millisecond.
+        // Prepared once per connection, planned for each claim (`force_custom_plan`): a generic plan of
+        // this one (limit and queue unknown) may sort the whole table instead of walking the ready index.
         let rows = sqlx::query(&sql)
-            .persistent(false)
             .bind(queues)
             .bind(claim.now.0)
             .bind(&claim.exclude_types)
@@ -971,7 +868,10 @@ impl Store for PostgresStore {
             .fetch_all(&self.pool)
             .await
             .map_err(self.fail("claim"))?;
-        let mut jobs = jobs_from_rows(&rows)?;
+        let mut jobs = rows
+            .iter()
+            .map(|r| job_from_row(r, KIND))
+            .collect::<Result<Vec<_>, _>>()?;
         // RETURNING has no order; hand jobs out in claim order.
         jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
         Ok(jobs)
@@ -1003,8 +903,8 @@ impl Store for PostgresStore {
                 .collect();
             // One statement records the beats and, for the leases that no longer hold, reads the job's
             // status (from the snapshot before the update, which the update did not touch for them) to
-            // tell a cancellation from a loss. Planned afresh for each batch, like the other fenced
-            // statements (see `fenced`).
+            // tell a cancellation from a loss. Planned for each batch, like the other fenced statements
+            // (see `fenced`).
             let rows = sqlx::query(
                 "WITH b AS (SELECT * FROM \
                  unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::int4[], $6::text[]) \
@@ -1016,7 +916,6 @@ impl Store for PostgresStore {
                  SELECT b.ord, u.ord IS NOT NULL, j.status FROM b LEFT JOIN u ON u.ord = b.ord \
                  LEFT JOIN jobq_jobs j ON u.ord IS NULL AND j.id = b.id",
             )
-            .persistent(false)
             .bind(ords)
             .bind(ids)
             .bind(attempts)
@@ -1053,9 +952,12 @@ impl Store for PostgresStore {
         let sql = format!(
             "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
              result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
+             progress = COALESCE(f.progress, j.progress), \
+             progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
              errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
-             $8::text[], $9::bool[]) AS f(ord, id, attempt, worker, status, run_at, result, error, finished) \
+             $8::text[], $9::bool[], $11::int4[], $12::text[]) \
+             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
              AND j.status = 'running' \
              RETURNING f.ord"
@@ -1068,7 +970,16 @@ impl Store for PostgresStore {
                 let mut results = Vec::with_capacity(chunk.len());
                 let mut errors = Vec::with_capacity(chunk.len());
                 let mut finished = Vec::with_capacity(chunk.len());
+                let mut progress = Vec::with_capacity(chunk.len());
+                let mut messages = Vec::with_capacity(chunk.len());
                 for &i in chunk {
+                    let reported = finishes[i].progress.as_ref();
+                    progress.push(reported.map(|p| i32::from(p.percent)));
+                    messages.push(
+                        reported
+                            .and_then(|p| p.message.as_deref())
+                            .map(|m| pg_text(m).into_owned()),
+                    );
                     let outcome = &finishes[i].outcome;
                     let status = outcome.status();
                     statuses.push(status.as_str());
@@ -1095,6 +1006,8 @@ impl Store for PostgresStore {
                     .bind(errors)
                     .bind(finished)
                     .bind(now.0)
+                    .bind(progress)
+                    .bind(messages)
             })
             .await?;
         // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.
@@ -1182,7 +1095,7 @@ impl Store for PostgresStore {
             .fetch_optional(&self.pool)
             .await
             .map_err(self.fail("get"))?;
-        row.as_ref().map(job_from_row).transpose()
+        row.as_ref().map(|r| job_from_row(r, KIND)).transpose()
     }
 
     async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
@@ -1199,7 +1112,9 @@ impl Store for PostgresStore {
             .fetch_all(&self.pool)
             .await
             .map_err(self.fail("list"))?;
-        jobs_from_rows(&rows)
+        rows.iter()
+            .map(|r| job_from_row(r, KIND))
+            .collect::<Result<Vec<_>, _>>()
     }
 
     async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
@@ -1579,6 +1494,8 @@ fn wanted(payload: &str, schema: Option<&str>, queues: &HashSet<String>) -> bool
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     fn settings(url: &str) -> Result<Settings, StoreError> {
@@ -1646,19 +1563,6 @@ mod tests {
     }
 
     #[test]
-    fn compacting_drops_only_whitespace_between_tokens() {
-        assert_eq!(
-            compact_json(r#"{"b":1,"a":[2,"x y"]}"#.into()),
-            r#"{"b":1,"a":[2,"x y"]}"#
-        );
-        assert_eq!(
-            compact_json("{\n  \"b\" : 1,\n  \"b\": \"a \\\" \\\\\" , \"n\": 1.50E+3 }".into()),
-            r#"{"b":1,"b":"a \" \\","n":1.50E+3}"#
-        );
-        assert_eq!(compact_json(" 7 ".into()), "7");
-    }
-
-    #[test]
     fn a_lease_sent_twice_is_one_distinct_lease() {
         let lease = |id: &str, attempt| Lease {
             id: JobId::from_stored(id.into()),
@@ -1682,17 +1586,5 @@ mod tests {
         assert!(!wanted(r#"{"schema":"jobq","queue":"default"}"#, Some("jobq"), &queues));
         assert!(!wanted(r#"{"ping":"0190"}"#, Some("jobq"), &HashSet::new()));
         assert!(!wanted("not json", None, &HashSet::new()));
-    }
-
-    #[test]
-    fn meta_values_that_are_not_strings_become_their_json_text() {
-        let d = Decoder {
-            kind: KIND,
-            id: "j".into(),
-        };
-        let meta = meta_from_text(&d, r#"{"tenantId": 7, "vip": true, "name": "ana"}"#).unwrap();
-        assert_eq!(meta.get("tenantId").map(String::as_str), Some("7"));
-        assert_eq!(meta.get("vip").map(String::as_str), Some("true"));
-        assert_eq!(meta.get("name").map(String::as_str), Some("ana"));
     }
 }

@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,13 +17,18 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
 use sqlx::{QueryBuilder, Row, Sqlite};
+use tokio::sync::Notify;
 
-use super::migrate::{self, Migration};
-use super::sql::{Decoder, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, placeholders};
+use super::migrate;
+use super::sql::{
+    Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, job_from_row, meta_json, placeholders,
+    push_filter,
+};
+use super::sqlite_watch::StoreWatch;
 use super::{
-    Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
-    LeaseState, ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo,
-    StoreKind, StoreUrl, WorkerInfo,
+    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, JobFilter, Lease, LeaseState,
+    ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind,
+    StoreUrl, Subscription, WorkerInfo,
 };
 use crate::job::{ERROR_HISTORY_CAP, Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
@@ -136,7 +142,7 @@ impl SqliteStore {
         Ok(Some(v.unwrap_or(0) as u32))
     }
 
-    async fn apply(&self, migrations: &[Migration]) -> Result<(), StoreError> {
+    async fn apply(&self) -> Result<(), StoreError> {
         // BEGIN IMMEDIATE takes the write lock before reading the applied versions, so two processes
         // migrating at once apply each migration exactly once.
         let mut tx = self
@@ -159,21 +165,7 @@ impl SqliteStore {
             .iter()
             .map(|r| (r.get::<i64, _>(0) as u32, r.get::<String, _>(1)))
             .collect();
-        for m in migrations {
-            if let Some(checksum) = applied.get(&m.version) {
-                if *checksum != m.checksum() {
-                    return Err(StoreError::Migration {
-                        kind: KIND,
-                        version: m.version,
-                        source: format!(
-                            "checksum {checksum} recorded, this jobq ships {}: the database was migrated by another build",
-                            m.checksum()
-                        )
-                        .into(),
-                    });
-                }
-                continue;
-            }
+        for m in migrate::pending(KIND, &applied)? {
             for statement in migrate::statements(m.sql) {
                 sqlx::query(&statement)
                     .execute(&mut *tx)
@@ -274,41 +266,6 @@ impl SqliteStore {
     }
 }
 
-fn job_from_row(row: &SqliteRow) -> Result<Job, StoreError> {
-    let id: String = row.get(0);
-    let d = Decoder { kind: KIND, id };
-    let job = Job {
-        queue: row.get(1),
-        job_type: row.get(2),
-        payload: d.raw("payload", row.get(3))?,
-        meta: d.meta(row.get::<&str, _>(4))?,
-        priority: row.get::<i64, _>(5) as i32,
-        status: d.status(row.get::<&str, _>(6))?,
-        attempt: row.get::<i64, _>(7) as u32,
-        max_attempts: row.get::<i64, _>(8) as u32,
-        run_at: UnixMillis(row.get(9)),
-        unique_key: row.get(10),
-        timeout_ms: row.get::<Option<i64>, _>(11).map(|t| t as u64),
-        progress: d.progress(row.get(12), row.get(13)),
-        result: row
-            .get::<Option<String>, _>(14)
-            .map(|r| d.raw("result", r))
-            .transpose()?,
-        errors: d.errors(row.get::<&str, _>(15))?,
-        created_at: UnixMillis(row.get(16)),
-        started_at: row.get::<Option<i64>, _>(17).map(UnixMillis),
-        finished_at: row.get::<Option<i64>, _>(18).map(UnixMillis),
-        heartbeat_at: row.get::<Option<i64>, _>(19).map(UnixMillis),
-        worker_id: row.get(20),
-        id: JobId::from_stored(d.id),
-    };
-    Ok(job)
-}
-
-fn jobs_from_rows(rows: &[SqliteRow]) -> Result<Vec<Job>, StoreError> {
-    rows.iter().map(job_from_row).collect()
-}
-
 /// Splits a batch of lease operations into rounds in which no job id appears twice, as indexes into
 /// the batch in input order. A fenced statement reports what it applied by job id (`RETURNING id`), so
 /// two leases on one job in one statement could not be told apart: a worker whose first attempt was
@@ -336,42 +293,19 @@ fn mark_returned<'a>(answers: &mut [bool], chunk: &[usize], rows: &[SqliteRow], 
     }
 }
 
-/// Appends `AND …` conditions for a filter.
-fn push_filter(qb: &mut QueryBuilder<'_, Sqlite>, filter: &JobFilter) {
-    fn push_in<T: ToString>(qb: &mut QueryBuilder<'_, Sqlite>, column: &str, values: &[T]) {
-        if values.is_empty() {
-            return;
-        }
-        qb.push(format!(" AND {column} IN ("));
-        let mut sep = qb.separated(", ");
-        for v in values {
-            sep.push_bind(v.to_string());
-        }
-        qb.push(")");
-    }
-    push_in(qb, "queue", &filter.queues);
-    push_in(qb, "job_type", &filter.job_types);
-    let statuses: Vec<&'static str> = filter.statuses.iter().map(|s| s.as_str()).collect();
-    if !statuses.is_empty() {
-        qb.push(" AND status IN (");
-        let mut sep = qb.separated(", ");
-        for s in statuses {
-            sep.push_bind(s);
-        }
-        qb.push(")");
-    }
-    if let Some(since) = filter.created_since {
-        qb.push(" AND created_at >= ").push_bind(since.0);
-    }
-    if let Some(until) = filter.created_until {
-        qb.push(" AND created_at < ").push_bind(until.0);
-    }
-}
-
 #[async_trait]
 impl Store for SqliteStore {
     fn kind(&self) -> StoreKind {
         KIND
+    }
+
+    /// SQLite has no notifications, but every commit writes the database's files: a watch on them
+    /// (Linux inotify) signals on any write by any process, whatever its queue. `None` where the
+    /// folder cannot be watched (the caller polls).
+    fn subscribe(&self, _queues: &[String], notify: Arc<Notify>) -> Option<Subscription> {
+        tokio::runtime::Handle::try_current().ok()?;
+        let path = std::path::absolute(self.url.sqlite_path()).ok()?;
+        StoreWatch::file(&path, notify).map(StoreWatch::into_subscription)
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
@@ -395,7 +329,6 @@ impl Store for SqliteStore {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        let all = migrate::migrations(KIND);
         let known = migrate::latest(KIND);
         match self.applied_version().await? {
             Some(v) if v == known => Ok(()),
@@ -404,7 +337,7 @@ impl Store for SqliteStore {
                 found: v,
                 known,
             }),
-            _ => self.apply(all).await,
+            _ => self.apply().await,
         }
     }
 
@@ -417,44 +350,11 @@ impl Store for SqliteStore {
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(q("starting enqueue"))?;
-        let mut out = Vec::with_capacity(jobs.len());
-        // What earlier jobs of this batch took: ids, and live unique keys by (queue, key).
-        let mut batch_ids: HashSet<&str> = HashSet::with_capacity(jobs.len());
-        let mut batch_keys: HashMap<(&str, &str), &JobId> = HashMap::new();
+        let mut plan = EnqueuePlan::default();
         for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
             let stored_ids = self.existing_ids(&mut tx, chunk).await?;
             let live_keys = self.live_unique_keys(&mut tx, chunk).await?;
-            let mut fresh: Vec<&NewJob> = Vec::with_capacity(chunk.len());
-            for job in chunk {
-                let id = job.id.as_str();
-                if stored_ids.contains(id) || batch_ids.contains(id) {
-                    out.push(Enqueued {
-                        id: job.id.clone(),
-                        outcome: EnqueueOutcome::Duplicate,
-                    });
-                    continue;
-                }
-                if let Some(key) = job.unique_key.as_deref() {
-                    let holder = live_keys
-                        .get(&(job.queue.clone(), key.to_string()))
-                        .cloned()
-                        .or_else(|| batch_keys.get(&(job.queue.as_str(), key)).map(|id| (*id).clone()));
-                    if let Some(holder) = holder {
-                        out.push(Enqueued {
-                            id: holder,
-                            outcome: EnqueueOutcome::Coalesced,
-                        });
-                        continue;
-                    }
-                    batch_keys.insert((job.queue.as_str(), key), &job.id);
-                }
-                batch_ids.insert(id);
-                fresh.push(job);
-                out.push(Enqueued {
-                    id: job.id.clone(),
-                    outcome: EnqueueOutcome::Created,
-                });
-            }
+            let fresh = plan.decide(chunk, &stored_ids, &live_keys);
             if fresh.is_empty() {
                 continue;
             }
@@ -481,7 +381,7 @@ impl Store for SqliteStore {
             qb.build().execute(&mut *tx).await.map_err(q("enqueue"))?;
         }
         tx.commit().await.map_err(q("committing enqueue"))?;
-        Ok(out)
+        Ok(plan.answers())
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
@@ -537,7 +437,10 @@ impl Store for SqliteStore {
             query = query.bind(claim.limit as i64);
         }
         let rows = query.fetch_all(&self.pool).await.map_err(q("claim"))?;
-        let mut jobs = jobs_from_rows(&rows)?;
+        let mut jobs = rows
+            .iter()
+            .map(|r| job_from_row(r, KIND))
+            .collect::<Result<Vec<_>, _>>()?;
         // RETURNING gives no order; hand jobs out in claim order.
         jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
         Ok(jobs)
@@ -601,7 +504,7 @@ impl Store for SqliteStore {
         for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
                 let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at) AS (",
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message) AS (",
                 );
                 qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
                     let status = fin.outcome.status();
@@ -624,11 +527,15 @@ impl Store for SqliteStore {
                         .push_bind(result)
                         .push_bind(fin.outcome.error().map(str::to_string))
                         .push_bind(finished.then_some(now.0))
-                        .push_bind(now.0);
+                        .push_bind(now.0)
+                        .push_bind(fin.progress.as_ref().map(|p| i64::from(p.percent)))
+                        .push_bind(fin.progress.as_ref().and_then(|p| p.message.clone()));
                 });
                 qb.push(format!(
                     ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
                      result = f.result, finished_at = f.finished_at, worker_id = NULL, \
+                     progress = COALESCE(f.progress, jobq_jobs.progress), \
+                     progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
                      errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
                      FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
                      AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
@@ -706,7 +613,7 @@ impl Store for SqliteStore {
             .fetch_optional(&self.pool)
             .await
             .map_err(q("get"))?;
-        row.as_ref().map(job_from_row).transpose()
+        row.as_ref().map(|r| job_from_row(r, KIND)).transpose()
     }
 
     async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
@@ -722,7 +629,9 @@ impl Store for SqliteStore {
             .push(" OFFSET ")
             .push_bind(params.offset.min(i64::MAX as u64) as i64);
         let rows = qb.build().fetch_all(&self.pool).await.map_err(q("list"))?;
-        jobs_from_rows(&rows)
+        rows.iter()
+            .map(|r| job_from_row(r, KIND))
+            .collect::<Result<Vec<_>, _>>()
     }
 
     async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
@@ -973,14 +882,6 @@ impl Store for SqliteStore {
                 jobs_done: r.get::<i64, _>(7) as u64,
             })
             .collect())
-    }
-}
-
-fn meta_json(job: &NewJob) -> String {
-    if job.meta.is_empty() {
-        "{}".to_string()
-    } else {
-        serde_json::to_string(&job.meta).unwrap_or_else(|_| "{}".into())
     }
 }
 

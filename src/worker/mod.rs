@@ -38,7 +38,6 @@ mod heartbeat;
 mod outcome;
 mod rescue;
 pub mod shutdown;
-pub mod wake;
 
 use ack::{Ack, AckSender};
 use outcome::{RunEnd, Verdict};
@@ -461,23 +460,15 @@ impl Worker {
                 background.clone(),
             )));
         }
-        // Wake-ups: the store's own notifications where it has them (PostgreSQL LISTEN/NOTIFY),
-        // else a watch on its files (SQLite), else polling alone.
+        // Wake-ups: the store's own (PostgreSQL LISTEN/NOTIFY, a watch on SQLite's files), else
+        // polling alone.
         let subscription = if self.watch {
             s.store.subscribe(&s.settings.queues, s.control.wake.clone())
         } else {
             None
         };
-        let watch = if self.watch && subscription.is_none() {
-            wake::StoreWatch::start_into(&s.store, s.control.wake.clone()).await
-        } else {
-            None
-        };
-        let woken = subscription.is_some() || watch.is_some();
-
-        dispatch(&s, &ack_tx, woken).await;
+        dispatch(&s, &ack_tx, subscription.is_some()).await;
         drop(subscription);
-        drop(watch);
         let cause = s.control.cause().unwrap_or(StopCause::Shutdown);
         let held = s.busy();
         if held > 0 {
@@ -707,6 +698,7 @@ impl Shared {
                 let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
                 let Some(reg) = self.handler_for(&job.job_type).cloned() else {
                     let finish = Finish {
+                        progress: None,
                         lease: lease.clone(),
                         outcome: outcome::unregistered(&job.job_type),
                     };
@@ -777,7 +769,7 @@ impl Shared {
                     h.done = true;
                 }
             }
-            let next = if self.control.stop.is_cancelled() {
+            let next = if self.control.stop.is_cancelled() && !self.control.keeps_prefetched() {
                 None
             } else {
                 st.queued.pop_front()
@@ -852,6 +844,9 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
             limit: window.limit,
             now: s.clock.now(),
         };
+        // Burst mode ends on an empty claim only if the worker held nothing when the claim began: a job
+        // it released meanwhile may have been locked (and so skipped) while the claim looked.
+        let held_nothing = s.holds_nothing();
         let result = {
             let _guard = s.gate().await;
             s.store.claim(&claim).await
@@ -879,7 +874,9 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
             // A full batch: more may be ready; claim again as soon as slots free up.
             continue;
         }
-        if s.burst && got == 0 && s.holds_nothing() {
+        // A claim that left types out (at their limit) proves nothing about those types' jobs: burst
+        // mode ends only on a claim that asked for everything, with nothing held (when it began, too).
+        if s.burst && got == 0 && window.exclude.is_empty() && held_nothing && s.holds_nothing() {
             tracing::info!("no ready job left: burst mode ends");
             s.control.drain(StopCause::Burst);
             return;
@@ -908,16 +905,22 @@ async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watched: bool) {
 /// Waits for running handlers to finish; once the shutdown deadline passes, stops them (their jobs
 /// are released) and waits for them to return.
 async fn drain(s: &Shared, acks: &AckSender) {
-    release_queued(s, acks);
     loop {
+        // Prefetched jobs run on in the busy slots when the worker stops by its own limits; on a
+        // shutdown (or with no slot left to run them) they go back to pending.
+        if !s.control.keeps_prefetched() || s.busy() == 0 {
+            release_queued(s, acks);
+        }
         if s.busy() == 0 {
             return;
         }
         tokio::select! {
             _ = s.slot_freed.notified() => {}
+            _ = s.control.changed() => {}
             _ = s.control.handlers_must_stop() => break,
         }
     }
+    release_queued(s, acks);
     let stopped = {
         let st = s.lock();
         let running: Vec<&Held> = st.leases.values().filter(|h| !h.done).collect();
@@ -964,7 +967,13 @@ async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: JobContext,
         match verdict {
             Verdict::Finish(outcome) => {
                 let _ = acks.send(Ack::Finish {
-                    finish: Finish { lease, outcome },
+                    finish: Finish {
+                        lease,
+                        outcome,
+                        // The last report, which a job quicker than the progress heartbeat (or a
+                        // heartbeat overtaken by this outcome) would otherwise lose.
+                        progress: cx.last_progress(),
+                    },
                     job_type: job.job_type.clone(),
                     seq,
                 });
@@ -988,7 +997,7 @@ async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: JobContext,
             },
         }
         // Handlers turned slow: the rest of the local queue goes back for other workers to take.
-        if next.is_some() && (s.control.stop.is_cancelled() || s.turned_slow()) {
+        if next.is_some() && ((s.control.stop.is_cancelled() && !s.control.keeps_prefetched()) || s.turned_slow()) {
             release_queued(&s, &acks);
         }
     }

@@ -100,6 +100,20 @@ impl Control {
         self.drain(StopCause::Shutdown);
     }
 
+    /// Whether jobs already prefetched still run while draining: yes when the worker stops by its own
+    /// limits (burst, max jobs, max memory), which count those jobs as taken on; no once a shutdown
+    /// was asked for, which gives them back to pending at once for other workers.
+    pub(crate) fn keeps_prefetched(&self) -> bool {
+        let cause = *self.cause.lock().unwrap_or_else(|e| e.into_inner());
+        let deadline = *self.deadline.lock().unwrap_or_else(|e| e.into_inner());
+        cause.is_some_and(|c| c != StopCause::Shutdown) && deadline.is_none()
+    }
+
+    /// Resolves at the next change of the stop state (a shutdown asked for, a deadline moved).
+    pub(crate) async fn changed(&self) {
+        self.changed.notified().await;
+    }
+
     pub(crate) fn cause(&self) -> Option<StopCause> {
         *self.cause.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -4,7 +4,9 @@
 mod cli;
 mod conformance;
 mod generated;
+mod mysql;
 mod postgres;
+mod postgres_faults;
 mod redis;
 mod support;
 mod worker;

@@ -1,5 +1,5 @@
 //! PostgreSQL behaviour beyond the shared contract: the documented table that applications insert into
-//! inside their own transactions, schema isolation, migrations racing each other, the NOTIFY trigger
+//! inside their own transactions (rolled back: no job; committed: run by an idle worker at once), schema isolation, migrations racing each other, the NOTIFY trigger
 //! and the store's subscription to it (including a killed listening connection), exact payloads, and a
 //! server that cannot be reached (from the library and from the binary, without the password).
 //!
@@ -12,9 +12,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
+use jobq::handler::{Outcome, handler_fn};
 use jobq::job::{JobStatus, NewJob};
 use jobq::store::{self, EnqueueOutcome, Lease, StoreError, StoreUrl};
 use jobq::time::UnixMillis;
+use jobq::worker::Worker;
 use serde_json::json;
 use sqlx::postgres::PgListener;
 use sqlx::{Connection, Executor, PgConnection};
@@ -127,6 +129,44 @@ async fn a_committed_plain_insert_is_claimable_with_defaults_in_every_other_colu
     let claimed = claim(&store, "default", WORKER, 10, after.plus(Duration::from_secs(1))).await;
     assert_eq!(sorted(ids(&claimed)), sorted(vec![generated, "order-1".to_string()]));
     assert!(claimed.iter().all(|j| j.status == JobStatus::Running && j.attempt == 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_committed_plain_insert_is_run_by_an_idle_worker_woken_by_the_trigger() {
+    let (store, schema) = fixture().await;
+    // A poll far longer than the deadline: only the insert trigger's NOTIFY can start the job in time.
+    let worker = Worker::builder(store.store().clone())
+        .poll_interval(Duration::from_secs(600))
+        .handler("order.paid", handler_fn(|_job, _cx| async { Outcome::success() }))
+        .build()
+        .expect("a worker");
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+    // Let the worker reach its idle wait before the application commits.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let mut app = app_connection(&schema).await;
+    let mut tx = app.begin().await.expect("begin");
+    tx.execute(ORDER_INSERT).await.expect("the documented insert");
+    tx.commit().await.expect("commit");
+
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let job = get(&store, &id("order-1")).await;
+        if job.status == JobStatus::Succeeded {
+            assert_eq!(job.attempt, 1);
+            break;
+        }
+        assert!(Instant::now() < deadline, "the committed job never ran: {job:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    handle.shutdown();
+    let report = tokio::time::timeout(DEADLINE, run)
+        .await
+        .expect("the worker stops")
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.jobs_done, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -20,11 +20,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::support::{self, TestStore};
 
-/// Settings that keep tests quick: fast heartbeats and polls, a short shutdown, exact back-off.
+/// Settings that keep tests quick: fast heartbeats and polls, a short shutdown, exact back-off. Rescue
+/// stays well away (tests of rescue set their own): on a loaded machine a starved worker's heartbeat
+/// can be late by seconds, and a rescue would then run a job twice, as it should.
 const FAST: &str = r#"
 [worker]
 heartbeat = "200ms"
-stale_after = "2s"
+stale_after = "10s"
 poll_interval = "50ms"
 shutdown_timeout = "500ms"
 
@@ -382,11 +384,11 @@ async fn retries_back_off_exponentially_then_die(store: TestStore) {
     assert_eq!(job.attempt, 3);
     let errors: Vec<&str> = job.errors.iter().map(|e| e.error.as_str()).collect();
     assert_eq!(errors, vec!["attempt 1 failed", "attempt 2 failed", "attempt 3 failed"]);
-    // Delays of 100 ms then 300 ms (base 100 ms × 3^(attempt-1), no jitter), each plus at most a
-    // poll interval and a process start.
+    // Delays of 100 ms then 300 ms (base 100 ms × 3^(attempt-1), no jitter), each plus a poll
+    // interval and a process start, which a loaded machine can stretch to most of a second.
     let gaps: Vec<i64> = job.errors.windows(2).map(|w| w[1].at.0 - w[0].at.0).collect();
-    assert!((100..600).contains(&gaps[0]), "first back-off {gaps:?}");
-    assert!((300..900).contains(&gaps[1]), "second back-off {gaps:?}");
+    assert!((100..1100).contains(&gaps[0]), "first back-off {gaps:?}");
+    assert!((300..1300).contains(&gaps[1]), "second back-off {gaps:?}");
 }
 
 async fn a_job_of_an_unknown_type_goes_dead_at_once(store: TestStore) {
@@ -1132,5 +1134,6 @@ macro_rules! worker_tests {
 worker_tests! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
+    mysql => support::mysql_store,
     redis => support::redis_store,
 }

@@ -404,13 +404,8 @@ impl Store for RedisStore {
         let mut cmd = self.script(&SCRIPTS.heartbeat);
         cmd.arg(now.0).arg(beats.len());
         for beat in beats {
-            let progress = beat
-                .progress
-                .as_ref()
-                .map(|p| serde_json::to_string(p).unwrap_or_default())
-                .unwrap_or_default();
             lease_args(&mut cmd, &beat.lease);
-            cmd.arg(progress);
+            cmd.arg(progress_json(beat.progress.as_ref()));
         }
         let reply: Vec<u8> = self.eval(&SCRIPTS.heartbeat, &cmd, "heartbeat", true).await?;
         Ok(reply
@@ -449,6 +444,7 @@ impl Store for RedisStore {
                     cmd.arg("W").arg("").arg("");
                 }
             }
+            cmd.arg(progress_json(finish.progress.as_ref()));
         }
         let reply: Vec<u8> = self.eval(&SCRIPTS.finish, &cmd, "finish", true).await?;
         Ok(reply.into_iter().map(|r| r == 1).collect())
@@ -660,6 +656,13 @@ impl Store for RedisStore {
         let listener = subscribe::Listener::new(self, queues);
         Some(Subscription::new(runtime.spawn(listener.run(notify))))
     }
+}
+
+/// Progress as the scripts store it: JSON, or empty for none.
+fn progress_json(progress: Option<&crate::job::Progress>) -> String {
+    progress
+        .map(|p| serde_json::to_string(p).unwrap_or_default())
+        .unwrap_or_default()
 }
 
 /// Adds a lease's id, attempt and worker.

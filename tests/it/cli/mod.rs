@@ -385,6 +385,7 @@ impl Sandbox {
             let finishes: Vec<Finish> = leases
                 .iter()
                 .map(|lease| Finish {
+                    progress: None,
                     lease: lease.clone(),
                     outcome: outcome.clone(),
                 })

@@ -187,12 +187,14 @@ pub(super) async fn finish_succeeded_records_result(store: &DynStore) {
         .finish(
             &[
                 Finish {
+                    progress: None,
                     lease: Lease::of(&jobs[0]),
                     outcome: Outcome::Succeeded {
                         result: Some(raw(r#"{"ok": true, "n": [1, 2]}"#)),
                     },
                 },
                 Finish {
+                    progress: None,
                     lease: Lease::of(&jobs[1]),
                     outcome: Outcome::Succeeded { result: None },
                 },
@@ -214,6 +216,46 @@ pub(super) async fn finish_succeeded_records_result(store: &DynStore) {
     let job = get(store, &id("without")).await;
     assert_eq!((job.status, job.finished_at), (JobStatus::Succeeded, Some(at(50))));
     assert!(job.result.is_none());
+}
+
+pub(super) async fn finish_records_progress_reported_with_it(store: &DynStore) {
+    add_all(store, [spec("quick"), spec("beaten")]).await;
+    let leases: Vec<Lease> = claim(store, "default", WORKER, 2, T0)
+        .await
+        .iter()
+        .map(Lease::of)
+        .collect();
+    let lease = |name: &str| leases.iter().find(|l| l.id.as_str() == name).expect("claimed").clone();
+    let (quick, beaten) = (lease("quick"), lease("beaten"));
+    let reported = Progress {
+        percent: 50,
+        message: Some("halfway".into()),
+    };
+    assert_eq!(
+        beat_once(store, &beaten, Some(reported.clone()), at(5)).await,
+        LeaseState::Held
+    );
+    let last = Progress {
+        percent: 90,
+        message: None,
+    };
+    let finishes = [
+        // A job quicker than a heartbeat reports its progress with its outcome.
+        Finish {
+            lease: quick.clone(),
+            outcome: Outcome::Succeeded { result: None },
+            progress: Some(last.clone()),
+        },
+        // No new progress keeps what the last heartbeat recorded.
+        Finish {
+            lease: beaten.clone(),
+            outcome: Outcome::Succeeded { result: None },
+            progress: None,
+        },
+    ];
+    assert_eq!(store.finish(&finishes, at(10)).await.expect("finish"), [true, true]);
+    assert_eq!(get(store, &quick.id).await.progress, Some(last));
+    assert_eq!(get(store, &beaten.id).await.progress, Some(reported));
 }
 
 pub(super) async fn finish_retry_schedules_pending_with_error(store: &DynStore) {
@@ -450,10 +492,12 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
     );
     let finishes = [
         Finish {
+            progress: None,
             lease: lost,
             outcome: Outcome::Succeeded { result: None },
         },
         Finish {
+            progress: None,
             lease: current.clone(),
             outcome: Outcome::Dead {
                 error: "bad input".into(),
@@ -481,10 +525,12 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
     };
     let finishes = [
         Finish {
+            progress: None,
             lease: stale_y,
             outcome: Outcome::Succeeded { result: None },
         },
         Finish {
+            progress: None,
             lease: x,
             outcome: Outcome::Succeeded { result: None },
         },

@@ -50,6 +50,7 @@ macro_rules! for_each_case {
             lease::heartbeat_reports_lost,
             lease::finish_applies_only_to_current_lease,
             lease::finish_succeeded_records_result,
+            lease::finish_records_progress_reported_with_it,
             lease::finish_retry_schedules_pending_with_error,
             lease::finish_dead_records_error,
             lease::finish_discarded_records_reason,
@@ -119,5 +120,6 @@ macro_rules! stores {
 stores! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
+    mysql => support::mysql_store,
     redis => support::redis_store,
 }

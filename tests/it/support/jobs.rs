@@ -169,6 +169,7 @@ pub async fn finish(store: &DynStore, lease: &Lease, outcome: Outcome, now: Unix
     let answers = store
         .finish(
             &[Finish {
+                progress: None,
                 lease: lease.clone(),
                 outcome,
             }],

@@ -11,7 +11,9 @@
 //!   `JOBQ_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`); the store URL names
 //!   it with `?schema=`, `migrate()` creates it, and the sandbox drops it with `CASCADE` through a
 //!   connection of its own.
-//! - MySQL (to add): a database per test on `JOBQ_TEST_MYSQL_URL`, dropped by the sandbox.
+//! - MySQL ([`mysql_store`]): a database per test (`jobq_test_<random>`) on the server of
+//!   `JOBQ_TEST_MYSQL_URL` (default `mysql://root@127.0.0.1:3306/test`), created by the fixture through
+//!   a connection of its own; the store URL names it, and the sandbox drops it.
 //! - Redis ([`redis_store`]): a key prefix per test (`jobq_test_<random>:`) on `JOBQ_TEST_REDIS_URL`
 //!   (default `redis://127.0.0.1:6379/0`), named in the store URL with `?prefix=`; the sandbox deletes
 //!   the prefix's keys (SCAN + DEL).
@@ -253,6 +255,143 @@ impl Drop for PostgresSandbox {
         .join();
         if let Ok(Err(e)) = dropped {
             eprintln!("could not drop the test schema {}: {e}", self.schema);
+        }
+    }
+}
+
+/// The MySQL or MariaDB server the tests use, unless `JOBQ_TEST_MYSQL_URL` names another.
+pub const DEFAULT_MYSQL_URL: &str = "mysql://root@127.0.0.1:3306/test";
+
+/// The URL of the test MySQL server's base database.
+pub fn mysql_url() -> String {
+    std::env::var("JOBQ_TEST_MYSQL_URL").unwrap_or_else(|_| DEFAULT_MYSQL_URL.to_string())
+}
+
+/// `base` with its database replaced by `database` (query options kept).
+pub fn with_database(base: &str, database: &str) -> String {
+    let mut url = url::Url::parse(base).unwrap_or_else(|e| panic!("JOBQ_TEST_MYSQL_URL: {e}"));
+    url.set_path(&format!("/{database}"));
+    url.to_string()
+}
+
+/// How to get a MySQL server for the tests, for failure messages.
+fn mysql_hint() -> String {
+    format!(
+        "the MySQL tests need a server: start the local MariaDB with \
+         `start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd` (as .ci/run does), \
+         or point JOBQ_TEST_MYSQL_URL at another (default {DEFAULT_MYSQL_URL})"
+    )
+}
+
+/// A connection to the test server's base database, for creating and dropping test databases and for
+/// tests that play an application or an operator.
+pub async fn mysql_admin() -> sqlx::MySqlConnection {
+    use sqlx::Connection;
+    let url = mysql_url();
+    sqlx::MySqlConnection::connect(&url).await.unwrap_or_else(|e| {
+        panic!(
+            "connecting to {}: {e}\n{}",
+            StoreUrl::parse(&url).map(|u| u.to_string()).unwrap_or_default(),
+            mysql_hint()
+        )
+    })
+}
+
+/// Opens a MySQL store on `url`, failing the test with how to start the server when it cannot be
+/// reached (never skipping).
+pub async fn connect_mysql(url: &str) -> DynStore {
+    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("JOBQ_TEST_MYSQL_URL: {e}"));
+    match store::connect(&parsed).await {
+        Ok(store) => store,
+        Err(e @ StoreError::Unavailable { .. }) => panic!("{:#}\n{}", anyhow::Error::from(e), mysql_hint()),
+        Err(e) => panic!(
+            "opening the MySQL test store {}: {:#}",
+            parsed.redacted(),
+            anyhow::Error::from(e)
+        ),
+    }
+}
+
+/// A fresh MySQL store in a database of its own, migrated.
+pub async fn mysql_store() -> TestStore {
+    mysql_store_in(&fresh_schema()).await
+}
+
+/// A MySQL store in a new database `database`, migrated; the database is dropped with the store.
+pub async fn mysql_store_in(database: &str) -> TestStore {
+    let sandbox = MysqlSandbox::create(database).await;
+    let url = with_database(&mysql_url(), database);
+    let store = connect_mysql(&url).await;
+    store.migrate().await.unwrap_or_else(|e| {
+        panic!(
+            "migrating the MySQL test store (database {database}): {:#}",
+            anyhow::Error::from(e)
+        )
+    });
+    TestStore::new(store, url, sandbox)
+}
+
+/// One database on the test server, dropped with everything in it when the sandbox drops.
+pub struct MysqlSandbox {
+    database: String,
+    kept: bool,
+}
+
+impl MysqlSandbox {
+    /// Creates `database` (utf8mb4) and takes charge of it.
+    pub async fn create(database: &str) -> MysqlSandbox {
+        let mut admin = mysql_admin().await;
+        let sql = format!(
+            "CREATE DATABASE `{}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+            database.replace('`', "``")
+        );
+        sqlx::Executor::execute(&mut admin, sql.as_str())
+            .await
+            .unwrap_or_else(|e| panic!("creating the test database {database}: {e}"));
+        MysqlSandbox {
+            database: database.to_string(),
+            kept: false,
+        }
+    }
+}
+
+impl Sandbox for MysqlSandbox {
+    fn location(&self) -> String {
+        format!(
+            "MySQL database {} on {}",
+            self.database,
+            StoreUrl::parse(&mysql_url()).map(|u| u.to_string()).unwrap_or_default()
+        )
+    }
+
+    fn keep(self: Box<Self>) {
+        let mut this = self;
+        this.kept = true;
+    }
+}
+
+impl Drop for MysqlSandbox {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let (url, database) = (mysql_url(), self.database.clone());
+        // The test's runtime may be shutting down: drop the database from a thread with a runtime of its
+        // own, and wait for it so the next test starts on a clean server.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            runtime.block_on(async move {
+                use sqlx::Connection;
+                let mut conn = sqlx::MySqlConnection::connect(&url).await?;
+                let sql = format!("DROP DATABASE IF EXISTS `{}`", database.replace('`', "``"));
+                sqlx::Executor::execute(&mut conn, sql.as_str()).await?;
+                conn.close().await?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            })
+        })
+        .join();
+        if let Ok(Err(e)) = dropped {
+            eprintln!("could not drop the test database {}: {e}", self.database);
         }
     }
 }

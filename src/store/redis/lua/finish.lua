@@ -1,4 +1,5 @@
--- ARGV: prefix, now, count, then per outcome: id, attempt, worker, kind, value, error entry.
+-- ARGV: prefix, now, count, then per outcome: id, attempt, worker, kind, value, error entry, progress
+-- JSON ('' to leave it as it is).
 -- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
 -- W waiting. Returns per outcome 1 when applied, 0 when its lease no longer held.
 local now, n = ARGV[2], tonumber(ARGV[3])
@@ -7,8 +8,9 @@ local out = {}
 local stopped, done = {}, {}
 local i = 4
 for _ = 1, n do
-  local id, a, w, kind, value, err = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
-  i = i + 6
+  local id, a, w, kind, value, err, pg =
+    ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
+  i = i + 7
   local k = jkey(id)
   local h = redis.call('HMGET', k, 's', 'a', 'w', 'q', 'pr', 'u')
   if h[1] == 'running' and h[2] == a and h[3] == w then
@@ -16,6 +18,9 @@ for _ = 1, n do
     batch_add(stopped, qkey(q, 'run'), id)
     if err ~= '' then
       push_error(k, err)
+    end
+    if pg ~= '' then
+      redis.call('HSET', k, 'pg', pg)
     end
     if kind == 'R' then
       redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '')

@@ -1,4 +1,6 @@
-//! Wake-ups without busy polling: learn that a store may have new work as soon as it is written.
+//! Wake-ups without busy polling on SQLite: learn that the database may have new work as soon as it
+//! is written. [`super::sqlite::SqliteStore::subscribe`] hands these to workers; `jobq wait` watches
+//! with a [`StoreWatch`] directly, since every write (a job finishing too) interests it.
 //!
 //! SQLite has no notifications, but every commit appends to the database's `-wal` file (or rewrites
 //! the database itself in rollback-journal mode), and Linux reports those writes through inotify. A
@@ -22,9 +24,8 @@ use std::time::Duration;
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
-use tokio::task::JoinHandle;
 
-use crate::store::{DynStore, StoreKind, StoreUrl};
+use crate::store::{DynStore, StoreKind, StoreUrl, Subscription};
 
 /// Pause between the two signals of one burst of writes.
 pub const SETTLE: Duration = Duration::from_millis(2);
@@ -33,13 +34,8 @@ pub const SETTLE: Duration = Duration::from_millis(2);
 #[derive(Debug)]
 pub struct StoreWatch {
     notify: Arc<Notify>,
-    task: JoinHandle<()>,
-}
-
-impl Drop for StoreWatch {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    /// The watching task, aborted when this drops.
+    subscription: Subscription,
 }
 
 impl StoreWatch {
@@ -73,7 +69,16 @@ impl StoreWatch {
             .map_err(|e| tracing::debug!("cannot watch {}: {e}; polling instead", dir.display()))
             .ok()?;
         let task = tokio::spawn(watch(fd, name, notify.clone()));
-        Some(StoreWatch { notify, task })
+        Some(StoreWatch {
+            notify,
+            subscription: Subscription::new(task),
+        })
+    }
+
+    /// Hands the watch over as a store [`Subscription`]: it signals the notify it was started with
+    /// until the subscription drops.
+    pub fn into_subscription(self) -> Subscription {
+        self.subscription
     }
 
     /// Resolves after the next write to the store's files (or at once if one happened since the last
