@@ -2,8 +2,7 @@
 
 use clap::Args;
 
-use super::output::{print, print_json, print_ndjson, short, table, when};
-use super::{Context, OutputFormat};
+use super::Context;
 use crate::store::StoreKind;
 
 /// Arguments of `jobq inbox`.
@@ -48,6 +47,9 @@ pub async fn run(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
 
 #[cfg(feature = "redis")]
 async fn run_redis(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
+    use super::OutputFormat;
+    use super::output::{print, print_json, print_ndjson, short, table, when};
+
     let format = ctx.format_among(
         OutputFormat::Table,
         &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson],
