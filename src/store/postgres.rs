@@ -63,6 +63,9 @@ const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// heartbeats and acknowledgements, so a handful of connections serve any concurrency.
 const DEFAULT_MAX_CONNECTIONS: u32 = 10;
 
+/// How long a pooled connection may sit unused before it is pinged ahead of its next use.
+const PING_WHEN_IDLE_FOR: Duration = Duration::from_secs(1);
+
 /// Oldest PostgreSQL jobq runs on: `gen_random_uuid()` is built in from 13 on.
 const MIN_SERVER_VERSION: u32 = 130_000;
 
@@ -332,10 +335,19 @@ impl PostgresStore {
         let pool = PgPoolOptions::new()
             .max_connections(max_connections)
             .min_connections(0)
-            // No ping before each use, a round trip per store call; a connection that died is found by
-            // the call that fails on it (retried with back-off by the worker) and by the ping sqlx does
-            // when a connection is handed back, which drops it.
+            // A ping before each use is a round trip per store call: only a connection idle for a while
+            // gets one (an application enqueuing now and then survives a failover unnoticed), while a
+            // busy worker's connections, used moments ago, go straight to work. One that died since is
+            // found by the call that fails on it, which the worker retries with back-off.
             .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for < PING_WHEN_IDLE_FOR {
+                        return Ok(true);
+                    }
+                    Ok(sqlx::Connection::ping(conn).await.is_ok())
+                })
+            })
             // Waiting for a free connection is bounded too: a saturated or vanished server turns into an
             // error the caller can retry, never a hang.
             .acquire_timeout(connect_timeout * 2)

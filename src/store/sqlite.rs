@@ -110,6 +110,8 @@ impl SqliteStore {
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .min_connections(0)
+            // A file does not hang up: no ping (a round trip to the connection's thread) before each use.
+            .test_before_acquire(false)
             .acquire_timeout(busy_timeout + Duration::from_secs(5))
             .connect_with(options)
             .await

@@ -305,3 +305,40 @@ fn pg_bindir() -> PathBuf {
     }
     PathBuf::from("/usr/lib/postgresql/15/bin")
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_application_store_idle_for_a_while_rides_out_terminated_sessions() {
+    let schema = fresh_schema();
+    let base = postgres_url();
+    let _sandbox = PostgresSandbox::new(&base, &schema);
+    let app = format!("jobq-idle-{schema}");
+    let url = format!("{}&application_name={app}", with_schema(&base, &schema));
+    let store = connect_postgres(&url).await;
+    store.migrate().await.unwrap();
+    let client = Client::new(store);
+    // Several pooled connections, all idle once these return.
+    let specs = (0..4).map(|i| JobSpec::new("nap", json!({ "ms": i })));
+    futures_util::future::join_all(specs.map(|s| client.enqueue(s))).await;
+
+    let mut admin = PgConnection::connect(&base).await.unwrap();
+    let killed: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name = $1) AS t",
+    )
+    .bind(&app)
+    .fetch_one(&mut admin)
+    .await
+    .unwrap();
+    assert!(killed >= 1, "no session was terminated");
+    // An application calling again a while later never sees the dead connections: they are pinged
+    // before use and replaced.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    for _ in 0..4 {
+        client
+            .enqueue(JobSpec::new("nap", json!({})))
+            .await
+            .expect("enqueue after the sessions died");
+    }
+    assert_eq!(succeeded(&client).await, 0);
+    assert_eq!(client.stats(&[]).await.unwrap().queues[0].ready, 8);
+}
