@@ -5,9 +5,10 @@
 //! a job with the lenient envelope reader, then in one `MULTI` enqueues the jobs, files the items that
 //! are not jobs under `inbox-rejected:<queue>` with the reason, and deletes its processing list. An
 //! ingester that dies in between leaves its list behind; the rescue sweep puts such items back into
-//! their inbox once the list is older than the stale-heartbeat threshold. An item without a `jobId`
-//! that was enqueued just before its ingester died could then be enqueued twice; give items a `jobId`
-//! to make a repeat a harmless duplicate.
+//! their inbox once the list is older than the stale-heartbeat threshold. Only an ingester stalled for
+//! longer than that, which then finishes, could enqueue an item twice; an item with a `jobId` then
+//! comes back as a harmless duplicate. The store does not see the config's limits, so inbox jobs are
+//! validated with the built-in ones.
 
 use serde::{Deserialize, Serialize};
 
