@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
+            [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -275,6 +276,25 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'jobq;inbox' {
+            [CompletionResult]::new('-Q', '-Q ', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many items per queue, oldest first')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--clear', '--clear', [CompletionResultType]::ParameterName, 'Delete the rejected items (of the queues named, or all) instead of listing them')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'jobq;migrate' {
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
@@ -362,6 +382,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('replay-dead', 'replay-dead', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
+            [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -397,6 +418,9 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;workers' {
+            break
+        }
+        'jobq;help;inbox' {
             break
         }
         'jobq;help;migrate' {

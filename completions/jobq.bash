@@ -34,6 +34,9 @@ _jobq() {
             jobq,help)
                 cmd="jobq__subcmd__help"
                 ;;
+            jobq,inbox)
+                cmd="jobq__subcmd__inbox"
+                ;;
             jobq,list)
                 cmd="jobq__subcmd__list"
                 ;;
@@ -82,6 +85,9 @@ _jobq() {
             jobq__subcmd__help,help)
                 cmd="jobq__subcmd__help__subcmd__help"
                 ;;
+            jobq__subcmd__help,inbox)
+                cmd="jobq__subcmd__help__subcmd__inbox"
+                ;;
             jobq__subcmd__help,list)
                 cmd="jobq__subcmd__help__subcmd__list"
                 ;;
@@ -116,7 +122,7 @@ _jobq() {
 
     case "${cmd}" in
         jobq)
-            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel replay-dead replay cleanup workers migrate bench completions man help"
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel replay-dead replay cleanup workers inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,7 +422,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help)
-            opts="enqueue worker stats list show wait cancel replay-dead cleanup workers migrate bench completions man help"
+            opts="enqueue worker stats list show wait cancel replay-dead cleanup workers inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -500,6 +506,20 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__inbox)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -632,6 +652,48 @@ _jobq() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__inbox)
+            opts="-Q -o -q -v -h -V --queue --limit --clear --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -Q)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

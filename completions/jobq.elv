@@ -41,6 +41,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand replay 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
+            cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
             cand completions 'Print shell completions'
@@ -260,6 +261,24 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'jobq;inbox'= {
+            cand -Q 'Only these queues (repeatable) [default: every queue]'
+            cand --queue 'Only these queues (repeatable) [default: every queue]'
+            cand --limit 'At most this many items per queue, oldest first'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --clear 'Delete the rejected items (of the queues named, or all) instead of listing them'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'jobq;migrate'= {
             cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
             cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
@@ -343,6 +362,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
+            cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
             cand completions 'Print shell completions'
@@ -368,6 +388,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;cleanup'= {
         }
         &'jobq;help;workers'= {
+        }
+        &'jobq;help;inbox'= {
         }
         &'jobq;help;migrate'= {
         }

@@ -26,6 +26,9 @@ pub struct FileConfig {
     pub max_payload_bytes: Option<usize>,
     /// Migrate automatically on connect (default true).
     pub auto_migrate: Option<bool>,
+    /// Redis inbox: the job type a pushed item that is not an envelope becomes (otherwise it is
+    /// rejected). Passed to the store as the URL option `inbox_default_type` unless the URL sets it.
+    pub inbox_default_type: Option<String>,
     /// Default retry policy.
     #[serde(default)]
     pub retry: RetryFile,
@@ -300,6 +303,13 @@ impl Config {
                 }
             }
             None => StoreUrl::sqlite_file(&default_database()),
+        };
+        let url = match &f.inbox_default_type {
+            Some(t) if url.kind() == crate::store::StoreKind::Redis => {
+                crate::job::validate_type(t).map_err(|e| in_file("inbox_default_type", e))?;
+                url.with_default_option("inbox_default_type", t)
+            }
+            _ => url,
         };
         let max_payload_bytes = match env("JOBQ_MAX_PAYLOAD_BYTES") {
             Some(v) => v

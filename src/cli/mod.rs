@@ -17,6 +17,7 @@ pub mod enqueue;
 pub mod exit;
 pub mod filter;
 pub mod generate;
+pub mod inbox;
 pub mod list;
 pub mod migrate;
 pub mod output;
@@ -106,6 +107,8 @@ pub enum Command {
     Cleanup(cleanup::CleanupArgs),
     /// List the workers that are running
     Workers(workers::WorkersArgs),
+    /// List the Redis inbox items that could not become jobs
+    Inbox(inbox::InboxArgs),
     /// Create or upgrade the store's schema
     Migrate(migrate::MigrateArgs),
     /// Measure this store's throughput and latency on a throwaway queue
@@ -207,6 +210,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cancel(args) => cancel::run(&ctx, args).await,
         Command::ReplayDead(args) => replay_dead::run(&ctx, args).await,
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
+        Command::Inbox(args) => inbox::run(&ctx, args).await,
         Command::Workers(args) => workers::run(&ctx, args).await,
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,

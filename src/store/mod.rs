@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -24,6 +24,8 @@ pub mod migrate;
 pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -358,7 +360,7 @@ pub struct Cleanup {
 }
 
 /// A worker process as it registered itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkerInfo {
     /// Unique id: name, host, pid and a random suffix.
@@ -515,6 +517,10 @@ pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
         StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect(url).await?)),
         #[cfg(feature = "mysql")]
         StoreKind::Mysql => Ok(Arc::new(mysql::MysqlStore::connect(url).await?)),
+        #[cfg(feature = "redis")]
+        StoreKind::Redis => Ok(Arc::new(redis::RedisStore::connect(url).await?)),
+        // Reached by builds without some of the store features.
+        #[allow(unreachable_patterns)]
         kind => Err(StoreError::Unsupported {
             store: kind,
             operation: "connecting (this build of jobq has no such store yet)",

@@ -176,6 +176,20 @@ impl StoreUrl {
         }
     }
 
+    /// The URL with the query option `key=value` added, unless its query sets `key` already: how
+    /// settings from a config file reach a store that reads them from its URL.
+    pub fn with_default_option(self, key: &str, value: &str) -> StoreUrl {
+        if self.query_pairs().iter().any(|(k, _)| k == key) {
+            return self;
+        }
+        let sep = if self.raw.contains('?') { '&' } else { '?' };
+        let encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+        StoreUrl {
+            raw: format!("{}{sep}{key}={encoded}", self.raw),
+            kind: self.kind,
+        }
+    }
+
     /// A relative SQLite path made relative to `base` (the folder of the config file that named it).
     pub fn resolved_against(self, base: &Path) -> StoreUrl {
         if self.kind != StoreKind::Sqlite {
@@ -264,6 +278,17 @@ mod tests {
         assert_eq!(kind("rediss://h"), StoreKind::Redis);
         assert!(StoreUrl::parse("jobs.db").is_err());
         assert!(StoreUrl::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn a_default_option_never_overrides_the_url() {
+        let url = StoreUrl::parse("redis://h/0").unwrap();
+        let with = url.with_default_option("inbox_default_type", "legacy mail");
+        assert_eq!(with.expose(), "redis://h/0?inbox_default_type=legacy+mail");
+        let kept = StoreUrl::parse("redis://h/0?prefix=a:&inbox_default_type=x")
+            .unwrap()
+            .with_default_option("inbox_default_type", "y");
+        assert_eq!(kept.expose(), "redis://h/0?prefix=a:&inbox_default_type=x");
     }
 
     #[test]

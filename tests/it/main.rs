@@ -7,5 +7,6 @@ mod generated;
 mod mysql;
 mod postgres;
 mod postgres_faults;
+mod redis;
 mod support;
 mod worker;

@@ -1135,4 +1135,5 @@ worker_tests! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
     mysql => support::mysql_store,
+    redis => support::redis_store,
 }

@@ -121,4 +121,5 @@ stores! {
     sqlite => support::sqlite_store,
     postgres => support::postgres_store,
     mysql => support::mysql_store,
+    redis => support::redis_store,
 }

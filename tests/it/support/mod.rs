@@ -14,8 +14,9 @@
 //! - MySQL ([`mysql_store`]): a database per test (`jobq_test_<random>`) on the server of
 //!   `JOBQ_TEST_MYSQL_URL` (default `mysql://root@127.0.0.1:3306/test`), created by the fixture through
 //!   a connection of its own; the store URL names it, and the sandbox drops it.
-//! - Redis (to add): a key prefix per test on `JOBQ_TEST_REDIS_URL`; the sandbox deletes the prefix's
-//!   keys (SCAN + DEL).
+//! - Redis ([`redis_store`]): a key prefix per test (`jobq_test_<random>:`) on `JOBQ_TEST_REDIS_URL`
+//!   (default `redis://127.0.0.1:6379/0`), named in the store URL with `?prefix=`; the sandbox deletes
+//!   the prefix's keys (SCAN + DEL).
 //!
 //! `Drop` cannot be async: a server-backed sandbox does its clean-up on a short-lived thread with its
 //! own current-thread runtime, because the test's runtime may already be shutting down. A server that
@@ -391,6 +392,140 @@ impl Drop for MysqlSandbox {
         .join();
         if let Ok(Err(e)) = dropped {
             eprintln!("could not drop the test database {}: {e}", self.database);
+        }
+    }
+}
+
+/// The Redis server the tests use, unless `JOBQ_TEST_REDIS_URL` names another.
+pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
+
+/// The base URL of the test Redis server (no `prefix=` option).
+pub fn redis_url() -> String {
+    std::env::var("JOBQ_TEST_REDIS_URL").unwrap_or_else(|_| DEFAULT_REDIS_URL.to_string())
+}
+
+/// `base` with the jobq option `prefix=PREFIX` added.
+pub fn with_prefix(base: &str, prefix: &str) -> String {
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let encoded: String = url::form_urlencoded::byte_serialize(prefix.as_bytes()).collect();
+    format!("{base}{sep}prefix={encoded}")
+}
+
+/// A fresh key prefix, `jobq_test_`, 16 random hex digits and a colon.
+pub fn fresh_prefix() -> String {
+    format!("jobq_test_{:016x}:", rand::random::<u64>())
+}
+
+/// Opens a Redis store on `url`, failing the test with how to start the server when it cannot be
+/// reached (never skipping).
+pub async fn connect_redis(url: &str) -> DynStore {
+    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("JOBQ_TEST_REDIS_URL: {e}"));
+    match store::connect(&parsed).await {
+        Ok(store) => store,
+        Err(e @ StoreError::Unavailable { .. }) => panic!(
+            "{:#}\nthe Redis tests need a server: start the local one with `redis-server --daemonize yes`, \
+             or point JOBQ_TEST_REDIS_URL at another (default {DEFAULT_REDIS_URL})",
+            anyhow::Error::from(e)
+        ),
+        Err(e) => panic!(
+            "opening the Redis test store {}: {:#}",
+            parsed.redacted(),
+            anyhow::Error::from(e)
+        ),
+    }
+}
+
+/// A fresh Redis store under a key prefix of its own, migrated.
+pub async fn redis_store() -> TestStore {
+    redis_store_in(&fresh_prefix()).await
+}
+
+/// A Redis store under `prefix`, migrated; the prefix's keys are deleted with the store.
+pub async fn redis_store_in(prefix: &str) -> TestStore {
+    let base = redis_url();
+    let url = with_prefix(&base, prefix);
+    let store = connect_redis(&url).await;
+    let sandbox = RedisSandbox::new(&base, prefix);
+    store.migrate().await.unwrap_or_else(|e| {
+        panic!(
+            "migrating the Redis test store (prefix {prefix}): {:#}",
+            anyhow::Error::from(e)
+        )
+    });
+    TestStore::new(store, url, sandbox)
+}
+
+/// Every key under one prefix on the test server, deleted when the sandbox drops.
+pub struct RedisSandbox {
+    /// The server URL, password included: used to connect, never shown.
+    url: String,
+    prefix: String,
+    kept: bool,
+}
+
+impl RedisSandbox {
+    /// Takes charge of the keys under `prefix` on the server `url` names.
+    pub fn new(url: &str, prefix: &str) -> RedisSandbox {
+        RedisSandbox {
+            url: url.to_string(),
+            prefix: prefix.to_string(),
+            kept: false,
+        }
+    }
+}
+
+impl Sandbox for RedisSandbox {
+    fn location(&self) -> String {
+        format!(
+            "Redis keys {}* on {}",
+            self.prefix,
+            StoreUrl::parse(&self.url).map(|u| u.to_string()).unwrap_or_default()
+        )
+    }
+
+    fn keep(self: Box<Self>) {
+        let mut this = self;
+        this.kept = true;
+    }
+}
+
+impl Drop for RedisSandbox {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let (url, prefix) = (self.url.clone(), self.prefix.clone());
+        let deleted = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            runtime.block_on(async move {
+                let client = redis::Client::open(url.as_str())?;
+                let mut conn = client.get_multiplexed_async_connection().await?;
+                // Test prefixes are letters, digits, `_` and `:`: nothing for MATCH to expand.
+                let pattern = format!("{prefix}*");
+                let mut cursor: u64 = 0;
+                loop {
+                    let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                        .arg(cursor)
+                        .arg("MATCH")
+                        .arg(&pattern)
+                        .arg("COUNT")
+                        .arg(1000)
+                        .query_async(&mut conn)
+                        .await?;
+                    if !keys.is_empty() {
+                        redis::cmd("UNLINK").arg(&keys).query_async::<()>(&mut conn).await?;
+                    }
+                    if next == 0 {
+                        break;
+                    }
+                    cursor = next;
+                }
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            })
+        })
+        .join();
+        if let Ok(Err(e)) = deleted {
+            eprintln!("could not delete the test keys {}*: {e}", self.prefix);
         }
     }
 }

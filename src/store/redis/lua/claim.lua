@@ -1,0 +1,98 @@
+-- ARGV: prefix, now key, now, worker, limit, queue count, queues…, excluded type count, types…, inbox
+-- count, inbox keys…
+-- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues. Returns the
+-- waiting inbox items' count, then per job its hash as field/value pairs, `id` last.
+local nowkey, now, worker, limit = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+local queues, i = take(7, tonumber(ARGV[6]))
+local excluded, j = take(i + 1, tonumber(ARGV[i]))
+local inboxes = take(j + 1, tonumber(ARGV[j]))
+local skip = set_of(excluded)
+local filtering = #excluded > 0
+local upper = '(' .. nowkey .. ';'
+-- Jobs of excluded types looked at per priority before giving up on it for this call.
+local SCAN_CAP = 1000
+
+local cands = {}
+for _, q in ipairs(queues) do
+  local prios_key = qkey(q, 'prios')
+  local found = 0
+  for _, pr in ipairs(redis.call('ZRANGE', prios_key, 0, -1)) do
+    if found >= limit then
+      break
+    end
+    local pk = pend_key(q, pr)
+    local offset, scanned = 0, 0
+    while found < limit and scanned <= SCAN_CAP do
+      local want = limit - found
+      if filtering then
+        want = want + 16
+      end
+      local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', offset, want)
+      if #ms == 0 then
+        break
+      end
+      for _, m in ipairs(ms) do
+        local id = string.sub(m, 18)
+        if not filtering or not skip[redis.call('HGET', jkey(id), 't')] then
+          cands[#cands + 1] = { tonumber(pr), m, id, q, pk }
+          found = found + 1
+          if found >= limit then
+            break
+          end
+        end
+      end
+      offset = offset + #ms
+      scanned = scanned + #ms
+    end
+    if redis.call('ZCARD', pk) == 0 then
+      redis.call('ZREM', prios_key, pr)
+    end
+  end
+end
+if #queues > 1 then
+  table.sort(cands, function(a, b)
+    if a[1] ~= b[1] then
+      return a[1] < b[1]
+    end
+    return a[2] < b[2]
+  end)
+end
+
+local waiting = 0
+for _, key in ipairs(inboxes) do
+  waiting = waiting + redis.call('LLEN', key)
+end
+-- Each job is read as it was, then leased: the caller applies the same changes to what it got back
+-- (status, worker, attempt + 1, start and heartbeat times, no progress).
+local out = { waiting }
+local taken, prefix, running = {}, {}, {}
+for n = 1, math.min(limit, #cands) do
+  local c = cands[n]
+  local id, q, pk = c[3], c[4], c[5]
+  local k = jkey(id)
+  if filtering then
+    batch_add(taken, pk, c[2])
+  else
+    -- Without skipped types, the jobs taken from a set are its first ones.
+    prefix[pk] = (prefix[pk] or 0) + 1
+  end
+  batch_add(running, qkey(q, 'run'), now, id)
+  local job = redis.call('HGETALL', k)
+  local attempt = 0
+  for f = 1, #job, 2 do
+    if job[f] == 'a' then
+      attempt = tonumber(job[f + 1])
+      break
+    end
+  end
+  redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+  job[#job + 1] = 'id'
+  job[#job + 1] = id
+  out[#out + 1] = job
+end
+batch_flush(taken, 'ZREM')
+for pk, count in pairs(prefix) do
+  redis.call('ZREMRANGEBYRANK', pk, 0, count - 1)
+end
+batch_flush(running, 'ZADD')
+return out

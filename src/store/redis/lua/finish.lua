@@ -1,0 +1,48 @@
+-- ARGV: prefix, now, count, then per outcome: id, attempt, worker, kind, value, error entry, progress
+-- JSON ('' to leave it as it is).
+-- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
+-- W waiting. Returns per outcome 1 when applied, 0 when its lease no longer held.
+local now, n = ARGV[2], tonumber(ARGV[3])
+local status_of = { S = 'succeeded', D = 'dead', X = 'discarded' }
+local out = {}
+local stopped, done = {}, {}
+local i = 4
+for _ = 1, n do
+  local id, a, w, kind, value, err, pg =
+    ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
+  i = i + 7
+  local k = jkey(id)
+  local h = redis.call('HMGET', k, 's', 'a', 'w', 'q', 'pr', 'u')
+  if h[1] == 'running' and h[2] == a and h[3] == w then
+    local q = h[4]
+    batch_add(stopped, qkey(q, 'run'), id)
+    if err ~= '' then
+      push_error(k, err)
+    end
+    if pg ~= '' then
+      redis.call('HSET', k, 'pg', pg)
+    end
+    if kind == 'R' then
+      redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '')
+      index_pending(id, q, h[5], value)
+    elseif kind == 'W' then
+      redis.call('HSET', k, 's', 'waiting', 'f', now, 'w', '')
+      redis.call('ZADD', qkey(q, 'wait'), now, id)
+    else
+      local s = status_of[kind]
+      if value ~= '' then
+        redis.call('HSET', k, 's', s, 'f', now, 'w', '', 'res', value)
+      else
+        redis.call('HSET', k, 's', s, 'f', now, 'w', '')
+      end
+      batch_add(done, qkey(q, 'done:' .. s), now, id)
+      free_unique(q, h[6], id)
+    end
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+batch_flush(stopped, 'ZREM')
+batch_flush(done, 'ZADD')
+return out

@@ -1,0 +1,161 @@
+//! The Lua scripts, each with the shared prelude, and the argument and reply shapes of the ones whose
+//! encoding is more than a few lines.
+
+use std::sync::LazyLock;
+
+use redis::{Cmd, Script};
+
+use super::codec::run_key;
+use super::{KIND, StoreError};
+use crate::job::{JobId, NewJob};
+use crate::store::{EnqueueOutcome, Enqueued, WorkerInfo};
+
+/// One script: its source and the SHA-1 the server knows it by.
+pub(crate) struct Lua {
+    script: Script,
+    source: &'static str,
+}
+
+impl Lua {
+    fn new(source: &'static str) -> Lua {
+        Lua {
+            script: Script::new(source),
+            source,
+        }
+    }
+
+    pub(crate) fn sha(&self) -> &str {
+        self.script.get_hash()
+    }
+
+    /// The full text, for `EVAL` inside a `MULTI` (where a missing script cannot be loaded on the way).
+    pub(crate) fn source(&self) -> &'static str {
+        self.source
+    }
+
+    pub(crate) async fn load(&self, conn: &mut redis::aio::ConnectionManager) -> redis::RedisResult<()> {
+        self.script.load_async(conn).await.map(|_| ())
+    }
+}
+
+macro_rules! lua {
+    ($name:literal) => {
+        Lua::new(concat!(
+            include_str!("lua/common.lua"),
+            include_str!(concat!("lua/", $name, ".lua"))
+        ))
+    };
+}
+
+/// Every script of the store.
+pub(crate) struct Scripts {
+    pub enqueue: Lua,
+    pub claim: Lua,
+    pub heartbeat: Lua,
+    pub finish: Lua,
+    pub release: Lua,
+    pub rescue: Lua,
+    pub cancel: Lua,
+    pub replay: Lua,
+    pub cleanup: Lua,
+    pub list: Lua,
+    pub stats: Lua,
+    pub workers: Lua,
+    pub inbox_take: Lua,
+    pub inbox_recover: Lua,
+}
+
+impl Scripts {
+    pub(crate) fn all(&self) -> [&Lua; 14] {
+        [
+            &self.enqueue,
+            &self.claim,
+            &self.heartbeat,
+            &self.finish,
+            &self.release,
+            &self.rescue,
+            &self.cancel,
+            &self.replay,
+            &self.cleanup,
+            &self.list,
+            &self.stats,
+            &self.workers,
+            &self.inbox_take,
+            &self.inbox_recover,
+        ]
+    }
+}
+
+pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
+    enqueue: lua!("enqueue"),
+    claim: lua!("claim"),
+    heartbeat: lua!("heartbeat"),
+    finish: lua!("finish"),
+    release: lua!("release"),
+    rescue: lua!("rescue"),
+    cancel: lua!("cancel"),
+    replay: lua!("replay"),
+    cleanup: lua!("cleanup"),
+    list: lua!("list"),
+    stats: lua!("stats"),
+    workers: lua!("workers"),
+    inbox_take: lua!("inbox_take"),
+    inbox_recover: lua!("inbox_recover"),
+});
+
+/// The arguments of `enqueue.lua` after the prefix: the count, then eleven per job.
+pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[NewJob]) {
+    cmd.arg(jobs.len());
+    for job in jobs {
+        let meta = if job.meta.is_empty() {
+            String::new()
+        } else {
+            serde_json::to_string(&job.meta).unwrap_or_default()
+        };
+        cmd.arg(job.id.as_str())
+            .arg(&job.queue)
+            .arg(&job.job_type)
+            .arg(job.payload.get())
+            .arg(meta)
+            .arg(job.priority)
+            .arg(job.max_attempts)
+            .arg(run_key(job.run_at))
+            .arg(job.unique_key.as_deref().unwrap_or(""))
+            .arg(job.timeout_ms.map(|t| t.to_string()).unwrap_or_default())
+            .arg(job.created_at.0);
+    }
+}
+
+/// The answers of `enqueue.lua`, one per job: `C`, `D`, or `K` and the id coalesced into.
+pub(crate) fn enqueued(jobs: &[NewJob], reply: Vec<String>) -> Result<Vec<Enqueued>, StoreError> {
+    if reply.len() != jobs.len() {
+        return Err(StoreError::query(
+            KIND,
+            "enqueue",
+            format!("{} answers for {} jobs", reply.len(), jobs.len()),
+        ));
+    }
+    jobs.iter()
+        .zip(reply)
+        .map(|(job, answer)| {
+            let (outcome, id) = match answer.split_at_checked(1) {
+                Some(("C", _)) => (EnqueueOutcome::Created, job.id.clone()),
+                Some(("D", _)) => (EnqueueOutcome::Duplicate, job.id.clone()),
+                Some(("K", holder)) => (EnqueueOutcome::Coalesced, JobId::from_stored(holder.to_string())),
+                _ => {
+                    return Err(StoreError::query(
+                        KIND,
+                        "enqueue",
+                        format!("unexpected outcome {answer:?}"),
+                    ));
+                }
+            };
+            Ok(Enqueued { id, outcome })
+        })
+        .collect()
+}
+
+/// A worker record as `register_worker` stored it.
+pub(crate) fn worker_from_json(text: &str) -> serde_json::Result<WorkerInfo> {
+    serde_json::from_str(text)
+}
