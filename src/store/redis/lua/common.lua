@@ -17,7 +17,7 @@ local function pend_key(q, pr)
 end
 
 local function index_pending(id, q, pr, r)
-  redis.call('ZADD', pend_key(q, pr), 0, r .. ':' .. id)
+  redis.call('ZADD', pend_key(q, pr), '0', r .. ':' .. id)
   redis.call('ZADD', qkey(q, 'prios'), pr, pr)
 end
 

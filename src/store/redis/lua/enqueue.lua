@@ -22,7 +22,7 @@ for _ = 1, n do
   elseif holder then
     out[#out + 1] = 'K' .. holder
   else
-    redis.call('HSET', k, 'q', q, 't', t, 'p', p, 'pr', pr, 's', 'pending', 'a', 0, 'ma', ma, 'r', r, 'c', c)
+    redis.call('HSET', k, 'q', q, 't', t, 'p', p, 'pr', pr, 's', 'pending', 'a', '0', 'ma', ma, 'r', r, 'c', c)
     if m ~= '' then
       redis.call('HSET', k, 'm', m)
     end
@@ -45,7 +45,7 @@ for _ = 1, n do
       of_queue[pr] = pk
       redis.call('ZADD', qkey(q, 'prios'), pr, pr)
     end
-    batch_add(pending, pk, 0, r .. ':' .. id)
+    batch_add(pending, pk, '0', r .. ':' .. id)
     if not woken[q] then
       woken[q] = true
       redis.call('SADD', P .. 'queues', q)
