@@ -1,6 +1,7 @@
 //! MySQL / MariaDB behaviour beyond the shared contract: the documented table that applications insert
 //! into inside their own transactions, utf8mb4 text end to end, migrations racing each other, a worker
-//! whose connections are killed, lock-wait time-outs and deadlocks, and a server that cannot be reached.
+//! whose connections are killed, a worker whose server restarts (a private MariaDB of the test's own),
+//! lock-wait time-outs and deadlocks, and a server that cannot be reached.
 //!
 //! Each test works in a fresh database of the test server (`support::mysql_store_in`), dropped when its
 //! store drops. Waits have deadlines and end as soon as their condition holds; nothing sleeps for a
@@ -634,4 +635,199 @@ async fn databases_keep_stores_apart() {
             .is_none()
     );
     assert_eq!(ids(&claim(&b, "default", WORKER, 10, T0).await), ["only-in-b"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_worker_rides_out_a_server_restart() {
+    // A server of the test's own: the shared one must stay up for every other test.
+    let mut server = PrivateMariadb::start();
+    let url = format!("mysql://root@127.0.0.1:{}/jobq", server.port);
+    let store = connect_mysql(&url).await;
+    store.migrate().await.expect("migrate");
+    const JOBS: usize = 1_500;
+    add_all(&store, (0..JOBS).map(|i| spec(&format!("r-{i:04}")))).await;
+    // Naps of 5 ms at 8 at once: about a second of work, so the restart lands mid-run.
+    let worker = Worker::builder(store.clone())
+        .heartbeat(Duration::from_millis(200))
+        .stale_after(Duration::from_secs(2))
+        .poll_interval(Duration::from_millis(50))
+        .concurrency(8)
+        .handler(
+            JOB_TYPE,
+            handler_fn(|_job, _cx| async {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                Outcome::success()
+            }),
+        )
+        .build()
+        .expect("worker");
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+    eventually("a fifth of the jobs succeeded", || async {
+        count(&store, JobStatus::Succeeded).await >= JOBS as u64 / 5
+    })
+    .await;
+    let before = count(&store, JobStatus::Succeeded).await;
+    assert!(
+        before < JOBS as u64 * 3 / 4,
+        "the run was nearly over ({before} done) before the restart"
+    );
+    server.stop();
+    // Down long enough for claims, acknowledgements and heartbeats to fail and back off.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(!run.is_finished(), "the worker gave up while the server was down");
+    server.start_again();
+
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        // Calls on connections the restart cut fail until the pool has replaced them.
+        let done = match store
+            .stats(&jobq::store::StatsParams {
+                queues: vec![],
+                now: UnixMillis::now(),
+            })
+            .await
+        {
+            Ok(stats) => stats.queues.iter().map(|q| q.succeeded).sum::<u64>(),
+            Err(_) => 0,
+        };
+        if done == JOBS as u64 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "only {done} of {JOBS} jobs succeeded after the restart"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(count(&store, JobStatus::Running).await, 0);
+    assert_eq!(count(&store, JobStatus::Pending).await, 0);
+    handle.shutdown();
+    run.await.expect("worker task").expect("worker");
+}
+
+/// A MariaDB server of the test's own in a temp dir, on 127.0.0.1 at a free port, without grant
+/// tables (root needs no password). Killed when dropped.
+struct PrivateMariadb {
+    dir: tempfile::TempDir,
+    port: u16,
+    server: Option<std::process::Child>,
+}
+
+impl PrivateMariadb {
+    fn start() -> PrivateMariadb {
+        let dir = tempfile::Builder::new().prefix("jobq-mariadb-").tempdir().unwrap();
+        let as_root = unsafe { libc::geteuid() } == 0;
+        if as_root {
+            // mariadbd refuses to run as root: the files belong to the `mysql` user.
+            let status = std::process::Command::new("chown")
+                .arg("mysql:")
+                .arg(dir.path())
+                .status()
+                .unwrap();
+            assert!(status.success(), "chown of the private server's directory failed");
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut install = std::process::Command::new("mariadb-install-db");
+        install
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", dir.path().join("data").display()))
+            .arg("--skip-test-db")
+            .arg("--auth-root-authentication-method=normal");
+        if as_root {
+            install.arg("--user=mysql");
+        }
+        let out = install.output().unwrap_or_else(|e| {
+            panic!("running mariadb-install-db: {e}; the restart test needs MariaDB's server programs (Debian: apt install mariadb-server)")
+        });
+        assert!(
+            out.status.success(),
+            "mariadb-install-db failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut server = PrivateMariadb {
+            dir,
+            port,
+            server: None,
+        };
+        server.start_again();
+        let created = std::process::Command::new("mariadb")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-P",
+                &port.to_string(),
+                "-u",
+                "root",
+                "-e",
+                "CREATE DATABASE jobq",
+            ])
+            .status()
+            .unwrap();
+        assert!(created.success(), "creating the private server's database failed");
+        server
+    }
+
+    fn start_again(&mut self) {
+        let mut cmd = std::process::Command::new("mariadbd");
+        cmd.arg("--no-defaults")
+            .arg(format!("--datadir={}", self.dir.path().join("data").display()))
+            .arg(format!("--port={}", self.port))
+            .arg("--bind-address=127.0.0.1")
+            .arg(format!("--socket={}", self.dir.path().join("sock").display()))
+            .arg("--skip-grant-tables")
+            .arg("--innodb-buffer-pool-size=32M")
+            .arg(format!("--log-error={}", self.dir.path().join("error.log").display()))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if unsafe { libc::geteuid() } == 0 {
+            cmd.arg("--user=mysql");
+        }
+        self.server = Some(cmd.spawn().unwrap_or_else(|e| panic!("starting mariadbd: {e}")));
+        let started = Instant::now();
+        while std::process::Command::new("mariadb-admin")
+            .args(["-h", "127.0.0.1", "-P", &self.port.to_string(), "-u", "root", "ping"])
+            .output()
+            .map(|o| !o.status.success())
+            .unwrap_or(true)
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the private MariaDB did not come up: {}",
+                std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// A clean shutdown, waited for.
+    fn stop(&mut self) {
+        let _ = std::process::Command::new("mariadb-admin")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-P",
+                &self.port.to_string(),
+                "-u",
+                "root",
+                "shutdown",
+            ])
+            .output();
+        if let Some(mut server) = self.server.take() {
+            let _ = server.wait();
+        }
+    }
+}
+
+impl Drop for PrivateMariadb {
+    fn drop(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+    }
 }
