@@ -136,6 +136,17 @@ pub fn pending(
     Ok(out)
 }
 
+/// Whether a schema at version `applied` (`None`: no jobq tables yet) needs `migrate` to run: false
+/// when it is this build's latest; an error when it is newer than this build knows.
+pub fn needs_migrating(kind: StoreKind, applied: Option<u32>) -> Result<bool, super::StoreError> {
+    let known = latest(kind);
+    match applied {
+        Some(v) if v == known => Ok(false),
+        Some(found) if found > known => Err(super::StoreError::SchemaTooNew { kind, found, known }),
+        _ => Ok(true),
+    }
+}
+
 /// The newest schema version this build knows for `kind`.
 pub fn latest(kind: StoreKind) -> u32 {
     migrations(kind).last().map(|m| m.version).unwrap_or(0)

@@ -41,7 +41,8 @@ use tokio::sync::Notify;
 use super::error::DriverError;
 use super::migrate;
 use super::sql::{
-    Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, job_from_row, meta_json, push_filter,
+    Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, job_from_row, meta_json,
+    push_filter,
 };
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
@@ -1032,16 +1033,10 @@ impl Store for MysqlStore {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        let known = migrate::latest(KIND);
-        match self.applied_version().await? {
-            Some(v) if v == known => Ok(()),
-            Some(v) if v > known => Err(StoreError::SchemaTooNew {
-                kind: KIND,
-                found: v,
-                known,
-            }),
-            _ => self.apply_migrations().await,
+        if migrate::needs_migrating(KIND, self.applied_version().await?)? {
+            self.apply_migrations().await?;
         }
+        Ok(())
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
@@ -1223,14 +1218,8 @@ impl Store for MysqlStore {
     }
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        let statuses: Vec<JobStatus> = cleanup.statuses.iter().copied().filter(|s| s.is_terminal()).collect();
-        if !cleanup.statuses.is_empty() && statuses.is_empty() {
+        let Some(filter) = cleanup_filter(cleanup) else {
             return Ok(0);
-        }
-        let filter = JobFilter {
-            queues: cleanup.queues.clone(),
-            statuses,
-            ..Default::default()
         };
         let mut qb: QueryBuilder<MySql> = QueryBuilder::new(if cleanup.dry_run {
             "SELECT COUNT(*) FROM (SELECT id FROM jobq_jobs"

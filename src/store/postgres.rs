@@ -34,7 +34,7 @@ use tokio::sync::Notify;
 
 use super::error::DriverError;
 use super::migrate;
-use super::sql::{Decoder, LIVE_STATUSES, TERMINAL_STATUSES, job_from_row};
+use super::sql::{Decoder, LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, job_from_row};
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
     LeaseState, ListParams, Outcome, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError,
@@ -778,16 +778,10 @@ impl Store for PostgresStore {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        let known = migrate::latest(KIND);
-        match self.applied_version().await? {
-            Some(v) if v == known => Ok(()),
-            Some(v) if v > known => Err(StoreError::SchemaTooNew {
-                kind: KIND,
-                found: v,
-                known,
-            }),
-            _ => self.apply().await,
+        if migrate::needs_migrating(KIND, self.applied_version().await?)? {
+            self.apply().await?;
         }
+        Ok(())
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
@@ -1264,12 +1258,12 @@ impl Store for PostgresStore {
     }
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        if !cleanup.statuses.is_empty() && !cleanup.statuses.iter().any(|s| s.is_terminal()) {
+        let Some(filter) = cleanup_filter(cleanup) else {
             return Ok(0);
-        }
+        };
         if cleanup.dry_run {
             let mut qb: QueryBuilder<Postgres> = QueryBuilder::new("SELECT count(*) FROM (");
-            push_cleanup_selection(&mut qb, cleanup);
+            push_cleanup_selection(&mut qb, cleanup, &filter);
             qb.push(") AS t");
             let n: i64 = qb
                 .build_query_scalar()
@@ -1280,7 +1274,7 @@ impl Store for PostgresStore {
         } else {
             // Rows another statement holds are skipped, not waited for; the next call gets them.
             let mut qb: QueryBuilder<Postgres> = QueryBuilder::new("DELETE FROM jobq_jobs WHERE id IN (");
-            push_cleanup_selection(&mut qb, cleanup);
+            push_cleanup_selection(&mut qb, cleanup, &filter);
             qb.push(" FOR UPDATE SKIP LOCKED)");
             let done = qb
                 .build()
@@ -1362,17 +1356,11 @@ impl Store for PostgresStore {
 
 /// The jobs a cleanup call selects, as a subquery of ids: terminal statuses only, whatever the filter
 /// says, so cleanup never touches live jobs.
-fn push_cleanup_selection(qb: &mut QueryBuilder<'_, Postgres>, cleanup: &Cleanup) {
-    let statuses: Vec<JobStatus> = cleanup.statuses.iter().copied().filter(|s| s.is_terminal()).collect();
-    let filter = JobFilter {
-        queues: cleanup.queues.clone(),
-        statuses,
-        ..Default::default()
-    };
+fn push_cleanup_selection(qb: &mut QueryBuilder<'_, Postgres>, cleanup: &Cleanup, filter: &JobFilter) {
     qb.push(format!(
         "SELECT j.id FROM jobq_jobs AS j WHERE j.status IN {TERMINAL_STATUSES}"
     ));
-    push_filter(qb, &filter);
+    push_filter(qb, filter);
     if let Some(before) = cleanup.finished_before {
         qb.push(" AND j.finished_at < ").push_bind(before.0);
     }

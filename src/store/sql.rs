@@ -8,7 +8,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
 
-use super::{EnqueueOutcome, Enqueued, JobFilter, StoreError, StoreKind};
+use super::{Cleanup, EnqueueOutcome, Enqueued, JobFilter, StoreError, StoreKind};
 use crate::job::{Job, JobError, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
 
@@ -173,6 +173,20 @@ pub fn meta_json(job: &NewJob) -> String {
     } else {
         serde_json::to_string(&job.meta).unwrap_or_else(|_| "{}".into())
     }
+}
+
+/// What a cleanup call selects: its queues and its terminal statuses (every terminal one when it
+/// names none). `None` when it names live statuses only, which cleanup never touches.
+pub(crate) fn cleanup_filter(cleanup: &Cleanup) -> Option<JobFilter> {
+    let statuses: Vec<JobStatus> = cleanup.statuses.iter().copied().filter(|s| s.is_terminal()).collect();
+    if !cleanup.statuses.is_empty() && statuses.is_empty() {
+        return None;
+    }
+    Some(JobFilter {
+        queues: cleanup.queues.clone(),
+        statuses,
+        ..Default::default()
+    })
 }
 
 /// Appends `AND …` conditions for a filter on unqualified `jobq_jobs` columns, lists as `IN (?, …)`

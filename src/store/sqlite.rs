@@ -21,8 +21,8 @@ use tokio::sync::Notify;
 
 use super::migrate;
 use super::sql::{
-    Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, job_from_row, meta_json, placeholders,
-    push_filter,
+    Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, job_from_row, meta_json,
+    placeholders, push_filter,
 };
 use super::sqlite_watch::StoreWatch;
 use super::{
@@ -331,16 +331,10 @@ impl Store for SqliteStore {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        let known = migrate::latest(KIND);
-        match self.applied_version().await? {
-            Some(v) if v == known => Ok(()),
-            Some(v) if v > known => Err(StoreError::SchemaTooNew {
-                kind: KIND,
-                found: v,
-                known,
-            }),
-            _ => self.apply().await,
+        if migrate::needs_migrating(KIND, self.applied_version().await?)? {
+            self.apply().await?;
         }
+        Ok(())
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
@@ -796,14 +790,8 @@ impl Store for SqliteStore {
     }
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        let statuses: Vec<JobStatus> = cleanup.statuses.iter().copied().filter(|s| s.is_terminal()).collect();
-        if !cleanup.statuses.is_empty() && statuses.is_empty() {
+        let Some(filter) = cleanup_filter(cleanup) else {
             return Ok(0);
-        }
-        let filter = JobFilter {
-            queues: cleanup.queues.clone(),
-            statuses,
-            ..Default::default()
         };
         let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(if cleanup.dry_run {
             "SELECT count(*) FROM ("
