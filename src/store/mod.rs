@@ -26,10 +26,11 @@ pub mod mysql;
 pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
-#[cfg(feature = "sqlite")]
+// Needs no SQLite library (it watches files), so `jobq wait` uses it in every build.
 pub mod sqlite_watch;
 pub mod url;
 
@@ -523,7 +524,7 @@ pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
         #[allow(unreachable_patterns)]
         kind => Err(StoreError::Unsupported {
             store: kind,
-            operation: "connecting (this build of jobq has no such store yet)",
+            operation: "connecting (this build of jobq was compiled without this store's cargo feature)",
         }),
     }
 }

@@ -2,6 +2,12 @@
 //! JSON text clean-up that rows written by hand need, and the enqueue bookkeeping of stores that
 //! decide each job's answer before inserting (SQLite, MySQL).
 
+// A build with only some of the SQL stores uses only some of these helpers.
+#![cfg_attr(
+    not(all(feature = "sqlite", feature = "postgres", feature = "mysql")),
+    allow(dead_code)
+)]
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
