@@ -426,29 +426,40 @@ async fn locked_rows_never_wedge_the_claim_loop() {
     assert_eq!(ran.lock().unwrap().len(), JOBS);
 }
 
-/// Waits until a transaction on `database` waits for a row lock.
-async fn someone_waits_for_a_lock(admin: &mut MySqlConnection, database: &str) {
+/// Waits until a transaction on `database` waits for a row lock, failing at once if `waiter` ended
+/// before it ever waited (then nothing ever will, and its answer says why). The wait is read from
+/// InnoDB's own status: `information_schema.innodb_trx` leaves out transactions that have only read
+/// (with locks) so far, which is exactly what a waiting `SELECT … FOR UPDATE` is.
+async fn someone_waits_for_a_lock<T: std::fmt::Debug>(
+    admin: &mut MySqlConnection,
+    database: &str,
+    waiter: &mut tokio::task::JoinHandle<T>,
+) {
     let start = Instant::now();
     loop {
-        let waiting: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM information_schema.innodb_trx t JOIN information_schema.processlist p \
-             ON p.id = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.db = ?",
-        )
-        .bind(database)
-        .fetch_one(&mut *admin)
-        .await
-        .expect("innodb_trx");
-        if waiting > 0 {
+        if waiter.is_finished() {
+            panic!("the transaction ended before it waited for a lock: {:?}", waiter.await);
+        }
+        let sessions: Vec<i64> =
+            sqlx::query_scalar("SELECT CAST(id AS SIGNED) FROM information_schema.processlist WHERE db = ?")
+                .bind(database)
+                .fetch_all(&mut *admin)
+                .await
+                .expect("processlist");
+        let (_, _, status): (String, String, String) = sqlx::query_as("SHOW ENGINE INNODB STATUS")
+            .fetch_one(&mut *admin)
+            .await
+            .expect("innodb status");
+        let waiting = status.split("---TRANSACTION").any(|trx| {
+            trx.contains("LOCK WAIT") && sessions.iter().any(|id| trx.contains(&format!("thread id {id},")))
+        });
+        if waiting {
             return;
         }
-        if start.elapsed() > DEADLINE {
-            let trx: Vec<(String, i64)> =
-                sqlx::query_as("SELECT CAST(trx_state AS CHAR), CAST(trx_mysql_thread_id AS SIGNED) FROM information_schema.innodb_trx")
-                    .fetch_all(&mut *admin)
-                    .await
-                    .expect("innodb_trx");
-            panic!("nobody waited for a lock: {trx:?}");
-        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "nobody on {database} waited for a lock; sessions {sessions:?}; InnoDB status:\n{status}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -467,7 +478,7 @@ async fn a_finish_outlasts_lock_wait_time_outs() {
         .fetch_all(&mut operator)
         .await
         .expect("lock");
-    let finishing = {
+    let mut finishing = {
         let store = store.clone();
         let lease = Lease::of(&job);
         tokio::spawn(async move {
@@ -531,7 +542,7 @@ async fn a_finish_chosen_as_a_deadlock_victim_is_run_again() {
         .fetch_all(&mut operator)
         .await
         .expect("lock b");
-    let finishing = {
+    let mut finishing = {
         let store = store.clone();
         let finishes: Vec<jobq::store::Finish> = running
             .iter()
@@ -545,7 +556,7 @@ async fn a_finish_chosen_as_a_deadlock_victim_is_run_again() {
     };
     let mut admin = mysql_admin().await;
     // The finish holds "a" and waits for "b"; the operator now asks for "a": a deadlock.
-    someone_waits_for_a_lock(&mut admin, &database).await;
+    someone_waits_for_a_lock(&mut admin, &database, &mut finishing).await;
     sqlx::query("SELECT id FROM jobq_jobs WHERE id = 'dl-a' FOR UPDATE")
         .fetch_all(&mut operator)
         .await
