@@ -478,7 +478,7 @@ async fn a_finish_outlasts_lock_wait_time_outs() {
         .fetch_all(&mut operator)
         .await
         .expect("lock");
-    let mut finishing = {
+    let finishing = {
         let store = store.clone();
         let lease = Lease::of(&job);
         tokio::spawn(async move {
