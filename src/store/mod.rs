@@ -100,6 +100,19 @@ pub struct Claim {
     pub now: UnixMillis,
 }
 
+impl Claim {
+    /// What this claim does to a job it leases (running, next attempt, this worker, started and beating
+    /// now, no progress): for stores that read a job before the statement that leases it.
+    pub fn lease(&self, job: &mut Job) {
+        job.status = JobStatus::Running;
+        job.attempt += 1;
+        job.worker_id = Some(self.worker.clone());
+        job.started_at = Some(self.now);
+        job.heartbeat_at = Some(self.now);
+        job.progress = None;
+    }
+}
+
 /// One running job's sign of life.
 #[derive(Debug, Clone)]
 pub struct Heartbeat {

@@ -42,8 +42,9 @@ use super::error::DriverError;
 use super::migrate;
 use super::sql::{
     Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, job_from_row, meta_json,
-    push_filter,
+    push_filter, push_in, replay_filter,
 };
+use super::url::{max_connections_option, positive_duration_option};
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
     LeaseState, ListParams, Outcome, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError,
@@ -136,16 +137,7 @@ impl Settings {
             _ => text.to_string(),
         };
         let mut parsed = url::Url::parse(&text).map_err(|e| invalid(e.to_string()))?;
-        let duration = |key: &str, value: &str| -> Result<Duration, StoreError> {
-            let d = match value.parse::<u64>() {
-                Ok(secs) => Duration::from_secs(secs),
-                Err(_) => crate::time::parse_duration(value).map_err(|reason| invalid(format!("{key}: {reason}")))?,
-            };
-            if d.is_zero() {
-                return Err(invalid(format!("{key} must be greater than zero")));
-            }
-            Ok(d)
-        };
+        let duration = |key: &str, value: &str| positive_duration_option(key, value).map_err(invalid);
         let mut connect_timeout = DEFAULT_CONNECT_TIMEOUT;
         let mut max_connections = DEFAULT_MAX_CONNECTIONS;
         let mut lock_wait_secs = DEFAULT_LOCK_WAIT_SECS;
@@ -160,11 +152,7 @@ impl Settings {
                     lock_wait_secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
                 }
                 "wake_poll" => wake_poll = duration("wake_poll", &value)?,
-                "max_connections" => {
-                    max_connections = value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                        invalid(format!("max_connections={value:?} (expected a positive whole number)"))
-                    })?;
-                }
+                "max_connections" => max_connections = max_connections_option(&value).map_err(invalid)?,
                 _ => passed_on.push((key.into_owned(), value.into_owned())),
             }
         }
@@ -621,12 +609,7 @@ impl MysqlStore {
         .await?;
         tx.commit().await?;
         for job in &mut jobs {
-            job.status = JobStatus::Running;
-            job.attempt += 1;
-            job.worker_id = Some(claim.worker.clone());
-            job.started_at = Some(claim.now);
-            job.heartbeat_at = Some(claim.now);
-            job.progress = None;
+            claim.lease(job);
         }
         Ok(jobs)
     }
@@ -851,17 +834,8 @@ impl MysqlStore {
             "SELECT id, status FROM jobq_jobs WHERE status IN {LIVE_STATUSES}"
         ));
         match &cancel.target {
-            CancelTarget::Ids(ids) => {
-                if ids.is_empty() {
-                    return Ok(Vec::new());
-                }
-                qb.push(" AND id IN (");
-                let mut sep = qb.separated(", ");
-                for id in ids {
-                    sep.push_bind(id.as_str());
-                }
-                qb.push(")");
-            }
+            CancelTarget::Ids(ids) if ids.is_empty() => return Ok(Vec::new()),
+            CancelTarget::Ids(ids) => push_in(&mut qb, "id", ids.iter().map(|id| id.to_string())),
             CancelTarget::Filter(filter) => push_filter(&mut qb, filter),
         }
         qb.push(" ORDER BY id FOR UPDATE");
@@ -900,20 +874,8 @@ impl MysqlStore {
         let mut tx = self.pool.begin().await?;
         let mut qb: QueryBuilder<MySql> =
             QueryBuilder::new("SELECT id, queue, unique_key, finished_at FROM jobq_jobs WHERE status = 'dead'");
-        let filter = JobFilter {
-            queues: replay.queues.clone(),
-            job_types: replay.job_types.clone(),
-            ..Default::default()
-        };
-        push_filter(&mut qb, &filter);
-        if !replay.ids.is_empty() {
-            qb.push(" AND id IN (");
-            let mut sep = qb.separated(", ");
-            for id in &replay.ids {
-                sep.push_bind(id.as_str());
-            }
-            qb.push(")");
-        }
+        push_filter(&mut qb, &replay_filter(replay));
+        push_in(&mut qb, "id", replay.ids.iter().map(|id| id.to_string()));
         qb.push(" ORDER BY id FOR UPDATE");
         let rows = qb.build().persistent(false).fetch_all(&mut *tx).await?;
         struct Dead {

@@ -34,7 +34,8 @@ use tokio::sync::Notify;
 
 use super::error::DriverError;
 use super::migrate;
-use super::sql::{Decoder, LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, job_from_row};
+use super::sql::{Decoder, LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, job_from_row, replay_filter};
+use super::url::{max_connections_option, positive_duration_option};
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
     LeaseState, ListParams, Outcome, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError,
@@ -159,20 +160,9 @@ impl Settings {
                 }
                 // libpq's name and meaning (whole seconds); a duration such as `1500ms` is accepted too.
                 "connect_timeout" => {
-                    connect_timeout = match value.parse::<u64>() {
-                        Ok(secs) => Duration::from_secs(secs),
-                        Err(_) => crate::time::parse_duration(&value)
-                            .map_err(|reason| invalid(format!("connect_timeout: {reason}")))?,
-                    };
-                    if connect_timeout.is_zero() {
-                        return Err(invalid("connect_timeout must be greater than zero".into()));
-                    }
+                    connect_timeout = positive_duration_option("connect_timeout", &value).map_err(invalid)?;
                 }
-                "max_connections" => {
-                    max_connections = value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                        invalid(format!("max_connections={value:?} (expected a positive whole number)"))
-                    })?;
-                }
+                "max_connections" => max_connections = max_connections_option(&value).map_err(invalid)?,
                 _ => passed_on.push((key.into_owned(), value.into_owned())),
             }
         }
@@ -1209,12 +1199,7 @@ impl Store for PostgresStore {
                 "WITH c AS (SELECT j.id, j.queue, j.unique_key, j.finished_at FROM jobq_jobs AS j \
                  WHERE j.status = 'dead'",
             );
-            let filter = JobFilter {
-                queues: replay.queues.clone(),
-                job_types: replay.job_types.clone(),
-                ..Default::default()
-            };
-            push_filter(&mut qb, &filter);
+            push_filter(&mut qb, &replay_filter(replay));
             if !replay.ids.is_empty() {
                 let ids: Vec<&str> = replay.ids.iter().map(JobId::as_str).collect();
                 qb.push(" AND j.id = ANY(").push_bind(ids).push(")");

@@ -14,7 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
 
-use super::{Cleanup, EnqueueOutcome, Enqueued, JobFilter, StoreError, StoreKind};
+use super::{Cleanup, EnqueueOutcome, Enqueued, JobFilter, ReplayDead, StoreError, StoreKind};
 use crate::job::{Job, JobError, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
 
@@ -203,22 +203,6 @@ where
     String: Encode<'args, DB> + Type<DB>,
     i64: Encode<'args, DB> + Type<DB>,
 {
-    fn push_in<'args, DB>(qb: &mut QueryBuilder<'args, DB>, column: &str, values: impl Iterator<Item = String>)
-    where
-        DB: Database,
-        String: Encode<'args, DB> + Type<DB>,
-    {
-        let mut values = values.peekable();
-        if values.peek().is_none() {
-            return;
-        }
-        qb.push(format!(" AND {column} IN ("));
-        let mut sep = qb.separated(", ");
-        for v in values {
-            sep.push_bind(v);
-        }
-        qb.push(")");
-    }
     push_in(qb, "queue", filter.queues.iter().cloned());
     push_in(qb, "job_type", filter.job_types.iter().cloned());
     push_in(qb, "status", filter.statuses.iter().map(|s| s.as_str().to_string()));
@@ -227,6 +211,34 @@ where
     }
     if let Some(until) = filter.created_until {
         qb.push(" AND created_at < ").push_bind(until.0);
+    }
+}
+
+/// Appends ` AND column IN (?, …)` for `values`; nothing when there are none (no condition, so a
+/// caller for which an empty list must match nothing checks for that first).
+pub(crate) fn push_in<'args, DB>(qb: &mut QueryBuilder<'args, DB>, column: &str, values: impl Iterator<Item = String>)
+where
+    DB: Database,
+    String: Encode<'args, DB> + Type<DB>,
+{
+    let mut values = values.peekable();
+    if values.peek().is_none() {
+        return;
+    }
+    qb.push(format!(" AND {column} IN ("));
+    let mut sep = qb.separated(", ");
+    for v in values {
+        sep.push_bind(v);
+    }
+    qb.push(")");
+}
+
+/// The dead jobs a replay selects by queue and type (its ids, when it names some, come on top).
+pub(crate) fn replay_filter(replay: &ReplayDead) -> JobFilter {
+    JobFilter {
+        queues: replay.queues.clone(),
+        job_types: replay.job_types.clone(),
+        ..Default::default()
     }
 }
 

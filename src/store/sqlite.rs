@@ -22,13 +22,13 @@ use tokio::sync::Notify;
 use super::migrate;
 use super::sql::{
     Decoder, EnqueuePlan, JOB_COLUMNS, LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, job_from_row, meta_json,
-    placeholders, push_filter,
+    placeholders, push_filter, push_in, replay_filter,
 };
 use super::sqlite_watch::StoreWatch;
 use super::{
-    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, JobFilter, Lease, LeaseState,
-    ListParams, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind,
-    StoreUrl, Subscription, WorkerInfo,
+    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
+    QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl,
+    Subscription, WorkerInfo,
 };
 use crate::job::{ERROR_HISTORY_CAP, Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
@@ -694,6 +694,9 @@ impl Store for SqliteStore {
     }
 
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
+        if matches!(&cancel.target, CancelTarget::Ids(ids) if ids.is_empty()) {
+            return Ok(Vec::new());
+        }
         // Read the previous statuses and update inside one immediate transaction, so nothing changes
         // in between.
         let mut tx = self
@@ -705,14 +708,7 @@ impl Store for SqliteStore {
             "SELECT id, status FROM jobq_jobs WHERE status IN {LIVE_STATUSES}"
         ));
         match &cancel.target {
-            CancelTarget::Ids(ids) => {
-                qb.push(" AND id IN (");
-                let mut sep = qb.separated(", ");
-                for id in ids {
-                    sep.push_bind(id.as_str());
-                }
-                qb.push(")");
-            }
+            CancelTarget::Ids(ids) => push_in(&mut qb, "id", ids.iter().map(|id| id.to_string())),
             CancelTarget::Filter(filter) => push_filter(&mut qb, filter),
         }
         let rows = qb.build().fetch_all(&mut *tx).await.map_err(q("cancel"))?;
@@ -749,20 +745,8 @@ impl Store for SqliteStore {
         let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
             "WITH c AS (SELECT id, queue, unique_key, finished_at FROM jobq_jobs WHERE status = 'dead'",
         );
-        let filter = JobFilter {
-            queues: replay.queues.clone(),
-            job_types: replay.job_types.clone(),
-            ..Default::default()
-        };
-        push_filter(&mut qb, &filter);
-        if !replay.ids.is_empty() {
-            qb.push(" AND id IN (");
-            let mut sep = qb.separated(", ");
-            for id in &replay.ids {
-                sep.push_bind(id.as_str());
-            }
-            qb.push(")");
-        }
+        push_filter(&mut qb, &replay_filter(replay));
+        push_in(&mut qb, "id", replay.ids.iter().map(|id| id.to_string()));
         qb.push(") UPDATE jobq_jobs SET status = 'pending', attempt = 0, run_at = ");
         qb.push_bind(replay.now.0);
         qb.push(

@@ -42,11 +42,6 @@ impl StoreWatch {
     /// Starts watching the store's files when it has some: a SQLite store on Linux. `None` means there
     /// is nothing to watch and the caller should poll.
     pub async fn start(store: &DynStore) -> Option<StoreWatch> {
-        StoreWatch::start_into(store, Arc::new(Notify::new())).await
-    }
-
-    /// As [`StoreWatch::start`], signalling `notify` (shared with other sources of wake-ups).
-    pub async fn start_into(store: &DynStore, notify: Arc<Notify>) -> Option<StoreWatch> {
         if store.kind() != StoreKind::Sqlite {
             return None;
         }
@@ -55,7 +50,7 @@ impl StoreWatch {
         let info = store.info().await.ok()?;
         let path = StoreUrl::parse(&info.url).ok()?.sqlite_path();
         let path = std::path::absolute(&path).ok()?;
-        StoreWatch::file(&path, notify)
+        StoreWatch::file(&path, Arc::new(Notify::new()))
     }
 
     /// Watches a database file and the journal files beside it.

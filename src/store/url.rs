@@ -4,6 +4,8 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "redis"))]
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -221,6 +223,30 @@ impl fmt::Debug for StoreUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "StoreUrl({:?})", redact(&self.raw))
     }
+}
+
+/// A store URL's time option (`connect_timeout=5`, `wake_poll=10ms`): whole seconds, as libpq counts
+/// them, or a duration; never zero. The error is the reason to show after the URL.
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "redis"))]
+pub(crate) fn positive_duration_option(key: &str, value: &str) -> Result<Duration, String> {
+    let d = match value.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => crate::time::parse_duration(value).map_err(|reason| format!("{key}: {reason}"))?,
+    };
+    if d.is_zero() {
+        return Err(format!("{key} must be greater than zero"));
+    }
+    Ok(d)
+}
+
+/// A store URL's `max_connections=N`: a positive whole number.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) fn max_connections_option(value: &str) -> Result<u32, String> {
+    value
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("max_connections={value:?} (expected a positive whole number)"))
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ use sqlx::{Connection, Executor, MySqlConnection};
 
 use crate::support::jobs::*;
 use crate::support::{
-    MysqlSandbox, TestStore, connect_mysql, fresh_schema, mysql_admin, mysql_store_in, mysql_url, with_database,
+    MysqlSandbox, TestStore, connect_mysql, fresh_schema, mysql_admin, mysql_store_in, mysql_url, private,
+    with_database,
 };
 
 /// How long anything that should happen soon may take on a loaded test machine.
@@ -78,26 +79,35 @@ async fn count(store: &DynStore, status: JobStatus) -> u64 {
     stats.queues.iter().map(|q| q.count(status)).sum()
 }
 
-/// A library worker on `store` whose handler records every job id it runs; stopped by the handle.
-fn recording_worker(store: &DynStore, ran: Arc<Mutex<Vec<String>>>) -> (jobq::worker::WorkerHandle, Worker) {
+/// A library worker on `store` with quick heartbeats, rescue and polls, running `handler` for the
+/// test jobs, 8 at once; stopped by the handle.
+fn test_worker(
+    store: &DynStore,
+    handler: impl jobq::handler::Handler + 'static,
+) -> (jobq::worker::WorkerHandle, Worker) {
     let worker = Worker::builder(store.clone())
         .heartbeat(Duration::from_millis(200))
         .stale_after(Duration::from_secs(2))
         .poll_interval(Duration::from_millis(50))
         .concurrency(8)
-        .handler(
-            JOB_TYPE,
-            handler_fn(move |job, _cx| {
-                let ran = ran.clone();
-                async move {
-                    ran.lock().unwrap().push(job.id.to_string());
-                    Outcome::success()
-                }
-            }),
-        )
+        .handler(JOB_TYPE, handler)
         .build()
         .expect("worker");
     (worker.handle(), worker)
+}
+
+/// A [`test_worker`] whose handler records every job id it runs.
+fn recording_worker(store: &DynStore, ran: Arc<Mutex<Vec<String>>>) -> (jobq::worker::WorkerHandle, Worker) {
+    test_worker(
+        store,
+        handler_fn(move |job, _cx| {
+            let ran = ran.clone();
+            async move {
+                ran.lock().unwrap().push(job.id.to_string());
+                Outcome::success()
+            }
+        }),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -658,21 +668,13 @@ async fn a_running_worker_rides_out_a_server_restart() {
     const JOBS: usize = 1_500;
     add_all(&store, (0..JOBS).map(|i| spec(&format!("r-{i:04}")))).await;
     // Naps of 5 ms at 8 at once: about a second of work, so the restart lands mid-run.
-    let worker = Worker::builder(store.clone())
-        .heartbeat(Duration::from_millis(200))
-        .stale_after(Duration::from_secs(2))
-        .poll_interval(Duration::from_millis(50))
-        .concurrency(8)
-        .handler(
-            JOB_TYPE,
-            handler_fn(|_job, _cx| async {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-                Outcome::success()
-            }),
-        )
-        .build()
-        .expect("worker");
-    let handle = worker.handle();
+    let (handle, worker) = test_worker(
+        &store,
+        handler_fn(|_job, _cx| async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Outcome::success()
+        }),
+    );
     let run = tokio::spawn(worker.run());
     eventually("a fifth of the jobs succeeded", || async {
         count(&store, JobStatus::Succeeded).await >= JOBS as u64 / 5
@@ -727,29 +729,15 @@ struct PrivateMariadb {
 
 impl PrivateMariadb {
     fn start() -> PrivateMariadb {
-        let dir = tempfile::Builder::new().prefix("jobq-mariadb-").tempdir().unwrap();
-        let as_root = unsafe { libc::geteuid() } == 0;
-        if as_root {
-            // mariadbd refuses to run as root: the files belong to the `mysql` user.
-            let status = std::process::Command::new("chown")
-                .arg("mysql:")
-                .arg(dir.path())
-                .status()
-                .unwrap();
-            assert!(status.success(), "chown of the private server's directory failed");
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let dir = private::server_dir("jobq-mariadb-", "mysql");
+        let port = private::free_port();
         let mut install = std::process::Command::new("mariadb-install-db");
         install
             .arg("--no-defaults")
             .arg(format!("--datadir={}", dir.path().join("data").display()))
             .arg("--skip-test-db")
             .arg("--auth-root-authentication-method=normal");
-        if as_root {
+        if private::running_as_root() {
             install.arg("--user=mysql");
         }
         let out = install.output().unwrap_or_else(|e| {
@@ -795,7 +783,7 @@ impl PrivateMariadb {
             .arg(format!("--log-error={}", self.dir.path().join("error.log").display()))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        if unsafe { libc::geteuid() } == 0 {
+        if private::running_as_root() {
             cmd.arg("--user=mysql");
         }
         self.server = Some(cmd.spawn().unwrap_or_else(|e| panic!("starting mariadbd: {e}")));

@@ -19,7 +19,7 @@ use serde_json::json;
 use sqlx::{Connection, PgConnection};
 use tempfile::TempDir;
 
-use crate::support::{PostgresSandbox, connect_postgres, fresh_schema, postgres_url, with_schema};
+use crate::support::{PostgresSandbox, connect_postgres, fresh_schema, postgres_url, private, with_schema};
 
 /// Quick heartbeats, rescue and retries, so a lost acknowledgement is recovered within seconds.
 const CONFIG: &str = r#"
@@ -205,18 +205,11 @@ struct PrivateServer {
 
 impl PrivateServer {
     fn start() -> PrivateServer {
-        let dir = tempfile::Builder::new().prefix("jobq-pg-").tempdir().unwrap();
-        // PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user.
-        if unsafe { libc::geteuid() } == 0 {
-            let status = Command::new("chown").arg("postgres:").arg(dir.path()).status().unwrap();
-            assert!(status.success(), "chown of the private cluster's directory failed");
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let server = PrivateServer { dir, port };
+        let dir = private::server_dir("jobq-pg-", "postgres");
+        let server = PrivateServer {
+            dir,
+            port: private::free_port(),
+        };
         let data = server.data();
         server.pg(
             "initdb",
@@ -251,26 +244,29 @@ impl PrivateServer {
         self.pg("pg_ctl", &["-D", &self.data(), "-m", "fast", "-w", "stop"]);
     }
 
-    /// Runs one of PostgreSQL's own programs (as `postgres` when we are root), failing the test with how
-    /// to install them when they are missing.
-    fn pg(&self, program: &str, args: &[&str]) {
+    /// One of PostgreSQL's own programs, run as `postgres` when we are root.
+    fn pg_command(program: &str) -> Command {
         let bin = pg_bindir().join(program);
-        let mut cmd = if unsafe { libc::geteuid() } == 0 {
+        if private::running_as_root() {
             let mut cmd = Command::new("runuser");
             cmd.args(["-u", "postgres", "--"]).arg(&bin);
             cmd
         } else {
             Command::new(&bin)
-        };
-        let out = cmd
+        }
+    }
+
+    /// Runs one of PostgreSQL's own programs, failing the test with how to install them when they are
+    /// missing.
+    fn pg(&self, program: &str, args: &[&str]) {
+        let out = Self::pg_command(program)
             .args(args)
             .current_dir(self.dir.path())
             .output()
             .unwrap_or_else(|e| {
                 panic!(
-                    "running {} for a private PostgreSQL cluster: {e}; the restart test needs PostgreSQL's server \
-                 programs (Debian: apt install postgresql)",
-                    bin.display()
+                    "running {program} for a private PostgreSQL cluster: {e}; the restart test needs PostgreSQL's \
+                     server programs (Debian: apt install postgresql)"
                 )
             });
         assert!(
@@ -284,15 +280,9 @@ impl PrivateServer {
 
 impl Drop for PrivateServer {
     fn drop(&mut self) {
-        let bin = pg_bindir().join("pg_ctl");
-        let mut cmd = if unsafe { libc::geteuid() } == 0 {
-            let mut cmd = Command::new("runuser");
-            cmd.args(["-u", "postgres", "--"]).arg(&bin);
-            cmd
-        } else {
-            Command::new(&bin)
-        };
-        let _ = cmd.args(["-D", &self.data(), "-m", "immediate", "-w", "stop"]).output();
+        let _ = Self::pg_command("pg_ctl")
+            .args(["-D", &self.data(), "-m", "immediate", "-w", "stop"])
+            .output();
     }
 }
 

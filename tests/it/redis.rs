@@ -372,14 +372,6 @@ impl PrivateServer {
         PrivateServer { port, child }
     }
 
-    fn free_port() -> u16 {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port()
-    }
-
     fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
@@ -394,7 +386,7 @@ impl Drop for PrivateServer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_carries_on_after_a_server_restart_that_lost_everything() {
-    let port = PrivateServer::free_port();
+    let port = crate::support::private::free_port();
     let mut server = PrivateServer::start(port);
     let url = server.url();
     let store = connect_redis(&url).await;

@@ -51,6 +51,7 @@ use tokio::sync::Notify;
 use self::codec::{error_entry, job_from_fields, run_key};
 use self::scripts::{Lua, SCRIPTS};
 use super::error::DriverError;
+use super::url::positive_duration_option;
 use super::{
     Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
     Outcome, QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind,
@@ -109,14 +110,7 @@ impl Settings {
                     prefix = value.into_owned();
                 }
                 "connect_timeout" => {
-                    connect_timeout = match value.parse::<u64>() {
-                        Ok(secs) => Duration::from_secs(secs),
-                        Err(_) => crate::time::parse_duration(&value)
-                            .map_err(|reason| invalid(format!("connect_timeout: {reason}")))?,
-                    };
-                    if connect_timeout.is_zero() {
-                        return Err(invalid("connect_timeout must be greater than zero".into()));
-                    }
+                    connect_timeout = positive_duration_option("connect_timeout", &value).map_err(invalid)?;
                 }
                 "inbox_default_type" => {
                     crate::job::validate_type(&value).map_err(|e| invalid(format!("inbox_default_type: {e}")))?;
@@ -284,12 +278,7 @@ impl RedisStore {
         // The script returns each job as it was before the lease; apply the lease as it did.
         let mut jobs = jobs_from(reply.collect(), "claim", self)?;
         for job in &mut jobs {
-            job.status = JobStatus::Running;
-            job.attempt += 1;
-            job.worker_id = Some(claim.worker.clone());
-            job.started_at = Some(claim.now);
-            job.heartbeat_at = Some(claim.now);
-            job.progress = None;
+            claim.lease(job);
         }
         Ok((waiting, jobs))
     }

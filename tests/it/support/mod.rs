@@ -25,6 +25,7 @@
 //! shows the line for failing tests, and for all with `--nocapture`).
 
 pub mod jobs;
+pub mod private;
 
 use std::ops::Deref;
 use std::path::PathBuf;
