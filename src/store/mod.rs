@@ -68,6 +68,9 @@ pub enum EnqueueOutcome {
 pub struct Lease {
     /// The job.
     pub id: JobId,
+    /// The job's queue: a store that keeps each queue's jobs apart (Redis, one hash slot per queue)
+    /// finds the job by it.
+    pub queue: String,
     /// The attempt the worker is running.
     pub attempt: u32,
     /// The worker that claimed it.
@@ -79,6 +82,7 @@ impl Lease {
     pub fn of(job: &Job) -> Lease {
         Lease {
             id: job.id.clone(),
+            queue: job.queue.clone(),
             attempt: job.attempt,
             worker: job.worker_id.clone().unwrap_or_default(),
         }

@@ -1412,6 +1412,7 @@ mod tests {
     fn equal_leases_in_a_batch_apply_once() {
         let lease = |id: &str, attempt| Lease {
             id: JobId::from_stored(id.into()),
+            queue: "default".into(),
             attempt,
             worker: "w".into(),
         };

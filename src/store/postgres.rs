@@ -1551,6 +1551,7 @@ mod tests {
     fn a_lease_sent_twice_is_one_distinct_lease() {
         let lease = |id: &str, attempt| Lease {
             id: JobId::from_stored(id.into()),
+            queue: "default".into(),
             attempt,
             worker: "w".into(),
         };

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{JobFilter, ListParams, Rescue, StatsParams};
+use jobq::store::{JobFilter, ListParams, StatsParams};
 use jobq::time::UnixMillis;
 use jobq::worker::Worker;
 use serde_json::{Value, json};
@@ -144,42 +144,56 @@ async fn a_non_envelope_becomes_the_payload_of_the_default_type() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn items_of_an_ingester_that_died_go_back_to_the_inbox() {
+async fn the_items_of_an_ingester_that_died_are_taken_over_and_enqueued_once() {
     let (store, prefix) = fixture().await;
     let inbox = format!("{prefix}inbox:default");
-    redis_cli(&["LPUSH", &inbox, r#"{"v":1,"jobId":"kept","jobType":"t"}"#]);
-    // An ingester takes the item into its processing list, records when, and dies before enqueueing.
-    let processing = format!("{prefix}inbox-processing:default:dead-worker:1");
-    redis_cli(&["LMOVE", &inbox, &processing, "RIGHT", "LEFT"]);
-    let taken_at = T0.0.to_string();
-    redis_cli(&[
-        "HSET",
-        &format!("{prefix}inbox-processing"),
-        &processing,
-        &format!("{taken_at} {inbox}"),
-    ]);
-    assert!(claim(&store, "default", WORKER, 10, T0).await.is_empty());
-
-    // A rescue sweep that finds the list older than the stale threshold puts the item back.
-    let young = Rescue {
-        stale_before: T0,
-        now: at(1_000),
-        limit: 10,
+    let registry = format!("{{{inbox}}}:processing");
+    // An ingester took two items into its processing list, recorded when, and died: perhaps before
+    // enqueueing them, perhaps after. One item names its job id, the other does not.
+    let processing = format!("{registry}:dead-worker:0190a0b0-0000-7000-8000-000000000000");
+    let dead_ingester = || {
+        redis_cli(&["DEL", &processing]);
+        redis_cli(&[
+            "RPUSH",
+            &processing,
+            r#"{"v":1,"jobId":"kept","jobType":"t"}"#,
+            r#"{"v":1,"jobType":"t","payload":"no id"}"#,
+        ]);
+        redis_cli(&["HSET", &registry, &processing, &T0.0.to_string()]);
     };
-    store.rescue(&young).await.unwrap();
+    dead_ingester();
+    let stale = jobq::store::redis::inbox::STALE_AFTER.as_millis() as i64;
+
+    // While the list is recent its ingester may still be at work: it is left alone.
+    assert!(claim(&store, "default", WORKER, 10, at(1_000)).await.is_empty());
     assert_eq!(
         redis_cli(&["LLEN", &processing]).trim(),
-        "1",
+        "2",
         "a recent list is left alone"
     );
-    let old = Rescue {
-        stale_before: at(1),
-        ..young
-    };
-    store.rescue(&old).await.unwrap();
+
+    // Once stale, the next claim's ingest takes the list over and enqueues its items.
+    let later = at(stale + 1);
+    let jobs = claim(&store, "default", WORKER, 10, later).await;
+    assert_eq!(jobs.len(), 2, "{jobs:?}");
+    assert!(ids(&jobs).contains(&"kept".to_string()), "{jobs:?}");
     assert_eq!(redis_cli(&["EXISTS", &processing]).trim(), "0");
-    let jobs = claim(&store, "default", WORKER, 10, at(1_000)).await;
-    assert_eq!(ids(&jobs), ["kept"]);
+    assert_eq!(redis_cli(&["HLEN", &registry]).trim(), "0");
+
+    // Taken over again (its ingester had enqueued the items, then stalled instead of dying): the item
+    // without an id gets the same id as before, so neither becomes a second job.
+    dead_ingester();
+    assert!(claim(&store, "default", WORKER, 10, at(2 * stale + 2)).await.is_empty());
+    assert_eq!(redis_cli(&["EXISTS", &processing]).trim(), "0");
+    let all = store
+        .list(&ListParams {
+            filter: JobFilter::default(),
+            limit: 10,
+            offset: 0,
+        })
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 2, "{all:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

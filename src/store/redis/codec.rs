@@ -1,7 +1,8 @@
 //! How a job is written into and read back from its Redis hash.
 //!
-//! A job is one hash, `<prefix>job:<id>`, with short field names (each field name is stored in every
-//! job, so they are kept to a letter or two) and only the fields that are set:
+//! A job is one hash, `<prefix>{<queue>}:job:<id>`, with short field names (each field name is stored
+//! in every job, so they are kept to a letter or two) and only the fields that are set (a new job has
+//! no `s` and `a` yet: pending, attempt 0):
 //!
 //! | field | meaning | | field | meaning |
 //! |---|---|---|---|---|
@@ -87,7 +88,11 @@ pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result
         Some(m) => serde_json::from_str(&m).map_err(|e| bad("m", e.to_string()))?,
         None => BTreeMap::new(),
     };
-    let status: JobStatus = required("s")?.parse().map_err(|e: String| bad("s", e))?;
+    // A job enqueued and not touched since has no status field: it is pending.
+    let status: JobStatus = match text("s") {
+        Some(s) => s.parse().map_err(|e: String| bad("s", e))?,
+        None => JobStatus::Pending,
+    };
     let run_at = from_run_key(&required("r")?).ok_or_else(|| bad("r", "not a run key".into()))?;
     let progress: Option<Progress> = text("pg")
         .map(|p| serde_json::from_str(&p).map_err(|e| bad("pg", e.to_string())))

@@ -1,24 +1,31 @@
 //! The inbox: any Redis client enqueues a job with `LPUSH <prefix>inbox:<queue> '<envelope JSON>'`.
 //!
 //! Workers ingest the inboxes of their queues when a claim finds items waiting there. An ingester
-//! moves a batch into a processing list of its own (one script, recording when), turns each item into
-//! a job with the lenient envelope reader, then in one `MULTI` enqueues the jobs, files the items that
-//! are not jobs under `inbox-rejected:<queue>` with the reason, and deletes its processing list. An
-//! ingester that dies in between leaves its list behind; the rescue sweep puts such items back into
-//! their inbox once the list is older than the stale-heartbeat threshold. Only an ingester stalled for
-//! longer than that, which then finishes, could enqueue an item twice; an item with a `jobId` then
-//! comes back as a harmless duplicate. The store does not see the config's limits, so inbox jobs are
-//! validated with the built-in ones.
+//! moves a batch into a processing list of its own (one script, which records when), turns each item
+//! into a job with the lenient envelope reader, enqueues the jobs, then in one more script files the
+//! items that are not jobs under the inbox's rejected list and deletes its processing list. The
+//! processing lists, their registry and the rejected list are named inside the inbox key's hash tag
+//! (`{<prefix>inbox:<queue>}:…`), so both scripts stay in the inbox's slot on a Redis Cluster.
+//!
+//! An item is never lost: an ingester that dies leaves its list behind, and the next ingest of that
+//! inbox after [`STALE_AFTER`] takes the list over whole. Nor is it enqueued twice: an item without a
+//! `jobId` gets an id made from its list's name and its place in it, so an ingest that is repeated
+//! (taken over, or by a stalled ingester that wakes) finds its jobs already there. The store does not
+//! see the config's limits, so inbox jobs are validated with the built-in ones.
 
 use serde::{Deserialize, Serialize};
 
-use super::{KIND, RedisStore, SCRIPTS, scripts};
-use crate::job::{JobSpec, Limits, NewJob};
-use crate::store::StoreError;
+use super::{KIND, RedisStore, SCRIPTS};
+use crate::job::{JobId, JobSpec, Limits, NewJob};
+use crate::store::{Store, StoreError};
 use crate::time::UnixMillis;
 
 /// Items taken from one inbox per ingest.
 const BATCH: usize = 1000;
+
+/// A processing list not finished within this long is taken over by the next ingest: its ingester
+/// died (an ingest holds a list for milliseconds).
+pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// An inbox item that could not become a job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,8 +47,18 @@ impl RedisStore {
         self.key(&format!("inbox:{queue}"))
     }
 
+    /// A key in the inbox's hash slot: the inbox key is its hash tag.
+    fn inbox_side_key(&self, queue: &str, name: &str) -> String {
+        format!("{{{}}}:{name}", self.inbox_key(queue))
+    }
+
+    /// The inbox's processing lists, each with when it was taken.
+    pub(super) fn inbox_registry_key(&self, queue: &str) -> String {
+        self.inbox_side_key(queue, "processing")
+    }
+
     fn rejected_key(&self, queue: &str) -> String {
-        self.key(&format!("inbox-rejected:{queue}"))
+        self.inbox_side_key(queue, "rejected")
     }
 
     /// Ingests up to one batch from the inbox of each queue as `worker`; returns how many jobs were
@@ -55,22 +72,21 @@ impl RedisStore {
     }
 
     async fn ingest_queue(&self, queue: &str, worker: &str, now: UnixMillis) -> Result<usize, StoreError> {
-        let inbox = self.inbox_key(queue);
-        let processing = self.key(&format!(
-            "inbox-processing:{queue}:{worker}:{:016x}",
-            rand::random::<u64>()
-        ));
-        let mut take = self.script(&SCRIPTS.inbox_take);
-        take.arg(&inbox).arg(&processing).arg(now.0).arg(BATCH);
-        let items: Vec<Vec<u8>> = self.eval(&SCRIPTS.inbox_take, &take, "ingest the inbox", false).await?;
-        if items.is_empty() {
+        let registry = self.inbox_registry_key(queue);
+        let fresh = format!("{registry}:{worker}:{}", JobId::generate());
+        let mut take = self.script(&SCRIPTS.inbox_take, &[self.inbox_key(queue), registry.clone(), fresh]);
+        let stale_before = now.0.saturating_sub(STALE_AFTER.as_millis() as i64);
+        take.arg(now.0).arg(stale_before).arg(BATCH);
+        let taken: Option<(String, Vec<Vec<u8>>)> =
+            self.eval(&SCRIPTS.inbox_take, &take, "ingest the inbox", false).await?;
+        let Some((list, items)) = taken else {
             return Ok(0);
-        }
+        };
         let mut jobs = Vec::new();
         let mut rejected = Vec::new();
-        for bytes in items {
+        for (n, bytes) in items.into_iter().enumerate() {
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            match self.job_of(queue, &text, now) {
+            match self.job_of(queue, &text, now, item_id(&list, n)) {
                 Ok(job) => jobs.push(job),
                 Err(error) => rejected.push(RejectedItem {
                     queue: queue.to_string(),
@@ -80,45 +96,34 @@ impl RedisStore {
                 }),
             }
         }
-        let mut pipe = redis::pipe();
-        pipe.atomic();
-        if !jobs.is_empty() {
-            let cmd = pipe
-                .cmd("EVAL")
-                .arg(SCRIPTS.enqueue.source())
-                .arg(0)
-                .arg(&self.settings.prefix);
-            let mut args = redis::Cmd::new();
-            scripts::enqueue_args(&mut args, &jobs);
-            for arg in args.args_iter() {
-                if let redis::Arg::Simple(bytes) = arg {
-                    cmd.arg(bytes);
-                }
-            }
-            cmd.ignore();
-        }
+        self.enqueue(&jobs).await?;
+        let mut done = self.script(&SCRIPTS.inbox_done, &[registry, list, self.rejected_key(queue)]);
         for item in &rejected {
             tracing::warn!(queue, error = %item.error, "inbox item rejected");
             let record = serde_json::to_string(item).map_err(|e| StoreError::query(KIND, "ingest the inbox", e))?;
-            pipe.cmd("RPUSH").arg(self.rejected_key(queue)).arg(record).ignore();
+            done.arg(record);
         }
-        pipe.cmd("DEL").arg(&processing).ignore();
-        pipe.cmd("HDEL")
-            .arg(self.key("inbox-processing"))
-            .arg(&processing)
-            .ignore();
-        let mut conn = self.conn.clone();
-        pipe.query_async::<()>(&mut conn)
-            .await
-            .map_err(self.fail("ingest the inbox"))?;
+        let _: i64 = self.eval(&SCRIPTS.inbox_done, &done, "ingest the inbox", true).await?;
+        if !rejected.is_empty() {
+            let _: () = self
+                .query(
+                    redis::cmd("SADD").arg(self.key("inbox-rejected")).arg(queue),
+                    "ingest the inbox",
+                )
+                .await?;
+        }
         Ok(jobs.len())
     }
 
     /// An inbox item as a job of `queue` (unless its envelope names another), or why it is none.
-    fn job_of(&self, queue: &str, text: &str, now: UnixMillis) -> Result<NewJob, String> {
+    /// `id` is the job's id when the item has none.
+    fn job_of(&self, queue: &str, text: &str, now: UnixMillis, id: String) -> Result<NewJob, String> {
         let mut spec = JobSpec::from_json_line(text, self.settings.inbox_default_type.as_deref())?;
         if spec.queue.is_none() {
             spec.queue = Some(queue.to_string());
+        }
+        if spec.id.is_none() {
+            spec.id = Some(id);
         }
         NewJob::validate(spec, now, &Limits::default())
     }
@@ -156,30 +161,13 @@ impl RedisStore {
 
     /// Queues that have rejected inbox items.
     async fn rejected_queues(&self) -> Result<Vec<String>, StoreError> {
-        let pattern = self.key("inbox-rejected:*");
-        let head = self.key("inbox-rejected:");
-        let mut cursor: u64 = 0;
-        let mut queues = Vec::new();
-        loop {
-            let (next, keys): (u64, Vec<String>) = self
-                .query(
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(1000),
-                    "list rejected inbox items",
-                )
-                .await?;
-            queues.extend(keys.iter().filter_map(|k| k.strip_prefix(&head)).map(str::to_string));
-            if next == 0 {
-                break;
-            }
-            cursor = next;
-        }
+        let mut queues: Vec<String> = self
+            .query(
+                redis::cmd("SMEMBERS").arg(self.key("inbox-rejected")),
+                "list rejected inbox items",
+            )
+            .await?;
         queues.sort();
-        queues.dedup();
         Ok(queues)
     }
 
@@ -208,4 +196,20 @@ impl RedisStore {
         }
         Ok(total)
     }
+}
+
+/// The id of the `n`th item of a processing list that gives none: the list's name ends in a fresh
+/// UUIDv7, and the item's place is added to its random bits, so the ids are new, distinct, and the
+/// same each time the list is ingested.
+fn item_id(list: &str, n: usize) -> String {
+    let base = list
+        .rsplit(':')
+        .next()
+        .and_then(|tail| uuid::Uuid::parse_str(tail).ok())
+        .map(|u| u.as_u128())
+        .unwrap_or_default();
+    // The low 62 bits are random in a UUIDv7; version and variant bits stay as they are.
+    const RANDOM: u128 = (1 << 62) - 1;
+    let bits = (base & !RANDOM) | (base.wrapping_add(n as u128) & RANDOM);
+    uuid::Uuid::from_u128(bits).to_string()
 }

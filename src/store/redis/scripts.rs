@@ -28,12 +28,20 @@ impl Lua {
         self.script.get_hash()
     }
 
-    /// The full text, for `EVAL` inside a `MULTI` (where a missing script cannot be loaded on the way).
-    pub(crate) fn source(&self) -> &'static str {
-        self.source
+    /// `cmd`, an `EVALSHA` of this script, as an `EVAL` of its full text: for a server (or a cluster
+    /// node) that does not have the script yet, and keeps it once it has run it.
+    pub(crate) fn as_eval(&self, cmd: &Cmd) -> Cmd {
+        let mut eval = redis::cmd("EVAL");
+        eval.arg(self.source);
+        for arg in cmd.args_iter().skip(2) {
+            if let redis::Arg::Simple(bytes) = arg {
+                eval.arg(bytes);
+            }
+        }
+        eval
     }
 
-    pub(crate) async fn load(&self, conn: &mut redis::aio::ConnectionManager) -> redis::RedisResult<()> {
+    pub(crate) async fn load(&self, conn: &mut impl redis::aio::ConnectionLike) -> redis::RedisResult<()> {
         self.script.load_async(conn).await.map(|_| ())
     }
 }
@@ -41,6 +49,8 @@ impl Lua {
 macro_rules! lua {
     ($name:literal) => {
         Lua::new(concat!(
+            // The shebang makes Redis 7 check every key a script touches against its declared slot.
+            "#!lua\n",
             include_str!("lua/common.lua"),
             include_str!(concat!("lua/", $name, ".lua"))
         ))
@@ -60,13 +70,12 @@ pub(crate) struct Scripts {
     pub cleanup: Lua,
     pub list: Lua,
     pub stats: Lua,
-    pub workers: Lua,
     pub inbox_take: Lua,
-    pub inbox_recover: Lua,
+    pub inbox_done: Lua,
 }
 
 impl Scripts {
-    pub(crate) fn all(&self) -> [&Lua; 14] {
+    pub(crate) fn all(&self) -> [&Lua; 13] {
         [
             &self.enqueue,
             &self.claim,
@@ -79,9 +88,8 @@ impl Scripts {
             &self.cleanup,
             &self.list,
             &self.stats,
-            &self.workers,
             &self.inbox_take,
-            &self.inbox_recover,
+            &self.inbox_done,
         ]
     }
 }
@@ -98,14 +106,13 @@ pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     cleanup: lua!("cleanup"),
     list: lua!("list"),
     stats: lua!("stats"),
-    workers: lua!("workers"),
     inbox_take: lua!("inbox_take"),
-    inbox_recover: lua!("inbox_recover"),
+    inbox_done: lua!("inbox_done"),
 });
 
-/// The arguments of `enqueue.lua` after the prefix: the count, then eleven per job.
-pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[NewJob]) {
-    cmd.arg(jobs.len());
+/// The arguments of `enqueue.lua` for jobs of one queue: the queue, the count, then ten per job.
+pub(crate) fn enqueue_args<'a>(cmd: &mut Cmd, queue: &str, jobs: impl ExactSizeIterator<Item = &'a NewJob>) {
+    cmd.arg(queue).arg(jobs.len());
     for job in jobs {
         let meta = if job.meta.is_empty() {
             String::new()
@@ -113,7 +120,6 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[NewJob]) {
             serde_json::to_string(&job.meta).unwrap_or_default()
         };
         cmd.arg(job.id.as_str())
-            .arg(&job.queue)
             .arg(&job.job_type)
             .arg(job.payload.get())
             .arg(meta)
@@ -127,7 +133,10 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[NewJob]) {
 }
 
 /// The answers of `enqueue.lua`, one per job: `C`, `D`, or `K` and the id coalesced into.
-pub(crate) fn enqueued(jobs: &[NewJob], reply: Vec<String>) -> Result<Vec<Enqueued>, StoreError> {
+pub(crate) fn enqueued<'a>(
+    jobs: impl ExactSizeIterator<Item = &'a NewJob>,
+    reply: Vec<String>,
+) -> Result<Vec<Enqueued>, StoreError> {
     if reply.len() != jobs.len() {
         return Err(StoreError::query(
             KIND,
@@ -135,8 +144,7 @@ pub(crate) fn enqueued(jobs: &[NewJob], reply: Vec<String>) -> Result<Vec<Enqueu
             format!("{} answers for {} jobs", reply.len(), jobs.len()),
         ));
     }
-    jobs.iter()
-        .zip(reply)
+    jobs.zip(reply)
         .map(|(job, answer)| {
             let (outcome, id) = match answer.split_at_checked(1) {
                 Some(("C", _)) => (EnqueueOutcome::Created, job.id.clone()),

@@ -1,19 +1,19 @@
-//! Wake-ups: every script that makes work ready appends `q=<queue>` to the `wake` stream (capped at a
-//! few dozen entries). A subscription reads it with `XREAD BLOCK` on a connection of its own, so every
-//! idle worker of every process wakes within a round trip of an enqueue, and between entries it looks
-//! at the length of its queues' inboxes, which plain clients push to without a script. While the
-//! server cannot be reached it signals at a steady pace (the caller polls) and reconnects with
-//! back-off.
+//! Wake-ups: every script that makes work ready appends an entry to its queue's wake-up stream,
+//! `{q}:wake` (capped at a few dozen entries). A subscription reads its queues' streams with `XREAD
+//! BLOCK` on a connection of its own, so every idle worker of every process wakes within a round trip
+//! of an enqueue, and between reads it looks at the length of its queues' inboxes, which plain clients
+//! push to without a script. On a cluster, one `XREAD` names keys of one slot only, so a subscription
+//! reads each slot's streams in a task of its own. While the server cannot be reached it signals at a
+//! steady pace (the caller polls) and reconnects with back-off.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Client, Value};
+use redis::Value;
 use tokio::sync::Notify;
 
 use super::RedisStore;
+use super::connection::{Conn, Connector};
 
 /// How long one `XREAD` blocks; between two, the inboxes are looked at.
 const BLOCK: Duration = Duration::from_millis(100);
@@ -28,28 +28,74 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 type StreamReply = (String, Vec<(String, Vec<String>)>);
 
 pub(super) struct Listener {
-    client: Client,
-    stream: String,
-    inboxes: Vec<String>,
-    queues: HashSet<String>,
+    connector: Connector,
+    /// Per group of queues that one `XREAD` may name: their streams and inboxes.
+    groups: Vec<(Vec<String>, Vec<String>)>,
     connect_timeout: Duration,
 }
 
 impl Listener {
     pub(super) fn new(store: &RedisStore, queues: &[String]) -> Listener {
+        let groups = store
+            .slot_groups(queues)
+            .into_iter()
+            .filter(|group| !group.is_empty())
+            .map(|group| {
+                let streams = group.iter().map(|q| format!("{}wake", store.queue_prefix(q))).collect();
+                let inboxes = group.iter().map(|q| store.inbox_key(q)).collect();
+                (streams, inboxes)
+            })
+            .collect();
         Listener {
-            client: store.client.clone(),
-            stream: store.key("wake"),
-            inboxes: queues.iter().map(|q| store.inbox_key(q)).collect(),
-            queues: queues.iter().cloned().collect(),
+            connector: store.connector.clone(),
+            groups,
             connect_timeout: store.settings.connect_timeout,
         }
     }
 
     pub(super) async fn run(self, notify: Arc<Notify>) {
+        let connector = Arc::new(self.connector);
+        let tasks: Vec<_> = self
+            .groups
+            .into_iter()
+            .map(|(streams, inboxes)| {
+                let group = Group {
+                    connector: connector.clone(),
+                    streams,
+                    inboxes,
+                    connect_timeout: self.connect_timeout,
+                };
+                tokio::spawn(group.run(notify.clone()))
+            })
+            .collect();
+        // Ends (and ends its tasks) when the subscription is dropped and this task is aborted.
+        let _abort_on_drop: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
+        struct AbortAll(Vec<tokio::task::AbortHandle>);
+        impl Drop for AbortAll {
+            fn drop(&mut self) {
+                for task in &self.0 {
+                    task.abort();
+                }
+            }
+        }
+        let _guard = AbortAll(_abort_on_drop);
+        futures_util::future::join_all(tasks).await;
+    }
+}
+
+/// The streams of queues that one `XREAD` may name together, and their inboxes.
+struct Group {
+    connector: Arc<Connector>,
+    streams: Vec<String>,
+    inboxes: Vec<String>,
+    connect_timeout: Duration,
+}
+
+impl Group {
+    async fn run(self, notify: Arc<Notify>) {
         let mut backoff = Duration::from_millis(100);
-        // The last entry seen, so that nothing appended while reconnecting is missed.
-        let mut last: Option<String> = None;
+        // The last entry seen per stream, so that nothing appended while reconnecting is missed.
+        let mut last: Option<Vec<String>> = None;
         loop {
             match self.listen(&notify, &mut last).await {
                 Ok(()) => {}
@@ -65,68 +111,50 @@ impl Listener {
         }
     }
 
-    async fn connect(&self) -> redis::RedisResult<MultiplexedConnection> {
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(self.connect_timeout))
-            .set_response_timeout(Some(BLOCK + self.connect_timeout));
-        self.client.get_multiplexed_async_connection_with_config(&config).await
-    }
-
-    async fn listen(&self, notify: &Notify, last: &mut Option<String>) -> redis::RedisResult<()> {
-        let mut conn = self.connect().await?;
+    async fn listen(&self, notify: &Notify, last: &mut Option<Vec<String>>) -> redis::RedisResult<()> {
+        let mut conn = self
+            .connector
+            .connect(self.connect_timeout, BLOCK + self.connect_timeout)
+            .await?;
         if last.is_none() {
-            // Start from the newest entry: older ones were there before the caller began waiting.
-            let newest: Vec<(String, Value)> = redis::cmd("XREVRANGE")
-                .arg(&self.stream)
-                .arg("+")
-                .arg("-")
-                .arg("COUNT")
-                .arg(1)
-                .query_async(&mut conn)
-                .await?;
-            *last = Some(
-                newest
-                    .into_iter()
-                    .next()
-                    .map(|(id, _)| id)
-                    .unwrap_or_else(|| "0-0".into()),
-            );
+            // Start from each stream's newest entry: older ones were there before the caller began.
+            let mut newest = Vec::new();
+            for stream in &self.streams {
+                newest.push(newest_entry(&mut conn, stream).await?);
+            }
+            *last = Some(newest);
         }
         // Connected: wake once, in case work arrived while down.
         notify.notify_one();
+        let Some(from) = last.as_mut() else {
+            return Ok(());
+        };
         loop {
-            let from = last.clone().unwrap_or_else(|| "0-0".into());
             let reply: Option<Vec<StreamReply>> = redis::cmd("XREAD")
                 .arg("BLOCK")
                 .arg(BLOCK.as_millis() as u64)
                 .arg("STREAMS")
-                .arg(&self.stream)
-                .arg(&from)
+                .arg(&self.streams)
+                .arg(&*from)
                 .query_async(&mut conn)
                 .await?;
             match reply {
                 Some(streams) => {
-                    let mut wanted = false;
-                    for (_, entries) in streams {
-                        for (id, fields) in entries {
-                            wanted |= self.queues.is_empty()
-                                || fields
-                                    .chunks_exact(2)
-                                    .any(|kv| kv[0] == "q" && self.queues.contains(&kv[1]));
-                            *last = Some(id);
+                    for (key, entries) in streams {
+                        if let (Some(n), Some((id, _))) = (self.streams.iter().position(|s| *s == key), entries.last())
+                        {
+                            from[n] = id.clone();
                         }
                     }
-                    if wanted {
-                        notify.notify_one();
-                    }
+                    notify.notify_one();
                 }
                 None if !self.inboxes.is_empty() => {
-                    let mut pipe = redis::pipe();
+                    let mut waiting = false;
                     for key in &self.inboxes {
-                        pipe.cmd("LLEN").arg(key);
+                        let n: u64 = redis::cmd("LLEN").arg(key).query_async(&mut conn).await?;
+                        waiting |= n > 0;
                     }
-                    let lengths: Vec<u64> = pipe.query_async(&mut conn).await?;
-                    if lengths.iter().any(|&n| n > 0) {
+                    if waiting {
                         notify.notify_one();
                     }
                 }
@@ -134,4 +162,21 @@ impl Listener {
             }
         }
     }
+}
+
+/// The id of a stream's newest entry, or `0-0` when it has none.
+async fn newest_entry(conn: &mut Conn, stream: &str) -> redis::RedisResult<String> {
+    let newest: Vec<(String, Value)> = redis::cmd("XREVRANGE")
+        .arg(stream)
+        .arg("+")
+        .arg("-")
+        .arg("COUNT")
+        .arg(1)
+        .query_async(conn)
+        .await?;
+    Ok(newest
+        .into_iter()
+        .next()
+        .map(|(id, _)| id)
+        .unwrap_or_else(|| "0-0".into()))
 }

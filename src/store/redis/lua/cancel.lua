@@ -1,74 +1,74 @@
--- ARGV: prefix, now, mode, …
+-- KEYS: the queue's prefix. ARGV: now, mode, …
 --   mode 'I': id count, ids…
---   mode 'F': queue count, queues…, type count, types…, status count, statuses…, created since ('' for
---             any), created until ('' for any)
+--   mode 'F': type count, types…, status count, statuses…, created since ('' for any), created until
+--             ('' for any)
 -- Cancels the live jobs targeted. Returns per job cancelled: id, previous status.
-local now, mode = ARGV[2], ARGV[3]
+local Q, now, mode = KEYS[1], ARGV[1], ARGV[2]
 local LIVE = { pending = true, running = true, waiting = true }
+local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c' }
 local out = {}
 
 local function cancel(id, k, h)
-  local s, q = h[1], h[2]
-  unindex(id, q, s, h[3], h[4])
+  local s = status_of(h[1])
+  unindex(Q, id, s, h[2], h[3])
   redis.call('HSET', k, 's', 'cancelled', 'f', now)
-  redis.call('ZADD', qkey(q, 'done:cancelled'), now, id)
-  free_unique(q, h[5], id)
+  redis.call('ZADD', Q .. 'done:cancelled', now, id)
+  free_unique(Q, h[4], id)
   out[#out + 1] = id
   out[#out + 1] = s
 end
 
-local FIELDS = { 's', 'q', 'pr', 'r', 'u', 't', 'c' }
+-- A job that exists (it has a type) and is live.
+local function live(h)
+  return h[5] and LIVE[status_of(h[1])]
+end
 
 if mode == 'I' then
-  local ids = take(5, tonumber(ARGV[4]))
-  for _, id in ipairs(ids) do
-    local k = jkey(id)
+  for _, id in ipairs(take(4, tonumber(ARGV[3]))) do
+    local k = jkey(Q, id)
     local h = redis.call('HMGET', k, unpack(FIELDS))
-    if h[1] and LIVE[h[1]] then
+    if live(h) then
       cancel(id, k, h)
     end
   end
   return out
 end
 
-local queues, i = take(5, tonumber(ARGV[4]))
-local types, j = take(i + 1, tonumber(ARGV[i]))
-local statuses, l = take(j + 1, tonumber(ARGV[j]))
-local since, until_ = tonumber(ARGV[l]), tonumber(ARGV[l + 1])
+local types, i = take(4, tonumber(ARGV[3]))
+local statuses, j = take(i + 1, tonumber(ARGV[i]))
+local since, until_ = tonumber(ARGV[j]), tonumber(ARGV[j + 1])
 local type_ok = set_of(types)
 if #statuses == 0 then
   statuses = { 'pending', 'running', 'waiting' }
 end
 
-for _, q in ipairs(queues_or_all(queues)) do
-  local ids = {}
-  for _, s in ipairs(statuses) do
-    if s == 'pending' then
-      for _, pr in ipairs(redis.call('ZRANGE', qkey(q, 'prios'), 0, -1)) do
-        for _, m in ipairs(redis.call('ZRANGE', pend_key(q, pr), 0, -1)) do
-          ids[#ids + 1] = string.sub(m, 18)
-        end
+local ids = {}
+for _, s in ipairs(statuses) do
+  if s == 'pending' then
+    for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
+      for _, m in ipairs(redis.call('ZRANGE', pend_key(Q, pr), 0, -1)) do
+        ids[#ids + 1] = string.sub(m, 18)
       end
-    elseif s == 'running' then
-      for _, id in ipairs(redis.call('ZRANGE', qkey(q, 'run'), 0, -1)) do
-        ids[#ids + 1] = id
-      end
-    elseif s == 'waiting' then
-      for _, id in ipairs(redis.call('ZRANGE', qkey(q, 'wait'), 0, -1)) do
-        ids[#ids + 1] = id
-      end
+    end
+  elseif s == 'running' then
+    for _, id in ipairs(redis.call('ZRANGE', Q .. 'run', 0, -1)) do
+      ids[#ids + 1] = id
+    end
+  elseif s == 'waiting' then
+    for _, id in ipairs(redis.call('ZRANGE', Q .. 'wait', 0, -1)) do
+      ids[#ids + 1] = id
     end
   end
-  for _, id in ipairs(ids) do
-    local k = jkey(id)
-    local h = redis.call('HMGET', k, unpack(FIELDS))
-    local c = tonumber(h[7])
-    if h[1] and LIVE[h[1]]
-      and (#types == 0 or type_ok[h[6]])
-      and (not since or c >= since)
-      and (not until_ or c < until_) then
-      cancel(id, k, h)
-    end
+end
+for _, id in ipairs(ids) do
+  local k = jkey(Q, id)
+  local h = redis.call('HMGET', k, unpack(FIELDS))
+  local c = tonumber(h[6])
+  if live(h)
+    and (#types == 0 or type_ok[h[5]])
+    and (not since or c >= since)
+    and (not until_ or c < until_) then
+    cancel(id, k, h)
   end
 end
 return out

@@ -1,11 +1,10 @@
--- ARGV: prefix, now key, now, worker, limit, queue count, queues…, excluded type count, types…, inbox
--- count, inbox keys…
--- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues. Returns the
--- waiting inbox items' count, then per job its hash as field/value pairs, `id` last.
-local nowkey, now, worker, limit = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
-local queues, i = take(7, tonumber(ARGV[6]))
-local excluded, j = take(i + 1, tonumber(ARGV[i]))
-local inboxes = take(j + 1, tonumber(ARGV[j]))
+-- KEYS: the prefixes of the queues to claim from (all in one hash slot on a cluster). ARGV: now key,
+-- now, worker, limit, peek (1 to only look), excluded type count, types…
+-- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues. Returns per
+-- job its hash as field/value pairs, `id` last. A peek changes nothing and returns per candidate its
+-- priority and "<run key>:<id>" instead, best first: what a claim would take.
+local nowkey, now, worker, limit, peek = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5] == '1'
+local excluded = take(7, tonumber(ARGV[6]))
 local skip = set_of(excluded)
 local filtering = #excluded > 0
 local upper = '(' .. nowkey .. ';'
@@ -13,14 +12,14 @@ local upper = '(' .. nowkey .. ';'
 local SCAN_CAP = 1000
 
 local cands = {}
-for _, q in ipairs(queues) do
-  local prios_key = qkey(q, 'prios')
+for _, Q in ipairs(KEYS) do
+  local prios_key = Q .. 'prios'
   local found = 0
   for _, pr in ipairs(redis.call('ZRANGE', prios_key, 0, -1)) do
     if found >= limit then
       break
     end
-    local pk = pend_key(q, pr)
+    local pk = pend_key(Q, pr)
     local offset, scanned = 0, 0
     while found < limit and scanned <= SCAN_CAP do
       local want = limit - found
@@ -33,8 +32,8 @@ for _, q in ipairs(queues) do
       end
       for _, m in ipairs(ms) do
         local id = string.sub(m, 18)
-        if not filtering or not skip[redis.call('HGET', jkey(id), 't')] then
-          cands[#cands + 1] = { tonumber(pr), m, id, q, pk }
+        if not filtering or not skip[redis.call('HGET', jkey(Q, id), 't')] then
+          cands[#cands + 1] = { tonumber(pr), m, id, Q, pk }
           found = found + 1
           if found >= limit then
             break
@@ -44,12 +43,12 @@ for _, q in ipairs(queues) do
       offset = offset + #ms
       scanned = scanned + #ms
     end
-    if redis.call('ZCARD', pk) == 0 then
+    if not peek and redis.call('ZCARD', pk) == 0 then
       redis.call('ZREM', prios_key, pr)
     end
   end
 end
-if #queues > 1 then
+if #KEYS > 1 then
   table.sort(cands, function(a, b)
     if a[1] ~= b[1] then
       return a[1] < b[1]
@@ -58,25 +57,28 @@ if #queues > 1 then
   end)
 end
 
-local waiting = 0
-for _, key in ipairs(inboxes) do
-  waiting = waiting + redis.call('LLEN', key)
+local out = {}
+if peek then
+  for n = 1, math.min(limit, #cands) do
+    out[#out + 1] = { cands[n][1], cands[n][2] }
+  end
+  return out
 end
+
 -- Each job is read as it was, then leased: the caller applies the same changes to what it got back
 -- (status, worker, attempt + 1, start and heartbeat times, no progress).
-local out = { waiting }
 local taken, prefix, running = {}, {}, {}
 for n = 1, math.min(limit, #cands) do
   local c = cands[n]
-  local id, q, pk = c[3], c[4], c[5]
-  local k = jkey(id)
+  local id, Q, pk = c[3], c[4], c[5]
+  local k = jkey(Q, id)
   if filtering then
     batch_add(taken, pk, c[2])
   else
     -- Without skipped types, the jobs taken from a set are its first ones.
     prefix[pk] = (prefix[pk] or 0) + 1
   end
-  batch_add(running, qkey(q, 'run'), now, id)
+  batch_add(running, Q .. 'run', now, id)
   local job = redis.call('HGETALL', k)
   local attempt = 0
   for f = 1, #job, 2 do

@@ -1,9 +1,8 @@
--- ARGV: prefix, finished before ('' for any time), limit, dry run (0/1), queue count, queues…, status
+-- KEYS: the queue's prefix. ARGV: finished before ('' for any time), limit, dry run (0/1), status
 -- count, statuses…
 -- Deletes (or counts) up to `limit` terminal jobs matching. Returns how many.
-local before, limit, dry = ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
-local queues, i = take(6, tonumber(ARGV[5]))
-local statuses = take(i + 1, tonumber(ARGV[i]))
+local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
+local statuses = take(5, tonumber(ARGV[4]))
 if #statuses == 0 then
   statuses = { 'succeeded', 'dead', 'cancelled', 'discarded' }
 end
@@ -12,33 +11,25 @@ if before ~= '' then
   upper = '(' .. before
 end
 local count = 0
-for _, q in ipairs(queues_or_all(queues)) do
-  for _, s in ipairs(statuses) do
-    if count >= limit then
-      return count
-    end
-    local dk = qkey(q, 'done:' .. s)
-    local ids = redis.call('ZRANGEBYSCORE', dk, '-inf', upper, 'LIMIT', 0, limit - count)
-    count = count + #ids
-    if not dry then
-      for _, id in ipairs(ids) do
-        redis.call('DEL', jkey(id))
-        redis.call('ZREM', dk, id)
-      end
+for _, s in ipairs(statuses) do
+  if count >= limit then
+    break
+  end
+  local dk = Q .. 'done:' .. s
+  local ids = redis.call('ZRANGEBYSCORE', dk, '-inf', upper, 'LIMIT', 0, limit - count)
+  count = count + #ids
+  if not dry then
+    for _, id in ipairs(ids) do
+      redis.call('DEL', jkey(Q, id))
+      redis.call('ZREM', dk, id)
     end
   end
-  -- A queue left without jobs is forgotten (the next enqueue brings it back).
-  if not dry then
-    local prios = qkey(q, 'prios')
-    for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
-      if redis.call('EXISTS', pend_key(q, pr)) == 0 then
-        redis.call('ZREM', prios, pr)
-      end
-    end
-    local left = redis.call('EXISTS', prios, qkey(q, 'run'), qkey(q, 'wait'), qkey(q, 'done:succeeded'),
-      qkey(q, 'done:dead'), qkey(q, 'done:cancelled'), qkey(q, 'done:discarded'))
-    if left == 0 then
-      redis.call('SREM', P .. 'queues', q)
+end
+if not dry then
+  local prios = Q .. 'prios'
+  for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
+    if redis.call('EXISTS', pend_key(Q, pr)) == 0 then
+      redis.call('ZREM', prios, pr)
     end
   end
 end

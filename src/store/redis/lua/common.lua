@@ -1,43 +1,41 @@
--- Shared by every script (prepended to each). ARGV[1] is the key prefix; keys are built here so that a
--- batch names any number of jobs and queues for a constant number of declared keys.
-local P = ARGV[1]
+-- Shared by every script (prepended to each, after a `#!lua` line). Every key of a queue starts with
+-- the queue's prefix, `<prefix>{<queue>}:`, which a script gets in KEYS: the `{<queue>}` hash tag puts
+-- them all in one hash slot, so on Redis Cluster a script runs on the one node that owns its queue.
+-- (The shebang makes a cluster refuse a script that strays into another slot.) Batches name their
+-- jobs by id and the script builds the keys, all inside the declared queue's slot.
 local ERROR_CAP = 25
 
-local function qkey(q, name)
-  return P .. '{' .. q .. '}:' .. name
-end
-
-local function jkey(id)
-  return P .. 'job:' .. id
+local function jkey(Q, id)
+  return Q .. 'job:' .. id
 end
 
 -- A pending job sits in the lex-ordered set of its priority, as "<run_at key>:<id>".
-local function pend_key(q, pr)
-  return qkey(q, 'pend:' .. pr)
+local function pend_key(Q, pr)
+  return Q .. 'pend:' .. pr
 end
 
-local function index_pending(id, q, pr, r)
-  redis.call('ZADD', pend_key(q, pr), '0', r .. ':' .. id)
-  redis.call('ZADD', qkey(q, 'prios'), pr, pr)
+local function index_pending(Q, id, pr, r)
+  redis.call('ZADD', pend_key(Q, pr), '0', r .. ':' .. id)
+  redis.call('ZADD', Q .. 'prios', pr, pr)
 end
 
 -- Takes a job out of the index of its status (pending, running, waiting or one of the terminal ones).
-local function unindex(id, q, s, pr, r)
+local function unindex(Q, id, s, pr, r)
   if s == 'pending' then
-    redis.call('ZREM', pend_key(q, pr), r .. ':' .. id)
+    redis.call('ZREM', pend_key(Q, pr), r .. ':' .. id)
   elseif s == 'running' then
-    redis.call('ZREM', qkey(q, 'run'), id)
+    redis.call('ZREM', Q .. 'run', id)
   elseif s == 'waiting' then
-    redis.call('ZREM', qkey(q, 'wait'), id)
+    redis.call('ZREM', Q .. 'wait', id)
   else
-    redis.call('ZREM', qkey(q, 'done:' .. s), id)
+    redis.call('ZREM', Q .. 'done:' .. s, id)
   end
 end
 
 -- A job that stops being live gives up its unique key.
-local function free_unique(q, u, id)
-  if u and redis.call('HGET', qkey(q, 'uniq'), u) == id then
-    redis.call('HDEL', qkey(q, 'uniq'), u)
+local function free_unique(Q, u, id)
+  if u and redis.call('HGET', Q .. 'uniq', u) == id then
+    redis.call('HDEL', Q .. 'uniq', u)
   end
 end
 
@@ -65,17 +63,9 @@ local function error_entry(attempt, at, text)
   return '{"attempt":' .. attempt .. ',"at":' .. at .. ',"error":' .. cjson.encode(text) .. '}'
 end
 
--- Tells idle workers that a queue may have work.
-local function wake(q)
-  redis.call('XADD', P .. 'wake', 'MAXLEN', '64', '*', 'q', q)
-end
-
--- The queues a call names, or every queue when it names none.
-local function queues_or_all(list)
-  if #list > 0 then
-    return list
-  end
-  return redis.call('SMEMBERS', P .. 'queues')
+-- Tells idle workers that the queue may have work: its wake-up stream, capped at a few dozen entries.
+local function wake(Q)
+  redis.call('XADD', Q .. 'wake', 'MAXLEN', '64', '*', 'w', '1')
 end
 
 -- Reads `n` arguments from position `i` on; returns them and the next position.
@@ -93,6 +83,11 @@ local function set_of(list)
     s[v] = true
   end
   return s
+end
+
+-- A job hash's status; a job enqueued and never touched since has none, and is pending.
+local function status_of(s)
+  return s or 'pending'
 end
 
 -- Gathers the arguments of one command per key, sent at the end of a script in a few large calls

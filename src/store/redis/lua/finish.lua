@@ -1,21 +1,21 @@
--- ARGV: prefix, now, count, then per outcome: id, attempt, worker, kind, value, error entry, progress
--- JSON ('' to leave it as it is).
+-- KEYS: the queue's prefix. ARGV: now, count, then per outcome: id, attempt, worker, kind, value, error
+-- entry, progress JSON ('' to leave it as it is).
 -- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
 -- W waiting. Returns per outcome 1 when applied, 0 when its lease no longer held.
-local now, n = ARGV[2], tonumber(ARGV[3])
-local status_of = { S = 'succeeded', D = 'dead', X = 'discarded' }
+local Q, now, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
+local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded' }
+local run = Q .. 'run'
 local out = {}
 local stopped, done = {}, {}
-local i = 4
+local i = 3
 for _ = 1, n do
   local id, a, w, kind, value, err, pg =
     ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   i = i + 7
-  local k = jkey(id)
-  local h = redis.call('HMGET', k, 's', 'a', 'w', 'q', 'pr', 'u')
+  local k = jkey(Q, id)
+  local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u')
   if h[1] == 'running' and h[2] == a and h[3] == w then
-    local q = h[4]
-    batch_add(stopped, qkey(q, 'run'), id)
+    batch_add(stopped, run, id)
     if err ~= '' then
       push_error(k, err)
     end
@@ -24,19 +24,19 @@ for _ = 1, n do
     end
     if kind == 'R' then
       redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '')
-      index_pending(id, q, h[5], value)
+      index_pending(Q, id, h[4], value)
     elseif kind == 'W' then
       redis.call('HSET', k, 's', 'waiting', 'f', now, 'w', '')
-      redis.call('ZADD', qkey(q, 'wait'), now, id)
+      redis.call('ZADD', Q .. 'wait', now, id)
     else
-      local s = status_of[kind]
+      local s = status_of_kind[kind]
       if value ~= '' then
         redis.call('HSET', k, 's', s, 'f', now, 'w', '', 'res', value)
       else
         redis.call('HSET', k, 's', s, 'f', now, 'w', '')
       end
-      batch_add(done, qkey(q, 'done:' .. s), now, id)
-      free_unique(q, h[6], id)
+      batch_add(done, Q .. 'done:' .. s, now, id)
+      free_unique(Q, h[5], id)
     end
     out[#out + 1] = 1
   else
