@@ -1136,4 +1136,5 @@ worker_tests! {
     postgres => support::postgres_store,
     mysql => support::mysql_store,
     redis => support::redis_store,
+    redis_cluster => support::redis_cluster_store,
 }

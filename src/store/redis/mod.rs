@@ -302,6 +302,20 @@ impl RedisStore {
         }
     }
 
+    /// One section of `INFO`: the server's, or on a cluster the first node's (a cluster client asks
+    /// every node and answers with a map from node to text).
+    async fn info_section(&self, section: &str) -> Result<String, StoreError> {
+        let reply: Value = self.query(redis::cmd("INFO").arg(section), "info").await?;
+        let reply = match reply {
+            Value::Map(mut nodes) if !nodes.is_empty() => {
+                nodes.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+                nodes.swap_remove(0).1
+            }
+            other => other,
+        };
+        redis::from_redis_value(reply).map_err(|e| self.fail("info")(e.into()))
+    }
+
     /// Every queue that has had a job, sorted.
     async fn known_queues(&self) -> Result<Vec<String>, StoreError> {
         let mut queues: Vec<String> = self
@@ -541,9 +555,9 @@ impl Store for RedisStore {
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
-        let text: String = self.query(redis::cmd("INFO").arg("server"), "info").await?;
-        let persistence: String = self.query(redis::cmd("INFO").arg("persistence"), "info").await?;
-        let memory: String = self.query(redis::cmd("INFO").arg("memory"), "info").await?;
+        let text = self.info_section("server").await?;
+        let persistence = self.info_section("persistence").await?;
+        let memory = self.info_section("memory").await?;
         let field = |text: &str, name: &str| {
             text.lines()
                 .find_map(|l| l.strip_prefix(name).and_then(|r| r.strip_prefix(':')))

@@ -122,4 +122,5 @@ stores! {
     postgres => support::postgres_store,
     mysql => support::mysql_store,
     redis => support::redis_store,
+    redis_cluster => support::redis_cluster_store,
 }

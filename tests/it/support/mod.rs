@@ -26,6 +26,9 @@
 
 pub mod jobs;
 pub mod private;
+pub mod redis_cluster;
+
+pub use redis_cluster::redis_cluster_store;
 
 use std::ops::Deref;
 use std::path::PathBuf;
@@ -501,25 +504,27 @@ impl Drop for RedisSandbox {
             runtime.block_on(async move {
                 let client = redis::Client::open(url.as_str())?;
                 let mut conn = client.get_multiplexed_async_connection().await?;
-                // Test prefixes are letters, digits, `_` and `:`: nothing for MATCH to expand.
-                let pattern = format!("{prefix}*");
-                let mut cursor: u64 = 0;
-                loop {
-                    let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(1000)
-                        .query_async(&mut conn)
-                        .await?;
-                    if !keys.is_empty() {
-                        redis::cmd("UNLINK").arg(&keys).query_async::<()>(&mut conn).await?;
+                // Test prefixes are letters, digits, `_` and `:`: nothing for MATCH to expand. The
+                // inbox's side keys start with the inbox key as a hash tag: `{<prefix>inbox:…}`.
+                for pattern in [format!("{prefix}*"), format!("{{{prefix}*")] {
+                    let mut cursor: u64 = 0;
+                    loop {
+                        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                            .arg(cursor)
+                            .arg("MATCH")
+                            .arg(&pattern)
+                            .arg("COUNT")
+                            .arg(1000)
+                            .query_async(&mut conn)
+                            .await?;
+                        if !keys.is_empty() {
+                            redis::cmd("UNLINK").arg(&keys).query_async::<()>(&mut conn).await?;
+                        }
+                        if next == 0 {
+                            break;
+                        }
+                        cursor = next;
                     }
-                    if next == 0 {
-                        break;
-                    }
-                    cursor = next;
                 }
                 Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
             })

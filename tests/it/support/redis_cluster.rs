@@ -1,0 +1,143 @@
+//! A Redis Cluster of three primaries, started once per test process on free ports, for the tests
+//! that run the store against a cluster: each script must then stay in one hash slot (the scripts'
+//! shebang makes the cluster refuse one that strays), and each command must reach the node that owns
+//! its key.
+//!
+//! The servers are children of a thread that lives as long as the test process and are started with
+//! `PR_SET_PDEATHSIG`, so they die with the process however it ends. Each test works under a key
+//! prefix of its own; the cluster keeps no data on disk and goes away with its keys.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::private::free_port;
+use super::{Sandbox, TestStore, connect_redis, fresh_prefix, with_prefix};
+
+const NODES: usize = 3;
+
+static SEED_URL: OnceLock<String> = OnceLock::new();
+
+/// The URL of one node of the test cluster, starting the cluster on first use.
+pub fn redis_cluster_url() -> String {
+    SEED_URL.get_or_init(start).clone()
+}
+
+/// A fresh store on the test cluster under a key prefix of its own, migrated.
+pub async fn redis_cluster_store() -> TestStore {
+    let prefix = fresh_prefix();
+    let url = with_prefix(&redis_cluster_url(), &prefix);
+    let store = connect_redis(&url).await;
+    store
+        .migrate()
+        .await
+        .unwrap_or_else(|e| panic!("migrating the Redis Cluster test store: {:#}", anyhow::Error::from(e)));
+    TestStore::new(store, url, ClusterKeys(prefix))
+}
+
+/// The keys of one test on the test cluster: left to go away with the cluster.
+struct ClusterKeys(String);
+
+impl Sandbox for ClusterKeys {
+    fn location(&self) -> String {
+        format!("Redis keys {}* on the test process's own cluster", self.0)
+    }
+
+    fn keep(self: Box<Self>) {}
+}
+
+fn start() -> String {
+    let (started, seed) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("redis-cluster".into())
+        .spawn(move || {
+            let ports: Vec<u16> = (0..NODES).map(|_| free_port()).collect();
+            let dir = cluster_dir();
+            let _servers: Vec<_> = ports.iter().map(|&port| spawn_node(&dir, port)).collect();
+            for &port in &ports {
+                wait_for(&format!("redis-server on port {port} to listen"), || {
+                    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+                });
+            }
+            let nodes: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+            let out = Command::new("redis-cli")
+                .args(["--cluster", "create"])
+                .args(&nodes)
+                .args(["--cluster-replicas", "0", "--cluster-yes"])
+                .output()
+                .expect("running redis-cli (the Redis Cluster tests need it on PATH)");
+            assert!(
+                out.status.success(),
+                "creating the test cluster: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            for &port in &ports {
+                wait_for(&format!("the cluster node on port {port} to be ready"), || {
+                    let info = Command::new("redis-cli")
+                        .args(["-p", &port.to_string(), "cluster", "info"])
+                        .output()
+                        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                        .unwrap_or_default();
+                    info.contains("cluster_state:ok")
+                });
+            }
+            started.send(format!("redis://127.0.0.1:{}/", ports[0])).unwrap();
+            // The servers die when this thread does, which is when the process ends.
+            loop {
+                std::thread::park();
+            }
+        })
+        .unwrap();
+    seed.recv().expect("the Redis Cluster test servers did not start")
+}
+
+/// A folder for the nodes' cluster files, and the removal of those of earlier test runs.
+fn cluster_dir() -> PathBuf {
+    let base = std::env::temp_dir();
+    if let Ok(entries) = std::fs::read_dir(&base) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.strip_prefix("jobq-test-cluster-") else {
+                continue;
+            };
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let dir = base.join(format!("jobq-test-cluster-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn spawn_node(dir: &Path, port: u16) -> std::process::Child {
+    let mut cmd = Command::new("redis-server");
+    cmd.args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--cluster-enabled", "yes", "--cluster-config-file"])
+        .arg(dir.join(format!("nodes-{port}.conf")))
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null());
+    // SAFETY: prctl is async-signal-safe and touches only the child's own state.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+        .expect("starting redis-server (the Redis Cluster tests need it on PATH)")
+}
+
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ready() {
+        assert!(Instant::now() < deadline, "waited 20 s for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
