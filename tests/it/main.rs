@@ -8,5 +8,6 @@ mod mysql;
 mod postgres;
 mod postgres_faults;
 mod redis;
+mod redis_cluster;
 mod support;
 mod worker;

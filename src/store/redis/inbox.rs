@@ -77,11 +77,13 @@ impl RedisStore {
         let mut take = self.script(&SCRIPTS.inbox_take, &[self.inbox_key(queue), registry.clone(), fresh]);
         let stale_before = now.0.saturating_sub(STALE_AFTER.as_millis() as i64);
         take.arg(now.0).arg(stale_before).arg(BATCH);
-        let taken: Option<(String, Vec<Vec<u8>>)> =
-            self.eval(&SCRIPTS.inbox_take, &take, "ingest the inbox", false).await?;
-        let Some((list, items)) = taken else {
+        // Nothing to take is an empty reply.
+        let taken: Vec<redis::Value> = self.eval(&SCRIPTS.inbox_take, &take, "ingest the inbox", false).await?;
+        if taken.is_empty() {
             return Ok(0);
-        };
+        }
+        let (list, items): (String, Vec<Vec<u8>>) =
+            redis::from_redis_value(redis::Value::Array(taken)).map_err(|e| self.fail("ingest the inbox")(e.into()))?;
         let mut jobs = Vec::new();
         let mut rejected = Vec::new();
         for (n, bytes) in items.into_iter().enumerate() {
@@ -189,6 +191,12 @@ impl RedisStore {
             let _: () = self
                 .query(
                     redis::cmd("DEL").arg(self.rejected_key(&queue)),
+                    "clear rejected inbox items",
+                )
+                .await?;
+            let _: () = self
+                .query(
+                    redis::cmd("SREM").arg(self.key("inbox-rejected")).arg(&queue),
                     "clear rejected inbox items",
                 )
                 .await?;

@@ -28,14 +28,18 @@ pub fn redis_cluster_url() -> String {
 
 /// A fresh store on the test cluster under a key prefix of its own, migrated.
 pub async fn redis_cluster_store() -> TestStore {
-    let prefix = fresh_prefix();
-    let url = with_prefix(&redis_cluster_url(), &prefix);
+    redis_cluster_store_in(&fresh_prefix()).await
+}
+
+/// A store on the test cluster under `prefix`, migrated.
+pub async fn redis_cluster_store_in(prefix: &str) -> TestStore {
+    let url = with_prefix(&redis_cluster_url(), prefix);
     let store = connect_redis(&url).await;
     store
         .migrate()
         .await
         .unwrap_or_else(|e| panic!("migrating the Redis Cluster test store: {:#}", anyhow::Error::from(e)));
-    TestStore::new(store, url, ClusterKeys(prefix))
+    TestStore::new(store, url, ClusterKeys(prefix.to_string()))
 }
 
 /// The keys of one test on the test cluster: left to go away with the cluster.

@@ -1,0 +1,126 @@
+//! Redis Cluster behaviour beyond the shared contract (which `conformance::redis_cluster` and
+//! `worker::redis_cluster` run on the test cluster): queues spread over the nodes, an inbox pushed to
+//! by a cluster-aware `redis-cli` and listed by `jobq inbox`, and wake-ups for queues whose slots are
+//! on different nodes.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use jobq::store::Claim;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+use crate::support::jobs::*;
+use crate::support::redis_cluster::{redis_cluster_store_in, redis_cluster_url};
+use crate::support::{TestStore, fresh_prefix, with_prefix};
+
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// A migrated store on the test cluster under a fresh prefix, and that prefix.
+async fn fixture() -> (TestStore, String) {
+    let prefix = fresh_prefix();
+    (redis_cluster_store_in(&prefix).await, prefix)
+}
+
+/// The port of each node of the test cluster.
+fn node_ports() -> Vec<u16> {
+    let nodes = cli(&["cluster", "nodes"]);
+    nodes
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(1))
+        .filter_map(|addr| addr.split(['@', ':']).nth(1)?.parse().ok())
+        .collect()
+}
+
+/// `redis-cli -c` (following the cluster's redirections) against the test cluster.
+fn cli(args: &[&str]) -> String {
+    let out = Command::new("redis-cli")
+        .args(["-c", "-u", &redis_cluster_url()])
+        .args(args)
+        .output()
+        .expect("running redis-cli (the Redis tests need it on PATH)");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && !text.starts_with("ERR"),
+        "redis-cli {args:?}: {text}"
+    );
+    text
+}
+
+fn slot(key: &str) -> u16 {
+    cli(&["cluster", "keyslot", key]).trim().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_queues_of_one_store_spread_over_the_nodes() {
+    let (store, prefix) = fixture().await;
+    let queues: Vec<String> = (0..12).map(|n| format!("q{n}")).collect();
+    add_all(&store, queues.iter().map(|q| spec(&format!("in-{q}")).queue(q))).await;
+    let holding = node_ports()
+        .into_iter()
+        .filter(|port| {
+            let out = Command::new("redis-cli")
+                .args(["-p", &port.to_string(), "--scan", "--pattern", &format!("{prefix}{{q*")])
+                .output()
+                .unwrap();
+            !out.stdout.is_empty()
+        })
+        .count();
+    assert!(holding >= 2, "the keys of 12 queues sit on {holding} node(s)");
+    for q in &queues {
+        assert_eq!(ids(&claim(&store, q, WORKER, 5, T0).await), [format!("in-{q}")]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inbox_on_a_cluster_wakes_its_worker_and_is_ingested_beside_another_slot() {
+    let (store, prefix) = fixture().await;
+    // Two queues in different slots: one subscription reads both, one claim serves both.
+    let (mail, sms) = ("mail", "sms");
+    assert_ne!(slot(mail), slot(sms));
+    let notify = Arc::new(Notify::new());
+    let _subscription = store
+        .subscribe(&[mail.to_string(), sms.to_string()], notify.clone())
+        .expect("redis pushes");
+    tokio::time::timeout(DEADLINE, notify.notified())
+        .await
+        .expect("connected");
+
+    add(&store, spec("m").queue(mail).priority(5)).await;
+    tokio::time::timeout(DEADLINE, notify.notified())
+        .await
+        .expect("woken by an enqueue");
+    cli(&[
+        "LPUSH",
+        &format!("{prefix}inbox:{sms}"),
+        r#"{"v":1,"jobId":"s","jobType":"t","priority":1}"#,
+    ]);
+    cli(&["LPUSH", &format!("{prefix}inbox:{sms}"), "not a job"]);
+    tokio::time::timeout(DEADLINE, notify.notified())
+        .await
+        .expect("woken by an inbox push");
+
+    let claim = Claim {
+        queues: vec![mail.into(), sms.into()],
+        exclude_types: Vec::new(),
+        worker: WORKER.into(),
+        limit: 10,
+        now: T0,
+    };
+    // The claim takes mail's job, ingests the inbox on the way, and takes its job too.
+    assert_eq!(sorted(ids(&store.claim(&claim).await.unwrap())), ["m", "s"]);
+
+    let url = with_prefix(&redis_cluster_url(), &prefix);
+    let out = Command::new(env!("CARGO_BIN_EXE_jobq"))
+        .args(["--url", &url, "inbox", "-o", "json"])
+        .env_remove("JOBQ_URL")
+        .env_remove("JOBQ_CONFIG")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let items: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["item"], json!("not a job"));
+    assert_eq!(items[0]["queue"], json!(sms));
+}
