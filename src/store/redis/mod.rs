@@ -627,12 +627,12 @@ impl Store for RedisStore {
         }
         let registered = self.query::<()>(&register, "enqueue");
         let calls = groups.iter().map(|(q, positions)| {
-            let members = positions.iter().map(|&n| &jobs[n]);
+            let members: Vec<&NewJob> = positions.iter().map(|&n| &jobs[n]).collect();
             let mut cmd = self.queue_script(&SCRIPTS.enqueue, q);
-            scripts::enqueue_args(&mut cmd, q, members.clone());
+            scripts::enqueue_args(&mut cmd, q, &members);
             async move {
                 let reply: Vec<String> = self.eval(&SCRIPTS.enqueue, &cmd, "enqueue", false).await?;
-                scripts::enqueued(members, reply)
+                scripts::enqueued(&members, reply)
             }
         });
         let (_, answers) = tokio::try_join!(registered, try_join_all(calls))?;

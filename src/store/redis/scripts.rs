@@ -110,33 +110,72 @@ pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     inbox_done: lua!("inbox_done"),
 });
 
-/// The arguments of `enqueue.lua` for jobs of one queue: the queue, the count, then ten per job.
-pub(crate) fn enqueue_args<'a>(cmd: &mut Cmd, queue: &str, jobs: impl ExactSizeIterator<Item = &'a NewJob>) {
-    cmd.arg(queue).arg(jobs.len());
-    for job in jobs {
-        let meta = if job.meta.is_empty() {
+/// The arguments of `enqueue.lua` for jobs of one queue: the queue, the shape, the count, then the
+/// fields the jobs share once and the rest per job (shape `S`), or every field per job (shape `E`).
+pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
+    let meta = |job: &NewJob| {
+        if job.meta.is_empty() {
             String::new()
         } else {
             serde_json::to_string(&job.meta).unwrap_or_default()
-        };
-        cmd.arg(job.id.as_str())
-            .arg(&job.job_type)
-            .arg(job.payload.get())
-            .arg(meta)
-            .arg(job.priority)
-            .arg(job.max_attempts)
-            .arg(run_key(job.run_at))
-            .arg(job.unique_key.as_deref().unwrap_or(""))
-            .arg(job.timeout_ms.map(|t| t.to_string()).unwrap_or_default())
-            .arg(job.created_at.0);
+        }
+    };
+    let timeout = |job: &NewJob| job.timeout_ms.map(|t| t.to_string()).unwrap_or_default();
+    let shared = |a: &NewJob, b: &NewJob| {
+        (
+            &a.job_type,
+            &a.meta,
+            a.priority,
+            a.max_attempts,
+            a.run_at,
+            a.timeout_ms,
+            a.created_at,
+        ) == (
+            &b.job_type,
+            &b.meta,
+            b.priority,
+            b.max_attempts,
+            b.run_at,
+            b.timeout_ms,
+            b.created_at,
+        )
+    };
+    match jobs {
+        [first, ..] if jobs.iter().all(|j| j.unique_key.is_none() && shared(first, j)) => {
+            cmd.arg(queue)
+                .arg("S")
+                .arg(jobs.len())
+                .arg(&first.job_type)
+                .arg(meta(first))
+                .arg(first.priority)
+                .arg(first.max_attempts)
+                .arg(run_key(first.run_at))
+                .arg(timeout(first))
+                .arg(first.created_at.0);
+            for job in jobs {
+                cmd.arg(job.id.as_str()).arg(job.payload.get());
+            }
+        }
+        _ => {
+            cmd.arg(queue).arg("E").arg(jobs.len());
+            for job in jobs {
+                cmd.arg(job.id.as_str())
+                    .arg(&job.job_type)
+                    .arg(job.payload.get())
+                    .arg(meta(job))
+                    .arg(job.priority)
+                    .arg(job.max_attempts)
+                    .arg(run_key(job.run_at))
+                    .arg(job.unique_key.as_deref().unwrap_or(""))
+                    .arg(timeout(job))
+                    .arg(job.created_at.0);
+            }
+        }
     }
 }
 
 /// The answers of `enqueue.lua`, one per job: `C`, `D`, or `K` and the id coalesced into.
-pub(crate) fn enqueued<'a>(
-    jobs: impl ExactSizeIterator<Item = &'a NewJob>,
-    reply: Vec<String>,
-) -> Result<Vec<Enqueued>, StoreError> {
+pub(crate) fn enqueued(jobs: &[&NewJob], reply: Vec<String>) -> Result<Vec<Enqueued>, StoreError> {
     if reply.len() != jobs.len() {
         return Err(StoreError::query(
             KIND,
@@ -144,7 +183,8 @@ pub(crate) fn enqueued<'a>(
             format!("{} answers for {} jobs", reply.len(), jobs.len()),
         ));
     }
-    jobs.zip(reply)
+    jobs.iter()
+        .zip(reply)
         .map(|(job, answer)| {
             let (outcome, id) = match answer.split_at_checked(1) {
                 Some(("C", _)) => (EnqueueOutcome::Created, job.id.clone()),
