@@ -149,6 +149,11 @@ pub fn needs_migrating(kind: StoreKind, applied: Option<u32>) -> Result<bool, su
 
 /// The newest schema version this build knows for `kind`.
 pub fn latest(kind: StoreKind) -> u32 {
+    #[cfg(feature = "redis")]
+    if kind == StoreKind::Redis {
+        // Redis has no SQL schema; its key layout has a version of its own.
+        return super::redis::LAYOUT_VERSION;
+    }
     migrations(kind).last().map(|m| m.version).unwrap_or(0)
 }
 

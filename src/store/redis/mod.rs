@@ -80,8 +80,8 @@ const KIND: StoreKind = StoreKind::Redis;
 /// The key prefix unless the URL says otherwise.
 pub const DEFAULT_PREFIX: &str = "jobq:";
 
-/// The layout version this build writes; `migrate` records it and refuses any other.
-const LAYOUT_VERSION: u32 = 2;
+/// The key layout version this build writes; `migrate` records it and refuses any other.
+pub const LAYOUT_VERSION: u32 = 2;
 
 /// How long connecting may take unless the URL says otherwise (`connect_timeout`).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
