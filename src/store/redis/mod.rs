@@ -886,6 +886,22 @@ impl Store for RedisStore {
     }
 
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
+        if replay.ids.is_empty() && replay.limit.is_none() {
+            // Every dead job of the queues: each queue's script reads its own dead set, all at once.
+            let queues = self.queues_or_all(&replay.queues).await?;
+            let replies = try_join_all(queues.iter().map(|q| {
+                let mut cmd = self.queue_script(&SCRIPTS.replay, q);
+                cmd.arg(run_key(replay.now)).arg("");
+                push_list(&mut cmd, &replay.job_types);
+                cmd.arg(0);
+                async move {
+                    self.eval::<Vec<String>>(&SCRIPTS.replay, &cmd, "replay dead jobs", false)
+                        .await
+                }
+            }))
+            .await?;
+            return Ok(replies.into_iter().flatten().map(JobId::from_stored).collect());
+        }
         // Oldest death first across queues: each run of candidates of one queue is one script, which
         // checks each again (type, unique key) and replays up to what the limit leaves.
         let cands = self.replay_candidates(replay).await?;
