@@ -86,6 +86,9 @@ pub const LAYOUT_VERSION: u32 = 2;
 /// How long connecting may take unless the URL says otherwise (`connect_timeout`).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Jobs per enqueue script: a larger batch is split into calls of this many, sent back to back.
+const ENQUEUE_CHUNK: usize = 2_000;
+
 /// Longest a command may wait for its answer: a list or cancel over a very large store is the slowest.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -626,17 +629,33 @@ impl Store for RedisStore {
             register.arg(*q);
         }
         let registered = self.query::<()>(&register, "enqueue");
-        let calls = groups.iter().map(|(q, positions)| {
-            let members: Vec<&NewJob> = positions.iter().map(|&n| &jobs[n]).collect();
-            let mut cmd = self.queue_script(&SCRIPTS.enqueue, q);
-            scripts::enqueue_args(&mut cmd, q, &members);
+        // A large batch goes as several calls, sent back to back on one connection: Redis runs them in
+        // order (so the first of two equal ids or unique keys still wins) and serves other clients in
+        // between, and jobq encodes each call while Redis runs the one before.
+        let chunks: Vec<(usize, Vec<&NewJob>)> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(g, (_, positions))| {
+                positions
+                    .chunks(ENQUEUE_CHUNK)
+                    .map(move |chunk| (g, chunk.iter().map(|&n| &jobs[n]).collect()))
+            })
+            .collect();
+        let calls = chunks.iter().map(|(g, members)| {
+            let queue = groups[*g].0;
             async move {
+                let mut cmd = self.queue_script(&SCRIPTS.enqueue, queue);
+                scripts::enqueue_args(&mut cmd, queue, members);
                 let reply: Vec<String> = self.eval(&SCRIPTS.enqueue, &cmd, "enqueue", false).await?;
-                scripts::enqueued(&members, reply)
+                scripts::enqueued(members, reply)
             }
         });
         let (_, answers) = tokio::try_join!(registered, try_join_all(calls))?;
-        Ok(in_input_order(jobs.len(), &groups, answers))
+        let mut per_group: Vec<Vec<Enqueued>> = groups.iter().map(|_| Vec::new()).collect();
+        for ((g, _), answer) in chunks.iter().zip(answers) {
+            per_group[*g].extend(answer);
+        }
+        Ok(in_input_order(jobs.len(), &groups, per_group))
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {

@@ -103,11 +103,24 @@ pub(super) async fn enqueue_duplicate_id_is_left_alone(store: &DynStore) {
 }
 
 pub(super) async fn enqueue_large_batch(store: &DynStore) {
-    const JOBS: usize = 2_000;
+    const JOBS: usize = 5_000;
     let names: Vec<String> = (0..JOBS).map(|i| format!("bulk-{i:04}")).collect();
-    let answers = enqueue(store, names.iter().map(|n| spec(n).queue("bulk"))).await;
-    let expected: Vec<_> = names.iter().map(|n| created(n)).collect();
+    // A store may send a large batch in parts; the answers stay in input order, and an id or a unique
+    // key met at the start of the batch still wins over its repeat at the end.
+    let specs = std::iter::once(spec("keyed-early").queue("bulk").unique_key("k"))
+        .chain(names.iter().map(|n| spec(n).queue("bulk")))
+        .chain([
+            spec("bulk-0003").queue("bulk").priority(9),
+            spec("keyed-late").queue("bulk").unique_key("k"),
+        ]);
+    let answers = enqueue(store, specs).await;
+    let expected: Vec<_> = std::iter::once(created("keyed-early"))
+        .chain(names.iter().map(|n| created(n)))
+        .chain([duplicate("bulk-0003"), coalesced("keyed-early")])
+        .collect();
     assert_eq!(answers, expected);
+    assert_eq!(get(store, &id("bulk-0003")).await.priority, 0);
+    assert!(store.get(&id("keyed-late")).await.expect("get").is_none());
 
     let stats = store
         .stats(&StatsParams {
@@ -118,9 +131,9 @@ pub(super) async fn enqueue_large_batch(store: &DynStore) {
         .expect("stats");
     assert_eq!(stats.queues.len(), 1);
     assert_eq!(stats.queues[0].queue, "bulk");
-    assert_eq!(stats.queues[0].ready, JOBS as u64);
-    assert_eq!(stats.queues[0].total(), JOBS as u64);
-    assert_eq!(get(store, &id("bulk-1999")).await.status, JobStatus::Pending);
+    assert_eq!(stats.queues[0].ready, JOBS as u64 + 1);
+    assert_eq!(stats.queues[0].total(), JOBS as u64 + 1);
+    assert_eq!(get(store, &id("bulk-4999")).await.status, JobStatus::Pending);
 }
 
 pub(super) async fn unique_key_coalesces_while_live(store: &DynStore) {
