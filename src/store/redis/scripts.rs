@@ -111,7 +111,8 @@ pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
 });
 
 /// The arguments of `enqueue.lua` for jobs of one queue: the queue, the shape, the count, then the
-/// fields the jobs share once and the rest per job (shape `S`), or every field per job (shape `E`).
+/// fields the jobs share once and id, payload, run and creation times per job (shape `S`), or every
+/// field per job (shape `E`).
 pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
     let meta = |job: &NewJob| {
         if job.meta.is_empty() {
@@ -121,24 +122,11 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
         }
     };
     let timeout = |job: &NewJob| job.timeout_ms.map(|t| t.to_string()).unwrap_or_default();
+    // Run and creation times are left out: validated one by one, the jobs of a batch differ by a
+    // millisecond or two.
     let shared = |a: &NewJob, b: &NewJob| {
-        (
-            &a.job_type,
-            &a.meta,
-            a.priority,
-            a.max_attempts,
-            a.run_at,
-            a.timeout_ms,
-            a.created_at,
-        ) == (
-            &b.job_type,
-            &b.meta,
-            b.priority,
-            b.max_attempts,
-            b.run_at,
-            b.timeout_ms,
-            b.created_at,
-        )
+        (&a.job_type, &a.meta, a.priority, a.max_attempts, a.timeout_ms)
+            == (&b.job_type, &b.meta, b.priority, b.max_attempts, b.timeout_ms)
     };
     match jobs {
         [first, ..] if jobs.iter().all(|j| j.unique_key.is_none() && shared(first, j)) => {
@@ -149,11 +137,12 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
                 .arg(meta(first))
                 .arg(first.priority)
                 .arg(first.max_attempts)
-                .arg(run_key(first.run_at))
-                .arg(timeout(first))
-                .arg(first.created_at.0);
+                .arg(timeout(first));
             for job in jobs {
-                cmd.arg(job.id.as_str()).arg(job.payload.get());
+                cmd.arg(job.id.as_str())
+                    .arg(job.payload.get())
+                    .arg(run_key(job.run_at))
+                    .arg(job.created_at.0);
             }
         }
         _ => {

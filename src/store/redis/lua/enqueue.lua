@@ -2,8 +2,8 @@
 --   shape 'E' (each job its own fields): per job id, type, payload, meta, priority, max_attempts, run_at
 --     key, unique key, timeout, created_at ('' for absent optional fields);
 --   shape 'S' (fields shared by the whole batch, which has no unique keys): type, meta, priority,
---     max_attempts, run_at key, timeout, created_at, then per job id, payload. A bulk enqueue is
---     usually this, and sends and reads a third of the arguments.
+--     max_attempts, timeout, then per job id, payload, run_at key, created_at. A bulk enqueue is
+--     usually this, and sends and reads under half the arguments.
 -- Returns per job its outcome: 'C' created, 'D' duplicate, or 'K' and the id of the live job it
 -- coalesced into. A new job is written without status and attempt: pending and 0 until it is claimed.
 local Q, q, shape, n = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -50,11 +50,11 @@ local function add(id, t, p, m, pr, ma, r, u, to, c)
 end
 
 if shape == 'S' then
-  local t, m, pr, ma, r, to, c = ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
-  local i = 11
+  local t, m, pr, ma, to = ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+  local i = 9
   for _ = 1, n do
-    add(ARGV[i], t, ARGV[i + 1], m, pr, ma, r, '', to, c)
-    i = i + 2
+    add(ARGV[i], t, ARGV[i + 1], m, pr, ma, ARGV[i + 2], '', to, ARGV[i + 3])
+    i = i + 4
   end
 else
   local i = 4
