@@ -31,11 +31,28 @@ async fn fixture() -> (TestStore, String) {
     (redis_store_in(&prefix).await, prefix)
 }
 
+/// The store's newest jobs, up to 10.
+async fn first_jobs(store: &TestStore) -> Vec<jobq::job::Job> {
+    store
+        .list(&ListParams {
+            filter: JobFilter::default(),
+            limit: 10,
+            offset: 0,
+        })
+        .await
+        .unwrap()
+}
+
 /// Runs `redis-cli` against the test server with `args`; returns its output, failing on an error.
 fn redis_cli(args: &[&str]) -> String {
+    redis_cli_at(&redis_url(), args)
+}
+
+/// Runs `redis-cli -c` (which follows a cluster's redirections) against `url` with `args`; returns its
+/// output, failing on an error.
+pub(crate) fn redis_cli_at(url: &str, args: &[&str]) -> String {
     let out = Command::new("redis-cli")
-        .arg("-u")
-        .arg(redis_url())
+        .args(["-c", "-u", url])
         .args(args)
         .output()
         .expect("running redis-cli (the Redis tests need it on PATH)");
@@ -110,15 +127,7 @@ async fn an_envelope_pushed_by_redis_cli_becomes_a_job_keeping_id_meta_and_creat
     // The same id pushed again is a harmless duplicate.
     redis_cli(&["LPUSH", &inbox, envelope]);
     assert!(claim(&store, "mail", WORKER, 10, T0).await.is_empty());
-    let all = store
-        .list(&ListParams {
-            filter: JobFilter::default(),
-            limit: 10,
-            offset: 0,
-        })
-        .await
-        .unwrap();
-    assert_eq!(ids(&all), ["php-1"]);
+    assert_eq!(ids(&first_jobs(&store).await), ["php-1"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -185,14 +194,7 @@ async fn the_items_of_an_ingester_that_died_are_taken_over_and_enqueued_once() {
     dead_ingester();
     assert!(claim(&store, "default", WORKER, 10, at(2 * stale + 2)).await.is_empty());
     assert_eq!(redis_cli(&["EXISTS", &processing]).trim(), "0");
-    let all = store
-        .list(&ListParams {
-            filter: JobFilter::default(),
-            limit: 10,
-            offset: 0,
-        })
-        .await
-        .unwrap();
+    let all = first_jobs(&store).await;
     assert_eq!(all.len(), 2, "{all:?}");
 }
 

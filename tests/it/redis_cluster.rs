@@ -33,19 +33,9 @@ fn node_ports() -> Vec<u16> {
         .collect()
 }
 
-/// `redis-cli -c` (following the cluster's redirections) against the test cluster.
+/// `redis-cli -c` against the test cluster.
 fn cli(args: &[&str]) -> String {
-    let out = Command::new("redis-cli")
-        .args(["-c", "-u", &redis_cluster_url()])
-        .args(args)
-        .output()
-        .expect("running redis-cli (the Redis tests need it on PATH)");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success() && !text.starts_with("ERR"),
-        "redis-cli {args:?}: {text}"
-    );
-    text
+    crate::redis::redis_cli_at(&redis_cluster_url(), args)
 }
 
 fn slot(key: &str) -> u16 {
