@@ -55,31 +55,19 @@ impl Listener {
 
     pub(super) async fn run(self, notify: Arc<Notify>) {
         let connector = Arc::new(self.connector);
-        let tasks: Vec<_> = self
-            .groups
-            .into_iter()
-            .map(|(streams, inboxes)| {
-                let group = Group {
-                    connector: connector.clone(),
-                    streams,
-                    inboxes,
-                    connect_timeout: self.connect_timeout,
-                };
-                tokio::spawn(group.run(notify.clone()))
-            })
-            .collect();
-        // Ends (and ends its tasks) when the subscription is dropped and this task is aborted.
-        let _abort_on_drop: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
-        struct AbortAll(Vec<tokio::task::AbortHandle>);
-        impl Drop for AbortAll {
-            fn drop(&mut self) {
-                for task in &self.0 {
-                    task.abort();
-                }
-            }
+        // A JoinSet aborts its tasks when dropped: they end with this task, when the subscription is
+        // dropped.
+        let mut groups = tokio::task::JoinSet::new();
+        for (streams, inboxes) in self.groups {
+            let group = Group {
+                connector: connector.clone(),
+                streams,
+                inboxes,
+                connect_timeout: self.connect_timeout,
+            };
+            groups.spawn(group.run(notify.clone()));
         }
-        let _guard = AbortAll(_abort_on_drop);
-        futures_util::future::join_all(tasks).await;
+        groups.join_all().await;
     }
 }
 
