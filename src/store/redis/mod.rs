@@ -90,6 +90,11 @@ const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// (500, 1,000, 2,000 and 5,000 measured within noise of each other, 2,000 and 5,000 a little lower).
 const ENQUEUE_CHUNK: usize = 1_000;
 
+/// Jobs one cancel-by-filter script reads at most, when every job it reads matches (a status and
+/// queue filter): about 20 ms of Redis's time on the development machine, where 10,000 took 93 to
+/// 106 ms.
+const CANCEL_CHUNK: usize = 2_000;
+
 /// Longest a command may wait for its answer: a list or cancel over a very large store is the slowest.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -486,6 +491,54 @@ impl RedisStore {
         Ok(in_input_order(items.len(), &groups, answers))
     }
 
+    /// Cancels the live jobs of one queue that a filter matches. Without a type or time filter every
+    /// job the script reads matches, so it reads [`CANCEL_CHUNK`] at a time and is called again
+    /// while it finds that many, up to the number of live jobs there were at the start (so producers
+    /// that keep adding cannot keep it going).
+    async fn cancel_in_queue(
+        &self,
+        queue: &str,
+        f: &super::JobFilter,
+        now: UnixMillis,
+    ) -> Result<Vec<Cancelled>, StoreError> {
+        let chunked = f.job_types.is_empty() && f.created_since.is_none() && f.created_until.is_none();
+        let mut calls_left = if chunked {
+            let mut stats = self.queue_script(&SCRIPTS.stats, queue);
+            stats.arg(run_key(now));
+            let counts: (u64, u64, u64, u64, u64, u64, u64, u64, String) =
+                self.eval(&SCRIPTS.stats, &stats, "cancel", true).await?;
+            let live = counts.0 + counts.1 + counts.2 + counts.3;
+            live / CANCEL_CHUNK as u64 + 1
+        } else {
+            1
+        };
+        let mut out = Vec::new();
+        while calls_left > 0 {
+            calls_left -= 1;
+            let mut cmd = self.queue_script(&SCRIPTS.cancel, queue);
+            cmd.arg(now.0).arg("F");
+            push_list(&mut cmd, &f.job_types);
+            push_list(&mut cmd, &statuses(&f.statuses));
+            cmd.arg(opt_millis(f.created_since))
+                .arg(opt_millis(f.created_until))
+                .arg(if chunked {
+                    CANCEL_CHUNK.to_string()
+                } else {
+                    String::new()
+                });
+            let reply: Vec<String> = self.eval(&SCRIPTS.cancel, &cmd, "cancel", false).await?;
+            let found = reply.len() / 2;
+            out.extend(reply.chunks_exact(2).map(|pair| Cancelled {
+                id: JobId::from_stored(pair[0].clone()),
+                previous: pair[1].parse().unwrap_or(JobStatus::Pending),
+            }));
+            if found < CANCEL_CHUNK {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
     /// The dead jobs of a replay, oldest death first: (finished at, id, queue).
     async fn replay_candidates(&self, replay: &ReplayDead) -> Result<Vec<(f64, String, String)>, StoreError> {
         let wanted = |q: &str| replay.queues.is_empty() || replay.queues.iter().any(|w| w == q);
@@ -875,19 +928,11 @@ impl Store for RedisStore {
                     })
                     .collect()
             }
-            CancelTarget::Filter(f) => self
-                .queues_or_all(&f.queues)
-                .await?
-                .iter()
-                .map(|q| {
-                    let mut cmd = self.queue_script(&SCRIPTS.cancel, q);
-                    cmd.arg(cancel.now.0).arg("F");
-                    push_list(&mut cmd, &f.job_types);
-                    push_list(&mut cmd, &statuses(&f.statuses));
-                    cmd.arg(opt_millis(f.created_since)).arg(opt_millis(f.created_until));
-                    cmd
-                })
-                .collect(),
+            CancelTarget::Filter(f) => {
+                let queues = self.queues_or_all(&f.queues).await?;
+                let cancelled = try_join_all(queues.iter().map(|q| self.cancel_in_queue(q, f, cancel.now))).await?;
+                return Ok(cancelled.into_iter().flatten().collect());
+            }
         };
         let replies = try_join_all(
             calls

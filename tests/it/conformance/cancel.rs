@@ -64,6 +64,29 @@ pub(super) async fn cancel_leaves_terminal_jobs_alone(store: &DynStore) {
     }
 }
 
+pub(super) async fn cancel_by_filter_reaches_every_job_of_a_large_queue(store: &DynStore) {
+    // More jobs than a store may cancel in one step; some running, and another queue left alone.
+    const JOBS: usize = 23_456;
+    let names: Vec<String> = (0..JOBS).map(|i| format!("big-{i:05}")).collect();
+    for batch in names.chunks(5_000) {
+        add_all(store, batch.iter().map(|n| spec(n).queue("big"))).await;
+    }
+    add(store, spec("elsewhere").queue("small")).await;
+    let running = claim(store, "big", WORKER, 7, T0).await;
+    assert_eq!(running.len(), 7);
+
+    let big = CancelTarget::Filter(JobFilter {
+        queues: vec!["big".into()],
+        ..Default::default()
+    });
+    let cancelled = cancel(store, big, at(1)).await;
+    assert_eq!(cancelled.len(), JOBS);
+    let was_running = cancelled.iter().filter(|(_, s)| *s == JobStatus::Running).count();
+    assert_eq!(was_running, 7);
+    assert_eq!(get(store, &id("elsewhere")).await.status, JobStatus::Pending);
+    assert_eq!(get(store, &id("big-23455")).await.status, JobStatus::Cancelled);
+}
+
 pub(super) async fn cancel_by_filter(store: &DynStore) {
     let typed =
         |name: &str, queue: &str, job_type: &str| JobSpec::new(job_type, serde_json::json!(name)).id(name).queue(queue);

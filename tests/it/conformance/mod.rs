@@ -68,6 +68,7 @@ macro_rules! for_each_case {
             cancel::cancel_pending_running_and_waiting,
             cancel::cancel_leaves_terminal_jobs_alone,
             cancel::cancel_by_filter,
+            cancel::cancel_by_filter_reaches_every_job_of_a_large_queue,
             cancel::cancelled_running_job_tells_its_worker,
             replay::replay_dead_resets_attempt_keeping_errors,
             replay::replay_dead_by_ids_queue_type_and_limit,

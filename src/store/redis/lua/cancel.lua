@@ -1,8 +1,10 @@
 -- KEYS: the queue's prefix. ARGV: now, mode, …
 --   mode 'I': id count, ids…
 --   mode 'F': type count, types…, status count, statuses…, created since ('' for any), created until
---             ('' for any)
--- Cancels the live jobs targeted. Returns per job cancelled: id, previous status.
+--             ('' for any), at most ('' for no bound)
+-- Cancels the live jobs targeted. Returns per job cancelled: id, previous status. With `at most` and
+-- no type or time filter, every job read matches, so only that many are read (from the front of each
+-- status index): the caller calls again until fewer come back, and no call holds Redis for long.
 local Q, now, mode = KEYS[1], ARGV[1], ARGV[2]
 local LIVE = { pending = true, running = true, waiting = true }
 local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c' }
@@ -36,26 +38,40 @@ end
 
 local types, i = take(4, tonumber(ARGV[3]))
 local statuses, j = take(i + 1, tonumber(ARGV[i]))
-local since, until_ = tonumber(ARGV[j]), tonumber(ARGV[j + 1])
+local since, until_, most = tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2])
 local type_ok = set_of(types)
+if #types > 0 or since or until_ then
+  most = nil
+end
 if #statuses == 0 then
   statuses = { 'pending', 'running', 'waiting' }
 end
 
 local ids = {}
+-- The members of an index: all of them, or with `most`, only as many as `ids` still has room for.
+local function read(index)
+  if not most then
+    return redis.call('ZRANGE', index, 0, -1)
+  end
+  local room = most - #ids
+  if room <= 0 then
+    return {}
+  end
+  return redis.call('ZRANGE', index, 0, room - 1)
+end
 for _, s in ipairs(statuses) do
   if s == 'pending' then
     for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
-      for _, m in ipairs(redis.call('ZRANGE', pend_key(Q, pr), 0, -1)) do
+      for _, m in ipairs(read(pend_key(Q, pr))) do
         ids[#ids + 1] = string.sub(m, 18)
       end
     end
-  elseif s == 'running' then
-    for _, id in ipairs(redis.call('ZRANGE', Q .. 'run', 0, -1)) do
-      ids[#ids + 1] = id
+  elseif s == 'running' or s == 'waiting' then
+    local index = Q .. 'run'
+    if s == 'waiting' then
+      index = Q .. 'wait'
     end
-  elseif s == 'waiting' then
-    for _, id in ipairs(redis.call('ZRANGE', Q .. 'wait', 0, -1)) do
+    for _, id in ipairs(read(index)) do
       ids[#ids + 1] = id
     end
   end
