@@ -474,3 +474,37 @@ async fn a_worker_carries_on_after_a_server_restart_that_lost_everything() {
     tokio::time::timeout(DEADLINE, run).await.unwrap().unwrap().unwrap();
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cleanup_forgets_a_queue_it_empties_and_an_enqueue_brings_it_back() {
+    let (store, prefix) = fixture().await;
+    let registry = format!("{prefix}queues");
+    add(&store, spec("t1").queue("temp")).await;
+    add(&store, spec("k1").queue("kept")).await;
+    assert!(redis_cli(&["SMEMBERS", &registry]).contains("temp"));
+    let cancel = jobq::store::Cancel {
+        target: jobq::store::CancelTarget::Ids(vec![id("t1")]),
+        now: T0,
+    };
+    assert_eq!(store.cancel(&cancel).await.unwrap().len(), 1);
+
+    let removed = store
+        .cleanup(&jobq::store::Cleanup {
+            limit: 100,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(removed, 1);
+    // Every key of the emptied queue is gone, its wake-up stream too; the other queue stays.
+    let members = redis_cli(&["SMEMBERS", &registry]);
+    assert!(!members.contains("temp") && members.contains("kept"), "{members}");
+    assert_eq!(
+        redis_cli(&["--scan", "--pattern", &format!("{prefix}{{temp}}*")]).trim(),
+        ""
+    );
+
+    add(&store, spec("t2").queue("temp")).await;
+    assert!(redis_cli(&["SMEMBERS", &registry]).contains("temp"));
+    assert_eq!(ids(&claim(&store, "temp", WORKER, 10, T0).await), ["t2"]);
+}

@@ -334,6 +334,38 @@ impl RedisStore {
         Ok(queues)
     }
 
+    /// Takes a queue that cleanup left without jobs out of the registry, and puts it back if a job
+    /// arrived meanwhile. An enqueue registers its queue after its script has run (see `enqueue`), so
+    /// whichever order the two calls meet in, a queue with jobs ends up registered.
+    async fn forget_queue(&self, queue: &str) -> Result<(), StoreError> {
+        let registry = self.key("queues");
+        let _: () = self
+            .query(redis::cmd("SREM").arg(&registry).arg(queue), "cleanup")
+            .await?;
+        let prefix = self.queue_prefix(queue);
+        let indexes = [
+            "prios",
+            "run",
+            "wait",
+            "done:succeeded",
+            "done:dead",
+            "done:cancelled",
+            "done:discarded",
+        ];
+        let left: u64 = self
+            .query(
+                redis::cmd("EXISTS").arg(indexes.map(|index| format!("{prefix}{index}")).to_vec()),
+                "cleanup",
+            )
+            .await?;
+        if left > 0 {
+            let _: () = self
+                .query(redis::cmd("SADD").arg(&registry).arg(queue), "cleanup")
+                .await?;
+        }
+        Ok(())
+    }
+
     /// The queues a call names, or every queue when it names none.
     async fn queues_or_all(&self, queues: &[String]) -> Result<Vec<String>, StoreError> {
         if queues.is_empty() {
@@ -676,7 +708,8 @@ impl Store for RedisStore {
             return Ok(Vec::new());
         }
         let groups = by_queue(jobs, |j| j.queue.as_str());
-        // The queue registry is written beside the scripts, not by them: it is a key of no queue's slot.
+        // The queue registry is written by a command of its own, not by the scripts: it is a key of no
+        // queue's slot.
         let mut register = redis::cmd("SADD");
         register.arg(self.key("queues"));
         for (q, _) in &groups {
@@ -704,7 +737,16 @@ impl Store for RedisStore {
                 scripts::enqueued(members, reply)
             }
         });
-        let (_, answers) = tokio::try_join!(registered, try_join_all(calls))?;
+        // The queue is registered after its jobs are written, never before (see `forget_queue`): on
+        // one connection Redis runs commands in the order they were sent, and the registration is
+        // polled, so sent, after the scripts; a cluster may run them on other nodes, so it waits.
+        let answers = if self.is_cluster() {
+            let answers = try_join_all(calls).await?;
+            registered.await?;
+            answers
+        } else {
+            tokio::try_join!(try_join_all(calls), registered)?.0
+        };
         let mut per_group: Vec<Vec<Enqueued>> = groups.iter().map(|_| Vec::new()).collect();
         for ((g, _), answer) in chunks.iter().zip(answers) {
             per_group[*g].extend(answer);
@@ -1015,7 +1057,11 @@ impl Store for RedisStore {
                 .arg(left)
                 .arg(if cleanup.dry_run { "1" } else { "0" });
             push_list(&mut cmd, &wanted);
-            count += self.eval::<u64>(&SCRIPTS.cleanup, &cmd, "cleanup", true).await?;
+            let (removed, emptied): (u64, bool) = self.eval(&SCRIPTS.cleanup, &cmd, "cleanup", true).await?;
+            count += removed;
+            if emptied {
+                self.forget_queue(&q).await?;
+            }
         }
         Ok(count)
     }

@@ -1,6 +1,8 @@
 -- KEYS: the queue's prefix. ARGV: finished before ('' for any time), limit, dry run (0/1), status
 -- count, statuses…
--- Deletes (or counts) up to `limit` terminal jobs matching. Returns how many.
+-- Deletes (or counts) up to `limit` terminal jobs matching. Returns how many, and 1 when the queue is
+-- left without any job (its last keys, the wake-up stream among them, are then deleted too, and the
+-- caller takes it out of the queue registry), else 0.
 local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
 local statuses = take(5, tonumber(ARGV[4]))
 if #statuses == 0 then
@@ -25,12 +27,19 @@ for _, s in ipairs(statuses) do
     end
   end
 end
-if not dry then
-  local prios = Q .. 'prios'
-  for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
-    if redis.call('EXISTS', pend_key(Q, pr)) == 0 then
-      redis.call('ZREM', prios, pr)
-    end
+if dry then
+  return { count, 0 }
+end
+local prios = Q .. 'prios'
+for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
+  if redis.call('EXISTS', pend_key(Q, pr)) == 0 then
+    redis.call('ZREM', prios, pr)
   end
 end
-return count
+local left = redis.call('EXISTS', prios, Q .. 'run', Q .. 'wait', Q .. 'done:succeeded', Q .. 'done:dead',
+  Q .. 'done:cancelled', Q .. 'done:discarded')
+if left > 0 then
+  return { count, 0 }
+end
+redis.call('DEL', Q .. 'wake', Q .. 'uniq')
+return { count, 1 }
