@@ -22,7 +22,7 @@
 //! | `{q}:done:<status>` | sorted set | terminal jobs by finish time (cleanup and replay read it) |
 //! | `{q}:uniq` | hash | unique key → the live job holding it |
 //! | `{q}:wake` | stream | one entry per batch that made work ready (wake-ups) |
-//! | `queues` | set | every queue that has had a job |
+//! | `queues` | set | every queue that has jobs (cleanup takes out a queue it empties) |
 //! | `workers`, `workers:seen` | hash, sorted set | the worker registry |
 //! | `inbox:<q>` | list | items pushed by any client (see [`inbox`]) |
 //! | `{<prefix>inbox:<q>}:processing`, `…:processing:<id>` | hash, lists | items being ingested |
