@@ -560,10 +560,7 @@ impl RedisStore {
                 });
             let reply: Vec<String> = self.eval(&SCRIPTS.cancel, &cmd, "cancel", false).await?;
             let found = reply.len() / 2;
-            out.extend(reply.chunks_exact(2).map(|pair| Cancelled {
-                id: JobId::from_stored(pair[0].clone()),
-                previous: pair[1].parse().unwrap_or(JobStatus::Pending),
-            }));
+            out.extend(cancelled_from(&reply));
             if found < CANCEL_CHUNK {
                 break;
             }
@@ -622,6 +619,14 @@ fn jobs_from(values: Vec<Value>, operation: &'static str, store: &RedisStore) ->
             job_from_fields(None, fields)
         })
         .collect()
+}
+
+/// The jobs a `cancel.lua` reply names: id and previous status, pair by pair.
+fn cancelled_from(reply: &[String]) -> impl Iterator<Item = Cancelled> + '_ {
+    reply.chunks_exact(2).map(|pair| Cancelled {
+        id: JobId::from_stored(pair[0].clone()),
+        previous: pair[1].parse().unwrap_or(JobStatus::Pending),
+    })
 }
 
 /// Adds the list arguments of a [`super::JobFilter`]-like call: count then items.
@@ -982,14 +987,7 @@ impl Store for RedisStore {
                 .map(|cmd| self.eval::<Vec<String>>(&SCRIPTS.cancel, cmd, "cancel", false)),
         )
         .await?;
-        Ok(replies
-            .iter()
-            .flat_map(|reply| reply.chunks_exact(2))
-            .map(|pair| Cancelled {
-                id: JobId::from_stored(pair[0].clone()),
-                previous: pair[1].parse().unwrap_or(JobStatus::Pending),
-            })
-            .collect())
+        Ok(replies.iter().flat_map(|reply| cancelled_from(reply)).collect())
     }
 
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
@@ -1068,16 +1066,19 @@ impl Store for RedisStore {
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
         let record = serde_json::to_string(worker).map_err(|e| StoreError::query(KIND, "register worker", e))?;
-        // Two keys of different slots on a cluster, so two commands: `workers` reads a record only
-        // for an id seen recently, and skips an id without one.
+        // Two keys of different slots on a cluster, so two commands, sent together: `workers` reads a
+        // record only for an id seen recently, and skips an id without one.
         let mut info = redis::cmd("HSET");
         info.arg(self.key("workers")).arg(&worker.id).arg(record);
         let mut seen = redis::cmd("ZADD");
         seen.arg(self.key("workers:seen"))
             .arg(worker.last_seen_at.0)
             .arg(&worker.id);
-        self.query::<()>(&info, "register worker").await?;
-        self.query::<()>(&seen, "register worker").await
+        tokio::try_join!(
+            self.query::<()>(&info, "register worker"),
+            self.query::<()>(&seen, "register worker")
+        )
+        .map(|_| ())
     }
 
     async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
@@ -1085,8 +1086,11 @@ impl Store for RedisStore {
         seen.arg(self.key("workers:seen")).arg(id);
         let mut info = redis::cmd("HDEL");
         info.arg(self.key("workers")).arg(id);
-        self.query::<()>(&seen, "unregister worker").await?;
-        self.query::<()>(&info, "unregister worker").await
+        tokio::try_join!(
+            self.query::<()>(&seen, "unregister worker"),
+            self.query::<()>(&info, "unregister worker")
+        )
+        .map(|_| ())
     }
 
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
