@@ -508,3 +508,39 @@ async fn cleanup_forgets_a_queue_it_empties_and_an_enqueue_brings_it_back() {
     assert!(redis_cli(&["SMEMBERS", &registry]).contains("temp"));
     assert_eq!(ids(&claim(&store, "temp", WORKER, 10, T0).await), ["t2"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_job_hash_holds_only_the_fields_that_differ_from_their_defaults() {
+    let (store, prefix) = fixture().await;
+    add(&store, spec("bare").queue("mail")).await;
+    add(
+        &store,
+        spec("full")
+            .queue("mail")
+            .priority(2)
+            .meta("tenantId", "t1")
+            .timeout(Duration::from_secs(3))
+            .unique_key("k"),
+    )
+    .await;
+    let fields = |id: &str| -> Vec<String> {
+        let mut keys: Vec<String> = redis_cli(&["HKEYS", &format!("{prefix}{{mail}}:job:{id}")])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        keys.sort();
+        keys
+    };
+    // No queue (the key names it), status, attempt or zero priority: each field costs Redis time
+    // on the bulk enqueue path and memory for as long as the job waits.
+    assert_eq!(fields("bare"), ["c", "ma", "p", "r", "t"]);
+    assert_eq!(fields("full"), ["c", "m", "ma", "p", "pr", "r", "t", "to", "u"]);
+
+    // Read back whole, by id, by a claim and by a listing.
+    let bare = get(&store, &id("bare")).await;
+    assert_eq!((bare.queue.as_str(), bare.priority), ("mail", 0));
+    let claimed = claim(&store, "mail", WORKER, 10, T0).await;
+    assert_eq!(ids(&claimed), ["bare", "full"]);
+    assert!(claimed.iter().all(|j| j.queue == "mail"));
+    assert!(first_jobs(&store).await.iter().all(|j| j.queue == "mail"));
+}

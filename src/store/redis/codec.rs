@@ -59,7 +59,8 @@ fn corrupt(id: &str, reason: String) -> StoreError {
 }
 
 /// A job from its hash's field/value pairs (`HGETALL` order), with its id given or as a last `id`
-/// pair. An empty worker or progress is none: scripts blank them rather than delete them, which is one
+/// pair, and its queue as a `q` pair that the reader adds (the hash's key names the queue; hashes
+/// written before jobq stopped storing it hold it too). An empty worker or progress is none: scripts blank them rather than delete them, which is one
 /// command less.
 pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result<Job, StoreError> {
     let mut f: BTreeMap<String, String> = BTreeMap::new();

@@ -737,8 +737,8 @@ impl Store for RedisStore {
             let queue = groups[*g].0;
             async move {
                 let mut cmd = self.queue_script(&SCRIPTS.enqueue, queue);
-                scripts::enqueue_args(&mut cmd, queue, members);
-                let reply: Vec<String> = self.eval(&SCRIPTS.enqueue, &cmd, "enqueue", false).await?;
+                scripts::enqueue_args(&mut cmd, members);
+                let reply: Value = self.eval(&SCRIPTS.enqueue, &cmd, "enqueue", false).await?;
                 scripts::enqueued(members, reply)
             }
         });
@@ -882,10 +882,12 @@ impl Store for RedisStore {
             return Ok(None);
         };
         let key = format!("{}job:{id}", self.queue_prefix(&queue));
-        let fields: Vec<String> = self.query(redis::cmd("HGETALL").arg(key), "get").await?;
+        let mut fields: Vec<String> = self.query(redis::cmd("HGETALL").arg(key), "get").await?;
         if fields.is_empty() {
             return Ok(None);
         }
+        // The hash does not hold its queue: the key names it.
+        fields.extend(["q".to_string(), queue]);
         job_from_fields(Some(id.to_string()), fields).map(Some)
     }
 

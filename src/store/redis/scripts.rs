@@ -1,9 +1,10 @@
 //! The Lua scripts, each with the shared prelude, and the argument and reply shapes of the ones whose
 //! encoding is more than a few lines.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use redis::{Cmd, Script};
+use redis::{Cmd, Script, Value};
 
 use super::codec::run_key;
 use super::{KIND, StoreError};
@@ -110,10 +111,10 @@ pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     inbox_done: lua!("inbox_done"),
 });
 
-/// The arguments of `enqueue.lua` for jobs of one queue: the queue, the shape, the count, then the
-/// fields the jobs share once and id, payload, run and creation times per job (shape `S`), or every
-/// field per job (shape `E`).
-pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
+/// The arguments of `enqueue.lua` for jobs of one queue: the shape, the count, then the fields the
+/// jobs share once and id, payload, run and creation times per job (shape `S`), or every field per job
+/// (shape `E`).
+pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
     let meta = |job: &NewJob| {
         if job.meta.is_empty() {
             String::new()
@@ -128,10 +129,15 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
         (&a.job_type, &a.meta, a.priority, a.max_attempts, a.timeout_ms)
             == (&b.job_type, &b.meta, b.priority, b.max_attempts, b.timeout_ms)
     };
+    // Shape `S` checks the batch's ids against the store in one go, so it needs ids that differ
+    // within the batch; a batch that repeats one goes job by job, where the second finds the first.
+    let distinct_ids = || {
+        let mut seen = HashSet::with_capacity(jobs.len());
+        jobs.iter().all(|j| seen.insert(j.id.as_str()))
+    };
     match jobs {
-        [first, ..] if jobs.iter().all(|j| j.unique_key.is_none() && shared(first, j)) => {
-            cmd.arg(queue)
-                .arg("S")
+        [first, ..] if jobs.iter().all(|j| j.unique_key.is_none() && shared(first, j)) && distinct_ids() => {
+            cmd.arg("S")
                 .arg(jobs.len())
                 .arg(&first.job_type)
                 .arg(meta(first))
@@ -146,7 +152,7 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
             }
         }
         _ => {
-            cmd.arg(queue).arg("E").arg(jobs.len());
+            cmd.arg("E").arg(jobs.len());
             for job in jobs {
                 cmd.arg(job.id.as_str())
                     .arg(&job.job_type)
@@ -163,29 +169,25 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, queue: &str, jobs: &[&NewJob]) {
     }
 }
 
-/// The answers of `enqueue.lua`, one per job: `C`, `D`, or `K` and the id coalesced into.
-pub(crate) fn enqueued(jobs: &[&NewJob], reply: Vec<String>) -> Result<Vec<Enqueued>, StoreError> {
-    if reply.len() != jobs.len() {
-        return Err(StoreError::query(
-            KIND,
-            "enqueue",
-            format!("{} answers for {} jobs", reply.len(), jobs.len()),
-        ));
+/// The answers of `enqueue.lua`, one per job: `C`, `D`, or `K` and the id coalesced into; shape `S`
+/// answers with one string of letters.
+pub(crate) fn enqueued(jobs: &[&NewJob], reply: Value) -> Result<Vec<Enqueued>, StoreError> {
+    let bad = |why: String| StoreError::query(KIND, "enqueue", why);
+    let answers: Vec<String> = match reply {
+        Value::BulkString(letters) => letters.into_iter().map(|l| char::from(l).to_string()).collect(),
+        other => redis::from_redis_value(other).map_err(|e| bad(e.to_string()))?,
+    };
+    if answers.len() != jobs.len() {
+        return Err(bad(format!("{} answers for {} jobs", answers.len(), jobs.len())));
     }
     jobs.iter()
-        .zip(reply)
+        .zip(answers)
         .map(|(job, answer)| {
             let (outcome, id) = match answer.split_at_checked(1) {
                 Some(("C", _)) => (EnqueueOutcome::Created, job.id.clone()),
                 Some(("D", _)) => (EnqueueOutcome::Duplicate, job.id.clone()),
                 Some(("K", holder)) => (EnqueueOutcome::Coalesced, JobId::from_stored(holder.to_string())),
-                _ => {
-                    return Err(StoreError::query(
-                        KIND,
-                        "enqueue",
-                        format!("unexpected outcome {answer:?}"),
-                    ));
-                }
+                _ => return Err(bad(format!("unexpected outcome {answer:?}"))),
             };
             Ok(Enqueued { id, outcome })
         })

@@ -100,6 +100,21 @@ pub(super) async fn enqueue_duplicate_id_is_left_alone(store: &DynStore) {
         vec![created("b"), duplicate("b")]
     );
     assert_eq!(get(store, &id("b")).await.priority, 0);
+
+    // Batches of like jobs (a store may check their ids in one go): a taken id among new ones, and an
+    // id twice in the batch.
+    assert_eq!(
+        enqueue(store, [spec("c"), spec("a"), spec("d")]).await,
+        vec![created("c"), duplicate("a"), created("d")]
+    );
+    assert_eq!(get(store, &id("a")).await.status, JobStatus::Succeeded);
+    assert_eq!(
+        enqueue(store, [spec("e"), spec("f"), spec("e")]).await,
+        vec![created("e"), created("f"), duplicate("e")]
+    );
+    for name in ["c", "d", "e", "f"] {
+        assert_eq!(get(store, &id(name)).await.status, JobStatus::Pending);
+    }
 }
 
 pub(super) async fn enqueue_large_batch(store: &DynStore) {

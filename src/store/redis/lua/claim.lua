@@ -1,8 +1,8 @@
 -- KEYS: the prefixes of the queues to claim from (all in one hash slot on a cluster). ARGV: now key,
 -- now, worker, limit, peek (1 to only look), excluded type count, types…
 -- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues. Returns per
--- job its hash as field/value pairs, `id` last. A peek changes nothing and returns per candidate its
--- priority and "<run key>:<id>" instead, best first: what a claim would take.
+-- job its hash as field/value pairs, then `q` and `id`. A peek changes nothing and returns per
+-- candidate its priority and "<run key>:<id>" instead, best first: what a claim would take.
 local nowkey, now, worker, limit, peek = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5] == '1'
 local excluded = take(7, tonumber(ARGV[6]))
 local skip = set_of(excluded)
@@ -88,6 +88,8 @@ for n = 1, math.min(limit, #cands) do
     end
   end
   redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+  job[#job + 1] = 'q'
+  job[#job + 1] = queue_of(Q)
   job[#job + 1] = 'id'
   job[#job + 1] = id
   out[#out + 1] = job

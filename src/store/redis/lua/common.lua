@@ -9,12 +9,20 @@ local function jkey(Q, id)
   return Q .. 'job:' .. id
 end
 
+-- The queue a prefix `<prefix>{<queue>}:` names (queue names hold no braces). A job's hash does not
+-- hold its queue: scripts that return jobs add it.
+local function queue_of(Q)
+  return string.match(Q, '{([^{}]*)}:$')
+end
+
 -- A pending job sits in the lex-ordered set of its priority, as "<run_at key>:<id>".
 local function pend_key(Q, pr)
   return Q .. 'pend:' .. pr
 end
 
+-- A job's priority is absent from its hash when it is 0.
 local function index_pending(Q, id, pr, r)
+  pr = pr or '0'
   redis.call('ZADD', pend_key(Q, pr), '0', r .. ':' .. id)
   redis.call('ZADD', Q .. 'prios', pr, pr)
 end
@@ -22,7 +30,7 @@ end
 -- Takes a job out of the index of its status (pending, running, waiting or one of the terminal ones).
 local function unindex(Q, id, s, pr, r)
   if s == 'pending' then
-    redis.call('ZREM', pend_key(Q, pr), r .. ':' .. id)
+    redis.call('ZREM', pend_key(Q, pr or '0'), r .. ':' .. id)
   elseif s == 'running' then
     redis.call('ZREM', Q .. 'run', id)
   elseif s == 'waiting' then

@@ -1,67 +1,118 @@
--- KEYS: the queue's prefix. ARGV: queue, shape, count, then
+-- KEYS: the queue's prefix. ARGV: shape, count, then
 --   shape 'E' (each job its own fields): per job id, type, payload, meta, priority, max_attempts, run_at
 --     key, unique key, timeout, created_at ('' for absent optional fields);
---   shape 'S' (fields shared by the whole batch, which has no unique keys): type, meta, priority,
---     max_attempts, timeout, then per job id, payload, run_at key, created_at. A bulk enqueue is
---     usually this, and sends and reads under half the arguments.
+--   shape 'S' (fields shared by the whole batch, which has no unique keys and no id twice): type, meta,
+--     priority, max_attempts, timeout, then per job id, payload, run_at key, created_at. A bulk enqueue
+--     is usually this, and sends and reads under half the arguments.
 -- Returns per job its outcome: 'C' created, 'D' duplicate, or 'K' and the id of the live job it
--- coalesced into. A new job is written without status and attempt: pending and 0 until it is claimed.
-local Q, q, shape, n = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
+-- coalesced into; shape 'S' returns the outcomes as one string of letters ('C' or 'D').
+-- A new job is written without its queue (the key names it), and without status, attempt and a zero
+-- priority (absent means pending, 0 and 0): every field a hash holds costs Redis time on the bulk path.
+local Q, shape, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
+local jp = Q .. 'job:'
+
+-- The fields of a new job beyond the ones every job has, or nil when there are none.
+local function extra(m, pr, to)
+  local x = {}
+  if pr ~= '0' then
+    x[#x + 1] = 'pr'
+    x[#x + 1] = pr
+  end
+  if m ~= '' then
+    x[#x + 1] = 'm'
+    x[#x + 1] = m
+  end
+  if to ~= '' then
+    x[#x + 1] = 'to'
+    x[#x + 1] = to
+  end
+  if #x == 0 then
+    return nil
+  end
+  return x
+end
+
+if shape == 'S' then
+  local t, m, pr, ma, to = ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+  local more = extra(m, pr, to)
+  local keys = {}
+  local i = 8
+  for j = 1, n do
+    keys[j] = jp .. ARGV[i]
+    i = i + 4
+  end
+  -- One EXISTS over the whole batch: usually none of its ids is taken, and then no job needs its own.
+  local taken = false
+  for s = 1, n, 1000 do
+    taken = taken or redis.call('EXISTS', unpack(keys, s, math.min(s + 999, n))) > 0
+  end
+  local out, members = {}, {}
+  i = 8
+  for j = 1, n do
+    local k, r = keys[j], ARGV[i + 2]
+    if taken and redis.call('EXISTS', k) == 1 then
+      out[j] = 'D'
+    else
+      redis.call('HSET', k, 't', t, 'p', ARGV[i + 1], 'ma', ma, 'r', r, 'c', ARGV[i + 3])
+      if more then
+        redis.call('HSET', k, unpack(more))
+      end
+      members[#members + 1] = '0'
+      members[#members + 1] = r .. ':' .. ARGV[i]
+      out[j] = 'C'
+    end
+    i = i + 4
+  end
+  if #members > 0 then
+    local pk = pend_key(Q, pr)
+    for s = 1, #members, 2000 do
+      redis.call('ZADD', pk, unpack(members, s, math.min(s + 1999, #members)))
+    end
+    redis.call('ZADD', Q .. 'prios', pr, pr)
+    wake(Q)
+  end
+  return table.concat(out)
+end
+
 local uniq = Q .. 'uniq'
 local out = {}
 local pending, pend_keys = {}, {}
 local created = false
-
-local function add(id, t, p, m, pr, ma, r, u, to, c)
-  local k = Q .. 'job:' .. id
+local i = 3
+for _ = 1, n do
+  local id, t, p, m, pr, ma, r, u, to, c =
+    ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7],
+    ARGV[i + 8], ARGV[i + 9]
+  i = i + 10
+  local k = jp .. id
   local holder = false
   if u ~= '' then
     holder = redis.call('HGET', uniq, u)
   end
   if redis.call('EXISTS', k) == 1 then
     out[#out + 1] = 'D'
-    return
-  end
-  if holder then
+  elseif holder then
     out[#out + 1] = 'K' .. holder
-    return
-  end
-  redis.call('HSET', k, 'q', q, 't', t, 'p', p, 'pr', pr, 'ma', ma, 'r', r, 'c', c)
-  if m ~= '' then
-    redis.call('HSET', k, 'm', m)
-  end
-  if u ~= '' then
-    redis.call('HSET', k, 'u', u)
-    redis.call('HSET', uniq, u, id)
-  end
-  if to ~= '' then
-    redis.call('HSET', k, 'to', to)
-  end
-  -- The pending set of each priority is named once per batch.
-  local pk = pend_keys[pr]
-  if not pk then
-    pk = pend_key(Q, pr)
-    pend_keys[pr] = pk
-    redis.call('ZADD', Q .. 'prios', pr, pr)
-  end
-  batch_add(pending, pk, '0', r .. ':' .. id)
-  created = true
-  out[#out + 1] = 'C'
-end
-
-if shape == 'S' then
-  local t, m, pr, ma, to = ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
-  local i = 9
-  for _ = 1, n do
-    add(ARGV[i], t, ARGV[i + 1], m, pr, ma, ARGV[i + 2], '', to, ARGV[i + 3])
-    i = i + 4
-  end
-else
-  local i = 4
-  for _ = 1, n do
-    add(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7],
-      ARGV[i + 8], ARGV[i + 9])
-    i = i + 10
+  else
+    redis.call('HSET', k, 't', t, 'p', p, 'ma', ma, 'r', r, 'c', c)
+    local more = extra(m, pr, to)
+    if more then
+      redis.call('HSET', k, unpack(more))
+    end
+    if u ~= '' then
+      redis.call('HSET', k, 'u', u)
+      redis.call('HSET', uniq, u, id)
+    end
+    -- The pending set of each priority is named once per batch.
+    local pk = pend_keys[pr]
+    if not pk then
+      pk = pend_key(Q, pr)
+      pend_keys[pr] = pk
+      redis.call('ZADD', Q .. 'prios', pr, pr)
+    end
+    batch_add(pending, pk, '0', r .. ':' .. id)
+    created = true
+    out[#out + 1] = 'C'
   end
 end
 batch_flush(pending, 'ZADD')
