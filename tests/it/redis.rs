@@ -518,6 +518,7 @@ async fn a_new_job_hash_holds_only_the_fields_that_differ_from_their_defaults() 
         spec("full")
             .queue("mail")
             .priority(2)
+            .max_attempts(9)
             .meta("tenantId", "t1")
             .timeout(Duration::from_secs(3))
             .unique_key("k"),
@@ -531,14 +532,18 @@ async fn a_new_job_hash_holds_only_the_fields_that_differ_from_their_defaults() 
         keys.sort();
         keys
     };
-    // No queue (the key names it), status, attempt or zero priority: each field costs Redis time
-    // on the bulk enqueue path and memory for as long as the job waits.
-    assert_eq!(fields("bare"), ["c", "ma", "p", "r", "t"]);
+    // No queue (the key names it), status, attempt, or priority and max attempts at their defaults:
+    // each field costs Redis time on the bulk enqueue path, and memory while the job waits.
+    assert_eq!(fields("bare"), ["c", "p", "r", "t"]);
     assert_eq!(fields("full"), ["c", "m", "ma", "p", "pr", "r", "t", "to", "u"]);
 
     // Read back whole, by id, by a claim and by a listing.
     let bare = get(&store, &id("bare")).await;
-    assert_eq!((bare.queue.as_str(), bare.priority), ("mail", 0));
+    assert_eq!(
+        (bare.queue.as_str(), bare.priority, bare.max_attempts),
+        ("mail", 0, jobq::job::DEFAULT_MAX_ATTEMPTS)
+    );
+    assert_eq!(get(&store, &id("full")).await.max_attempts, 9);
     let claimed = claim(&store, "mail", WORKER, 10, T0).await;
     assert_eq!(ids(&claimed), ["bare", "full"]);
     assert!(claimed.iter().all(|j| j.queue == "mail"));

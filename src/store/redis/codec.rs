@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use crate::job::{Job, JobError, JobId, JobStatus, Progress};
+use crate::job::{DEFAULT_MAX_ATTEMPTS, Job, JobError, JobId, JobStatus, Progress};
 use crate::store::{StoreError, StoreKind};
 use crate::time::UnixMillis;
 
@@ -111,7 +111,7 @@ pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result
         priority: int("pr")?.unwrap_or(0) as i32,
         status,
         attempt: int("a")?.unwrap_or(0).max(0) as u32,
-        max_attempts: int("ma")?.unwrap_or(1).max(1) as u32,
+        max_attempts: int("ma")?.map_or(DEFAULT_MAX_ATTEMPTS, |n| n.max(1) as u32),
         run_at,
         unique_key: text("u"),
         timeout_ms: int("to")?.map(|t| t.max(0) as u64),
@@ -130,6 +130,15 @@ pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scripts_default_max_attempts_is_the_jobs() {
+        let line = format!("local DEFAULT_MAX_ATTEMPTS = '{DEFAULT_MAX_ATTEMPTS}'\n");
+        assert!(
+            include_str!("lua/common.lua").contains(&line),
+            "common.lua lacks {line:?}"
+        );
+    }
 
     #[test]
     fn run_keys_sort_like_instants() {

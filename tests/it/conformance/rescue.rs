@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use jobq::job::{JobError, JobStatus};
+use jobq::job::{DEFAULT_MAX_ATTEMPTS, JobError, JobStatus};
 use jobq::store::{DynStore, Heartbeat, Lease, Rescue, Rescued};
 
 use crate::support::jobs::*;
@@ -105,6 +105,25 @@ pub(super) async fn rescue_kills_when_attempts_used_up(store: &DynStore) {
     );
     assert!(job.worker_id.is_none());
     assert!(claim(store, "default", WORKER, 10, at(300_000)).await.is_empty());
+
+    // A job left at the default number of attempts dies when the last of them is lost.
+    add(store, spec("d").queue("defaults")).await;
+    let mut now = 300_000;
+    for attempt in 1..=DEFAULT_MAX_ATTEMPTS {
+        claim_one(store, "defaults", WORKER, at(now)).await;
+        now += 100_000;
+        let status = if attempt == DEFAULT_MAX_ATTEMPTS {
+            JobStatus::Dead
+        } else {
+            JobStatus::Pending
+        };
+        let lost = store.rescue(&rescue(now)).await.expect("rescue");
+        assert_eq!(
+            lost.iter().map(|r| (r.attempt, r.status)).collect::<Vec<_>>(),
+            [(attempt, status)]
+        );
+    }
+    assert_eq!(get(store, &id("d")).await.status, JobStatus::Dead);
 }
 
 pub(super) async fn rescue_leaves_fresh_heartbeats_alone(store: &DynStore) {

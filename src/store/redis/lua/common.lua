@@ -4,6 +4,8 @@
 -- (The shebang makes a cluster refuse a script that strays into another slot.) Batches name their
 -- jobs by id and the script builds the keys, all inside the declared queue's slot.
 local ERROR_CAP = 25
+-- A job's max attempts when its hash has none: `job::DEFAULT_MAX_ATTEMPTS` (a unit test checks).
+local DEFAULT_MAX_ATTEMPTS = '5'
 
 local function jkey(Q, id)
   return Q .. 'job:' .. id

@@ -6,35 +6,34 @@
 --     is usually this, and sends and reads under half the arguments.
 -- Returns per job its outcome: 'C' created, 'D' duplicate, or 'K' and the id of the live job it
 -- coalesced into; shape 'S' returns the outcomes as one string of letters ('C' or 'D').
--- A new job is written without its queue (the key names it), and without status, attempt and a zero
--- priority (absent means pending, 0 and 0): every field a hash holds costs Redis time on the bulk path.
+-- A new job is written without its queue (the key names it), status and attempt (absent means
+-- pending and 0), and without priority and max attempts at their defaults: every field a hash holds
+-- costs Redis time on the bulk path.
 local Q, shape, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local jp = Q .. 'job:'
 
--- The fields of a new job beyond the ones every job has, or nil when there are none.
-local function extra(m, pr, to)
-  local x = {}
-  if pr ~= '0' then
-    x[#x + 1] = 'pr'
-    x[#x + 1] = pr
+-- The arguments of HSET for a new job: its key, then field/value pairs. Those every job has come
+-- first, at fixed places (key 1, payload 5, run_at 7, created_at 9); the optional ones follow, only
+-- when set and not at their default.
+local function hset_args(t, m, pr, ma, to, u)
+  local a = { '', 't', t, 'p', '', 'r', '', 'c', '' }
+  local function opt(field, value, default)
+    if value ~= default then
+      a[#a + 1] = field
+      a[#a + 1] = value
+    end
   end
-  if m ~= '' then
-    x[#x + 1] = 'm'
-    x[#x + 1] = m
-  end
-  if to ~= '' then
-    x[#x + 1] = 'to'
-    x[#x + 1] = to
-  end
-  if #x == 0 then
-    return nil
-  end
-  return x
+  opt('pr', pr, '0')
+  opt('ma', ma, DEFAULT_MAX_ATTEMPTS)
+  opt('m', m, '')
+  opt('to', to, '')
+  opt('u', u, '')
+  return a
 end
 
 if shape == 'S' then
   local t, m, pr, ma, to = ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-  local more = extra(m, pr, to)
+  local job = hset_args(t, m, pr, ma, to, '')
   local keys = {}
   local i = 8
   for j = 1, n do
@@ -53,9 +52,12 @@ if shape == 'S' then
     if taken and redis.call('EXISTS', k) == 1 then
       out[j] = 'D'
     else
-      redis.call('HSET', k, 't', t, 'p', ARGV[i + 1], 'ma', ma, 'r', r, 'c', ARGV[i + 3])
-      if more then
-        redis.call('HSET', k, unpack(more))
+      if #job == 9 then
+        -- No optional field: a direct call, cheaper than unpacking a table for each job.
+        redis.call('HSET', k, 't', t, 'p', ARGV[i + 1], 'r', r, 'c', ARGV[i + 3])
+      else
+        job[1], job[5], job[7], job[9] = k, ARGV[i + 1], r, ARGV[i + 3]
+        redis.call('HSET', unpack(job))
       end
       members[#members + 1] = '0'
       members[#members + 1] = r .. ':' .. ARGV[i]
@@ -94,13 +96,10 @@ for _ = 1, n do
   elseif holder then
     out[#out + 1] = 'K' .. holder
   else
-    redis.call('HSET', k, 't', t, 'p', p, 'ma', ma, 'r', r, 'c', c)
-    local more = extra(m, pr, to)
-    if more then
-      redis.call('HSET', k, unpack(more))
-    end
+    local job = hset_args(t, m, pr, ma, to, u)
+    job[1], job[5], job[7], job[9] = k, p, r, c
+    redis.call('HSET', unpack(job))
     if u ~= '' then
-      redis.call('HSET', k, 'u', u)
       redis.call('HSET', uniq, u, id)
     end
     -- The pending set of each priority is named once per batch.

@@ -12,7 +12,7 @@ for _, id in ipairs(ids) do
   redis.call('HSET', k, 'w', '')
   push_error(k, error_entry(h[1], now, 'worker lost'))
   local status
-  if tonumber(h[1]) >= tonumber(h[2]) then
+  if tonumber(h[1]) >= tonumber(h[2] or DEFAULT_MAX_ATTEMPTS) then
     status = 'dead'
     redis.call('HSET', k, 's', status, 'f', now)
     redis.call('ZADD', Q .. 'done:dead', now, id)
