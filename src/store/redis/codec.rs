@@ -121,7 +121,8 @@ pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result
         created_at: millis("c")?.unwrap_or_default(),
         started_at: millis("st")?,
         finished_at: millis("f")?,
-        heartbeat_at: millis("hb")?,
+        // A claim writes no heartbeat before the first one: the start is the last sign of life.
+        heartbeat_at: millis("hb")?.or(millis("st")?),
         worker_id: text("w"),
         id: JobId::from_stored(id),
     })

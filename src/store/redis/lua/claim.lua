@@ -80,14 +80,24 @@ for n = 1, math.min(limit, #cands) do
   end
   batch_add(running, Q .. 'run', now, id)
   local job = redis.call('HGETALL', k)
-  local attempt = 0
+  local attempt, beat, progress = 0, false, false
   for f = 1, #job, 2 do
-    if job[f] == 'a' then
+    local name = job[f]
+    if name == 'a' then
       attempt = tonumber(job[f + 1])
-      break
+    elseif name == 'hb' then
+      beat = true
+    elseif name == 'pg' then
+      progress = true
     end
   end
-  redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+  -- A first attempt has no heartbeat or progress to reset: its start time stands for its first
+  -- heartbeat, and two fields fewer is less work on the drain path.
+  if beat or progress then
+    redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+  else
+    redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
+  end
   job[#job + 1] = 'q'
   job[#job + 1] = queue_of(Q)
   job[#job + 1] = 'id'
