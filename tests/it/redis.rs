@@ -537,7 +537,17 @@ async fn a_new_job_hash_holds_only_the_fields_that_differ_from_their_defaults() 
     assert_eq!(fields("bare"), ["c", "p", "r", "t"]);
     assert_eq!(fields("full"), ["c", "m", "ma", "p", "pr", "r", "t", "to", "u"]);
 
-    // Read back whole, by id, by a claim and by a listing.
+    // Read back whole, by id, by a claim and by a listing (claims and listings get each job as one
+    // string whose parts are joined by a byte UTF-8 never holds: any text survives it).
+    add(
+        &store,
+        JobSpec::new("t.\u{fc}", json!({"s": "\u{e9}=:\u{1}\u{1F600}"}))
+            .id("\u{fc}n\u{ef}-\u{1F600}")
+            .queue("mail")
+            .meta("k", "v\u{ff}")
+            .priority(3),
+    )
+    .await;
     let bare = get(&store, &id("bare")).await;
     assert_eq!(
         (bare.queue.as_str(), bare.priority, bare.max_attempts),
@@ -545,7 +555,22 @@ async fn a_new_job_hash_holds_only_the_fields_that_differ_from_their_defaults() 
     );
     assert_eq!(get(&store, &id("full")).await.max_attempts, 9);
     let claimed = claim(&store, "mail", WORKER, 10, T0).await;
-    assert_eq!(ids(&claimed), ["bare", "full"]);
+    assert_eq!(ids(&claimed), ["bare", "full", "\u{fc}n\u{ef}-\u{1F600}"]);
     assert!(claimed.iter().all(|j| j.queue == "mail"));
-    assert!(first_jobs(&store).await.iter().all(|j| j.queue == "mail"));
+    let odd = &claimed[2];
+    assert_eq!(odd.job_type, "t.\u{fc}");
+    assert_eq!(value(&odd.payload), json!({"s": "\u{e9}=:\u{1}\u{1F600}"}));
+    assert_eq!(odd.meta.get("k").map(String::as_str), Some("v\u{ff}"));
+    let listed = first_jobs(&store).await;
+    assert_eq!(listed.len(), 3);
+    assert!(
+        listed
+            .iter()
+            .all(|j| j.queue == "mail" && j.status == JobStatus::Running)
+    );
+    let odd_listed = listed.iter().find(|j| j.id == odd.id).expect("listed");
+    assert_eq!(
+        (&odd_listed.payload.get(), &odd_listed.meta),
+        (&odd.payload.get(), &odd.meta)
+    );
 }

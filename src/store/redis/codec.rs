@@ -1,12 +1,14 @@
 //! How a job is written into and read back from its Redis hash.
 //!
 //! A job is one hash, `<prefix>{<queue>}:job:<id>`, with short field names (each field name is stored
-//! in every job, so they are kept to a letter or two) and only the fields that are set (a new job has
-//! no `s` and `a` yet: pending, attempt 0):
+//! in every job, so they are kept to a letter or two) and only the fields that are set and not at
+//! their default: a new job has no `s` and `a` yet (pending, attempt 0), no `pr` when its priority is
+//! 0, no `ma` when it has the default attempts, and no `hb` until its first heartbeat (its start time
+//! stands for it). The queue and the id are in the key, not in the hash:
 //!
 //! | field | meaning | | field | meaning |
 //! |---|---|---|---|---|
-//! | `q` | queue | | `u` | unique key |
+//! | | | | `u` | unique key |
 //! | `t` | type | | `to` | time-out (ms) |
 //! | `p` | payload (JSON) | | `pg` | progress (JSON) |
 //! | `m` | meta (JSON, absent when empty) | | `res` | result (JSON) |
@@ -58,35 +60,48 @@ fn corrupt(id: &str, reason: String) -> StoreError {
     }
 }
 
-/// A job from its hash's field/value pairs (`HGETALL` order), with its id given or as a last `id`
-/// pair, and its queue as a `q` pair that the reader adds (the hash's key names the queue; hashes
-/// written before jobq stopped storing it hold it too). An empty worker or progress is none: scripts blank them rather than delete them, which is one
-/// command less.
-pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result<Job, StoreError> {
-    let mut f: BTreeMap<String, String> = BTreeMap::new();
-    let mut it = fields.into_iter();
-    while let (Some(k), Some(v)) = (it.next(), it.next()) {
-        f.insert(k, v);
+/// The field/value pairs of one job as `claim.lua` and `list.lua` return it: names and values joined by
+/// byte 0xFF, which UTF-8 text never holds. One string per job instead of an array of twenty is much
+/// less work for jobq to read (the drain path reads every job this way). None if it does not parse.
+pub(crate) fn packed_pairs(bytes: &[u8]) -> Option<Vec<(&str, &str)>> {
+    let mut pieces = bytes.split(|b| *b == 0xFF);
+    let mut pairs = Vec::with_capacity(16);
+    while let Some(name) = pieces.next() {
+        let value = pieces.next()?;
+        pairs.push((std::str::from_utf8(name).ok()?, std::str::from_utf8(value).ok()?));
     }
-    let id = match id.or_else(|| f.remove("id")) {
-        Some(id) => id,
-        None => return Err(corrupt("?", "a job reply without its id".into())),
+    Some(pairs)
+}
+
+/// A job from its hash's field/value pairs (as `HGETALL` or [`packed_pairs`] give them) with `q`
+/// (queue) and `id` pairs that the reader adds: the hash's key names both, so the hash holds neither
+/// (hashes written before jobq stopped storing the queue hold the same queue too). An empty
+/// worker or progress is none: scripts blank them rather than delete them, which is one command less.
+pub(crate) fn job_from_pairs(pairs: &[(&str, &str)]) -> Result<Job, StoreError> {
+    let text = |field: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == field)
+            .map(|(_, value)| *value)
+            .filter(|v| !(v.is_empty() && (field == "w" || field == "pg")))
     };
-    f.retain(|k, v| !(v.is_empty() && (k == "w" || k == "pg")));
-    let bad = |field: &str, why: String| corrupt(&id, format!("{field}: {why}"));
-    let text = |field: &str| f.get(field).cloned();
+    let Some(id) = text("id") else {
+        return Err(corrupt("?", "a job reply without its id".into()));
+    };
+    let bad = |field: &str, why: String| corrupt(id, format!("{field}: {why}"));
     let required = |field: &str| text(field).ok_or_else(|| bad(field, "missing".into()));
     let int = |field: &str| -> Result<Option<i64>, StoreError> {
-        f.get(field)
+        text(field)
             .map(|v| v.parse::<i64>().map_err(|e| bad(field, e.to_string())))
             .transpose()
     };
     let millis = |field: &str| int(field).map(|v| v.map(UnixMillis));
-    let raw = |field: &str, v: String| RawValue::from_string(v).map_err(|e| bad(field, e.to_string()));
+    let raw = |field: &str, v: &str| RawValue::from_string(v.to_string()).map_err(|e| bad(field, e.to_string()));
 
     let payload = raw("p", required("p")?)?;
     let meta = match text("m") {
-        Some(m) => serde_json::from_str(&m).map_err(|e| bad("m", e.to_string()))?,
+        Some(m) => serde_json::from_str(m).map_err(|e| bad("m", e.to_string()))?,
         None => BTreeMap::new(),
     };
     // A job enqueued and not touched since has no status field: it is pending.
@@ -94,18 +109,19 @@ pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result
         Some(s) => s.parse().map_err(|e: String| bad("s", e))?,
         None => JobStatus::Pending,
     };
-    let run_at = from_run_key(&required("r")?).ok_or_else(|| bad("r", "not a run key".into()))?;
+    let run_at = from_run_key(required("r")?).ok_or_else(|| bad("r", "not a run key".into()))?;
     let progress: Option<Progress> = text("pg")
-        .map(|p| serde_json::from_str(&p).map_err(|e| bad("pg", e.to_string())))
+        .map(|p| serde_json::from_str(p).map_err(|e| bad("pg", e.to_string())))
         .transpose()?;
     let result = text("res").map(|r| raw("res", r)).transpose()?;
     let errors: Vec<JobError> = match text("e") {
-        Some(e) => serde_json::from_str(&e).map_err(|err| bad("e", err.to_string()))?,
+        Some(e) => serde_json::from_str(e).map_err(|err| bad("e", err.to_string()))?,
         None => Vec::new(),
     };
+    let started_at = millis("st")?;
     Ok(Job {
-        queue: required("q")?,
-        job_type: required("t")?,
+        queue: required("q")?.to_string(),
+        job_type: required("t")?.to_string(),
         payload,
         meta,
         priority: int("pr")?.unwrap_or(0) as i32,
@@ -113,18 +129,18 @@ pub(crate) fn job_from_fields(id: Option<String>, fields: Vec<String>) -> Result
         attempt: int("a")?.unwrap_or(0).max(0) as u32,
         max_attempts: int("ma")?.map_or(DEFAULT_MAX_ATTEMPTS, |n| n.max(1) as u32),
         run_at,
-        unique_key: text("u"),
+        unique_key: text("u").map(str::to_string),
         timeout_ms: int("to")?.map(|t| t.max(0) as u64),
         progress,
         result,
         errors,
         created_at: millis("c")?.unwrap_or_default(),
-        started_at: millis("st")?,
+        started_at,
         finished_at: millis("f")?,
         // A claim writes no heartbeat before the first one: the start is the last sign of life.
-        heartbeat_at: millis("hb")?.or(millis("st")?),
-        worker_id: text("w"),
-        id: JobId::from_stored(id),
+        heartbeat_at: millis("hb")?.or(started_at),
+        worker_id: text("w").map(str::to_string),
+        id: JobId::from_stored(id.to_string()),
     })
 }
 
@@ -139,6 +155,22 @@ mod tests {
             include_str!("lua/common.lua").contains(&line),
             "common.lua lacks {line:?}"
         );
+    }
+
+    #[test]
+    fn packed_pairs_split_on_a_byte_that_utf8_never_holds() {
+        let bytes = b"q\xffmail\xffid\xff\xc3\xa9a\xffp\xff{\"a\":\"=:\"}\xffw\xff";
+        assert_eq!(
+            packed_pairs(bytes),
+            Some(vec![
+                ("q", "mail"),
+                ("id", "\u{e9}a"),
+                ("p", "{\"a\":\"=:\"}"),
+                ("w", "")
+            ])
+        );
+        assert_eq!(packed_pairs(b"q\xffmail\xffid"), None);
+        assert_eq!(packed_pairs(b"q\xff\xc3"), None);
     }
 
     #[test]

@@ -62,7 +62,7 @@ use futures_util::future::try_join_all;
 use redis::{Client, Cmd, FromRedisValue, Value};
 use tokio::sync::Notify;
 
-use self::codec::{error_entry, job_from_fields, run_key};
+use self::codec::{error_entry, job_from_pairs, packed_pairs, run_key};
 use self::connection::{Conn, Connector};
 use self::scripts::{Lua, SCRIPTS};
 use super::error::DriverError;
@@ -610,13 +610,16 @@ impl RedisStore {
     }
 }
 
-/// Jobs from script replies of the form `[field, value, …, "id", id]`.
+/// Jobs from script replies of one packed string per job (see [`packed_pairs`]).
 fn jobs_from(values: Vec<Value>, operation: &'static str, store: &RedisStore) -> Result<Vec<Job>, StoreError> {
     values
         .into_iter()
         .map(|v| {
-            let fields: Vec<String> = redis::from_redis_value(v).map_err(|e| store.fail(operation)(e.into()))?;
-            job_from_fields(None, fields)
+            let bytes: Vec<u8> = redis::from_redis_value(v).map_err(|e| store.fail(operation)(e.into()))?;
+            match packed_pairs(&bytes) {
+                Some(pairs) => job_from_pairs(&pairs),
+                None => Err(StoreError::query(KIND, operation, "a job reply that does not parse")),
+            }
         })
         .collect()
 }
@@ -882,13 +885,14 @@ impl Store for RedisStore {
             return Ok(None);
         };
         let key = format!("{}job:{id}", self.queue_prefix(&queue));
-        let mut fields: Vec<String> = self.query(redis::cmd("HGETALL").arg(key), "get").await?;
+        let fields: Vec<String> = self.query(redis::cmd("HGETALL").arg(key), "get").await?;
         if fields.is_empty() {
             return Ok(None);
         }
-        // The hash does not hold its queue: the key names it.
-        fields.extend(["q".to_string(), queue]);
-        job_from_fields(Some(id.to_string()), fields).map(Some)
+        // The hash holds neither its queue nor its id: the key names them.
+        let mut pairs: Vec<(&str, &str)> = fields.chunks_exact(2).map(|f| (f[0].as_str(), f[1].as_str())).collect();
+        pairs.extend([("q", queue.as_str()), ("id", id.as_str())]);
+        job_from_pairs(&pairs).map(Some)
     }
 
     async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {

@@ -1,8 +1,9 @@
 -- KEYS: the prefixes of the queues to claim from (all in one hash slot on a cluster). ARGV: now key,
 -- now, worker, limit, peek (1 to only look), excluded type count, types…
 -- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues. Returns per
--- job its hash as field/value pairs, then `q` and `id`. A peek changes nothing and returns per
--- candidate its priority and "<run key>:<id>" instead, best first: what a claim would take.
+-- job one string: its hash's fields, then `q` and `id` (see `packed`). A peek changes nothing and
+-- returns per candidate its priority and "<run key>:<id>" instead, best first: what a claim would
+-- take.
 local nowkey, now, worker, limit, peek = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5] == '1'
 local excluded = take(7, tonumber(ARGV[6]))
 local skip = set_of(excluded)
@@ -67,7 +68,7 @@ end
 
 -- Each job is read as it was, then leased: the caller applies the same changes to what it got back
 -- (status, worker, attempt + 1, start and heartbeat times, no progress).
-local taken, prefix, running = {}, {}, {}
+local taken, prefix, running, names = {}, {}, {}, {}
 for n = 1, math.min(limit, #cands) do
   local c = cands[n]
   local id, Q, pk = c[3], c[4], c[5]
@@ -98,11 +99,12 @@ for n = 1, math.min(limit, #cands) do
   else
     redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
   end
-  job[#job + 1] = 'q'
-  job[#job + 1] = queue_of(Q)
-  job[#job + 1] = 'id'
-  job[#job + 1] = id
-  out[#out + 1] = job
+  local name = names[Q]
+  if not name then
+    name = queue_of(Q)
+    names[Q] = name
+  end
+  out[#out + 1] = packed(job, name, id)
 end
 batch_flush(taken, 'ZREM')
 for pk, count in pairs(prefix) do

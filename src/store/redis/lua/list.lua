@@ -1,8 +1,8 @@
 -- KEYS: the queue's prefix. ARGV: at most, created since ('' for any), created until ('' for any), type
 -- count, types…, status count, statuses…
--- The newest `at most` jobs of the queue matching (created_at, then id, descending), each as its hash's
--- field/value pairs, then `q` and `id`; the caller merges queues and pages. Reads the status indexes, so
--- its cost grows with the jobs it looks at: an operator's call, not a worker's.
+-- The newest `at most` jobs of the queue matching (created_at, then id, descending), each as one string
+-- (see `packed`); the caller merges queues and pages. Reads the status indexes, so its cost grows with
+-- the jobs it looks at: an operator's call, not a worker's.
 local Q, most = KEYS[1], tonumber(ARGV[1])
 local since, until_ = tonumber(ARGV[2]), tonumber(ARGV[3])
 local types, i = take(5, tonumber(ARGV[4]))
@@ -50,10 +50,6 @@ local out = {}
 for n = 1, math.min(most, #cands) do
   local id = cands[n][2]
   local job = redis.call('HGETALL', jkey(Q, id))
-  job[#job + 1] = 'q'
-  job[#job + 1] = queue_of(Q)
-  job[#job + 1] = 'id'
-  job[#job + 1] = id
-  out[#out + 1] = job
+  out[#out + 1] = packed(job, queue_of(Q), id)
 end
 return out
