@@ -47,9 +47,10 @@ table.sort(cands, function(a, b)
 end)
 
 local out = {}
+local queue = queue_of(Q)
 for n = 1, math.min(most, #cands) do
   local id = cands[n][2]
   local job = redis.call('HGETALL', jkey(Q, id))
-  out[#out + 1] = packed(job, queue_of(Q), id)
+  out[#out + 1] = packed(job, queue, id)
 end
 return out
