@@ -8,14 +8,14 @@
 //!
 //! | field | meaning | | field | meaning |
 //! |---|---|---|---|---|
-//! | | | | `u` | unique key |
-//! | `t` | type | | `to` | time-out (ms) |
-//! | `p` | payload (JSON) | | `pg` | progress (JSON) |
-//! | `m` | meta (JSON, absent when empty) | | `res` | result (JSON) |
-//! | `pr` | priority | | `e`, `ec` | error history (JSON) and its length |
-//! | `s` | status | | `c` | created at (ms) |
-//! | `a`, `ma` | attempt, max attempts | | `st`, `f`, `hb` | started, finished, heartbeat (ms) |
-//! | `r` | run at, as a [`run_key`] | | `w` | worker holding the lease |
+//! | `t` | type | | `u` | unique key |
+//! | `p` | payload (JSON) | | `to` | time-out (ms) |
+//! | `m` | meta (JSON, absent when empty) | | `pg` | progress (JSON) |
+//! | `pr` | priority | | `res` | result (JSON) |
+//! | `s` | status | | `e`, `ec` | error history (JSON) and its length |
+//! | `a`, `ma` | attempt, max attempts | | `c` | created at (ms) |
+//! | `r` | run at, as a [`run_key`] | | `st`, `f`, `hb` | started, finished, heartbeat (ms) |
+//! | `w` | worker holding the lease | | | |
 
 use std::collections::BTreeMap;
 
