@@ -37,7 +37,7 @@ pub async fn run(ctx: &Context, args: MigrateArgs) -> anyhow::Result<()> {
         print(&format!(
             "{} is at schema version {}",
             ctx.config.url.redacted(),
-            migrate::latest(kind)
+            store.schema_version()
         ))?;
     }
     Ok(())

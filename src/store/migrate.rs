@@ -147,13 +147,9 @@ pub fn needs_migrating(kind: StoreKind, applied: Option<u32>) -> Result<bool, su
     }
 }
 
-/// The newest schema version this build knows for `kind`.
+/// The newest SQL schema version this build knows for `kind` (0 for a store without SQL; see
+/// [`super::Store::schema_version`]).
 pub fn latest(kind: StoreKind) -> u32 {
-    #[cfg(feature = "redis")]
-    if kind == StoreKind::Redis {
-        // Redis has no SQL schema; its key layout has a version of its own.
-        return super::redis::LAYOUT_VERSION;
-    }
     migrations(kind).last().map(|m| m.version).unwrap_or(0)
 }
 

@@ -446,6 +446,12 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Creates or upgrades the schema, under a lock so concurrent processes apply each migration once.
     async fn migrate(&self) -> Result<(), StoreError>;
 
+    /// The schema version `migrate` brings the store to: its newest SQL migration, or for a store
+    /// without SQL its own layout version.
+    fn schema_version(&self) -> u32 {
+        migrate::latest(self.kind())
+    }
+
     /// Inserts jobs as `pending`. Per job, in order: an existing job with the same id is left alone
     /// (`Duplicate`, even when it also holds the unique key); else an existing non-terminal job with the
     /// same queue and unique key is returned instead (`Coalesced`, with its id); otherwise the job is

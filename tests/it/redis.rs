@@ -574,3 +574,11 @@ async fn a_new_job_hash_holds_only_the_fields_that_differ_from_their_defaults() 
         (&odd.payload.get(), &odd.meta)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_reports_the_key_layout_version() {
+    let (_store, prefix) = fixture().await;
+    let (code, out) = jobq(&with_prefix(&redis_url(), &prefix), &["migrate"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.trim_end().ends_with("is at schema version 2"), "{out}");
+}

@@ -81,7 +81,7 @@ const KIND: StoreKind = StoreKind::Redis;
 pub const DEFAULT_PREFIX: &str = "jobq:";
 
 /// The key layout version this build writes; `migrate` records it and refuses any other.
-pub const LAYOUT_VERSION: u32 = 2;
+const LAYOUT_VERSION: u32 = 2;
 
 /// How long connecting may take unless the URL says otherwise (`connect_timeout`).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -342,28 +342,47 @@ impl RedisStore {
         let _: () = self
             .query(redis::cmd("SREM").arg(&registry).arg(queue), "cleanup")
             .await?;
-        let prefix = self.queue_prefix(queue);
-        let indexes = [
-            "prios",
-            "run",
-            "wait",
-            "done:succeeded",
-            "done:dead",
-            "done:cancelled",
-            "done:discarded",
-        ];
-        let left: u64 = self
-            .query(
-                redis::cmd("EXISTS").arg(indexes.map(|index| format!("{prefix}{index}")).to_vec()),
-                "cleanup",
-            )
-            .await?;
-        if left > 0 {
+        if self.queue_stats(queue, UnixMillis::now(), "cleanup").await?.total() > 0 {
             let _: () = self
                 .query(redis::cmd("SADD").arg(&registry).arg(queue), "cleanup")
                 .await?;
         }
         Ok(())
+    }
+
+    /// What one queue holds, by status, as of `now` (which splits pending into ready and scheduled):
+    /// one `stats.lua` call, for `stats` itself and for the calls that need a queue's size.
+    async fn queue_stats(
+        &self,
+        queue: &str,
+        now: UnixMillis,
+        operation: &'static str,
+    ) -> Result<QueueStats, StoreError> {
+        let mut cmd = self.queue_script(&SCRIPTS.stats, queue);
+        cmd.arg(run_key(now));
+        let (ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, oldest): (
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            String,
+        ) = self.eval(&SCRIPTS.stats, &cmd, operation, true).await?;
+        Ok(QueueStats {
+            queue: queue.to_string(),
+            ready,
+            scheduled,
+            running,
+            waiting,
+            succeeded,
+            dead,
+            cancelled,
+            discarded,
+            oldest_ready_at: codec::from_run_key(&oldest),
+        })
     }
 
     /// The queues a call names, or every queue when it names none.
@@ -535,11 +554,8 @@ impl RedisStore {
     ) -> Result<Vec<Cancelled>, StoreError> {
         let chunked = f.job_types.is_empty() && f.created_since.is_none() && f.created_until.is_none();
         let mut calls_left = if chunked {
-            let mut stats = self.queue_script(&SCRIPTS.stats, queue);
-            stats.arg(run_key(now));
-            let counts: (u64, u64, u64, u64, u64, u64, u64, u64, String) =
-                self.eval(&SCRIPTS.stats, &stats, "cancel", true).await?;
-            let live = counts.0 + counts.1 + counts.2 + counts.3;
+            let s = self.queue_stats(queue, now, "cancel").await?;
+            let live = s.ready + s.scheduled + s.running + s.waiting;
             live / CANCEL_CHUNK as u64 + 1
         } else {
             1
@@ -649,6 +665,10 @@ fn opt_millis(at: Option<UnixMillis>) -> String {
 impl Store for RedisStore {
     fn kind(&self) -> StoreKind {
         KIND
+    }
+
+    fn schema_version(&self) -> u32 {
+        LAYOUT_VERSION
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
@@ -924,36 +944,11 @@ impl Store for RedisStore {
 
     async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
         let queues = self.queues_or_all(&params.queues).await?;
-        type Row = (u64, u64, u64, u64, u64, u64, u64, u64, String);
-        let rows = try_join_all(queues.iter().map(|q| {
-            let mut cmd = self.queue_script(&SCRIPTS.stats, q);
-            cmd.arg(run_key(params.now));
-            async move { self.eval::<Row>(&SCRIPTS.stats, &cmd, "stats", true).await }
-        }))
-        .await?;
-        let mut queues: Vec<QueueStats> = queues
+        let mut queues: Vec<QueueStats> = try_join_all(queues.iter().map(|q| self.queue_stats(q, params.now, "stats")))
+            .await?
             .into_iter()
-            .zip(rows)
-            .map(
-                |(queue, (ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, oldest))| {
-                    QueueStats {
-                        queue,
-                        ready,
-                        scheduled,
-                        running,
-                        waiting,
-                        succeeded,
-                        dead,
-                        cancelled,
-                        discarded,
-                        oldest_ready_at: codec::from_run_key(&oldest),
-                    }
-                },
-            )
             // Only queues that have jobs.
-            .filter(|s| {
-                s.ready + s.scheduled + s.running + s.waiting + s.succeeded + s.dead + s.cancelled + s.discarded > 0
-            })
+            .filter(|s| s.total() > 0)
             .collect();
         queues.sort_by(|a, b| a.queue.cmp(&b.queue));
         queues.dedup_by(|a, b| a.queue == b.queue);

@@ -68,7 +68,11 @@ end
 
 -- Each job is read as it was, then leased: the caller applies the same changes to what it got back
 -- (status, worker, attempt + 1, start and heartbeat times, no progress).
-local taken, prefix, running, names = {}, {}, {}, {}
+local taken, prefix, running = {}, {}, {}
+local names = {}
+for _, Q in ipairs(KEYS) do
+  names[Q] = queue_of(Q)
+end
 for n = 1, math.min(limit, #cands) do
   local c = cands[n]
   local id, Q, pk = c[3], c[4], c[5]
@@ -99,12 +103,7 @@ for n = 1, math.min(limit, #cands) do
   else
     redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
   end
-  local name = names[Q]
-  if not name then
-    name = queue_of(Q)
-    names[Q] = name
-  end
-  out[#out + 1] = packed(job, name, id)
+  out[#out + 1] = packed(job, names[Q], id)
 end
 batch_flush(taken, 'ZREM')
 for pk, count in pairs(prefix) do

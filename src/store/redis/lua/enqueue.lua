@@ -66,10 +66,7 @@ if shape == 'S' then
     i = i + 4
   end
   if #members > 0 then
-    local pk = pend_key(Q, pr)
-    for s = 1, #members, 2000 do
-      redis.call('ZADD', pk, unpack(members, s, math.min(s + 1999, #members)))
-    end
+    batch_flush({ [pend_key(Q, pr)] = members }, 'ZADD')
     redis.call('ZADD', Q .. 'prios', pr, pr)
     wake(Q)
   end
