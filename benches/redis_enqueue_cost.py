@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Redis server instructions per job of jobq's bulk enqueue script, at one or more commits.
 
-Counts instructions, not seconds, so the figure repeats whatever else the machine is doing: each
-commit's `enqueue.lua` (with its `common.lua` prelude) runs inside `redis-server` under
+Counts instructions, not seconds, so the figure repeats within about 1 % whatever else the machine
+is doing (Redis seeds its hash tables at random). Each commit's `enqueue.lua` (with its `common.lua` prelude) runs inside `redis-server` under
 `valgrind --tool=callgrind`, once with 2 calls of 1,000 like jobs and once with 12; the difference over
 the 10,000 extra jobs is the cost of one job. Needs valgrind, redis-server and the `redis` package
 (`pip install redis`). Usage, from the repository:
