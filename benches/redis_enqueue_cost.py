@@ -2,10 +2,10 @@
 """Redis server instructions per job of jobq's bulk enqueue script, at one or more commits.
 
 Counts instructions, not seconds, so the figure repeats within about 1 % whatever else the machine
-is doing (Redis seeds its hash tables at random). Each commit's `enqueue.lua` (with its `common.lua` prelude) runs inside `redis-server` under
-`valgrind --tool=callgrind`, once with 2 calls of 1,000 like jobs and once with 12; the difference over
-the 10,000 extra jobs is the cost of one job. Needs valgrind, redis-server and the `redis` package
-(`pip install redis`). Usage, from the repository:
+is doing (Redis seeds its hash tables at random). Each commit's `enqueue.lua` (with its `common.lua`
+prelude) runs inside `redis-server` under `valgrind --tool=callgrind`, once with 2 calls of 1,000 like
+jobs and once with 12; the difference over the 10,000 extra jobs is the cost of one job. Needs
+valgrind, redis-server and the `redis` package (`pip install redis`). Usage, from the repository:
 
     benches/redis_enqueue_cost.py f0ee5da HEAD
 """
