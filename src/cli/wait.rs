@@ -1,16 +1,18 @@
 //! `jobq wait ID`: follow one job until it ends, with a progress bar on a terminal; the exit code
 //! tells how it ended (0 succeeded, 4 dead, 5 cancelled, 6 discarded). Also behind `enqueue --wait`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::exit::{self, Exit};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use crate::job::{Job, JobId, JobStatus};
-use crate::store::sqlite_watch::StoreWatch;
+use crate::store::WakeOn;
 use crate::time::{format_duration, parse_duration};
 use crate::{Client, Error};
 
@@ -72,7 +74,9 @@ async fn follow(ctx: &Context, client: &Client, id: &JobId, timeout: Option<Dura
     let started = Instant::now();
     let deadline = timeout.map(|t| started + t);
     let mut job = client.get(id.as_str()).await?;
-    let watch = StoreWatch::start(client.store()).await;
+    // Any write may be the job's: a store that announces changes wakes the waiter at once.
+    let changed = Arc::new(Notify::new());
+    let watch = client.store().subscribe(&WakeOn::Changes, changed.clone());
     let slowest = if watch.is_some() {
         SLOWEST_POLL_WATCHED
     } else {
@@ -88,7 +92,7 @@ async fn follow(ctx: &Context, client: &Client, id: &JobId, timeout: Option<Dura
         }
         let far_future = Instant::now() + Duration::from_secs(86_400 * 365);
         tokio::select! {
-            _ = async { match &watch { Some(w) => w.changed().await, None => std::future::pending().await } } => {}
+            _ = changed.notified(), if watch.is_some() => {}
             _ = tokio::time::sleep(poll) => poll = (poll * 2).min(slowest),
             _ = tokio::time::sleep_until(deadline.unwrap_or(far_future)) => {
                 bar.abandon();

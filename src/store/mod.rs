@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use crate::job::{Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
 
+pub(crate) mod batch;
 mod error;
 pub mod migrate;
 #[cfg(feature = "mysql")]
@@ -30,8 +31,6 @@ pub mod redis;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
-// Needs no SQLite library (it watches files), so `jobq wait` uses it in every build.
-pub mod sqlite_watch;
 pub mod url;
 
 pub use error::StoreError;
@@ -413,6 +412,17 @@ pub struct StoreInfo {
     pub settings: Vec<(String, String)>,
 }
 
+/// What a subscriber of [`Store::subscribe`] wants to hear about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WakeOn {
+    /// Work may have become ready in one of these queues (any queue when empty): what an idle worker
+    /// waits for.
+    Ready(Vec<String>),
+    /// Anything may have changed, a job finishing too: what `jobq wait`, following one job, waits for.
+    Changes,
+}
+
 /// A running subscription to a store's wake-up hints (see [`Store::subscribe`]). Dropping it ends the
 /// subscription and closes whatever connection it held.
 #[derive(Debug)]
@@ -515,19 +525,20 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Workers seen since `seen_since`, and forgets those not seen since then.
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
 
-    /// Starts pushing wake-up hints: `notify` gets `notify_one()` soon after work may have become ready
-    /// in one of `queues` (any queue when empty): jobs enqueued by any process, including plain
-    /// `INSERT`s by applications, and jobs released, rescued or replayed. Hints last until the returned
-    /// [`Subscription`] drops. They are hints only: they may be spurious, and delayed jobs and back-offs
-    /// become ready without one, so a waiter still claims to find out and still polls, just less
-    /// often. While a store's notification channel is down the subscription signals at a steady pace
-    /// instead (the caller polls) and reconnects in the background.
+    /// Starts pushing wake-up hints: `notify` gets `notify_one()` soon after what `on` names may have
+    /// happened. For [`WakeOn::Ready`]: work became ready in one of its queues (any queue when empty):
+    /// jobs enqueued by any process, including plain `INSERT`s by applications, and jobs released,
+    /// rescued or replayed. For [`WakeOn::Changes`]: any write. Hints last until the returned
+    /// [`Subscription`] drops. They are hints only: they may be spurious, and delayed jobs and
+    /// back-offs become ready without one, so a waiter still looks to find out and still polls, just
+    /// less often. While a store's notification channel is down the subscription signals at a steady
+    /// pace instead (the caller polls) and reconnects in the background.
     ///
-    /// `None`, the default, means the store pushes nothing and the caller polls as before. Call it
-    /// from within a Tokio runtime: a store that pushes spawns its listener there (and answers `None`
-    /// outside one).
-    fn subscribe(&self, queues: &[String], notify: Arc<Notify>) -> Option<Subscription> {
-        let _ = (queues, notify);
+    /// `None`, the default, means the store pushes nothing for `on` and the caller polls as before.
+    /// Call it from within a Tokio runtime: a store that pushes spawns its listener there (and answers
+    /// `None` outside one).
+    fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
+        let _ = (on, notify);
         None
     }
 }

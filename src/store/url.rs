@@ -4,7 +4,6 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-#[cfg(any(feature = "postgres", feature = "mysql", feature = "redis"))]
 use std::time::Duration;
 
 use serde::Serialize;
@@ -225,28 +224,118 @@ impl fmt::Debug for StoreUrl {
     }
 }
 
-/// A store URL's time option (`connect_timeout=5`, `wake_poll=10ms`): whole seconds, as libpq counts
-/// them, or a duration; never zero. The error is the reason to show after the URL.
-#[cfg(any(feature = "postgres", feature = "mysql", feature = "redis"))]
-pub(crate) fn positive_duration_option(key: &str, value: &str) -> Result<Duration, String> {
-    let d = match value.parse::<u64>() {
-        Ok(secs) => Duration::from_secs(secs),
-        Err(_) => crate::time::parse_duration(value).map_err(|reason| format!("{key}: {reason}"))?,
-    };
-    if d.is_zero() {
-        return Err(format!("{key} must be greater than zero"));
-    }
-    Ok(d)
+/// jobq's own options of a store URL (`schema=`, `prefix=`, `connect_timeout=`, …), taken out of its
+/// query, with typed getters; what is left of the query belongs to the driver and stays in
+/// [`UrlOptions::driver_url`]. Every getter's error is [`StoreError::InvalidUrl`] with the redacted
+/// URL, so no store builds one by hand. A key given twice counts with its last value.
+pub(crate) struct UrlOptions {
+    url: RedactedUrl,
+    ours: Vec<(String, String)>,
+    /// The URL without jobq's options, password included: for the driver only.
+    driver_url: String,
 }
 
-/// A store URL's `max_connections=N`: a positive whole number.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-pub(crate) fn max_connections_option(value: &str) -> Result<u32, String> {
-    value
-        .parse()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("max_connections={value:?} (expected a positive whole number)"))
+impl UrlOptions {
+    /// Splits `url`'s query into the options named in `ours` and the rest, which stays in the driver's
+    /// URL. A SQLite URL (a path, not a network URL) has no driver options: an option not in `ours`
+    /// is refused, naming the ones it takes.
+    pub(crate) fn split(url: &StoreUrl, ours: &[&str]) -> Result<UrlOptions, StoreError> {
+        let mut options = UrlOptions {
+            url: url.redacted(),
+            ours: Vec::new(),
+            driver_url: String::new(),
+        };
+        let mut parsed = None;
+        let pairs: Vec<(String, String)> = if url.kind() == StoreKind::Sqlite {
+            url.query_pairs()
+        } else {
+            let network = url::Url::parse(url.expose()).map_err(|e| options.invalid(e.to_string()))?;
+            let pairs = network.query_pairs().into_owned().collect();
+            parsed = Some(network);
+            pairs
+        };
+        let mut passed_on = Vec::new();
+        for (key, value) in pairs {
+            if ours.contains(&key.as_str()) {
+                options.ours.push((key, value));
+            } else if url.kind() == StoreKind::Sqlite {
+                return Err(options.invalid(format!("unknown option {key:?} (expected {})", ours.join(" or "))));
+            } else {
+                passed_on.push((key, value));
+            }
+        }
+        options.driver_url = match parsed {
+            None => url.expose().split('?').next().unwrap_or_default().to_string(),
+            Some(mut network) => {
+                if passed_on.is_empty() {
+                    network.set_query(None);
+                } else {
+                    network.query_pairs_mut().clear().extend_pairs(&passed_on);
+                }
+                network.to_string()
+            }
+        };
+        Ok(options)
+    }
+
+    /// The URL for the driver: jobq's options taken out, everything else (password included) kept.
+    pub(crate) fn driver_url(&self) -> &str {
+        &self.driver_url
+    }
+
+    /// The error for this URL: `reason` says what is wrong and what is expected.
+    pub(crate) fn invalid(&self, reason: impl Into<String>) -> StoreError {
+        StoreError::InvalidUrl {
+            url: self.url.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The text of option `key`, if given.
+    pub(crate) fn text(&self, key: &str) -> Option<&str> {
+        self.ours.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Option `key` read by `parse`, whose error is the reason to show after the URL; `None` when
+    /// the option is not given.
+    pub(crate) fn parsed<T>(
+        &self,
+        key: &str,
+        parse: impl FnOnce(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, StoreError> {
+        self.text(key)
+            .map(parse)
+            .transpose()
+            .map_err(|reason| self.invalid(reason))
+    }
+
+    /// A time option (`connect_timeout=5`, `wake_poll=10ms`): whole seconds, as libpq counts them, or
+    /// a duration; never zero.
+    pub(crate) fn duration(&self, key: &str, default: Duration) -> Result<Duration, StoreError> {
+        let parsed = self.parsed(key, |value| {
+            let d = match value.parse::<u64>() {
+                Ok(secs) => Duration::from_secs(secs),
+                Err(_) => crate::time::parse_duration(value).map_err(|reason| format!("{key}: {reason}"))?,
+            };
+            if d.is_zero() {
+                return Err(format!("{key} must be greater than zero"));
+            }
+            Ok(d)
+        })?;
+        Ok(parsed.unwrap_or(default))
+    }
+
+    /// A count option (`max_connections=10`): a positive whole number.
+    pub(crate) fn count(&self, key: &str, default: u32) -> Result<u32, StoreError> {
+        let parsed = self.parsed(key, |value| {
+            value
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{key}={value:?} (expected a positive whole number)"))
+        })?;
+        Ok(parsed.unwrap_or(default))
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::handler::{self, DEFAULT_KILL_GRACE, Handler, JobContext, StopReason};
 use crate::job::{Job, JobId};
 use crate::retry::RetryPolicy;
-use crate::store::{Claim, DynStore, Finish, Lease, StoreKind, WorkerInfo};
+use crate::store::{Claim, DynStore, Finish, Lease, StoreKind, WakeOn, WorkerInfo};
 use crate::time::{Clock, SystemClock, format_duration};
 
 mod ack;
@@ -463,7 +463,8 @@ impl Worker {
         // Wake-ups: the store's own (PostgreSQL LISTEN/NOTIFY, a watch on SQLite's files), else
         // polling alone.
         let subscription = if self.watch {
-            s.store.subscribe(&s.settings.queues, s.control.wake.clone())
+            s.store
+                .subscribe(&WakeOn::Ready(s.settings.queues.clone()), s.control.wake.clone())
         } else {
             None
         };

@@ -588,7 +588,7 @@ async fn a_plain_insert_wakes_an_idle_subscription() {
     let (store, database) = fixture().await;
     let notify = Arc::new(tokio::sync::Notify::new());
     let _subscription = store
-        .subscribe(&["mail".to_string()], notify.clone())
+        .subscribe(&jobq::store::WakeOn::Ready(vec!["mail".to_string()]), notify.clone())
         .expect("MySQL looks for work on its own");
     let mut app = app_connection(&database).await;
     app.execute("INSERT INTO jobq_jobs (queue, job_type) VALUES ('other', 'x')")

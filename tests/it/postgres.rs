@@ -336,7 +336,7 @@ async fn a_subscription_wakes_on_inserts_releases_and_rescues() {
     let (store, schema) = fixture().await;
     let notify = Arc::new(Notify::new());
     let _subscription = store
-        .subscribe(&["mail".to_string()], notify.clone())
+        .subscribe(&jobq::store::WakeOn::Ready(vec!["mail".to_string()]), notify.clone())
         .expect("PostgreSQL pushes wake-ups");
     // The listener signals once when it is connected (work may have arrived before it listened).
     woken(&notify, "listening").await;
@@ -370,7 +370,7 @@ async fn a_subscription_reconnects_after_its_connection_is_killed() {
     let (store, schema) = fixture().await;
     let notify = Arc::new(Notify::new());
     let _subscription = store
-        .subscribe(&[], notify.clone())
+        .subscribe(&jobq::store::WakeOn::Ready(Vec::new()), notify.clone())
         .expect("PostgreSQL pushes wake-ups");
     woken(&notify, "listening").await;
 

@@ -203,7 +203,7 @@ async fn a_subscription_wakes_on_enqueues_and_on_inbox_pushes() {
     let (store, prefix) = fixture().await;
     let notify = Arc::new(Notify::new());
     let _subscription = store
-        .subscribe(&["mail".to_string()], notify.clone())
+        .subscribe(&jobq::store::WakeOn::Ready(vec!["mail".to_string()]), notify.clone())
         .expect("redis pushes");
     // The first signal says "connected".
     tokio::time::timeout(DEADLINE, notify.notified())

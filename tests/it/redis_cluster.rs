@@ -71,7 +71,10 @@ async fn an_inbox_on_a_cluster_wakes_its_worker_and_is_ingested_beside_another_s
     assert_ne!(slot(mail), slot(sms));
     let notify = Arc::new(Notify::new());
     let _subscription = store
-        .subscribe(&[mail.to_string(), sms.to_string()], notify.clone())
+        .subscribe(
+            &jobq::store::WakeOn::Ready(vec![mail.to_string(), sms.to_string()]),
+            notify.clone(),
+        )
         .expect("redis pushes");
     tokio::time::timeout(DEADLINE, notify.notified())
         .await

@@ -1,0 +1,120 @@
+//! MySQL's enqueue: multi-row `INSERT`s, bounded by rows and bytes. A batch without unique keys goes in
+//! without looking first; one with keys (or an id that exists) is answered in a transaction that looks
+//! up what exists, decides every job, and inserts the new ones.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+use sqlx::QueryBuilder;
+use sqlx::mysql::{MySql, MySqlConnection};
+
+use super::statements::{ID_TABLE, id_array, text};
+use super::{MysqlStore, ROWS_PER_STATEMENT};
+use crate::job::{JobId, NewJob};
+use crate::store::Enqueued;
+use crate::store::batch::{self, job_bytes};
+use crate::store::sql::{EnqueuePlan, max_attempts_column, meta_json, timeout_column};
+
+/// Rows per multi-row INSERT: 11 placeholders a row stays well under MySQL's 65,535 per statement.
+const ROWS_PER_INSERT: usize = 4_000;
+
+/// Payload and meta bytes per INSERT, well under the default `max_allowed_packet` (16 MiB on MariaDB,
+/// 64 MiB on MySQL 8); a single larger job still gets a statement of its own.
+const BYTES_PER_INSERT: usize = 6 * 1024 * 1024;
+
+/// Splits `jobs` into INSERT statements of at most [`ROWS_PER_INSERT`] rows and about
+/// [`BYTES_PER_INSERT`] bytes of payload and meta, as runs of indexes into `jobs`.
+fn insert_chunks(jobs: &[&NewJob]) -> Vec<Vec<usize>> {
+    let all: Vec<usize> = (0..jobs.len()).collect();
+    batch::chunks(&all, ROWS_PER_INSERT, BYTES_PER_INSERT, |i| job_bytes(jobs[i]))
+        .into_iter()
+        .map(<[usize]>::to_vec)
+        .collect()
+}
+
+impl MysqlStore {
+    /// Inserts `jobs` with multi-row INSERTs on `conn`. Fails with a duplicate key when an id exists
+    /// or a live unique key is taken.
+    async fn insert(conn: &mut MySqlConnection, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {
+        for chunk in insert_chunks(jobs) {
+            let chunk = chunk.iter().map(|&i| jobs[i]);
+            let mut qb: QueryBuilder<MySql> = QueryBuilder::new(
+                "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, run_at, \
+                 unique_key, timeout_ms, created_at) ",
+            );
+            qb.push_values(chunk, |mut row, job| {
+                row.push_bind(job.id.as_str())
+                    .push_bind(job.queue.as_str())
+                    .push_bind(job.job_type.as_str())
+                    .push_bind(job.payload.get())
+                    .push_bind(meta_json(job))
+                    .push_bind(job.priority)
+                    .push_bind(max_attempts_column(job))
+                    .push_bind(job.run_at.0)
+                    .push_bind(job.unique_key.as_deref())
+                    .push_bind(timeout_column(job))
+                    .push_bind(job.created_at.0);
+            });
+            qb.build().execute(&mut *conn).await?;
+        }
+        Ok(())
+    }
+
+    /// Inserts a batch in which no job has a unique key and no id repeats, without looking first: one
+    /// statement, or one transaction of several. Fails with a duplicate key, having changed nothing,
+    /// when an id exists already.
+    pub(super) async fn insert_all(&self, jobs: &[NewJob]) -> Result<(), sqlx::Error> {
+        let refs: Vec<&NewJob> = jobs.iter().collect();
+        if insert_chunks(&refs).len() == 1 {
+            let mut conn = self.sql.pool.acquire().await?;
+            return MysqlStore::insert(&mut conn, &refs).await;
+        }
+        let mut tx = self.sql.pool.begin().await?;
+        MysqlStore::insert(&mut tx, &refs).await?;
+        tx.commit().await
+    }
+
+    /// One checked enqueue: in a transaction, looks up which ids exist and who holds the unique keys,
+    /// answers every job, and inserts the new ones. A producer that writes a clashing job between the
+    /// look-up and the insert makes the insert fail with a duplicate key; the caller runs it again.
+    pub(super) async fn enqueue_checked(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, sqlx::Error> {
+        let mut tx = self.sql.pool.begin().await?;
+        let mut plan = EnqueuePlan::default();
+        for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
+            let ids = id_array(chunk.iter().map(|j| j.id.as_str()));
+            let stored: HashSet<String> = sqlx::query(&format!(
+                "SELECT j.id FROM {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id"
+            ))
+            .bind(ids)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| text(r, 0))
+            .collect();
+            let keys: Vec<Value> = chunk
+                .iter()
+                .filter_map(|j| j.unique_key.as_deref().map(|k| json!([j.queue, k])))
+                .collect();
+            let mut live: HashMap<(String, String), JobId> = HashMap::new();
+            if !keys.is_empty() {
+                let rows = sqlx::query(
+                    "SELECT j.queue, j.live_key, j.id FROM JSON_TABLE(?, '$[*]' COLUMNS \
+                     (queue VARCHAR(64) PATH '$[0]', k VARCHAR(255) PATH '$[1]')) AS t \
+                     STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (jobq_jobs_unique) ON j.queue = t.queue AND j.live_key = t.k",
+                )
+                .bind(Value::Array(keys).to_string())
+                .fetch_all(&mut *tx)
+                .await?;
+                for r in &rows {
+                    live.insert((text(r, 0), text(r, 1)), JobId::from_stored(text(r, 2)));
+                }
+            }
+            let fresh = plan.decide(chunk, &stored, &live);
+            if !fresh.is_empty() {
+                MysqlStore::insert(&mut tx, &fresh).await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(plan.answers())
+    }
+}

@@ -1,0 +1,287 @@
+//! MysqlStore: many workers on many machines against one MySQL 8 (8.0.16 or newer) or MariaDB (10.6 or
+//! newer) database.
+//!
+//! MySQL has no `UPDATE … RETURNING`, so every transition that two workers could race on is one short
+//! transaction that locks its rows, changes them with one statement and commits (`lease.rs`, `bulk.rs`).
+//! Batches travel as one JSON array parameter read with `JSON_TABLE` (`statements.rs`). Deadlocks and
+//! lock-wait time-outs are retried here a few times (the transaction is rolled back and run again); what
+//! still fails goes to the caller, whose worker retries with back-off, so neither can wedge a claim
+//! loop. What the SQL stores share runs in [`SqlPool`]; `settings.rs` reads the URL and connects,
+//! `migrate.rs` locks the migration, `poll.rs` looks for ready work in place of notifications.
+//!
+//! Text is utf8mb4 with the binary collation on the tables and on every connection. Time always comes
+//! from the caller; the server's clock only fills the defaults of rows that applications insert by
+//! hand. Passwords never appear in a message.
+
+mod bulk;
+mod enqueue;
+mod lease;
+mod migrate;
+mod poll;
+mod settings;
+mod statements;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sqlx::MySql;
+use tokio::sync::Notify;
+
+use self::poll::Watcher;
+use self::settings::{DIALECT, Settings, is_duplicate};
+use self::statements::{TRANSIENT_TRIES, text};
+use super::batch::rounds_by_id;
+use super::sql::{SqlPool, all_created, is_plain};
+use super::{
+    Cancel, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams, ReplayDead, Rescue,
+    Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn, WorkerInfo,
+};
+use crate::job::{Job, JobId, NewJob};
+use crate::time::UnixMillis;
+
+const KIND: StoreKind = StoreKind::Mysql;
+
+/// Rows per JSON-array statement (leases, ids): bounds the memory of one round trip only.
+const ROWS_PER_STATEMENT: usize = 5_000;
+
+/// Tries of a checked enqueue whose insert clashes with a job written meanwhile by another producer.
+const ENQUEUE_ROUNDS: u32 = 5;
+
+/// The MySQL store.
+#[derive(Clone)]
+pub struct MysqlStore {
+    sql: SqlPool<MySql>,
+    url: StoreUrl,
+    database: String,
+    version: String,
+    wake_poll: Duration,
+}
+
+/// Written by hand: the connect options hold the password, which sqlx's own Debug would print.
+impl std::fmt::Debug for MysqlStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MysqlStore")
+            .field("url", &self.url.redacted())
+            .field("database", &self.database)
+            .field("pool", &self.sql.pool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MysqlStore {
+    /// Connects to the database a `mysql://` (or `mariadb://`) URL names. Fails with
+    /// [`StoreError::Unavailable`] within `connect_timeout` when the server cannot be reached, and when
+    /// it is older than MySQL 8.0.16 or MariaDB 10.6. Does not migrate.
+    pub async fn connect(url: &StoreUrl) -> Result<MysqlStore, StoreError> {
+        let settings = Settings::parse(url)?;
+        let (pool, version) = settings.open(url).await?;
+        Ok(MysqlStore {
+            sql: SqlPool::new(pool, &DIALECT, url.redacted()),
+            url: url.clone(),
+            database: settings.database,
+            version,
+            wake_poll: settings.wake_poll,
+        })
+    }
+
+    /// The database the URL names.
+    pub fn database(&self) -> &str {
+        &self.database
+    }
+}
+
+#[async_trait]
+impl Store for MysqlStore {
+    fn kind(&self) -> StoreKind {
+        KIND
+    }
+
+    async fn info(&self) -> Result<StoreInfo, StoreError> {
+        let row = sqlx::query(
+            "SELECT DATABASE(), CAST(@@innodb_flush_log_at_trx_commit AS CHAR), CAST(@@sync_binlog AS CHAR), \
+             CAST(@@SESSION.innodb_lock_wait_timeout AS CHAR), CAST(@@max_allowed_packet AS CHAR)",
+        )
+        .fetch_one(&self.sql.pool)
+        .await
+        .map_err(self.sql.fail("reading the server settings"))?;
+        let flavour = if self.version.to_ascii_lowercase().contains("mariadb") {
+            "MariaDB"
+        } else {
+            "MySQL"
+        };
+        Ok(StoreInfo {
+            kind: KIND,
+            url: self.url.redacted().to_string(),
+            version: format!("{flavour} {}", self.version),
+            settings: vec![
+                ("database".into(), text(&row, 0)),
+                ("isolation".into(), "READ-COMMITTED".into()),
+                ("innodb_flush_log_at_trx_commit".into(), text(&row, 1)),
+                ("sync_binlog".into(), text(&row, 2)),
+                ("innodb_lock_wait_timeout".into(), text(&row, 3)),
+                ("max_allowed_packet".into(), text(&row, 4)),
+                ("wake_poll".into(), crate::time::format_duration(self.wake_poll)),
+            ],
+        })
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let applied = self.sql.applied_version(migrate::MIGRATIONS_EXIST).await?;
+        if super::migrate::needs_migrating(KIND, applied)? {
+            self.apply_migrations().await?;
+        }
+        Ok(())
+    }
+
+    async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        if is_plain(jobs) {
+            // Nearly every batch: no unique keys, no repeated ids, no id that exists already. Plain
+            // INSERTs create it all; an existing id makes them fail having changed nothing, and the
+            // batch is then answered job by job below.
+            match self.insert_all(jobs).await {
+                Ok(()) => return Ok(all_created(jobs)),
+                Err(e) if is_duplicate(&e) => {}
+                Err(e) => return Err(self.sql.fail("enqueue")(e)),
+            }
+        }
+        self.retrying("enqueue", ENQUEUE_ROUNDS, is_duplicate, || self.enqueue_checked(jobs))
+            .await
+    }
+
+    async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+        if claim.queues.is_empty() || claim.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut queues: Vec<&str> = Vec::with_capacity(claim.queues.len());
+        for q in &claim.queues {
+            if !queues.contains(&q.as_str()) {
+                queues.push(q);
+            }
+        }
+        self.retrying("claim", TRANSIENT_TRIES, |_| false, || self.claim_once(claim, &queues))
+            .await
+    }
+
+    async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
+        let mut out = vec![LeaseState::Lost; beats.len()];
+        for chunk in rounds_by_id(beats, |b| b.lease.id.as_str())
+            .iter()
+            .flat_map(|round| round.chunks(ROWS_PER_STATEMENT))
+        {
+            let refs: Vec<&Heartbeat> = chunk.iter().map(|&i| &beats[i]).collect();
+            let states = self
+                .retrying(
+                    "heartbeat",
+                    TRANSIENT_TRIES,
+                    |_| false,
+                    || self.heartbeat_once(&refs, now),
+                )
+                .await?;
+            for (&i, state) in chunk.iter().zip(states) {
+                out[i] = state;
+            }
+        }
+        Ok(out)
+    }
+
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        let mut out = vec![false; finishes.len()];
+        for chunk in rounds_by_id(finishes, |f| f.lease.id.as_str())
+            .iter()
+            .flat_map(|round| round.chunks(ROWS_PER_STATEMENT))
+        {
+            let refs: Vec<&Finish> = chunk.iter().map(|&i| &finishes[i]).collect();
+            let applied = self
+                .retrying("finish", TRANSIENT_TRIES, |_| false, || self.finish_once(&refs, now))
+                .await?;
+            for (&i, applied) in chunk.iter().zip(applied) {
+                out[i] = applied;
+            }
+        }
+        // A lease repeated in a batch applied in its first round only; the job left `running` for the rest.
+        Ok(out)
+    }
+
+    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        let mut out = vec![false; leases.len()];
+        for chunk in rounds_by_id(leases, |l| l.id.as_str())
+            .iter()
+            .flat_map(|round| round.chunks(ROWS_PER_STATEMENT))
+        {
+            let refs: Vec<&Lease> = chunk.iter().map(|&i| &leases[i]).collect();
+            let released = self
+                .retrying("release", TRANSIENT_TRIES, |_| false, || self.release_once(&refs))
+                .await?;
+            for (&i, released) in chunk.iter().zip(released) {
+                out[i] = released;
+            }
+        }
+        Ok(out)
+    }
+
+    async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
+        self.retrying("rescue", TRANSIENT_TRIES, |_| false, || self.rescue_once(rescue))
+            .await
+    }
+
+    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        self.sql.get(id).await
+    }
+
+    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+        self.sql.list(params).await
+    }
+
+    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+        let queues = self.sql.stats_in_one_pass(params).await?;
+        Ok(Stats { queues })
+    }
+
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
+        self.retrying("cancel", TRANSIENT_TRIES, |_| false, || self.cancel_once(cancel))
+            .await
+    }
+
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
+        // A producer that takes a key between the look-up and the update makes the update fail on the
+        // unique index; the transaction is then simply run again.
+        self.retrying("replay_dead", TRANSIENT_TRIES, is_duplicate, || {
+            self.replay_once(replay)
+        })
+        .await
+    }
+
+    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+        self.sql.cleanup(cleanup).await
+    }
+
+    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
+        self.sql.register_worker(worker).await
+    }
+
+    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
+        self.sql.unregister_worker(id).await
+    }
+
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+        self.sql.workers(seen_since).await
+    }
+
+    /// Polls for ready work; other changes are not announced.
+    fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
+        let WakeOn::Ready(queues) = on else { return None };
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        let watcher = Watcher {
+            pool: self.sql.pool.clone(),
+            queues: queues.to_vec(),
+            notify,
+            every: self.wake_poll,
+            url: self.url.redacted().to_string(),
+        };
+        Some(Subscription::new(runtime.spawn(watcher.run())))
+    }
+}

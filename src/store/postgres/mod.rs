@@ -1,0 +1,544 @@
+//! PostgresStore: many workers on many machines against one PostgreSQL (13 or newer).
+//!
+//! Every transition two workers could race on is one SQL statement, atomic by itself: a claim locks its
+//! candidates with `FOR UPDATE SKIP LOCKED` (concurrent claimers pass over each other's rows instead of
+//! waiting) and flips them to `running` in the same statement; rescue picks stale jobs the same way, so
+//! two sweepers never take one job back twice; every exit from `running` is fenced in its `WHERE` by
+//! (id, attempt, worker, status). Batches travel as one array parameter per column (`unnest($1::text[],
+//! …)`), so a statement carries any number of rows for a constant number of parameters and a worker pays
+//! one round trip per batch (`enqueue.rs`, `lease.rs`). Errors are appended to the history in SQL,
+//! capped there. What the SQL stores share runs in [`SqlPool`]; `settings.rs` reads the URL and
+//! connects, `migrate.rs` locks the migration, `listen.rs` turns NOTIFY into wake-ups.
+//!
+//! Time always comes from the caller; the server's clock only fills the defaults of rows that
+//! applications insert by hand. This module never prints a password: every message carries the
+//! redacted URL.
+
+mod enqueue;
+mod lease;
+mod listen;
+mod migrate;
+mod settings;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{Postgres, QueryBuilder, Row};
+use tokio::sync::Notify;
+
+use self::enqueue::enqueue_chunks;
+use self::lease::{append_error, lease_arrays, pg_text};
+use self::listen::{Listener, notify_cte};
+use self::settings::{DIALECT, Settings, is_unique_violation};
+use super::batch::rounds_by_id;
+use super::sql::{
+    Decoder, FinishRow, LIVE_STATUSES, SqlPool, all_created, is_plain, job_from_row, push_filter, replay_filter,
+    rescued_from_row,
+};
+use super::{
+    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
+    ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription,
+    WakeOn, WorkerInfo,
+};
+use crate::job::{Job, JobId, JobStatus, NewJob};
+use crate::time::UnixMillis;
+
+const KIND: StoreKind = StoreKind::Postgres;
+
+/// Rows per array statement. Arrays keep the parameter count constant, so this only bounds the memory
+/// of one round trip; a `jobq enqueue --file` batch (10,000) is one statement.
+const ROWS_PER_STATEMENT: usize = 10_000;
+
+/// Payload bytes per enqueue statement: an array parameter must stay well under PostgreSQL's 1 GB
+/// limit on one value, and 10,000 jobs of the largest payload would not.
+const BYTES_PER_STATEMENT: usize = 64 * 1024 * 1024;
+
+/// The PostgreSQL store.
+#[derive(Clone)]
+pub struct PostgresStore {
+    sql: SqlPool<Postgres>,
+    /// Connection options of the listening connection (the pool's, under another application name).
+    listen_options: PgConnectOptions,
+    url: StoreUrl,
+    schema: Option<String>,
+    connect_timeout: Duration,
+}
+
+/// Written by hand: the connect options hold the password, which sqlx's own Debug would print.
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("url", &self.url.redacted())
+            .field("schema", &self.schema)
+            .field("pool", &self.sql.pool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the server a `postgres://` (or `postgresql://`) URL names. Fails with
+    /// [`StoreError::Unavailable`] within `connect_timeout` when the server cannot be reached, and
+    /// when it is older than PostgreSQL 13. Does not migrate.
+    pub async fn connect(url: &StoreUrl) -> Result<PostgresStore, StoreError> {
+        let settings = Settings::parse(url)?;
+        let pool = settings.open(url).await?;
+        Ok(PostgresStore {
+            sql: SqlPool::new(pool, &DIALECT, url.redacted()),
+            listen_options: settings.listen_options(),
+            url: url.clone(),
+            schema: settings.schema,
+            connect_timeout: settings.connect_timeout,
+        })
+    }
+
+    /// The schema named in the URL, if any.
+    pub fn schema(&self) -> Option<&str> {
+        self.schema.as_deref()
+    }
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    fn kind(&self) -> StoreKind {
+        KIND
+    }
+
+    async fn info(&self) -> Result<StoreInfo, StoreError> {
+        let row = sqlx::query(
+            "SELECT current_setting('server_version'), current_database()::text, current_schema()::text, \
+             current_setting('synchronous_commit'), current_setting('default_transaction_isolation'), \
+             current_setting('fsync'), current_setting('autovacuum')",
+        )
+        .fetch_one(&self.sql.pool)
+        .await
+        .map_err(self.sql.fail("reading the server settings"))?;
+        let version: String = row.get(0);
+        let schema: Option<String> = row.get(2);
+        Ok(StoreInfo {
+            kind: KIND,
+            url: self.url.redacted().to_string(),
+            version: format!("PostgreSQL {version}"),
+            settings: vec![
+                ("database".into(), row.get(1)),
+                (
+                    "schema".into(),
+                    schema.or_else(|| self.schema.clone()).unwrap_or_default(),
+                ),
+                ("synchronous_commit".into(), row.get(3)),
+                ("isolation".into(), row.get(4)),
+                ("fsync".into(), row.get(5)),
+                ("autovacuum".into(), row.get(6)),
+            ],
+        })
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let applied = self.sql.applied_version(migrate::MIGRATIONS_EXIST).await?;
+        if super::migrate::needs_migrating(KIND, applied)? {
+            self.apply_migrations().await?;
+        }
+        Ok(())
+    }
+
+    async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Rounds in which no id appears twice, so that `RETURNING id` names exactly one input per row:
+        // an id repeated in the batch is answered after its first occurrence exists (or was coalesced
+        // away).
+        let rounds = rounds_by_id(jobs, |j| j.id.as_str());
+        if is_plain(jobs) {
+            // Nearly every batch: no unique keys, no repeated ids, no id that exists already. Plain
+            // INSERTs create it all; an existing id makes them fail having changed nothing, and the
+            // batch is then answered job by job below.
+            match self.insert_all(jobs, &rounds[0]).await {
+                Ok(()) => return Ok(all_created(jobs)),
+                Err(e) if is_unique_violation(&e) => {}
+                Err(e) => return Err(self.sql.fail("enqueue")(e)),
+            }
+        }
+        if rounds.len() == 1 && enqueue_chunks(jobs, &rounds[0]).len() == 1 {
+            // The common case, one statement: atomic by itself, so no BEGIN and COMMIT round trips (a
+            // single job reaches a waiting worker sooner). Only if a clash vanishes before it can be read
+            // does a second statement insert the rows it refused.
+            let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("enqueue"))?;
+            return self.enqueue_rounds(&mut conn, jobs, rounds).await;
+        }
+        let mut tx = self.sql.pool.begin().await.map_err(self.sql.fail("starting enqueue"))?;
+        let answers = self.enqueue_rounds(&mut tx, jobs, rounds).await?;
+        tx.commit().await.map_err(self.sql.fail("committing enqueue"))?;
+        Ok(answers)
+    }
+
+    async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+        if claim.queues.is_empty() || claim.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut queues: Vec<&str> = Vec::with_capacity(claim.queues.len());
+        for q in &claim.queues {
+            if !queues.contains(&q.as_str()) {
+                queues.push(q);
+            }
+        }
+        // The candidates: pending, ready, not excluded, in claim order, locked with SKIP LOCKED so that
+        // concurrent claimers pass over each other's rows instead of queueing behind them. One queue is
+        // one ordered scan of the ready index. Several queues are one ordering: each queue's best `limit`
+        // (a LATERAL scan of its part of the index, locked) merged and cut to `limit`, so a claim never
+        // sorts a whole backlog; the few extra rows stay locked only until the statement ends. The update
+        // finds the locked rows by primary key (`= ANY(ARRAY(…))`): joined to the CTE instead, the planner
+        // tends to hash the whole table for a batch of a few hundred.
+        let candidates = if queues.len() == 1 {
+            "SELECT j.id FROM jobq_jobs j WHERE j.status = 'pending' AND j.queue = $1[1] AND j.run_at <= $2 \
+             AND j.job_type <> ALL($3) ORDER BY j.priority, j.run_at, j.id LIMIT $4 FOR UPDATE SKIP LOCKED"
+        } else {
+            "SELECT l.id FROM unnest($1::text[]) AS qn(queue) CROSS JOIN LATERAL (\
+             SELECT j.id, j.priority, j.run_at FROM jobq_jobs j WHERE j.status = 'pending' AND j.queue = qn.queue \
+             AND j.run_at <= $2 AND j.job_type <> ALL($3) ORDER BY j.priority, j.run_at, j.id LIMIT $4 \
+             FOR UPDATE SKIP LOCKED) AS l ORDER BY l.priority, l.run_at, l.id LIMIT $4"
+        };
+        let sql = format!(
+            "WITH c AS ({candidates}) UPDATE jobq_jobs AS j SET status = 'running', attempt = j.attempt + 1, \
+             worker_id = $5, started_at = $2, heartbeat_at = $2, progress = NULL, progress_message = NULL \
+             WHERE j.id = ANY(ARRAY(SELECT id FROM c)) RETURNING {}",
+            DIALECT.job_columns
+        );
+        // Prepared once per connection, planned for each claim (`force_custom_plan`): a generic plan of
+        // this one (limit and queue unknown) may sort the whole table instead of walking the ready index.
+        let rows = sqlx::query(&sql)
+            .bind(queues)
+            .bind(claim.now.0)
+            .bind(&claim.exclude_types)
+            .bind(i64::from(claim.limit))
+            .bind(&claim.worker)
+            .fetch_all(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("claim"))?;
+        let mut jobs = rows
+            .iter()
+            .map(|r| job_from_row(r, KIND))
+            .collect::<Result<Vec<_>, _>>()?;
+        // RETURNING has no order; hand jobs out in claim order.
+        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+        Ok(jobs)
+    }
+
+    async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
+        if beats.is_empty() {
+            return Ok(Vec::new());
+        }
+        let leases: Vec<&Lease> = beats.iter().map(|b| &b.lease).collect();
+        let mut states = vec![LeaseState::Lost; beats.len()];
+        for chunk in rounds_by_id(&leases, |l| l.id.as_str())
+            .iter()
+            .flat_map(|round| round.chunks(ROWS_PER_STATEMENT))
+        {
+            let ords: Vec<i32> = (0..chunk.len() as i32).collect();
+            let (ids, attempts, workers) = lease_arrays(&leases, chunk);
+            let percents: Vec<Option<i32>> = chunk
+                .iter()
+                .map(|&i| beats[i].progress.as_ref().map(|p| i32::from(p.percent)))
+                .collect();
+            let messages: Vec<Option<String>> = chunk
+                .iter()
+                .map(|&i| {
+                    beats[i]
+                        .progress
+                        .as_ref()
+                        .and_then(|p| p.message.as_deref())
+                        .map(|m| pg_text(m).into_owned())
+                })
+                .collect();
+            // One statement records the beats and, for the leases that no longer hold, reads the job's
+            // status (from the snapshot before the update, which the update did not touch for them) to
+            // tell a cancellation from a loss. Planned for each batch, like the other fenced statements
+            // (see `fenced`).
+            let rows = sqlx::query(
+                "WITH b AS (SELECT * FROM \
+                 unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::int4[], $6::text[]) \
+                 AS b(ord, id, attempt, worker, progress, message)), \
+                 u AS (UPDATE jobq_jobs AS j SET heartbeat_at = $7, progress = COALESCE(b.progress, j.progress), \
+                 progress_message = CASE WHEN b.progress IS NULL THEN j.progress_message ELSE b.message END \
+                 FROM b WHERE j.id = ANY($2) AND j.id = b.id AND j.attempt = b.attempt AND j.worker_id = b.worker \
+                 AND j.status = 'running' RETURNING b.ord) \
+                 SELECT b.ord, u.ord IS NOT NULL, j.status FROM b LEFT JOIN u ON u.ord = b.ord \
+                 LEFT JOIN jobq_jobs j ON u.ord IS NULL AND j.id = b.id",
+            )
+            .bind(ords)
+            .bind(ids)
+            .bind(attempts)
+            .bind(workers)
+            .bind(percents)
+            .bind(messages)
+            .bind(now.0)
+            .fetch_all(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("heartbeat"))?;
+            for row in &rows {
+                let i = chunk[row.get::<i32, _>(0) as usize];
+                let held: bool = row.get(1);
+                let status: Option<&str> = row.get(2);
+                states[i] = if held {
+                    LeaseState::Held
+                } else if status == Some(JobStatus::Cancelled.as_str()) {
+                    LeaseState::Cancelled
+                } else {
+                    LeaseState::Lost
+                };
+            }
+        }
+        Ok(states)
+    }
+
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        if finishes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
+        let append = append_error("j.attempt", "$10::int8", "f.error");
+        let sql = format!(
+            "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
+             result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
+             progress = COALESCE(f.progress, j.progress), \
+             progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
+             errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END \
+             FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
+             $8::text[], $9::bool[], $11::int4[], $12::text[]) \
+             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message) \
+             WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
+             AND j.status = 'running' \
+             RETURNING f.ord"
+        );
+        let applied = self
+            .fenced("finish", &sql, &leases, |query, chunk| {
+                let (ids, attempts, workers) = lease_arrays(&leases, chunk);
+                let mut statuses = Vec::with_capacity(chunk.len());
+                let mut run_ats = Vec::with_capacity(chunk.len());
+                let mut results = Vec::with_capacity(chunk.len());
+                let mut errors = Vec::with_capacity(chunk.len());
+                let mut finished = Vec::with_capacity(chunk.len());
+                let mut progress = Vec::with_capacity(chunk.len());
+                let mut messages = Vec::with_capacity(chunk.len());
+                for &i in chunk {
+                    let f = FinishRow::of(&finishes[i]);
+                    statuses.push(f.status);
+                    run_ats.push(f.run_at);
+                    results.push(f.result.map(str::to_string));
+                    errors.push(f.error.map(|e| pg_text(e).into_owned()));
+                    finished.push(f.finished);
+                    progress.push(f.progress);
+                    messages.push(f.message.map(|m| pg_text(m).into_owned()));
+                }
+                query
+                    .bind(ids)
+                    .bind(attempts)
+                    .bind(workers)
+                    .bind(statuses)
+                    .bind(run_ats)
+                    .bind(results)
+                    .bind(errors)
+                    .bind(finished)
+                    .bind(now.0)
+                    .bind(progress)
+                    .bind(messages)
+            })
+            .await?;
+        // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.
+        Ok(applied)
+    }
+
+    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        if leases.is_empty() {
+            return Ok(Vec::new());
+        }
+        let refs: Vec<&Lease> = leases.iter().collect();
+        // run_at is kept: a released job keeps its place at the front of its queue. Idle workers are
+        // woken, since the releasing one is usually shutting down.
+        let sql = format!(
+            "WITH u AS (UPDATE jobq_jobs AS j SET status = 'pending', attempt = j.attempt - 1, worker_id = NULL, \
+             heartbeat_at = NULL, progress = NULL, progress_message = NULL \
+             FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[]) AS r(ord, id, attempt, worker) \
+             WHERE j.id = ANY($2) AND j.id = r.id AND j.attempt = r.attempt AND j.worker_id = r.worker \
+             AND j.status = 'running' \
+             RETURNING r.ord, j.queue, j.status), {} \
+             SELECT u.ord FROM u CROSS JOIN n",
+            notify_cte("u")
+        );
+        let released = self
+            .fenced("release", &sql, &refs, |query, chunk| {
+                let (ids, attempts, workers) = lease_arrays(&refs, chunk);
+                query.bind(ids).bind(attempts).bind(workers)
+            })
+            .await?;
+        Ok(released)
+    }
+
+    async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
+        // SKIP LOCKED: a job another sweeper (or its own worker's heartbeat) holds right now is left to
+        // it; the locked rows are re-checked before the update, so a job rescued meanwhile is not taken.
+        let append = append_error("j.attempt", "$1::int8", "'worker lost'");
+        let sql = format!(
+            "WITH s AS (SELECT id FROM jobq_jobs WHERE status = 'running' AND heartbeat_at < $2 \
+             ORDER BY heartbeat_at LIMIT $3 FOR UPDATE SKIP LOCKED), \
+             u AS (UPDATE jobq_jobs AS j SET \
+             status = CASE WHEN j.attempt >= j.max_attempts THEN 'dead' ELSE 'pending' END, \
+             finished_at = CASE WHEN j.attempt >= j.max_attempts THEN $1::int8 END, \
+             run_at = $1::int8, worker_id = NULL, heartbeat_at = NULL, errors = {append} \
+             WHERE j.id = ANY(ARRAY(SELECT id FROM s)) \
+             RETURNING j.id, j.job_type, j.attempt, j.max_attempts, j.status, j.queue), {} \
+             SELECT u.id, u.job_type, u.attempt, u.max_attempts FROM u CROSS JOIN n ORDER BY u.id",
+            notify_cte("u")
+        );
+        let rows = sqlx::query(&sql)
+            .persistent(false)
+            .bind(rescue.now.0)
+            .bind(rescue.stale_before.0)
+            .bind(i64::from(rescue.limit))
+            .fetch_all(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("rescue"))?;
+        rows.iter()
+            .map(rescued_from_row)
+            .collect::<Result<_, _>>()
+            .map_err(self.sql.fail("rescue"))
+    }
+
+    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        self.sql.get(id).await
+    }
+
+    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+        self.sql.list(params).await
+    }
+
+    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+        let queues = self.sql.stats_in_one_pass(params).await?;
+        Ok(Stats { queues })
+    }
+
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
+        // Lock the targets (in id order, so two overlapping cancels cannot deadlock), then update them in
+        // the same statement; the locked rows are re-checked, so a job that finished meanwhile is left
+        // alone and `previous` is the status the update replaced.
+        let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(format!(
+            "WITH c AS (SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
+        ));
+        match &cancel.target {
+            CancelTarget::Ids(ids) => {
+                let ids: Vec<&str> = ids.iter().map(JobId::as_str).collect();
+                qb.push(" AND j.id = ANY(").push_bind(ids).push(")");
+            }
+            CancelTarget::Filter(filter) => push_filter(&mut qb, "j", filter),
+        }
+        qb.push(" ORDER BY j.id FOR UPDATE) UPDATE jobq_jobs AS j SET status = 'cancelled', finished_at = ")
+            .push_bind(cancel.now.0)
+            .push(" FROM c WHERE j.id = c.id RETURNING j.id, c.status");
+        let rows = qb
+            .build()
+            .persistent(false)
+            .fetch_all(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("cancel"))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let id: String = row.get(0);
+            let previous = Decoder {
+                kind: KIND,
+                id: id.clone(),
+            }
+            .status(row.get::<&str, _>(1))?;
+            out.push(Cancelled {
+                id: JobId::from_stored(id),
+                previous,
+            });
+        }
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(out)
+    }
+
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
+        // c: the dead jobs this request selects. A unique key may be held by one live job only: a dead
+        // job whose key is live again stays dead, and of several selected dead jobs sharing a key only
+        // the first in replay order (oldest death) comes back. A producer that takes the key at the same
+        // moment makes the update fail on the unique index; the statement is then simply run again.
+        let build = || {
+            let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(
+                "WITH c AS (SELECT j.id, j.queue, j.unique_key, j.finished_at FROM jobq_jobs AS j \
+                 WHERE j.status = 'dead'",
+            );
+            push_filter(&mut qb, "j", &replay_filter(replay));
+            if !replay.ids.is_empty() {
+                let ids: Vec<&str> = replay.ids.iter().map(JobId::as_str).collect();
+                qb.push(" AND j.id = ANY(").push_bind(ids).push(")");
+            }
+            qb.push(format!(
+                "), p AS (SELECT c.id FROM c WHERE c.unique_key IS NULL OR (\
+                 NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = c.queue AND o.unique_key = c.unique_key \
+                 AND o.status IN {LIVE_STATUSES}) \
+                 AND NOT EXISTS (SELECT 1 FROM c s WHERE s.queue = c.queue AND s.unique_key = c.unique_key \
+                 AND (COALESCE(s.finished_at, 0), s.id) < (COALESCE(c.finished_at, 0), c.id))) \
+                 ORDER BY c.finished_at, c.id"
+            ));
+            if let Some(limit) = replay.limit {
+                qb.push(" LIMIT ").push_bind(i64::from(limit));
+            }
+            qb.push(
+                "), u AS (UPDATE jobq_jobs AS j SET status = 'pending', attempt = 0, finished_at = NULL, \
+                 result = NULL, \
+                 worker_id = NULL, heartbeat_at = NULL, progress = NULL, progress_message = NULL, run_at = ",
+            );
+            qb.push_bind(replay.now.0);
+            qb.push(format!(
+                " FROM p WHERE j.id = p.id AND j.status = 'dead' RETURNING j.id, j.queue, j.status), {} \
+                 SELECT u.id FROM u CROSS JOIN n",
+                notify_cte("u")
+            ));
+            qb
+        };
+        let mut tries = 0;
+        let rows = loop {
+            tries += 1;
+            match build().build().persistent(false).fetch_all(&self.sql.pool).await {
+                Ok(rows) => break rows,
+                Err(e) if is_unique_violation(&e) && tries < 3 => continue,
+                Err(e) => return Err(self.sql.fail("replay_dead")(e)),
+            }
+        };
+        let mut ids: Vec<JobId> = rows.iter().map(|r| JobId::from_stored(r.get(0))).collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+        self.sql.cleanup(cleanup).await
+    }
+
+    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
+        self.sql.register_worker(worker).await
+    }
+
+    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
+        self.sql.unregister_worker(id).await
+    }
+
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+        self.sql.workers(seen_since).await
+    }
+
+    /// Work that becomes ready is announced by NOTIFY; other changes are not.
+    fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
+        let WakeOn::Ready(queues) = on else { return None };
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        let listener = Listener {
+            options: self.listen_options.clone(),
+            pool: self.sql.pool.clone(),
+            queues: queues.iter().cloned().collect(),
+            notify,
+            connect_timeout: self.connect_timeout,
+            url: self.url.redacted().to_string(),
+        };
+        Some(Subscription::new(runtime.spawn(listener.run())))
+    }
+}

@@ -1,0 +1,272 @@
+//! Rows back into jobq's types, for the three sqlx stores: a job (columns in the order of
+//! [`super::Dialect::job_columns`], JSON as text), a rescued job, a queue's counts, a registered worker.
+//! One decoder per shape, so the stores cannot drift in how they read a row (a count that does not fit
+//! is clamped, never wrapped). Text columns are read without sqlx's type check: the column lists are
+//! jobq's own, and MySQL flags text in a binary collation (the one jobq uses, for byte order) as binary,
+//! which the check refuses. Integers are checked.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+use sqlx::{ColumnIndex, Decode, Row, Type};
+
+use crate::job::{Job, JobError, JobId, JobStatus, Progress};
+use crate::store::{QueueStats, Rescued, StoreError, StoreKind, WorkerInfo};
+use crate::time::UnixMillis;
+
+/// Reads the cells of one job's row, naming the job in every error.
+pub(crate) struct Decoder {
+    pub kind: StoreKind,
+    pub id: String,
+}
+
+impl Decoder {
+    fn corrupt(&self, reason: String) -> StoreError {
+        StoreError::Corrupt {
+            kind: self.kind,
+            id: self.id.clone(),
+            reason,
+        }
+    }
+
+    pub fn raw(&self, column: &str, text: String) -> Result<Box<RawValue>, StoreError> {
+        RawValue::from_string(text).map_err(|e| self.corrupt(format!("{column}: {e}")))
+    }
+
+    /// Reads `meta`, which the tables guarantee to be a JSON object. jobq writes string values only; a
+    /// number or boolean written by hand becomes its JSON text (as the envelope reader does), so one
+    /// odd row can never stop a worker's claims.
+    pub fn meta(&self, text: &str) -> Result<BTreeMap<String, String>, StoreError> {
+        let map: serde_json::Map<String, Value> =
+            serde_json::from_str(text).map_err(|e| self.corrupt(format!("meta: {e}")))?;
+        Ok(map
+            .into_iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => (k, s),
+                other => (k, other.to_string()),
+            })
+            .collect())
+    }
+
+    pub fn errors(&self, text: &str) -> Result<Vec<JobError>, StoreError> {
+        serde_json::from_str(text).map_err(|e| self.corrupt(format!("errors: {e}")))
+    }
+
+    pub fn status(&self, text: &str) -> Result<JobStatus, StoreError> {
+        text.parse().map_err(|e: String| self.corrupt(e))
+    }
+
+    pub fn progress(&self, percent: Option<i64>, message: Option<String>) -> Option<Progress> {
+        percent.map(|p| Progress {
+            percent: p.clamp(0, 100) as u8,
+            message,
+        })
+    }
+}
+
+/// Decodes a row whose columns are [`super::Dialect::job_columns`] in that order. `INTEGER` columns are
+/// read as i32, times and time-outs as i64.
+pub(crate) fn job_from_row<'r, R>(row: &'r R, kind: StoreKind) -> Result<Job, StoreError>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    i32: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    fn cell<'r, R, T>(row: &'r R, d: &Decoder, i: usize, unchecked: bool) -> Result<T, StoreError>
+    where
+        R: Row,
+        usize: ColumnIndex<R>,
+        T: Decode<'r, R::Database> + Type<R::Database>,
+    {
+        let got = if unchecked {
+            row.try_get_unchecked(i)
+        } else {
+            row.try_get(i)
+        };
+        got.map_err(|e| d.corrupt(format!("column {i}: {e}")))
+    }
+    let text = |d: &Decoder, i| cell::<R, String>(row, d, i, true);
+    let opt_text = |d: &Decoder, i| cell::<R, Option<String>>(row, d, i, true);
+    let int = |d: &Decoder, i| cell::<R, i32>(row, d, i, false);
+    let opt_int = |d: &Decoder, i| cell::<R, Option<i32>>(row, d, i, false);
+    let big = |d: &Decoder, i| cell::<R, i64>(row, d, i, false);
+    let opt_big = |d: &Decoder, i| cell::<R, Option<i64>>(row, d, i, false);
+
+    let mut d = Decoder {
+        kind,
+        id: String::new(),
+    };
+    d.id = text(&d, 0)?;
+    let job = Job {
+        queue: text(&d, 1)?,
+        job_type: text(&d, 2)?,
+        payload: d.raw("payload", compact_json(text(&d, 3)?))?,
+        meta: d.meta(&text(&d, 4)?)?,
+        priority: int(&d, 5)?,
+        status: d.status(&text(&d, 6)?)?,
+        attempt: int(&d, 7)?.max(0) as u32,
+        max_attempts: int(&d, 8)?.max(1) as u32,
+        run_at: UnixMillis(big(&d, 9)?),
+        unique_key: opt_text(&d, 10)?,
+        timeout_ms: opt_big(&d, 11)?.map(|t| t.max(1) as u64),
+        progress: d.progress(opt_int(&d, 12)?.map(i64::from), opt_text(&d, 13)?),
+        result: opt_text(&d, 14)?
+            .map(|r| d.raw("result", compact_json(r)))
+            .transpose()?,
+        errors: d.errors(&text(&d, 15)?)?,
+        created_at: UnixMillis(big(&d, 16)?),
+        started_at: opt_big(&d, 17)?.map(UnixMillis),
+        finished_at: opt_big(&d, 18)?.map(UnixMillis),
+        heartbeat_at: opt_big(&d, 19)?.map(UnixMillis),
+        worker_id: opt_text(&d, 20)?,
+        id: JobId::from_stored(d.id.clone()),
+    };
+    Ok(job)
+}
+
+/// Drops the whitespace between JSON tokens, keeping everything else as written: key order, duplicate
+/// keys, number spelling, string escapes. jobq stores compact JSON, but an application's hand-written
+/// `INSERT` may not, and a payload with a line break would break `list --output ndjson`.
+pub fn compact_json(text: String) -> String {
+    // One pass over the text, copying only from the first whitespace outside a string on: jobq's own
+    // rows have none, so they come back without a copy.
+    let mut out: Option<String> = None;
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, c) in text.char_indices() {
+        let keep = if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            true
+        } else {
+            in_string = c == '"';
+            !matches!(c, ' ' | '\n' | '\r' | '\t')
+        };
+        match (&mut out, keep) {
+            (Some(copy), true) => copy.push(c),
+            (None, false) => out = Some(String::from(&text[..i])),
+            _ => {}
+        }
+    }
+    out.unwrap_or(text)
+}
+
+/// One cell of `row`, text read without sqlx's type check (see the module's text).
+fn text<'r, R>(row: &'r R, i: usize) -> Result<String, sqlx::Error>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+{
+    row.try_get_unchecked::<Option<String>, _>(i)
+        .map(Option::unwrap_or_default)
+}
+
+/// A count read back as a signed integer: never negative, never wrapped.
+pub(crate) fn count(n: i64) -> u64 {
+    n.max(0) as u64
+}
+
+/// A job [`crate::store::Store::rescue`] took back, from a row of (id, job_type, attempt,
+/// max_attempts): dead when the lost attempt was its last, pending otherwise.
+pub(crate) fn rescued_from_row<'r, R>(row: &'r R) -> Result<Rescued, sqlx::Error>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    i32: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let attempt = row.try_get::<i32, _>(2)?.max(0) as u32;
+    let max_attempts = row.try_get::<i32, _>(3)?.max(1) as u32;
+    Ok(Rescued {
+        id: JobId::from_stored(text(row, 0)?),
+        job_type: text(row, 1)?,
+        attempt,
+        status: if attempt >= max_attempts {
+            JobStatus::Dead
+        } else {
+            JobStatus::Pending
+        },
+    })
+}
+
+/// A worker of the registry, from a row of (id, name, host, pid, queues as a JSON array, started_at,
+/// last_seen_at, jobs_done).
+pub(crate) fn worker_from_row<'r, R>(row: &'r R) -> Result<WorkerInfo, sqlx::Error>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    Ok(WorkerInfo {
+        id: text(row, 0)?,
+        name: text(row, 1)?,
+        host: text(row, 2)?,
+        pid: row.try_get::<i64, _>(3)?.clamp(0, i64::from(u32::MAX)) as u32,
+        queues: serde_json::from_str(&text(row, 4)?).unwrap_or_default(),
+        started_at: UnixMillis(row.try_get(5)?),
+        last_seen_at: UnixMillis(row.try_get(6)?),
+        jobs_done: count(row.try_get(7)?),
+    })
+}
+
+/// A queue's counts, from a row of (queue, ready, scheduled, running, waiting, succeeded, dead,
+/// cancelled, discarded, oldest ready run_at).
+pub(crate) fn queue_stats_from_row<'r, R>(row: &'r R) -> Result<QueueStats, sqlx::Error>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let n = |i: usize| row.try_get::<i64, _>(i).map(count);
+    Ok(QueueStats {
+        queue: text(row, 0)?,
+        ready: n(1)?,
+        scheduled: n(2)?,
+        running: n(3)?,
+        waiting: n(4)?,
+        succeeded: n(5)?,
+        dead: n(6)?,
+        cancelled: n(7)?,
+        discarded: n(8)?,
+        oldest_ready_at: row.try_get::<Option<i64>, _>(9)?.map(UnixMillis),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compacting_drops_only_whitespace_between_tokens() {
+        assert_eq!(
+            compact_json(r#"{"b":1,"a":[2,"x y"]}"#.into()),
+            r#"{"b":1,"a":[2,"x y"]}"#
+        );
+        assert_eq!(
+            compact_json("{\n  \"b\" : 1,\n  \"b\": \"a \\\" \\\\\" , \"n\": 1.50E+3 }".into()),
+            r#"{"b":1,"b":"a \" \\","n":1.50E+3}"#
+        );
+        assert_eq!(compact_json(" 7 ".into()), "7");
+    }
+
+    #[test]
+    fn meta_values_that_are_not_strings_become_their_json_text() {
+        let d = Decoder {
+            kind: StoreKind::Sqlite,
+            id: "j".into(),
+        };
+        let meta = d.meta(r#"{"tenantId": 7, "vip": true, "name": "ana"}"#).unwrap();
+        assert_eq!(meta.get("tenantId").map(String::as_str), Some("7"));
+        assert_eq!(meta.get("vip").map(String::as_str), Some("true"));
+        assert_eq!(meta.get("name").map(String::as_str), Some("ana"));
+    }
+}

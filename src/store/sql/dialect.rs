@@ -1,0 +1,132 @@
+//! What differs between the SQL stores' spelling of one statement: a [`Dialect`] each store declares
+//! once (see `SQLITE`, `POSTGRES`, `MYSQL` beside each store), which the statements written once in
+//! this folder consult. Placeholders are not here: sqlx's `QueryBuilder` writes each database's own.
+//! Differences of strategy (how a batch of rows reaches the server, whether an `UPDATE` can say what
+//! it changed) stay in the stores.
+
+use crate::store::StoreKind;
+
+/// The spelling of one SQL store.
+#[derive(Debug)]
+pub(crate) struct Dialect {
+    /// Which store.
+    pub kind: StoreKind,
+    /// Whether placeholders are numbered (`$1`, PostgreSQL) rather than `?`.
+    pub numbered_placeholders: bool,
+    /// Every column of `jobq_jobs AS j` in the order [`super::decode::job_from_row`] reads them, JSON
+    /// columns as text.
+    pub job_columns: &'static str,
+    /// How a transaction that writes begins. SQLite takes its write lock up front, so that what the
+    /// transaction reads first stays true until it writes.
+    pub begin_write: &'static str,
+    /// Appended to a `SELECT` whose rows the transaction then changes, to lock them ("" where the
+    /// transaction holds the whole database).
+    #[allow(dead_code)]
+    pub for_update: &'static str,
+    /// Appended to a selection of rows to delete in bounded batches: rows another transaction holds
+    /// are passed over, not waited for ("" where nothing can hold a row).
+    pub skip_locked: &'static str,
+    /// How a limited selection of rows is deleted.
+    pub limited_delete: LimitedDelete,
+    /// How an `INSERT` that finds its key taken updates the row instead.
+    pub upsert: Upsert,
+    /// The worker registry's `queues` column: how a JSON array of names is written into it and read
+    /// out of it (PostgreSQL keeps a `text[]`, the others the JSON text).
+    pub queues_in: (&'static str, &'static str),
+    /// See `queues_in`.
+    pub queues_out: &'static str,
+    /// The server's clock in Unix milliseconds, for bookkeeping that no job depends on.
+    pub now_millis: &'static str,
+    /// Whether a list by status restates the by-status index's own condition (`status <> 'pending'`),
+    /// which is how SQLite knows that it may use a partial index.
+    pub restates_partial_index: bool,
+    /// Whether a driver error means the server cannot be reached (rather than refusing a request).
+    pub is_unreachable: fn(&sqlx::Error) -> bool,
+}
+
+/// How a store deletes at most N rows that match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LimitedDelete {
+    /// `DELETE … WHERE id IN (SELECT id … LIMIT n)`.
+    BySubquery,
+    /// `DELETE … WHERE … LIMIT n` (MySQL refuses `LIMIT` inside an `IN` subquery).
+    Inline,
+}
+
+/// How a store spells "insert, or update these columns of the row whose key is taken".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Upsert {
+    /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c` (SQLite, PostgreSQL).
+    OnConflict,
+    /// `ON DUPLICATE KEY UPDATE c = VALUES(c)` (MySQL, MariaDB).
+    OnDuplicateKey,
+}
+
+impl Dialect {
+    /// The clause that makes an `INSERT` on a table keyed by `key` update `columns` instead.
+    pub fn upsert(&self, key: &str, columns: &[&str]) -> String {
+        match self.upsert {
+            Upsert::OnConflict => {
+                let sets: Vec<String> = columns.iter().map(|c| format!("{c} = excluded.{c}")).collect();
+                format!(" ON CONFLICT ({key}) DO UPDATE SET {}", sets.join(", "))
+            }
+            Upsert::OnDuplicateKey => {
+                let sets: Vec<String> = columns.iter().map(|c| format!("{c} = VALUES({c})")).collect();
+                format!(" ON DUPLICATE KEY UPDATE {}", sets.join(", "))
+            }
+        }
+    }
+}
+
+/// Never unreachable: a store that opens a file, where every failure is a refusal.
+pub(crate) fn never(_: &sqlx::Error) -> bool {
+    false
+}
+
+/// True for the driver errors that mean no server answered: network and TLS failures, and a pool that
+/// timed out or closed. Each server store adds the error codes of its own server.
+pub(crate) fn is_network_error(e: &sqlx::Error) -> bool {
+    matches!(
+        e,
+        sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed
+    )
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A dialect for unit tests of statement text.
+    pub(crate) fn dialect() -> Dialect {
+        Dialect {
+            kind: StoreKind::Sqlite,
+            numbered_placeholders: false,
+            job_columns: "",
+            begin_write: "BEGIN",
+            for_update: "",
+            skip_locked: "",
+            limited_delete: LimitedDelete::BySubquery,
+            upsert: Upsert::OnConflict,
+            queues_in: ("", ""),
+            queues_out: "queues",
+            now_millis: "0",
+            restates_partial_index: false,
+            is_unreachable: never,
+        }
+    }
+
+    #[test]
+    fn upserts_are_spelled_per_dialect() {
+        let mut d = dialect();
+        assert_eq!(
+            d.upsert("id", &["a", "b"]),
+            " ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b"
+        );
+        d.upsert = Upsert::OnDuplicateKey;
+        assert_eq!(d.upsert("id", &["a"]), " ON DUPLICATE KEY UPDATE a = VALUES(a)");
+    }
+}

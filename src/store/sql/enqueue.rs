@@ -1,0 +1,105 @@
+//! Enqueue bookkeeping the SQL stores share: a job's meta as stored, the values a batch insert
+//! writes, and the answers of a batch decided job by job before inserting (SQLite, MySQL).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::job::{JobId, NewJob};
+use crate::store::{EnqueueOutcome, Enqueued};
+
+/// A job's meta map as the JSON text the tables store.
+pub fn meta_json(job: &NewJob) -> String {
+    if job.meta.is_empty() {
+        "{}".to_string()
+    } else {
+        serde_json::to_string(&job.meta).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+/// The answers of one enqueue batch, decided job by job before anything is inserted, for stores that
+/// read what exists first and then insert only the new jobs. Feed it the batch chunk by chunk, in
+/// order, with what the table holds for each chunk; it remembers what earlier jobs of the batch took
+/// (ids, and live unique keys), so a later job duplicates or coalesces into an earlier one.
+#[derive(Default)]
+pub(crate) struct EnqueuePlan<'a> {
+    answers: Vec<Enqueued>,
+    batch_ids: HashSet<&'a str>,
+    batch_keys: HashMap<(&'a str, &'a str), &'a JobId>,
+}
+
+impl<'a> EnqueuePlan<'a> {
+    /// Answers the jobs of `chunk` given the ids among them the table holds and the live holders of
+    /// their unique keys by (queue, key); returns the jobs to insert, in input order.
+    pub fn decide(
+        &mut self,
+        chunk: &'a [NewJob],
+        stored_ids: &HashSet<String>,
+        live_keys: &HashMap<(String, String), JobId>,
+    ) -> Vec<&'a NewJob> {
+        let mut fresh = Vec::with_capacity(chunk.len());
+        for job in chunk {
+            let id = job.id.as_str();
+            if stored_ids.contains(id) || self.batch_ids.contains(id) {
+                self.answers.push(Enqueued {
+                    id: job.id.clone(),
+                    outcome: EnqueueOutcome::Duplicate,
+                });
+                continue;
+            }
+            if let Some(key) = job.unique_key.as_deref() {
+                let holder = live_keys
+                    .get(&(job.queue.clone(), key.to_string()))
+                    .cloned()
+                    .or_else(|| self.batch_keys.get(&(job.queue.as_str(), key)).map(|id| (*id).clone()));
+                if let Some(holder) = holder {
+                    self.answers.push(Enqueued {
+                        id: holder,
+                        outcome: EnqueueOutcome::Coalesced,
+                    });
+                    continue;
+                }
+                self.batch_keys.insert((job.queue.as_str(), key), &job.id);
+            }
+            self.batch_ids.insert(id);
+            fresh.push(job);
+            self.answers.push(Enqueued {
+                id: job.id.clone(),
+                outcome: EnqueueOutcome::Created,
+            });
+        }
+        fresh
+    }
+
+    /// One answer per job fed in, in input order.
+    pub fn answers(self) -> Vec<Enqueued> {
+        self.answers
+    }
+}
+
+/// Whether a batch can be inserted as it is: no unique keys and no id twice, so that a plain
+/// multi-row `INSERT` answers every job `Created` or fails on an id that exists, changing nothing.
+/// Nearly every batch is one.
+pub(crate) fn is_plain(jobs: &[NewJob]) -> bool {
+    let mut ids: HashSet<&str> = HashSet::with_capacity(jobs.len());
+    jobs.iter().all(|j| j.unique_key.is_none() && ids.insert(j.id.as_str()))
+}
+
+/// Every job of a batch answered `Created`.
+pub(crate) fn all_created(jobs: &[NewJob]) -> Vec<Enqueued> {
+    jobs.iter()
+        .map(|j| Enqueued {
+            id: j.id.clone(),
+            outcome: EnqueueOutcome::Created,
+        })
+        .collect()
+}
+
+/// The integer columns of a new job as the tables hold them: more than two billion attempts is
+/// "never give up" either way, and a time-out past `i64::MAX` milliseconds is none in practice.
+pub(crate) fn max_attempts_column(job: &NewJob) -> i32 {
+    job.max_attempts.min(i32::MAX as u32) as i32
+}
+
+/// See [`max_attempts_column`].
+pub(crate) fn timeout_column(job: &NewJob) -> Option<i64> {
+    job.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64)
+}

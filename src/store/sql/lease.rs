@@ -1,0 +1,47 @@
+//! What a fenced exit from `running` writes, worked out once from a [`Finish`] for every SQL store:
+//! each store only binds these values its own way.
+
+use crate::job::JobStatus;
+use crate::store::{Finish, Outcome};
+
+/// The columns one finished attempt sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FinishRow<'a> {
+    /// The job's new status.
+    pub status: &'static str,
+    /// A retry's next run time.
+    pub run_at: Option<i64>,
+    /// A success's result, as JSON text.
+    pub result: Option<&'a str>,
+    /// The text appended to the error history.
+    pub error: Option<&'a str>,
+    /// Whether the job left its worker for good (terminal outcomes and waiting), so `finished_at` is
+    /// set; a retry, which runs again, leaves it empty.
+    pub finished: bool,
+    /// Progress reported with the outcome, if any.
+    pub progress: Option<i32>,
+    /// Its message.
+    pub message: Option<&'a str>,
+}
+
+impl<'a> FinishRow<'a> {
+    /// The row `finish` writes for one outcome.
+    pub fn of(finish: &'a Finish) -> FinishRow<'a> {
+        let status = finish.outcome.status();
+        FinishRow {
+            status: status.as_str(),
+            run_at: match &finish.outcome {
+                Outcome::Retry { run_at, .. } => Some(run_at.0),
+                _ => None,
+            },
+            result: match &finish.outcome {
+                Outcome::Succeeded { result } => result.as_deref().map(|r| r.get()),
+                _ => None,
+            },
+            error: finish.outcome.error(),
+            finished: status.is_terminal() || status == JobStatus::Waiting,
+            progress: finish.progress.as_ref().map(|p| i32::from(p.percent)),
+            message: finish.progress.as_ref().and_then(|p| p.message.as_deref()),
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! What the three SQL stores share, written once: statements that differ only in spelling (a
+//! [`Dialect`] decides it), the row decoders, the enqueue bookkeeping, and the migration loop.
+//!
+//! [`SqlPool`] is the part of a SQL store that is the same for all three: its sqlx pool, its dialect,
+//! and the store methods whose statement is one text for every server (get, list, cleanup, the worker
+//! registry, the migration loop, one-pass stats). Each store's `impl Store` hands those calls to it and
+//! keeps only what differs in strategy: how a batch of rows travels (PostgreSQL arrays, MySQL JSON, SQLite
+//! `VALUES`), whether an `UPDATE` can say what it changed (`RETURNING`), how it locks. A new store
+//! method whose statement is the same everywhere goes into [`SqlPool`] once, with a `Dialect` field for
+//! any spelling that differs.
+
+// A build with only some of the SQL stores uses only some of these helpers.
+#![cfg_attr(
+    not(all(feature = "sqlite", feature = "postgres", feature = "mysql")),
+    allow(dead_code)
+)]
+
+mod decode;
+mod dialect;
+mod enqueue;
+mod filter;
+mod lease;
+mod stmt;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
+
+use sqlx::database::HasStatementCache;
+use sqlx::query::Query;
+use sqlx::{Arguments, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
+
+pub(crate) use decode::{Decoder, count, job_from_row, queue_stats_from_row, rescued_from_row};
+pub(crate) use dialect::{Dialect, LimitedDelete, Upsert, is_network_error, never};
+pub(crate) use enqueue::{EnqueuePlan, all_created, is_plain, max_attempts_column, meta_json, timeout_column};
+pub(crate) use filter::{
+    LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, push_filter, push_in, replay_filter,
+};
+pub(crate) use lease::FinishRow;
+pub(crate) use stmt::{Bind, Stmt};
+
+use super::error::DriverError;
+use super::migrate;
+use super::{Cleanup, ListParams, QueueStats, StatsParams, StoreError, StoreKind, StoreUrl, WorkerInfo};
+use crate::job::{Job, JobId, JobStatus};
+use crate::store::url::RedactedUrl;
+use crate::time::UnixMillis;
+
+/// Opens one connection directly, before the pool: a pool retries a refused connection until its
+/// time-out and then reports only that it timed out; this says why (refused, no such host, bad
+/// password, no TLS), or that nothing answered within `timeout`.
+pub(crate) async fn probe<C>(
+    kind: StoreKind,
+    url: &StoreUrl,
+    timeout: Duration,
+    connect: impl Future<Output = Result<C, sqlx::Error>>,
+) -> Result<C, StoreError> {
+    let unavailable =
+        |source: &(dyn std::error::Error + 'static)| StoreError::unavailable(kind, &url.redacted(), source);
+    match tokio::time::timeout(timeout, connect).await {
+        Ok(Ok(conn)) => Ok(conn),
+        Ok(Err(e)) => Err(unavailable(&e)),
+        Err(_) => {
+            let waited = crate::time::format_duration(timeout);
+            let why = format!("no answer within {waited} (connect_timeout in the URL)");
+            Err(unavailable(&std::io::Error::other(why)))
+        }
+    }
+}
+
+/// A SQL store's pool with its dialect: runs the statements the stores share.
+#[derive(Debug)]
+pub(crate) struct SqlPool<DB: Database> {
+    /// The store's connections.
+    pub pool: Pool<DB>,
+    /// How its server spells what differs.
+    pub dialect: &'static Dialect,
+    /// Where it is, for errors.
+    url: RedactedUrl,
+}
+
+/// Written by hand: a derived `Clone` would ask the database type itself to be `Clone`.
+impl<DB: Database> Clone for SqlPool<DB> {
+    fn clone(&self) -> Self {
+        SqlPool {
+            pool: self.pool.clone(),
+            dialect: self.dialect,
+            url: self.url.clone(),
+        }
+    }
+}
+
+impl<DB: Database> SqlPool<DB> {
+    /// Wraps a store's pool.
+    pub fn new(pool: Pool<DB>, dialect: &'static Dialect, url: RedactedUrl) -> SqlPool<DB> {
+        SqlPool { pool, dialect, url }
+    }
+
+    /// Maps a driver error met while doing `operation`: unreachable → `Unavailable` with the redacted
+    /// URL, anything else → `Query`; either way with the driver's deepest message only (sqlx repeats
+    /// the inner message in the outer one).
+    pub fn fail(&self, operation: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError + '_ {
+        move |e| {
+            if (self.dialect.is_unreachable)(&e) {
+                StoreError::unavailable(self.dialect.kind, &self.url, &e)
+            } else {
+                StoreError::query(self.dialect.kind, operation, DriverError::deepest(&e))
+            }
+        }
+    }
+
+    /// A migration that failed at `version`.
+    fn migration_failed(&self, version: u32) -> impl FnOnce(sqlx::Error) -> StoreError {
+        let kind = self.dialect.kind;
+        move |e| StoreError::Migration {
+            kind,
+            version,
+            source: Box::new(DriverError::deepest(&e)),
+        }
+    }
+}
+
+/// The statements written once run on any of the three sqlx databases: these bounds say that it binds
+/// and reads the handful of types jobq's columns hold.
+impl<DB> SqlPool<DB>
+where
+    DB: Database + HasStatementCache,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> i32: Encode<'q, DB> + Type<DB>,
+    for<'r> String: Decode<'r, DB>,
+    for<'r> i64: Decode<'r, DB>,
+    for<'r> i32: Decode<'r, DB>,
+    DB::QueryResult: RowsAffected,
+    usize: ColumnIndex<DB::Row>,
+{
+    /// The statement as sqlx runs it: its values encoded for this database now, into an argument
+    /// buffer that lives as long as the statement's text. Statements whose text varies with their
+    /// input are not kept prepared.
+    fn query<'q>(&self, stmt: &'q Stmt) -> Result<Query<'q, DB, DB::Arguments<'q>>, StoreError> {
+        let mut args = DB::Arguments::default();
+        for bind in &stmt.binds {
+            let added = match bind {
+                Bind::Text(v) => args.add(v.clone()),
+                Bind::Int(v) => args.add(*v),
+                Bind::Int32(v) => args.add(*v),
+            };
+            added.map_err(|e| StoreError::query(self.dialect.kind, "encoding a value", e))?;
+        }
+        Ok(sqlx::query_with(&stmt.sql, args).persistent(stmt.kept))
+    }
+
+    async fn execute(&self, stmt: &Stmt, operation: &'static str) -> Result<u64, StoreError> {
+        let done = self
+            .query(stmt)?
+            .execute(&self.pool)
+            .await
+            .map_err(self.fail(operation))?;
+        Ok(done.affected())
+    }
+
+    async fn fetch_all(&self, stmt: &Stmt, operation: &'static str) -> Result<Vec<DB::Row>, StoreError> {
+        self.query(stmt)?
+            .fetch_all(&self.pool)
+            .await
+            .map_err(self.fail(operation))
+    }
+
+    fn stmt(&self, sql: impl Into<String>) -> Stmt {
+        Stmt::new(self.dialect, sql)
+    }
+
+    /// One job by id.
+    pub async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        let mut stmt = self.stmt(format!(
+            "SELECT {} FROM jobq_jobs AS j WHERE j.id = ",
+            self.dialect.job_columns
+        ));
+        stmt.bind(id.as_str()).keep();
+        let rows = self.fetch_all(&stmt, "get").await?;
+        rows.first().map(|r| job_from_row(r, self.dialect.kind)).transpose()
+    }
+
+    /// Jobs matching the filter, newest first.
+    pub async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+        let mut stmt = self.stmt(format!(
+            "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",
+            self.dialect.job_columns
+        ));
+        stmt.filter("j", &params.filter);
+        let statuses = &params.filter.statuses;
+        if self.dialect.restates_partial_index && !statuses.is_empty() && !statuses.contains(&JobStatus::Pending) {
+            stmt.push(" AND j.status <> 'pending'");
+        }
+        stmt.push(" ORDER BY j.created_at DESC, j.id DESC LIMIT ")
+            .bind(i64::from(params.limit))
+            .push(" OFFSET ")
+            .bind(params.offset.min(i64::MAX as u64) as i64);
+        let rows = self.fetch_all(&stmt, "list").await?;
+        rows.iter().map(|r| job_from_row(r, self.dialect.kind)).collect()
+    }
+
+    /// Counts by queue and status in one pass over the table, queues in byte order (the servers; SQLite
+    /// counts in two index-only passes of its own).
+    pub async fn stats_in_one_pass(&self, params: &StatsParams) -> Result<Vec<QueueStats>, StoreError> {
+        let now = params.now.0;
+        let mut stmt = self.stmt("SELECT j.queue, COUNT(CASE WHEN j.status = 'pending' AND j.run_at <= ");
+        stmt.bind(now)
+            .push(" THEN 1 END), COUNT(CASE WHEN j.status = 'pending' AND j.run_at > ")
+            .bind(now)
+            .push(
+                " THEN 1 END), COUNT(CASE WHEN j.status = 'running' THEN 1 END), \
+                 COUNT(CASE WHEN j.status = 'waiting' THEN 1 END), COUNT(CASE WHEN j.status = 'succeeded' THEN 1 END), \
+                 COUNT(CASE WHEN j.status = 'dead' THEN 1 END), COUNT(CASE WHEN j.status = 'cancelled' THEN 1 END), \
+                 COUNT(CASE WHEN j.status = 'discarded' THEN 1 END), \
+                 MIN(CASE WHEN j.status = 'pending' AND j.run_at <= ",
+            )
+            .bind(now)
+            .push(" THEN j.run_at END) FROM jobq_jobs AS j WHERE 1 = 1")
+            .any_of("j.queue", params.queues.iter().cloned())
+            .push(" GROUP BY j.queue ORDER BY j.queue");
+        let rows = self.fetch_all(&stmt, "stats").await?;
+        rows.iter()
+            .map(queue_stats_from_row)
+            .collect::<Result<_, _>>()
+            .map_err(self.fail("stats"))
+    }
+
+    /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
+    pub async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+        let Some(filter) = cleanup_filter(cleanup) else {
+            return Ok(0);
+        };
+        // The selection, on `jobq_jobs` as `table`; what wraps it counts, or deletes it (MySQL refuses a
+        // LIMIT inside an IN subquery, but deletes with one of its own).
+        let (head, table, tail) = match (cleanup.dry_run, self.dialect.limited_delete) {
+            (true, _) => (
+                "SELECT COUNT(*) FROM (SELECT j.id FROM jobq_jobs AS j",
+                "j",
+                ") AS t".to_string(),
+            ),
+            (false, LimitedDelete::Inline) => ("DELETE FROM jobq_jobs", "jobq_jobs", String::new()),
+            (false, LimitedDelete::BySubquery) => (
+                "DELETE FROM jobq_jobs WHERE id IN (SELECT j.id FROM jobq_jobs AS j",
+                "j",
+                format!("{})", self.dialect.skip_locked),
+            ),
+        };
+        let mut stmt = self.stmt(head);
+        // Terminal statuses only, whatever the filter says: cleanup never touches live jobs.
+        stmt.push(&format!(" WHERE {table}.status IN {TERMINAL_STATUSES}"))
+            .filter(table, &filter);
+        if let Some(before) = cleanup.finished_before {
+            stmt.push(&format!(" AND {table}.finished_at < ")).bind(before.0);
+        }
+        stmt.push(" LIMIT ").bind(i64::from(cleanup.limit)).push(&tail);
+        if cleanup.dry_run {
+            let rows = self.fetch_all(&stmt, "cleanup").await?;
+            let n: i64 = match rows.first() {
+                Some(row) => row.try_get(0).map_err(self.fail("cleanup"))?,
+                None => 0,
+            };
+            return Ok(count(n));
+        }
+        self.execute(&stmt, "cleanup").await
+    }
+
+    /// Records (or refreshes) a worker in the registry.
+    pub async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
+        let d = self.dialect;
+        let queues = serde_json::to_string(&worker.queues).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self.stmt(
+            "INSERT INTO jobq_workers (id, name, host, pid, queues, started_at, last_seen_at, jobs_done) VALUES (",
+        );
+        stmt.bind(worker.id.as_str())
+            .push(", ")
+            .bind(worker.name.as_str())
+            .push(", ")
+            .bind(worker.host.as_str())
+            .push(", ")
+            .bind(i64::from(worker.pid))
+            .push(", ")
+            .push(d.queues_in.0)
+            .bind(queues)
+            .push(d.queues_in.1)
+            .push(", ")
+            .bind(worker.started_at.0)
+            .push(", ")
+            .bind(worker.last_seen_at.0)
+            .push(", ")
+            .bind(worker.jobs_done.min(i64::MAX as u64) as i64)
+            .push(")")
+            .push(&d.upsert("id", &["last_seen_at", "jobs_done"]))
+            .keep();
+        self.execute(&stmt, "registering a worker").await.map(drop)
+    }
+
+    /// Removes a worker from the registry.
+    pub async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
+        let mut stmt = self.stmt("DELETE FROM jobq_workers WHERE id = ");
+        stmt.bind(id);
+        self.execute(&stmt, "unregistering a worker").await.map(drop)
+    }
+
+    /// Workers seen since `seen_since`, after forgetting those not seen since then.
+    pub async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+        let mut forget = self.stmt("DELETE FROM jobq_workers WHERE last_seen_at < ");
+        forget.bind(seen_since.0);
+        self.execute(&forget, "forgetting old workers").await?;
+        let mut stmt = self.stmt(format!(
+            "SELECT id, name, host, pid, {}, started_at, last_seen_at, jobs_done FROM jobq_workers \
+             WHERE last_seen_at >= ",
+            self.dialect.queues_out
+        ));
+        stmt.bind(seen_since.0).push(" ORDER BY started_at, id");
+        let rows = self.fetch_all(&stmt, "listing workers").await?;
+        rows.iter()
+            .map(decode::worker_from_row)
+            .collect::<Result<_, _>>()
+            .map_err(self.fail("listing workers"))
+    }
+
+    /// The newest migration recorded, `None` when jobq's tables do not exist yet. `exists` is the
+    /// store's query that returns a row when `jobq_migrations` exists.
+    pub async fn applied_version(&self, exists: &str) -> Result<Option<u32>, StoreError> {
+        if self
+            .fetch_all(&self.stmt(exists), "reading the schema version")
+            .await?
+            .is_empty()
+        {
+            return Ok(None);
+        }
+        let stmt = self.stmt("SELECT MAX(version) FROM jobq_migrations");
+        let rows = self.fetch_all(&stmt, "reading the schema version").await?;
+        let version: Option<i32> = match rows.first() {
+            Some(row) => row.try_get(0).map_err(self.fail("reading the schema version"))?,
+            None => None,
+        };
+        Ok(Some(version.unwrap_or(0).max(0) as u32))
+    }
+
+    /// The migration loop, on a connection that holds the store's migration lock: creates
+    /// `jobq_migrations` (with the store's `create_table`), reads what is applied, and applies and
+    /// records each pending migration, as one script (`whole_files`: PostgreSQL, in its transaction) or
+    /// statement by statement.
+    pub async fn migrate_locked(
+        &self,
+        conn: &mut DB::Connection,
+        create_table: &str,
+        whole_files: bool,
+    ) -> Result<(), StoreError> {
+        let kind = self.dialect.kind;
+        conn.execute(create_table)
+            .await
+            .map_err(self.fail("creating jobq_migrations"))?;
+        let rows = conn
+            .fetch_all("SELECT version, checksum FROM jobq_migrations")
+            .await
+            .map_err(self.fail("reading jobq_migrations"))?;
+        let mut applied = HashMap::new();
+        for row in &rows {
+            let version: i32 = row.try_get(0).map_err(self.fail("reading jobq_migrations"))?;
+            let checksum: String = row.try_get_unchecked(1).map_err(self.fail("reading jobq_migrations"))?;
+            applied.insert(version.max(0) as u32, checksum);
+        }
+        for m in migrate::pending(kind, &applied)? {
+            if whole_files {
+                // Without parameters the text goes over the simple protocol, which takes several
+                // statements (and functions whose bodies hold semicolons).
+                conn.execute(m.sql).await.map_err(self.migration_failed(m.version))?;
+            } else {
+                for statement in migrate::statements(m.sql) {
+                    conn.execute(statement.as_str())
+                        .await
+                        .map_err(self.migration_failed(m.version))?;
+                }
+            }
+            let mut record = self.stmt("INSERT INTO jobq_migrations (version, name, checksum, applied_at) VALUES (");
+            record
+                .bind(m.version as i32)
+                .push(", ")
+                .bind(m.name)
+                .push(", ")
+                .bind(m.checksum())
+                .push(&format!(", {})", self.dialect.now_millis));
+            self.query(&record)?
+                .execute(&mut *conn)
+                .await
+                .map_err(self.fail("recording a migration"))?;
+        }
+        Ok(())
+    }
+}
+
+/// How many rows a statement changed: each driver's result type says it its own way.
+pub(crate) trait RowsAffected {
+    /// The count.
+    fn affected(&self) -> u64;
+}
+
+#[cfg(feature = "sqlite")]
+impl RowsAffected for sqlx::sqlite::SqliteQueryResult {
+    fn affected(&self) -> u64 {
+        self.rows_affected()
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl RowsAffected for sqlx::postgres::PgQueryResult {
+    fn affected(&self) -> u64 {
+        self.rows_affected()
+    }
+}
+
+#[cfg(feature = "mysql")]
+impl RowsAffected for sqlx::mysql::MySqlQueryResult {
+    fn affected(&self) -> u64 {
+        self.rows_affected()
+    }
+}

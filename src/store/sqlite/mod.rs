@@ -1,0 +1,562 @@
+//! SqliteStore: the embedded default, a single file in WAL mode.
+//!
+//! SQLite has one writer at a time, so every transition here is one statement (or one immediate
+//! transaction) and is atomic by construction: two claimers never see the same pending row. Batches go
+//! to SQLite as multi-row statements (`VALUES (…), (…)`) so a worker pays one statement per batch, not
+//! per job. What the SQL stores share (get, list, cleanup, the worker registry, the migration loop)
+//! runs in [`SqlPool`]; `settings.rs` opens the file, `migrate.rs` locks the migration, `watch.rs`
+//! wakes workers on writes, `statements.rs` holds the look-ups the transitions below use.
+//!
+//! One process's writes take turns on [`SqliteStore`]'s gate before they reach SQLite: waiting there is
+//! a cheap async wait, where two connections colliding would wait in SQLite's busy handler, which
+//! sleeps in whole milliseconds. Other processes are kept apart by SQLite's own lock (`busy_timeout`).
+
+mod migrate;
+mod settings;
+mod statements;
+mod watch;
+
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sqlx::{QueryBuilder, Row, Sqlite};
+use tokio::sync::{Mutex, MutexGuard, Notify};
+
+use self::settings::{DIALECT, Settings};
+use self::statements::{append_error, mark_returned, split_progress};
+pub use self::watch::SETTLE;
+use super::batch::rounds_by_id;
+use super::sql::{
+    Decoder, EnqueuePlan, FinishRow, LIVE_STATUSES, SqlPool, job_from_row, max_attempts_column, meta_json,
+    placeholders, push_filter, push_in, replay_filter, rescued_from_row, timeout_column,
+};
+use super::{
+    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
+    QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl,
+    Subscription, WakeOn, WorkerInfo,
+};
+use crate::job::{Job, JobId, JobStatus, NewJob};
+use crate::time::UnixMillis;
+
+const KIND: StoreKind = StoreKind::Sqlite;
+
+/// Rows per multi-row statement: 14 parameters a row stays well under SQLite's 32,766 variables.
+const ROWS_PER_STATEMENT: usize = 500;
+
+/// The SQLite store.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    sql: SqlPool<Sqlite>,
+    url: StoreUrl,
+    synchronous: &'static str,
+    /// Taken by every write of this process (see the module's text).
+    gate: Arc<Mutex<()>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the database file a `sqlite://` URL names. URL options:
+    /// `synchronous=normal|full|extra|off` (default normal), `busy_timeout=10s` (default 30s).
+    pub async fn connect(url: &StoreUrl) -> Result<SqliteStore, StoreError> {
+        let settings = Settings::parse(url)?;
+        let pool = settings.open(url).await?;
+        Ok(SqliteStore {
+            sql: SqlPool::new(pool, &DIALECT, url.redacted()),
+            url: url.clone(),
+            synchronous: settings.synchronous_name,
+            gate: Arc::new(Mutex::new(())),
+        })
+    }
+
+    /// Waits for this process's turn to write.
+    async fn write_turn(&self) -> MutexGuard<'_, ()> {
+        self.gate.lock().await
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    fn kind(&self) -> StoreKind {
+        KIND
+    }
+
+    /// SQLite has no notifications, but every commit writes the database's files: a watch on them
+    /// signals on any write by any process, whatever its queue, so it serves every [`WakeOn`]. `None`
+    /// where the folder cannot be watched (the caller polls).
+    fn subscribe(&self, _on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
+        let path = std::path::absolute(self.url.sqlite_path()).ok()?;
+        watch::watch(&path, notify)
+    }
+
+    async fn info(&self) -> Result<StoreInfo, StoreError> {
+        let version: String = sqlx::query_scalar("SELECT sqlite_version()")
+            .fetch_one(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("reading the version"))?;
+        let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
+            .fetch_one(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("reading journal_mode"))?;
+        Ok(StoreInfo {
+            kind: KIND,
+            url: self.url.redacted().to_string(),
+            version: format!("SQLite {version}"),
+            settings: vec![
+                ("journal_mode".into(), journal.to_uppercase()),
+                ("synchronous".into(), self.synchronous.to_string()),
+            ],
+        })
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let applied = self.sql.applied_version(migrate::MIGRATIONS_EXIST).await?;
+        if super::migrate::needs_migrating(KIND, applied)? {
+            let _turn = self.write_turn().await;
+            self.apply_migrations().await?;
+        }
+        Ok(())
+    }
+
+    async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        let _turn = self.write_turn().await;
+        // The immediate transaction holds the write lock from the start, so what the look-ups below
+        // find stays true until the insert: every answer is decided before a row is written, and the
+        // insert needs no RETURNING (streaming a row back per job would cost more than the insert).
+        let mut tx = self
+            .sql
+            .pool
+            .begin_with(DIALECT.begin_write)
+            .await
+            .map_err(self.sql.fail("starting enqueue"))?;
+        let mut plan = EnqueuePlan::default();
+        for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
+            let stored_ids = self.existing_ids(&mut tx, chunk).await?;
+            let live_keys = self.live_unique_keys(&mut tx, chunk).await?;
+            let fresh = plan.decide(chunk, &stored_ids, &live_keys);
+            if fresh.is_empty() {
+                continue;
+            }
+            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
+                "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, status, attempt, \
+                 max_attempts, run_at, unique_key, timeout_ms, errors, created_at) ",
+            );
+            qb.push_values(fresh, |mut row, job| {
+                row.push_bind(job.id.as_str())
+                    .push_bind(job.queue.as_str())
+                    .push_bind(job.job_type.as_str())
+                    .push_bind(job.payload.get())
+                    .push_bind(meta_json(job))
+                    .push_bind(job.priority)
+                    .push("'pending'")
+                    .push("0")
+                    .push_bind(max_attempts_column(job))
+                    .push_bind(job.run_at.0)
+                    .push_bind(job.unique_key.as_deref())
+                    .push_bind(timeout_column(job))
+                    .push("'[]'")
+                    .push_bind(job.created_at.0);
+            });
+            qb.build().execute(&mut *tx).await.map_err(self.sql.fail("enqueue"))?;
+        }
+        tx.commit().await.map_err(self.sql.fail("committing enqueue"))?;
+        Ok(plan.answers())
+    }
+
+    async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+        let _turn = self.write_turn().await;
+        if claim.queues.is_empty() || claim.limit == 0 {
+            return Ok(Vec::new());
+        }
+        // One ordered, limited scan of the ready index per queue; with several queues the per-queue
+        // tops are merged, so a claim never sorts a whole backlog.
+        let exclude = if claim.exclude_types.is_empty() {
+            String::new()
+        } else {
+            format!(" AND job_type NOT IN ({})", placeholders(claim.exclude_types.len()))
+        };
+        let per_queue = format!(
+            "SELECT id, priority, run_at FROM jobq_jobs WHERE status = 'pending' AND queue = ? AND run_at <= ?{exclude} \
+             ORDER BY priority, run_at, id LIMIT ?"
+        );
+        let candidates = if claim.queues.len() == 1 {
+            per_queue
+        } else {
+            let parts: Vec<String> = claim
+                .queues
+                .iter()
+                .map(|_| format!("SELECT * FROM ({per_queue})"))
+                .collect();
+            format!(
+                "SELECT id FROM ({}) ORDER BY priority, run_at, id LIMIT ?",
+                parts.join(" UNION ALL ")
+            )
+        };
+        let candidates = if claim.queues.len() == 1 {
+            format!("SELECT id FROM ({candidates})")
+        } else {
+            candidates
+        };
+        let sql = format!(
+            "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, worker_id = ?, started_at = ?, \
+             heartbeat_at = ?, progress = NULL, progress_message = NULL \
+             WHERE id IN ({candidates}) RETURNING {}",
+            // RETURNING names the columns of the table it changes, without an alias.
+            DIALECT.job_columns.replace("j.", "")
+        );
+        let mut query = sqlx::query(&sql)
+            .bind(&claim.worker)
+            .bind(claim.now.0)
+            .bind(claim.now.0);
+        for queue in &claim.queues {
+            query = query.bind(queue).bind(claim.now.0);
+            for t in &claim.exclude_types {
+                query = query.bind(t);
+            }
+            query = query.bind(claim.limit as i64);
+        }
+        if claim.queues.len() > 1 {
+            query = query.bind(claim.limit as i64);
+        }
+        let rows = query.fetch_all(&self.sql.pool).await.map_err(self.sql.fail("claim"))?;
+        let mut jobs = rows
+            .iter()
+            .map(|r| job_from_row(r, KIND))
+            .collect::<Result<Vec<_>, _>>()?;
+        // RETURNING gives no order; hand jobs out in claim order.
+        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+        Ok(jobs)
+    }
+
+    async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
+        let _turn = self.write_turn().await;
+        let mut held = vec![false; beats.len()];
+        for round in rounds_by_id(beats, |b| b.lease.id.as_str()) {
+            for chunk in round.chunks(ROWS_PER_STATEMENT) {
+                let mut qb: QueryBuilder<Sqlite> =
+                    QueryBuilder::new("WITH b(id, attempt, worker, progress, message) AS (");
+                qb.push_values(chunk.iter().map(|&i| &beats[i]), |mut row, beat| {
+                    let (percent, message) = split_progress(beat.progress.as_ref());
+                    row.push_bind(beat.lease.id.as_str())
+                        .push_bind(beat.lease.attempt as i64)
+                        .push_bind(beat.lease.worker.as_str())
+                        .push_bind(percent)
+                        .push_bind(message);
+                });
+                qb.push(") UPDATE jobq_jobs SET heartbeat_at = ")
+                    .push_bind(now.0)
+                    .push(
+                        ", progress = COALESCE(b.progress, jobq_jobs.progress), \
+                         progress_message = CASE WHEN b.progress IS NULL THEN jobq_jobs.progress_message ELSE b.message END \
+                         FROM b WHERE jobq_jobs.id = b.id AND jobq_jobs.attempt = b.attempt \
+                         AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
+                    );
+                let rows = qb
+                    .build()
+                    .fetch_all(&self.sql.pool)
+                    .await
+                    .map_err(self.sql.fail("heartbeat"))?;
+                mark_returned(&mut held, chunk, &rows, |i| beats[i].lease.id.as_str());
+            }
+        }
+        let missing: Vec<&JobId> = beats
+            .iter()
+            .zip(&held)
+            .filter(|(_, held)| !**held)
+            .map(|(b, _)| &b.lease.id)
+            .collect();
+        let statuses = if missing.is_empty() {
+            HashMap::new()
+        } else {
+            self.statuses_of(&missing).await?
+        };
+        Ok(beats
+            .iter()
+            .zip(held)
+            .map(|(b, held)| {
+                if held {
+                    LeaseState::Held
+                } else if statuses.get(b.lease.id.as_str()) == Some(&JobStatus::Cancelled) {
+                    LeaseState::Cancelled
+                } else {
+                    LeaseState::Lost
+                }
+            })
+            .collect())
+    }
+
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        let _turn = self.write_turn().await;
+        let mut applied = vec![false; finishes.len()];
+        let append = append_error("jobq_jobs.attempt", "f.at", "f.error");
+        for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
+            for chunk in round.chunks(ROWS_PER_STATEMENT) {
+                let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message) AS (",
+                );
+                qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
+                    let f = FinishRow::of(fin);
+                    row.push_bind(fin.lease.id.as_str())
+                        .push_bind(fin.lease.attempt as i64)
+                        .push_bind(fin.lease.worker.as_str())
+                        .push_bind(f.status)
+                        .push_bind(f.run_at)
+                        .push_bind(f.result)
+                        .push_bind(f.error)
+                        .push_bind(f.finished.then_some(now.0))
+                        .push_bind(now.0)
+                        .push_bind(f.progress)
+                        .push_bind(f.message);
+                });
+                qb.push(format!(
+                    ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
+                     result = f.result, finished_at = f.finished_at, worker_id = NULL, \
+                     progress = COALESCE(f.progress, jobq_jobs.progress), \
+                     progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
+                     errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
+                     FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
+                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
+                ));
+                let rows = qb
+                    .build()
+                    .fetch_all(&self.sql.pool)
+                    .await
+                    .map_err(self.sql.fail("finish"))?;
+                mark_returned(&mut applied, chunk, &rows, |i| finishes[i].lease.id.as_str());
+            }
+        }
+        Ok(applied)
+    }
+
+    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        let _turn = self.write_turn().await;
+        let mut released = vec![false; leases.len()];
+        for round in rounds_by_id(leases, |l| l.id.as_str()) {
+            for chunk in round.chunks(ROWS_PER_STATEMENT) {
+                let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new("WITH r(id, attempt, worker) AS (");
+                qb.push_values(chunk.iter().map(|&i| &leases[i]), |mut row, lease| {
+                    row.push_bind(lease.id.as_str())
+                        .push_bind(lease.attempt as i64)
+                        .push_bind(lease.worker.as_str());
+                });
+                // run_at is kept: a released job keeps its place at the front of the queue.
+                qb.push(
+                    ") UPDATE jobq_jobs SET status = 'pending', attempt = jobq_jobs.attempt - 1, worker_id = NULL, \
+                     heartbeat_at = NULL, progress = NULL, progress_message = NULL \
+                     FROM r WHERE jobq_jobs.id = r.id AND jobq_jobs.attempt = r.attempt \
+                     AND jobq_jobs.worker_id = r.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
+                );
+                let rows = qb
+                    .build()
+                    .fetch_all(&self.sql.pool)
+                    .await
+                    .map_err(self.sql.fail("release"))?;
+                mark_returned(&mut released, chunk, &rows, |i| leases[i].id.as_str());
+            }
+        }
+        Ok(released)
+    }
+
+    async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
+        let _turn = self.write_turn().await;
+        let append = append_error("jobq_jobs.attempt", "?1", "'worker lost'");
+        let sql = format!(
+            "UPDATE jobq_jobs SET \
+             status = CASE WHEN attempt >= max_attempts THEN 'dead' ELSE 'pending' END, \
+             finished_at = CASE WHEN attempt >= max_attempts THEN ?1 ELSE NULL END, \
+             run_at = ?1, worker_id = NULL, heartbeat_at = NULL, errors = {append} \
+             WHERE id IN (SELECT id FROM jobq_jobs WHERE status = 'running' AND heartbeat_at < ?2 \
+             ORDER BY heartbeat_at LIMIT ?3) \
+             RETURNING id, job_type, attempt, max_attempts"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(rescue.now.0)
+            .bind(rescue.stale_before.0)
+            .bind(rescue.limit as i64)
+            .fetch_all(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("rescue"))?;
+        rows.iter()
+            .map(rescued_from_row)
+            .collect::<Result<_, _>>()
+            .map_err(self.sql.fail("rescue"))
+    }
+
+    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        self.sql.get(id).await
+    }
+
+    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+        self.sql.list(params).await
+    }
+
+    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+        // Two index-only passes: counts by (queue, status) over the small queue/status index, then the
+        // ready/scheduled split of pending jobs over the ready index, which holds pending jobs only.
+        // (One pass computing both over a wider index costs twice as much per entry.)
+        let queue_filter = |first: usize| {
+            if params.queues.is_empty() {
+                String::new()
+            } else {
+                let marks: Vec<String> = (0..params.queues.len()).map(|i| format!("?{}", i + first)).collect();
+                format!(" AND queue IN ({})", marks.join(", "))
+            }
+        };
+        let sql = format!(
+            "SELECT queue, status, count(*) FROM jobq_jobs WHERE 1 = 1{} GROUP BY queue, status",
+            queue_filter(1)
+        );
+        let mut query = sqlx::query(&sql);
+        for queue in &params.queues {
+            query = query.bind(queue);
+        }
+        let rows = query.fetch_all(&self.sql.pool).await.map_err(self.sql.fail("stats"))?;
+        let mut by_queue: std::collections::BTreeMap<String, QueueStats> = Default::default();
+        for row in &rows {
+            let queue: String = row.get(0);
+            let status: &str = row.get(1);
+            let n = row.get::<i64, _>(2) as u64;
+            let s = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats {
+                queue,
+                ..Default::default()
+            });
+            match JobStatus::from_str(status) {
+                Ok(JobStatus::Pending) => s.ready = n,
+                Ok(JobStatus::Running) => s.running = n,
+                Ok(JobStatus::Waiting) => s.waiting = n,
+                Ok(JobStatus::Succeeded) => s.succeeded = n,
+                Ok(JobStatus::Dead) => s.dead = n,
+                Ok(JobStatus::Cancelled) => s.cancelled = n,
+                Ok(JobStatus::Discarded) => s.discarded = n,
+                Err(_) => {}
+            }
+        }
+        let sql = format!(
+            "SELECT queue, sum(CASE WHEN run_at > ?1 THEN 1 ELSE 0 END), min(CASE WHEN run_at <= ?1 THEN run_at END) \
+             FROM jobq_jobs INDEXED BY jobq_jobs_ready WHERE status = 'pending'{} GROUP BY queue",
+            queue_filter(2)
+        );
+        let mut query = sqlx::query(&sql).bind(params.now.0);
+        for queue in &params.queues {
+            query = query.bind(queue);
+        }
+        for row in query.fetch_all(&self.sql.pool).await.map_err(self.sql.fail("stats"))? {
+            let queue: String = row.get(0);
+            if let Some(s) = by_queue.get_mut(&queue) {
+                s.scheduled = row.get::<Option<i64>, _>(1).unwrap_or(0) as u64;
+                s.ready = s.ready.saturating_sub(s.scheduled);
+                s.oldest_ready_at = row.get::<Option<i64>, _>(2).map(UnixMillis);
+            }
+        }
+        Ok(Stats {
+            queues: by_queue.into_values().collect(),
+        })
+    }
+
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
+        if matches!(&cancel.target, CancelTarget::Ids(ids) if ids.is_empty()) {
+            return Ok(Vec::new());
+        }
+        let _turn = self.write_turn().await;
+        // Read the previous statuses and update inside one immediate transaction, so nothing changes
+        // in between.
+        let mut tx = self
+            .sql
+            .pool
+            .begin_with(DIALECT.begin_write)
+            .await
+            .map_err(self.sql.fail("starting cancel"))?;
+        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(format!(
+            "SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
+        ));
+        match &cancel.target {
+            CancelTarget::Ids(ids) => push_in(&mut qb, "j.id", ids.iter().map(|id| id.to_string())),
+            CancelTarget::Filter(filter) => push_filter(&mut qb, "j", filter),
+        }
+        let rows = qb.build().fetch_all(&mut *tx).await.map_err(self.sql.fail("cancel"))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let id: String = row.get(0);
+            let previous = Decoder {
+                kind: KIND,
+                id: id.clone(),
+            }
+            .status(row.get::<&str, _>(1))?;
+            out.push(Cancelled {
+                id: JobId::from_stored(id),
+                previous,
+            });
+        }
+        for chunk in out.chunks(ROWS_PER_STATEMENT) {
+            let sql = format!(
+                "UPDATE jobq_jobs SET status = 'cancelled', finished_at = ? WHERE id IN ({})",
+                placeholders(chunk.len())
+            );
+            let mut query = sqlx::query(&sql).bind(cancel.now.0);
+            for c in chunk {
+                query = query.bind(c.id.as_str());
+            }
+            query.execute(&mut *tx).await.map_err(self.sql.fail("cancel"))?;
+        }
+        tx.commit().await.map_err(self.sql.fail("committing cancel"))?;
+        Ok(out)
+    }
+
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
+        let _turn = self.write_turn().await;
+        // c: the dead jobs this request selects.
+        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
+            "WITH c AS (SELECT j.id, j.queue, j.unique_key, j.finished_at FROM jobq_jobs AS j WHERE j.status = 'dead'",
+        );
+        push_filter(&mut qb, "j", &replay_filter(replay));
+        push_in(&mut qb, "j.id", replay.ids.iter().map(|id| id.to_string()));
+        qb.push(") UPDATE jobq_jobs SET status = 'pending', attempt = 0, run_at = ");
+        qb.push_bind(replay.now.0);
+        qb.push(
+            ", finished_at = NULL, result = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \
+             progress_message = NULL WHERE id IN (SELECT id FROM c WHERE unique_key IS NULL OR (",
+        );
+        // A unique key may be held by only one live job: a dead job whose key is live again stays dead,
+        // and of several selected dead jobs sharing a key only the first in replay order (oldest death)
+        // comes back. Only selected jobs compete, so replaying one holder by id works whichever it is.
+        qb.push(format!(
+            "NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = c.queue AND o.unique_key = c.unique_key \
+             AND o.status IN {LIVE_STATUSES}) \
+             AND NOT EXISTS (SELECT 1 FROM c s WHERE s.queue = c.queue AND s.unique_key = c.unique_key \
+             AND (COALESCE(s.finished_at, 0), s.id) < (COALESCE(c.finished_at, 0), c.id)))"
+        ));
+        qb.push(" ORDER BY finished_at, id");
+        if let Some(limit) = replay.limit {
+            qb.push(" LIMIT ").push_bind(limit as i64);
+        }
+        qb.push(") RETURNING id");
+        let rows = qb
+            .build()
+            .fetch_all(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail("replay_dead"))?;
+        let mut ids: Vec<JobId> = rows.iter().map(|r| JobId::from_stored(r.get(0))).collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+        let _turn = self.write_turn().await;
+        self.sql.cleanup(cleanup).await
+    }
+
+    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.sql.register_worker(worker).await
+    }
+
+    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.sql.unregister_worker(id).await
+    }
+
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.sql.workers(seen_since).await
+    }
+}

@@ -1,0 +1,87 @@
+//! What a `sqlite://` URL says and how the store opens its file: the durability level (`synchronous`,
+//! NORMAL by default: a power cut may lose the last transactions, never corrupt the file) and how long a
+//! writer waits for another process's lock (`busy_timeout`), and SQLite's [`Dialect`].
+
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+
+use crate::store::sql::{Dialect, LimitedDelete, Upsert, never};
+use crate::store::url::UrlOptions;
+use crate::store::{StoreError, StoreKind, StoreUrl};
+
+/// How SQLite spells what differs.
+pub(super) const DIALECT: Dialect = Dialect {
+    numbered_placeholders: false,
+    kind: StoreKind::Sqlite,
+    job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
+         j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
+         j.started_at, j.finished_at, j.heartbeat_at, j.worker_id",
+    // The write lock up front: what the transaction reads stays true until it writes.
+    begin_write: "BEGIN IMMEDIATE",
+    // One writer holds the whole database: there is nothing to lock or skip row by row.
+    for_update: "",
+    skip_locked: "",
+    limited_delete: LimitedDelete::BySubquery,
+    upsert: Upsert::OnConflict,
+    queues_in: ("", ""),
+    queues_out: "queues",
+    now_millis: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
+    restates_partial_index: true,
+    // A file does not go away the way a server does: every failure is a refusal.
+    is_unreachable: never,
+};
+
+/// The URL's options.
+pub(super) struct Settings {
+    pub synchronous: SqliteSynchronous,
+    /// Its name, as `info` reports it.
+    pub synchronous_name: &'static str,
+    pub busy_timeout: Duration,
+}
+
+impl Settings {
+    pub fn parse(url: &StoreUrl) -> Result<Settings, StoreError> {
+        let options = UrlOptions::split(url, &["synchronous", "busy_timeout"])?;
+        let (synchronous, synchronous_name) = options
+            .parsed("synchronous", |value| match value.to_ascii_lowercase().as_str() {
+                "normal" => Ok((SqliteSynchronous::Normal, "NORMAL")),
+                "full" => Ok((SqliteSynchronous::Full, "FULL")),
+                "extra" => Ok((SqliteSynchronous::Extra, "EXTRA")),
+                "off" => Ok((SqliteSynchronous::Off, "OFF")),
+                other => Err(format!("synchronous={other:?} (expected normal, full, extra or off)")),
+            })?
+            .unwrap_or((SqliteSynchronous::Normal, "NORMAL"));
+        let busy_timeout = options
+            .parsed("busy_timeout", |value| {
+                crate::time::parse_duration(value).map_err(|reason| format!("busy_timeout: {reason}"))
+            })?
+            .unwrap_or(Duration::from_secs(30));
+        Ok(Settings {
+            synchronous,
+            synchronous_name,
+            busy_timeout,
+        })
+    }
+
+    /// Opens (creating if missing) the database file in WAL mode.
+    pub async fn open(&self, url: &StoreUrl) -> Result<SqlitePool, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(url.sqlite_path())
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(self.synchronous)
+            .busy_timeout(self.busy_timeout)
+            .pragma("cache_size", "-32000")
+            .pragma("temp_store", "memory");
+        SqlitePoolOptions::new()
+            .max_connections(4)
+            .min_connections(0)
+            // A file does not hang up: no ping (a round trip to the connection's thread) before each use.
+            .test_before_acquire(false)
+            .acquire_timeout(self.busy_timeout + Duration::from_secs(5))
+            .connect_with(options)
+            .await
+            .map_err(|e| StoreError::unavailable(StoreKind::Sqlite, &url.redacted(), &e))
+    }
+}
