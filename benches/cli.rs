@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{Claim, Finish, Lease, Outcome, StoreUrl};
+use jobq::store::{Claim, Finish, Lease, StoreUrl, Transition};
 use jobq::{Client, UnixMillis};
 
 fn env_or(name: &str, default: usize) -> usize {
@@ -146,9 +146,9 @@ fn fill(path: &Path, n: usize) -> String {
                     progress: None,
                     lease: Lease::of(job),
                     outcome: if k % 17 == 0 {
-                        Outcome::Dead { error: "boom".into() }
+                        Transition::Dead { error: "boom".into() }
                     } else {
-                        Outcome::Succeeded { result: None }
+                        Transition::Succeeded { result: None }
                     },
                 })
                 .collect();

@@ -10,8 +10,8 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use crate::store::{
-    self, Cancel, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, ListParams, ReplayDead, Stats,
-    StatsParams, StoreUrl, WorkerInfo,
+    self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, List, ReplayDead,
+    Stats, StatsReport, StoreUrl, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
@@ -138,19 +138,19 @@ impl Client {
     }
 
     /// Jobs matching a filter, newest first.
-    pub async fn list(&self, params: &ListParams) -> Result<Vec<Job>> {
+    pub async fn list(&self, params: &List) -> Result<Vec<Job>> {
         validate_filter(&params.filter)?;
         Ok(self.store.list(params).await?)
     }
 
     /// Counts by queue and status.
-    pub async fn stats(&self, queues: &[String]) -> Result<Stats> {
+    pub async fn stats(&self, queues: &[String]) -> Result<StatsReport> {
         for q in queues {
             crate::job::validate_queue(q).map_err(Error::Invalid)?;
         }
         Ok(self
             .store
-            .stats(&StatsParams {
+            .stats(&Stats {
                 queues: queues.to_vec(),
                 now: self.now(),
             })
@@ -163,24 +163,19 @@ impl Client {
             .iter()
             .map(|i| JobId::parse(i).map_err(Error::Invalid))
             .collect::<Result<Vec<_>>>()?;
-        let cancelled = self
+        let answers = self
             .store
             .cancel(&Cancel {
-                target: CancelTarget::Ids(ids.clone()),
+                target: CancelTarget::Ids(ids),
                 now: self.now(),
             })
             .await?;
-        let mut report = CancelReport {
-            cancelled,
-            ..Default::default()
-        };
-        for id in ids {
-            if report.cancelled.iter().any(|c| c.id == id) {
-                continue;
-            }
-            match self.store.get(&id).await? {
-                Some(job) => report.already_terminal.push((id, job.status)),
-                None => report.not_found.push(id.to_string()),
+        let mut report = CancelReport::default();
+        for answer in answers {
+            match answer {
+                CancelAnswer::Cancelled(c) => report.cancelled.push(c),
+                CancelAnswer::AlreadyTerminal { id, status } => report.already_terminal.push((id, status)),
+                CancelAnswer::NotFound(id) => report.not_found.push(id.to_string()),
             }
         }
         Ok(report)
@@ -194,59 +189,26 @@ impl Client {
                 "cannot cancel {s} jobs (only pending, running and waiting)"
             )));
         }
-        Ok(self
+        let answers = self
             .store
             .cancel(&Cancel {
                 target: CancelTarget::Filter(filter),
                 now: self.now(),
             })
-            .await?)
-    }
-
-    /// Dead jobs that `replay_dead` would bring back, oldest death first.
-    pub async fn dead_matching(&self, replay: &ReplayDead) -> Result<Vec<Job>> {
-        let filter = JobFilter {
-            queues: replay.queues.clone(),
-            job_types: replay.job_types.clone(),
-            statuses: vec![JobStatus::Dead],
-            ..Default::default()
-        };
-        validate_filter(&filter)?;
-        if !replay.ids.is_empty() {
-            let mut jobs = Vec::new();
-            for id in &replay.ids {
-                if let Some(job) = self.store.get(id).await? {
-                    let matches = job.status == JobStatus::Dead
-                        && (replay.queues.is_empty() || replay.queues.contains(&job.queue))
-                        && (replay.job_types.is_empty() || replay.job_types.contains(&job.job_type));
-                    if matches {
-                        jobs.push(job);
-                    }
-                }
-            }
-            jobs.truncate(replay.limit.map(|l| l as usize).unwrap_or(usize::MAX));
-            return Ok(jobs);
-        }
-        let limit = replay.limit.unwrap_or(u32::MAX);
-        let mut jobs = self
-            .store
-            .list(&ListParams {
-                filter,
-                limit,
-                offset: 0,
-            })
             .await?;
-        jobs.sort_by_key(|j| (j.finished_at, j.id.clone()));
-        Ok(jobs)
+        Ok(answers
+            .into_iter()
+            .filter_map(|a| match a {
+                CancelAnswer::Cancelled(c) => Some(c),
+                _ => None,
+            })
+            .collect())
     }
 
-    /// Moves dead jobs back to pending (attempt reset, errors kept).
-    pub async fn replay_dead(&self, mut replay: ReplayDead) -> Result<Vec<JobId>> {
-        validate_filter(&JobFilter {
-            queues: replay.queues.clone(),
-            job_types: replay.job_types.clone(),
-            ..Default::default()
-        })?;
+    /// Moves dead jobs back to pending (attempt reset, errors kept), or on a dry run tells which jobs
+    /// that would be, oldest death first: the store's one selection decides both.
+    pub async fn replay_dead(&self, mut replay: ReplayDead) -> Result<Vec<Job>> {
+        validate_filter(&replay.filter)?;
         replay.now = self.now();
         Ok(self.store.replay_dead(&replay).await?)
     }
@@ -263,8 +225,11 @@ impl Client {
             ..Default::default()
         })?;
         let cleanup = Cleanup {
-            statuses: request.statuses.clone(),
-            queues: request.queues.clone(),
+            filter: JobFilter {
+                queues: request.queues.clone(),
+                statuses: request.statuses.clone(),
+                ..Default::default()
+            },
             finished_before: request.older_than.map(|d| self.now().minus(d)),
             limit: if request.dry_run { u32::MAX } else { CLEANUP_BATCH },
             dry_run: request.dry_run,
@@ -279,9 +244,12 @@ impl Client {
         }
     }
 
-    /// Workers seen within `within`.
+    /// Workers seen within `within`, after forgetting those not seen since then (they died without
+    /// leaving the registry).
     pub async fn workers(&self, within: Duration) -> Result<Vec<WorkerInfo>> {
-        Ok(self.store.workers(self.now().minus(within)).await?)
+        let since = self.now().minus(within);
+        self.store.forget_workers(since).await?;
+        Ok(self.store.workers(since).await?)
     }
 }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::fleet::Fleet;
 use super::{Bench, BenchError, BenchResult, Plan, WorkerSetup, rate};
 use crate::job::JobStatus;
-use crate::store::{JobFilter, ListParams};
+use crate::store::{JobFilter, List};
 
 /// What the drain rate is measured over.
 pub const MEASURED: &str = "first startedAt to last finishedAt of the jobs (stored times)";
@@ -82,7 +82,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<DrainReport> 
 
 /// The earliest `startedAt` and latest `finishedAt` (Unix ms) of the queue's `n` jobs.
 async fn span(bench: &Bench, n: u64) -> BenchResult<(i64, i64)> {
-    let params = ListParams {
+    let params = List {
         filter: JobFilter {
             queues: vec![bench.queue.clone()],
             ..Default::default()

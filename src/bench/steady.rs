@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::fleet::Fleet;
 use super::{Bench, BenchError, BenchResult, Plan, Summary, WorkerSetup, rate};
 use crate::job::JobStatus;
-use crate::store::{JobFilter, ListParams};
+use crate::store::{JobFilter, List};
 
 /// How often the producer enqueues what is due.
 const TICK: Duration = Duration::from_millis(10);
@@ -160,7 +160,7 @@ async fn sample(bench: &Bench, done: &CancellationToken) -> BenchResult<Vec<u64>
 
 /// `startedAt - createdAt` of the queue's jobs, in milliseconds.
 async fn waits(bench: &Bench, n: u64) -> BenchResult<Option<Summary>> {
-    let params = ListParams {
+    let params = List {
         filter: JobFilter {
             queues: vec![bench.queue.clone()],
             ..Default::default()

@@ -5,7 +5,7 @@ use comfy_table::Cell;
 
 use super::output::{last_error, print, print_json, print_ndjson, status_cell, table, when};
 use super::{Context, OutputFormat, filter};
-use crate::store::{JobFilter, ListParams};
+use crate::store::{JobFilter, List};
 
 /// Arguments of `jobq list`.
 #[derive(Debug, Args)]
@@ -63,7 +63,7 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
     };
     let client = ctx.client().await?;
     let jobs = client
-        .list(&ListParams {
+        .list(&List {
             filter: job_filter,
             limit: args.limit,
             offset: args.offset,

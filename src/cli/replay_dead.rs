@@ -10,7 +10,7 @@ use super::output::{last_error, print, print_json, print_ndjson, table};
 use super::{Context, OutputFormat, filter};
 use crate::Error;
 use crate::job::{Job, JobId};
-use crate::store::ReplayDead;
+use crate::store::{JobFilter, ReplayDead};
 
 /// Arguments of `jobq replay-dead`.
 #[derive(Debug, Args)]
@@ -68,14 +68,23 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
         return Err(Error::Invalid("--limit 0 replays nothing; give at least 1".into()).into());
     }
     let request = ReplayDead {
-        queues: filter::list(&args.queue),
-        job_types: filter::list(&args.job_type),
+        filter: JobFilter {
+            queues: filter::list(&args.queue),
+            job_types: filter::list(&args.job_type),
+            ..Default::default()
+        },
         ids,
         limit: args.limit,
-        now: crate::UnixMillis::now(),
+        ..Default::default()
     };
     let client = ctx.client().await?;
-    let candidates = client.dead_matching(&request).await?;
+    // The preview and the prompt's count: what the replay would move now, by the store's own selection.
+    let candidates = client
+        .replay_dead(ReplayDead {
+            dry_run: true,
+            ..request.clone()
+        })
+        .await?;
     if args.dry_run {
         return match format {
             OutputFormat::Json => print_json(&DryRun {
@@ -120,16 +129,14 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
             return Ok(());
         }
     }
-    let replayed = client.replay_dead(request).await?;
+    let mut replayed = client.replay_dead(request).await?;
+    replayed.sort_by(|a, b| a.id.cmp(&b.id));
     match format {
-        OutputFormat::Json => print_json(&json!({"replayed": replayed})),
-        _ if args.print => {
-            let mut jobs = Vec::with_capacity(replayed.len());
-            for id in &replayed {
-                jobs.push(client.get(id.as_str()).await?);
-            }
-            print_ndjson(&jobs)
+        OutputFormat::Json => {
+            let ids: Vec<&JobId> = replayed.iter().map(|j| &j.id).collect();
+            print_json(&json!({"replayed": ids}))
         }
+        _ if args.print => print_ndjson(&replayed),
         _ => print(&format!(
             "replayed {}",
             super::output::jobs(replayed.len() as u64, "dead")

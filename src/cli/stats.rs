@@ -10,7 +10,7 @@ use serde_json::json;
 use super::output::{print, print_json, stdout_is_terminal, table};
 use super::{Context, OutputFormat, filter};
 use crate::job::JobStatus;
-use crate::store::{QueueStats, Stats};
+use crate::store::{QueueStats, StatsReport};
 use crate::time::{UnixMillis, format_duration};
 
 /// Arguments of `jobq stats`.
@@ -67,7 +67,7 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
     }
 }
 
-fn totals(stats: &Stats) -> QueueStats {
+fn totals(stats: &StatsReport) -> QueueStats {
     let mut t = QueueStats {
         queue: "total".into(),
         ..Default::default()
@@ -89,7 +89,7 @@ fn totals(stats: &Stats) -> QueueStats {
     t
 }
 
-fn render_table(stats: &Stats, store: &str, now: UnixMillis) -> String {
+fn render_table(stats: &StatsReport, store: &str, now: UnixMillis) -> String {
     let mut t = table(&[
         "QUEUE",
         "READY",
@@ -134,7 +134,7 @@ fn render_table(stats: &Stats, store: &str, now: UnixMillis) -> String {
 
 /// The Prometheus text exposition format: one gauge of jobs by queue and status, one of scheduled jobs,
 /// and the age of the oldest ready job per queue.
-pub fn prometheus(stats: &Stats, now: UnixMillis) -> String {
+pub fn prometheus(stats: &StatsReport, now: UnixMillis) -> String {
     let mut out = String::new();
     out.push_str("# HELP jobq_jobs Jobs by queue and status.\n# TYPE jobq_jobs gauge\n");
     for q in &stats.queues {

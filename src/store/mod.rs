@@ -136,9 +136,10 @@ pub enum LeaseState {
     Lost,
 }
 
-/// Where a finished attempt sends its job.
+/// Where a finished attempt sends its job (the handler's [`crate::handler::Outcome`], decided).
 #[derive(Debug, Clone)]
-pub enum Outcome {
+#[non_exhaustive]
+pub enum Transition {
     /// → succeeded, with the handler's result.
     Succeeded {
         /// JSON result, if any.
@@ -165,24 +166,24 @@ pub enum Outcome {
     Waiting,
 }
 
-impl Outcome {
-    /// The status this outcome leads to.
+impl Transition {
+    /// The status this transition leads to.
     pub fn status(&self) -> JobStatus {
         match self {
-            Outcome::Succeeded { .. } => JobStatus::Succeeded,
-            Outcome::Retry { .. } => JobStatus::Pending,
-            Outcome::Dead { .. } => JobStatus::Dead,
-            Outcome::Discarded { .. } => JobStatus::Discarded,
-            Outcome::Waiting => JobStatus::Waiting,
+            Transition::Succeeded { .. } => JobStatus::Succeeded,
+            Transition::Retry { .. } => JobStatus::Pending,
+            Transition::Dead { .. } => JobStatus::Dead,
+            Transition::Discarded { .. } => JobStatus::Discarded,
+            Transition::Waiting => JobStatus::Waiting,
         }
     }
 
     /// The text recorded in the job's error history, if any.
     pub fn error(&self) -> Option<&str> {
         match self {
-            Outcome::Retry { error, .. } | Outcome::Dead { error } => Some(error),
-            Outcome::Discarded { reason } => Some(reason),
-            Outcome::Succeeded { .. } | Outcome::Waiting => None,
+            Transition::Retry { error, .. } | Transition::Dead { error } => Some(error),
+            Transition::Discarded { reason } => Some(reason),
+            Transition::Succeeded { .. } | Transition::Waiting => None,
         }
     }
 }
@@ -193,7 +194,7 @@ pub struct Finish {
     /// The lease the attempt ran under.
     pub lease: Lease,
     /// Where the job goes.
-    pub outcome: Outcome,
+    pub outcome: Transition,
     /// Progress reported since the last heartbeat, recorded with the outcome so that the last report
     /// of a quick job is kept; `None` leaves the stored progress as it is.
     pub progress: Option<Progress>,
@@ -240,7 +241,7 @@ pub struct JobFilter {
 
 /// Parameters of [`Store::list`]: newest first.
 #[derive(Debug, Clone, Default)]
-pub struct ListParams {
+pub struct List {
     /// Which jobs.
     pub filter: JobFilter,
     /// Page size.
@@ -251,7 +252,7 @@ pub struct ListParams {
 
 /// Counts by queue and status, from [`Store::stats`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Stats {
+pub struct StatsReport {
     /// One row per queue that has jobs, ordered by name.
     pub queues: Vec<QueueStats>,
 }
@@ -311,7 +312,7 @@ impl QueueStats {
 
 /// Parameters of [`Store::stats`].
 #[derive(Debug, Clone, Default)]
-pub struct StatsParams {
+pub struct Stats {
     /// Only these queues (all when empty).
     pub queues: Vec<String>,
     /// The present, to tell ready from scheduled.
@@ -346,28 +347,44 @@ pub struct Cancelled {
     pub previous: JobStatus,
 }
 
+/// What [`Store::cancel`] did with one job it was asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelAnswer {
+    /// Cancelled now.
+    Cancelled(Cancelled),
+    /// Already terminal, left as it is.
+    AlreadyTerminal {
+        /// The job.
+        id: JobId,
+        /// Its status.
+        status: JobStatus,
+    },
+    /// No such job.
+    NotFound(JobId),
+}
+
 /// Parameters of [`Store::replay_dead`].
 #[derive(Debug, Clone, Default)]
 pub struct ReplayDead {
-    /// Only these queues.
-    pub queues: Vec<String>,
-    /// Only these types.
-    pub job_types: Vec<String>,
-    /// Only these ids.
+    /// Which dead jobs, by queue and type (its statuses and times are not looked at).
+    pub filter: JobFilter,
+    /// Only these ids (on top of the filter).
     pub ids: Vec<JobId>,
     /// At most this many, oldest death first.
     pub limit: Option<u32>,
     /// The present: the replayed jobs run from now.
     pub now: UnixMillis,
+    /// Tell which jobs would come back, and change nothing.
+    pub dry_run: bool,
 }
 
 /// Parameters of [`Store::cleanup`].
 #[derive(Debug, Clone, Default)]
 pub struct Cleanup {
-    /// Terminal statuses to delete (all four when empty). Non-terminal statuses are never deleted.
-    pub statuses: Vec<JobStatus>,
-    /// Only these queues.
-    pub queues: Vec<String>,
+    /// Which jobs, by queue and terminal status (all four when it names none; non-terminal statuses are
+    /// never deleted; its types and creation times are not looked at).
+    pub filter: JobFilter,
     /// Only jobs that finished before this instant.
     pub finished_before: Option<UnixMillis>,
     /// Delete at most this many in this call (bounded batches keep locks short).
@@ -487,7 +504,7 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Puts leased jobs back to `pending` without using up an attempt (`attempt` is decremented), for
     /// shutdown and for jobs a worker claimed but cannot start. Fenced like `finish`.
-    async fn release(&self, leases: &[Lease], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
+    async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
 
     /// Takes back running jobs whose heartbeat is older than `stale_before`: to `pending` (runnable now)
     /// or, when the lost attempt was the last, to `dead`; error `worker lost` appended. Atomic per job, so
@@ -498,20 +515,24 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
 
     /// Jobs matching the filter, newest first (`created_at`, then id, descending).
-    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError>;
+    async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError>;
 
     /// Counts by queue and status.
-    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError>;
+    async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError>;
 
     /// Cancels non-terminal jobs (pending, running, waiting) atomically; terminal ones are untouched.
-    /// Returns the jobs cancelled with their previous status.
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError>;
+    /// By ids: one answer per distinct id, in input order (cancelled with its previous status, already
+    /// terminal with its status, or not found). By filter: one `Cancelled` answer per job cancelled.
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
 
     /// Moves dead jobs back to `pending` runnable at `now`: attempt reset to 0, error history kept,
-    /// result and finish time cleared. Oldest death first when limited. A unique key may be held by one
-    /// live job only: a dead job whose key a live job holds stays dead, and of several selected dead jobs
-    /// sharing a key only the one that died first comes back. Returns their ids (in no set order).
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError>;
+    /// result and finish time cleared. Oldest death first (`finished_at`, then id), at most `limit`. A
+    /// unique key may be held by one live job only: a dead job whose key a live job holds stays dead,
+    /// and of several selected dead jobs sharing a key only the one that died first comes back.
+    /// Returns the jobs replayed, as they are after the replay, in no set order; on a dry run, exactly
+    /// the jobs a replay would move now, as they are, in that order, changing nothing (one selection
+    /// decides both).
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError>;
 
     /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
@@ -522,8 +543,12 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Removes a worker from the registry (on clean exit).
     async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
 
-    /// Workers seen since `seen_since`, and forgets those not seen since then.
+    /// Workers seen since `seen_since`. Changes nothing.
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
+
+    /// Forgets the workers not seen since `seen_before` (they died without leaving the registry);
+    /// returns how many.
+    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
 
     /// Starts pushing wake-up hints: `notify` gets `notify_one()` soon after what `on` names may have
     /// happened. For [`WakeOn::Ready`]: work became ready in one of its queues (any queue when empty):

@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::{Shared, backoff};
-use crate::store::{Finish, Lease, Outcome};
+use crate::store::{Finish, Lease, Transition};
 use crate::time::format_duration;
 
 /// How long a batch waits for more outcomes while other handlers are running.
@@ -110,9 +110,9 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
     }
     if !releases.is_empty() {
         let list = &releases;
-        let released = with_retries(s, "releasing jobs", |now| async move {
+        let released = with_retries(s, "releasing jobs", |_now| async move {
             let _guard = s.gate().await;
-            s.store.release(list, now).await
+            s.store.release(list).await
         })
         .await;
         let released = released.unwrap_or_else(|| vec![false; releases.len()]);
@@ -165,22 +165,22 @@ fn log_finishes(s: &Shared, finishes: &[Finish], meta: &[(String, u64)], applied
         }
         s.jobs_done.fetch_add(1, Ordering::Relaxed);
         match &finish.outcome {
-            Outcome::Succeeded { .. } => {
+            Transition::Succeeded { .. } => {
                 tracing::debug!(job_id = %lease.id, job_type = %job_type, attempt = lease.attempt, "job succeeded")
             }
-            Outcome::Retry { error, run_at } => tracing::warn!(
+            Transition::Retry { error, run_at } => tracing::warn!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job failed, retrying in {}: {error}", format_duration(run_at.since(now))
             ),
-            Outcome::Dead { error } => tracing::error!(
+            Transition::Dead { error } => tracing::error!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job is dead: {error}"
             ),
-            Outcome::Discarded { reason } => tracing::info!(
+            Transition::Discarded { reason } => tracing::info!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job discarded: {reason}"
             ),
-            Outcome::Waiting => tracing::info!(
+            Transition::Waiting => tracing::info!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job handed off: waiting for resolve"
             ),

@@ -750,7 +750,7 @@ impl Shared {
         if !excess.is_empty() {
             tracing::debug!("releasing {} claimed jobs this worker cannot start now", excess.len());
             let _guard = self.gate().await;
-            if let Err(e) = self.store.release(&excess, self.clock.now()).await {
+            if let Err(e) = self.store.release(&excess).await {
                 // They stay running without heartbeats; the rescue sweep returns them to pending.
                 tracing::warn!("could not release {} jobs over their type's limit: {e}", excess.len());
             }

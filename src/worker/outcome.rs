@@ -24,7 +24,7 @@ pub(crate) enum RunEnd {
 #[derive(Debug)]
 pub(crate) enum Verdict {
     /// Record this outcome (fenced by the lease).
-    Finish(store::Outcome),
+    Finish(store::Transition),
     /// Put the job back to pending without using an attempt (shutdown).
     Release,
     /// Write nothing: the job was cancelled, or this worker lost it.
@@ -66,15 +66,15 @@ pub(crate) fn verdict(
         RunEnd::Abandoned => Outcome::retry("handler did not return"),
     };
     Verdict::Finish(match outcome {
-        Outcome::Success { result } => store::Outcome::Succeeded {
+        Outcome::Success { result } => store::Transition::Succeeded {
             result: result.and_then(|r| serde_json::value::to_raw_value(&r).ok()),
         },
         Outcome::Retry { error, retry_after } => {
             retry_or_dead(error, retry_after, job, policy, max_attempts, now, unit)
         }
-        Outcome::Fail { error } => store::Outcome::Dead { error },
-        Outcome::Discard { reason } => store::Outcome::Discarded { reason },
-        Outcome::Wait => store::Outcome::Waiting,
+        Outcome::Fail { error } => store::Transition::Dead { error },
+        Outcome::Discard { reason } => store::Transition::Discarded { reason },
+        Outcome::Wait => store::Transition::Waiting,
     })
 }
 
@@ -87,12 +87,12 @@ fn retry_or_dead(
     max_attempts: u32,
     now: UnixMillis,
     unit: f64,
-) -> store::Outcome {
+) -> store::Transition {
     if job.attempt >= max_attempts {
-        return store::Outcome::Dead { error };
+        return store::Transition::Dead { error };
     }
     let delay = retry_after.unwrap_or_else(|| policy.delay_after(job.attempt, unit));
-    store::Outcome::Retry {
+    store::Transition::Retry {
         error,
         run_at: now.plus(delay),
     }
@@ -111,8 +111,8 @@ pub(crate) fn max_attempts(job: &Job, type_policy: &RetryPolicy, default_policy:
 }
 
 /// The error a job of a type nobody serves dies with.
-pub(crate) fn unregistered(job_type: &str) -> store::Outcome {
-    store::Outcome::Dead {
+pub(crate) fn unregistered(job_type: &str) -> store::Transition {
+    store::Transition::Dead {
         error: format!("unregistered job type: {job_type}"),
     }
 }
@@ -138,7 +138,7 @@ mod tests {
         verdict(end, stop, &job, &policy(), 5, NOW, 0.5)
     }
 
-    fn finished(v: Verdict) -> store::Outcome {
+    fn finished(v: Verdict) -> store::Transition {
         match v {
             Verdict::Finish(o) => o,
             other => panic!("expected a finish, got {other:?}"),
@@ -152,20 +152,20 @@ mod tests {
             None,
             1,
         ));
-        let store::Outcome::Succeeded { result: Some(r) } = ok else {
+        let store::Transition::Succeeded { result: Some(r) } = ok else {
             panic!("{ok:?}")
         };
         assert_eq!(r.get(), r#"{"a":1}"#);
         assert!(
-            matches!(finished(decide(RunEnd::Answered(Outcome::fail("x")), None, 1)), store::Outcome::Dead { error } if error == "x")
+            matches!(finished(decide(RunEnd::Answered(Outcome::fail("x")), None, 1)), store::Transition::Dead { error } if error == "x")
         );
         assert!(matches!(
             finished(decide(RunEnd::Answered(Outcome::discard("old")), None, 1)),
-            store::Outcome::Discarded { reason } if reason == "old"
+            store::Transition::Discarded { reason } if reason == "old"
         ));
         assert!(matches!(
             finished(decide(RunEnd::Answered(Outcome::Wait), None, 1)),
-            store::Outcome::Waiting
+            store::Transition::Waiting
         ));
     }
 
@@ -173,7 +173,7 @@ mod tests {
     fn retries_back_off_geometrically_then_die() {
         for (attempt, secs) in [(1, 1), (2, 2), (3, 4), (4, 8)] {
             match finished(decide(RunEnd::Answered(Outcome::retry("busy")), None, attempt)) {
-                store::Outcome::Retry { error, run_at } => {
+                store::Transition::Retry { error, run_at } => {
                     assert_eq!(error, "busy");
                     assert_eq!(run_at, NOW.plus(Duration::from_secs(secs)), "attempt {attempt}");
                 }
@@ -182,7 +182,7 @@ mod tests {
         }
         assert!(matches!(
             finished(decide(RunEnd::Answered(Outcome::retry("busy")), None, 5)),
-            store::Outcome::Dead { error } if error == "busy"
+            store::Transition::Dead { error } if error == "busy"
         ));
     }
 
@@ -193,16 +193,18 @@ mod tests {
             None,
             3,
         ));
-        assert!(matches!(o, store::Outcome::Retry { run_at, .. } if run_at == NOW.plus(Duration::from_secs(30))));
+        assert!(matches!(o, store::Transition::Retry { run_at, .. } if run_at == NOW.plus(Duration::from_secs(30))));
     }
 
     #[test]
     fn panics_and_abandoned_runs_are_retries() {
         let o = finished(decide(RunEnd::Panicked("index out of bounds".into()), None, 1));
-        assert!(matches!(o, store::Outcome::Retry { error, .. } if error == "handler panicked: index out of bounds"));
+        assert!(
+            matches!(o, store::Transition::Retry { error, .. } if error == "handler panicked: index out of bounds")
+        );
         assert!(matches!(
             finished(decide(RunEnd::Abandoned, None, 1)),
-            store::Outcome::Retry { .. }
+            store::Transition::Retry { .. }
         ));
     }
 
@@ -215,14 +217,14 @@ mod tests {
             1,
         ));
         assert!(
-            matches!(o, store::Outcome::Retry { error, .. } if error == "timed out after 2s: killed by signal 15 (SIGTERM)")
+            matches!(o, store::Transition::Retry { error, .. } if error == "timed out after 2s: killed by signal 15 (SIGTERM)")
         );
         let o = finished(decide(RunEnd::Abandoned, t, 5));
-        assert!(matches!(o, store::Outcome::Dead { error } if error == "timed out after 2s"));
+        assert!(matches!(o, store::Transition::Dead { error } if error == "timed out after 2s"));
         // Work that finished as the clock ran out keeps its result.
         assert!(matches!(
             finished(decide(RunEnd::Answered(Outcome::success()), t, 1)),
-            store::Outcome::Succeeded { .. }
+            store::Transition::Succeeded { .. }
         ));
     }
 
@@ -263,6 +265,8 @@ mod tests {
 
     #[test]
     fn unknown_types_die_with_a_clear_error() {
-        assert!(matches!(unregistered("x.y"), store::Outcome::Dead { error } if error == "unregistered job type: x.y"));
+        assert!(
+            matches!(unregistered("x.y"), store::Transition::Dead { error } if error == "unregistered job type: x.y")
+        );
     }
 }

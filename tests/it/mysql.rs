@@ -70,7 +70,7 @@ where
 /// How many jobs of the store have `status`.
 async fn count(store: &DynStore, status: JobStatus) -> u64 {
     let stats = store
-        .stats(&jobq::store::StatsParams {
+        .stats(&jobq::store::Stats {
             queues: vec![],
             now: UnixMillis::now(),
         })
@@ -162,7 +162,7 @@ async fn a_committed_plain_insert_gets_defaults_and_is_run_by_a_worker() {
         );
     }
     let audit = store
-        .list(&jobq::store::ListParams {
+        .list(&jobq::store::List {
             filter: jobq::store::JobFilter {
                 job_types: vec!["order.audit".into()],
                 ..Default::default()
@@ -253,7 +253,7 @@ async fn emoji_and_cjk_text_round_trips_everywhere() {
         finish(
             &store,
             &Lease::of(first),
-            jobq::store::Outcome::Succeeded {
+            jobq::store::Transition::Succeeded {
                 result: Some(raw(result))
             },
             UnixMillis::now()
@@ -496,7 +496,7 @@ async fn a_finish_outlasts_lock_wait_time_outs() {
                 .finish(
                     &[jobq::store::Finish {
                         lease,
-                        outcome: jobq::store::Outcome::Succeeded { result: None },
+                        outcome: jobq::store::Transition::Succeeded { result: None },
                         progress: None,
                     }],
                     UnixMillis::now(),
@@ -558,7 +558,7 @@ async fn a_finish_chosen_as_a_deadlock_victim_is_run_again() {
             .iter()
             .map(|j| jobq::store::Finish {
                 lease: Lease::of(j),
-                outcome: jobq::store::Outcome::Succeeded { result: None },
+                outcome: jobq::store::Transition::Succeeded { result: None },
                 progress: None,
             })
             .collect();
@@ -695,7 +695,7 @@ async fn a_running_worker_rides_out_a_server_restart() {
     loop {
         // Calls on connections the restart cut fail until the pool has replaced them.
         let done = match store
-            .stats(&jobq::store::StatsParams {
+            .stats(&jobq::store::Stats {
                 queues: vec![],
                 now: UnixMillis::now(),
             })

@@ -214,7 +214,7 @@ async fn payloads_come_back_as_written() {
         finish(
             &store,
             &Lease::of(&running),
-            jobq::store::Outcome::Succeeded {
+            jobq::store::Transition::Succeeded {
                 result: Some(raw(result))
             },
             at(2)
@@ -349,7 +349,7 @@ async fn a_subscription_wakes_on_inserts_releases_and_rescues() {
 
     let job = claim_one(&store, "mail", WORKER, UnixMillis::now().plus(Duration::from_secs(1))).await;
     drain(&notify);
-    assert_eq!(store.release(&[Lease::of(&job)], T0).await.expect("release"), [true]);
+    assert_eq!(store.release(&[Lease::of(&job)]).await.expect("release"), [true]);
     woken(&notify, "a release").await;
 
     let job = claim_one(&store, "mail", WORKER, UnixMillis::now().plus(Duration::from_secs(1))).await;
@@ -437,7 +437,7 @@ async fn a_batch_larger_than_one_statement_keeps_the_order_rules() {
     }
     assert_eq!(answers[2 * HALF], duplicate("bulk-00000"));
     let stats = store
-        .stats(&jobq::store::StatsParams {
+        .stats(&jobq::store::Stats {
             queues: vec![],
             now: T0,
         })
@@ -462,7 +462,7 @@ async fn an_existing_id_in_a_batch_without_keys_leaves_the_rest_created_once() {
         }
     }
     let stats = store
-        .stats(&jobq::store::StatsParams {
+        .stats(&jobq::store::Stats {
             queues: vec![],
             now: T0,
         })

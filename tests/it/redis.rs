@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{JobFilter, ListParams, StatsParams};
+use jobq::store::{JobFilter, List, Stats};
 use jobq::time::UnixMillis;
 use jobq::worker::Worker;
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ async fn fixture() -> (TestStore, String) {
 /// The store's newest jobs, up to 10.
 async fn first_jobs(store: &TestStore) -> Vec<jobq::job::Job> {
     store
-        .list(&ListParams {
+        .list(&List {
             filter: JobFilter::default(),
             limit: 10,
             offset: 0,
@@ -310,7 +310,7 @@ async fn a_running_worker_survives_its_connections_being_killed_and_loses_no_job
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let stats = store
-            .stats(&StatsParams {
+            .stats(&Stats {
                 queues: vec![],
                 now: UnixMillis::now(),
             })
@@ -332,7 +332,7 @@ async fn a_running_worker_survives_its_connections_being_killed_and_loses_no_job
     // (answered as stale), so the worker's own count may fall short; the store's is what counts.
     assert!(report.jobs_done > 0, "{report:?}");
     for job in store
-        .list(&ListParams {
+        .list(&List {
             filter: JobFilter::default(),
             limit: JOBS as u32,
             offset: 0,

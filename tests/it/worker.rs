@@ -1078,7 +1078,7 @@ async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unuse
     assert_eq!((q.succeeded, q.ready, q.running), (300, 1700, 0), "{stats:?}");
     let pending = world
         .client
-        .list(&jobq::store::ListParams {
+        .list(&jobq::store::List {
             filter: jobq::store::JobFilter {
                 statuses: vec![JobStatus::Pending],
                 ..Default::default()

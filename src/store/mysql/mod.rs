@@ -13,7 +13,6 @@
 //! from the caller; the server's clock only fills the defaults of rows that applications insert by
 //! hand. Passwords never appear in a message.
 
-mod bulk;
 mod enqueue;
 mod lease;
 mod migrate;
@@ -34,8 +33,8 @@ use self::statements::{TRANSIENT_TRIES, text};
 use super::batch::rounds_by_id;
 use super::sql::{SqlPool, all_created, is_plain};
 use super::{
-    Cancel, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams, ReplayDead, Rescue,
-    Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn, WorkerInfo,
+    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, ReplayDead, Rescue,
+    Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, NewJob};
 use crate::time::UnixMillis;
@@ -206,7 +205,7 @@ impl Store for MysqlStore {
         Ok(out)
     }
 
-    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+    async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
         let mut out = vec![false; leases.len()];
         for chunk in rounds_by_id(leases, |l| l.id.as_str())
             .iter()
@@ -232,27 +231,21 @@ impl Store for MysqlStore {
         self.sql.get(id).await
     }
 
-    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+    async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
         self.sql.list(params).await
     }
 
-    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+    async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
         let queues = self.sql.stats_in_one_pass(params).await?;
-        Ok(Stats { queues })
+        Ok(StatsReport { queues })
     }
 
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
-        self.retrying("cancel", TRANSIENT_TRIES, |_| false, || self.cancel_once(cancel))
-            .await
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
+        self.sql.cancel(cancel).await
     }
 
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
-        // A producer that takes a key between the look-up and the update makes the update fail on the
-        // unique index; the transaction is then simply run again.
-        self.retrying("replay_dead", TRANSIENT_TRIES, is_duplicate, || {
-            self.replay_once(replay)
-        })
-        .await
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+        self.sql.replay_dead(replay).await
     }
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
@@ -269,6 +262,10 @@ impl Store for MysqlStore {
 
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
         self.sql.workers(seen_since).await
+    }
+
+    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
+        self.sql.forget_workers(seen_before).await
     }
 
     /// Polls for ready work; other changes are not announced.

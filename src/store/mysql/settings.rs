@@ -48,6 +48,10 @@ pub(super) const DIALECT: Dialect = Dialect {
     now_millis: "FLOOR(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000)",
     restates_partial_index: false,
     is_unreachable,
+    is_lock_conflict,
+    is_unique_violation: is_duplicate,
+    // Workers poll for ready jobs (`poll.rs`).
+    notify_ready: None,
 };
 
 /// What a `mysql://` URL says, jobq's own options taken out.

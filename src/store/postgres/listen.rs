@@ -30,8 +30,21 @@ const LISTEN_MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// The schema `jobq_jobs` resolves to on this connection: notifications name it, so that listeners of
 /// other jobq schemas in the same database can ignore them.
-const JOBS_SCHEMA: &str = "(SELECT n.nspname::text FROM pg_catalog.pg_class c \
-     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('jobq_jobs'))";
+macro_rules! jobs_schema {
+    () => {
+        "(SELECT n.nspname::text FROM pg_catalog.pg_class c \
+         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('jobq_jobs'))"
+    };
+}
+const JOBS_SCHEMA: &str = jobs_schema!();
+
+/// Wakes the listeners of the queue it binds when its transaction commits: for statements of the
+/// shared SQL layer that make jobs pending.
+pub(super) const NOTIFY_READY: &str = concat!(
+    "SELECT pg_notify('jobq_jobs', json_build_object('schema', ",
+    jobs_schema!(),
+    ", 'queue', $1::text)::text)"
+);
 
 /// A CTE named `n` that notifies listeners once per queue in which the rows of `source` (a CTE with
 /// `queue` and `status` columns) made jobs pending. Reading `n` runs it; a volatile CTE is evaluated

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::postgres::PgConnectOptions;
-use sqlx::{Postgres, QueryBuilder, Row};
+use sqlx::{Postgres, Row};
 use tokio::sync::Notify;
 
 use self::enqueue::enqueue_chunks;
@@ -33,14 +33,10 @@ use self::lease::{append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings, is_unique_violation};
 use super::batch::rounds_by_id;
-use super::sql::{
-    Decoder, FinishRow, LIVE_STATUSES, SqlPool, all_created, is_plain, job_from_row, push_filter, replay_filter,
-    rescued_from_row,
-};
+use super::sql::{FinishRow, SqlPool, all_created, is_plain, job_from_row, rescued_from_row};
 use super::{
-    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
-    ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription,
-    WakeOn, WorkerInfo,
+    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, ReplayDead, Rescue,
+    Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -349,7 +345,7 @@ impl Store for PostgresStore {
         Ok(applied)
     }
 
-    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+    async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
         if leases.is_empty() {
             return Ok(Vec::new());
         }
@@ -409,106 +405,21 @@ impl Store for PostgresStore {
         self.sql.get(id).await
     }
 
-    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+    async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
         self.sql.list(params).await
     }
 
-    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+    async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
         let queues = self.sql.stats_in_one_pass(params).await?;
-        Ok(Stats { queues })
+        Ok(StatsReport { queues })
     }
 
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
-        // Lock the targets (in id order, so two overlapping cancels cannot deadlock), then update them in
-        // the same statement; the locked rows are re-checked, so a job that finished meanwhile is left
-        // alone and `previous` is the status the update replaced.
-        let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(format!(
-            "WITH c AS (SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
-        ));
-        match &cancel.target {
-            CancelTarget::Ids(ids) => {
-                let ids: Vec<&str> = ids.iter().map(JobId::as_str).collect();
-                qb.push(" AND j.id = ANY(").push_bind(ids).push(")");
-            }
-            CancelTarget::Filter(filter) => push_filter(&mut qb, "j", filter),
-        }
-        qb.push(" ORDER BY j.id FOR UPDATE) UPDATE jobq_jobs AS j SET status = 'cancelled', finished_at = ")
-            .push_bind(cancel.now.0)
-            .push(" FROM c WHERE j.id = c.id RETURNING j.id, c.status");
-        let rows = qb
-            .build()
-            .persistent(false)
-            .fetch_all(&self.sql.pool)
-            .await
-            .map_err(self.sql.fail("cancel"))?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let id: String = row.get(0);
-            let previous = Decoder {
-                kind: KIND,
-                id: id.clone(),
-            }
-            .status(row.get::<&str, _>(1))?;
-            out.push(Cancelled {
-                id: JobId::from_stored(id),
-                previous,
-            });
-        }
-        out.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(out)
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
+        self.sql.cancel(cancel).await
     }
 
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
-        // c: the dead jobs this request selects. A unique key may be held by one live job only: a dead
-        // job whose key is live again stays dead, and of several selected dead jobs sharing a key only
-        // the first in replay order (oldest death) comes back. A producer that takes the key at the same
-        // moment makes the update fail on the unique index; the statement is then simply run again.
-        let build = || {
-            let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(
-                "WITH c AS (SELECT j.id, j.queue, j.unique_key, j.finished_at FROM jobq_jobs AS j \
-                 WHERE j.status = 'dead'",
-            );
-            push_filter(&mut qb, "j", &replay_filter(replay));
-            if !replay.ids.is_empty() {
-                let ids: Vec<&str> = replay.ids.iter().map(JobId::as_str).collect();
-                qb.push(" AND j.id = ANY(").push_bind(ids).push(")");
-            }
-            qb.push(format!(
-                "), p AS (SELECT c.id FROM c WHERE c.unique_key IS NULL OR (\
-                 NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = c.queue AND o.unique_key = c.unique_key \
-                 AND o.status IN {LIVE_STATUSES}) \
-                 AND NOT EXISTS (SELECT 1 FROM c s WHERE s.queue = c.queue AND s.unique_key = c.unique_key \
-                 AND (COALESCE(s.finished_at, 0), s.id) < (COALESCE(c.finished_at, 0), c.id))) \
-                 ORDER BY c.finished_at, c.id"
-            ));
-            if let Some(limit) = replay.limit {
-                qb.push(" LIMIT ").push_bind(i64::from(limit));
-            }
-            qb.push(
-                "), u AS (UPDATE jobq_jobs AS j SET status = 'pending', attempt = 0, finished_at = NULL, \
-                 result = NULL, \
-                 worker_id = NULL, heartbeat_at = NULL, progress = NULL, progress_message = NULL, run_at = ",
-            );
-            qb.push_bind(replay.now.0);
-            qb.push(format!(
-                " FROM p WHERE j.id = p.id AND j.status = 'dead' RETURNING j.id, j.queue, j.status), {} \
-                 SELECT u.id FROM u CROSS JOIN n",
-                notify_cte("u")
-            ));
-            qb
-        };
-        let mut tries = 0;
-        let rows = loop {
-            tries += 1;
-            match build().build().persistent(false).fetch_all(&self.sql.pool).await {
-                Ok(rows) => break rows,
-                Err(e) if is_unique_violation(&e) && tries < 3 => continue,
-                Err(e) => return Err(self.sql.fail("replay_dead")(e)),
-            }
-        };
-        let mut ids: Vec<JobId> = rows.iter().map(|r| JobId::from_stored(r.get(0))).collect();
-        ids.sort();
-        Ok(ids)
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+        self.sql.replay_dead(replay).await
     }
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
@@ -525,6 +436,10 @@ impl Store for PostgresStore {
 
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
         self.sql.workers(seen_since).await
+    }
+
+    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
+        self.sql.forget_workers(seen_before).await
     }
 
     /// Work that becomes ready is announced by NOTIFY; other changes are not.

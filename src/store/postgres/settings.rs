@@ -45,6 +45,9 @@ pub(super) const DIALECT: Dialect = Dialect {
     now_millis: "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
     restates_partial_index: false,
     is_unreachable,
+    is_lock_conflict,
+    is_unique_violation,
+    notify_ready: Some(super::listen::NOTIFY_READY),
 };
 
 /// What a `postgres://` URL says, jobq's own options taken out.
@@ -161,6 +164,12 @@ fn is_unreachable(e: &sqlx::Error) -> bool {
         }),
         other => sql::is_network_error(other),
     }
+}
+
+/// True for a deadlock (SQLSTATE 40P01) or a serialization failure (40001): running the transaction
+/// again is the remedy.
+fn is_lock_conflict(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("40P01" | "40001")))
 }
 
 /// True for a unique-constraint violation (SQLSTATE 23505).

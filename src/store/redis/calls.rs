@@ -13,7 +13,7 @@ use super::scripts::{Lua, SCRIPTS};
 use super::{CANCEL_CHUNK, KIND, RedisStore};
 use crate::job::{Job, JobId, JobStatus};
 use crate::store::error::DriverError;
-use crate::store::{Cancelled, Claim, Finish, Lease, Outcome, QueueStats, ReplayDead, StoreError};
+use crate::store::{CancelAnswer, Cancelled, Claim, Finish, Lease, QueueStats, ReplayDead, StoreError, Transition};
 use crate::time::UnixMillis;
 
 /// True for driver errors that mean the server cannot be reached rather than refusing a request.
@@ -406,10 +406,10 @@ impl RedisStore {
         &self,
         replay: &ReplayDead,
     ) -> Result<Vec<(f64, String, String)>, StoreError> {
-        let wanted = |q: &str| replay.queues.is_empty() || replay.queues.iter().any(|w| w == q);
+        let wanted = |q: &str| replay.filter.queues.is_empty() || replay.filter.queues.iter().any(|w| w == q);
         let mut cands = Vec::new();
         if replay.ids.is_empty() {
-            let queues = self.queues_or_all(&replay.queues).await?;
+            let queues = self.queues_or_all(&replay.filter.queues).await?;
             let dead = try_join_all(queues.iter().map(|q| {
                 let mut cmd = redis::cmd("ZRANGE");
                 cmd.arg(format!("{}done:dead", self.queue_prefix(q)))
@@ -464,12 +464,34 @@ pub(super) fn jobs_from(
         .collect()
 }
 
-/// The jobs a `cancel.lua` reply names: id and previous status, pair by pair.
+/// The jobs a `cancel.lua` reply of mode 'F' names: id and previous status, pair by pair.
 pub(super) fn cancelled_from(reply: &[String]) -> impl Iterator<Item = Cancelled> + '_ {
     reply.chunks_exact(2).map(|pair| Cancelled {
         id: JobId::from_stored(pair[0].clone()),
         previous: pair[1].parse().unwrap_or(JobStatus::Pending),
     })
+}
+
+/// The answers of a `cancel.lua` reply of mode 'I': id, status and what happened (`c` cancelled from
+/// that status, `t` already terminal in it, `n` no such job), triple by triple.
+pub(super) fn cancel_answers(reply: &[String]) -> impl Iterator<Item = CancelAnswer> + '_ {
+    reply.chunks_exact(3).map(|t| {
+        let id = JobId::from_stored(t[0].clone());
+        let status = t[1].parse().unwrap_or(JobStatus::Pending);
+        match t[2].as_str() {
+            "c" => CancelAnswer::Cancelled(Cancelled { id, previous: status }),
+            "t" => CancelAnswer::AlreadyTerminal { id, status },
+            _ => CancelAnswer::NotFound(id),
+        }
+    })
+}
+
+/// The job an answer is about.
+pub(super) fn answer_id(answer: &CancelAnswer) -> &str {
+    match answer {
+        CancelAnswer::Cancelled(c) => c.id.as_str(),
+        CancelAnswer::AlreadyTerminal { id, .. } | CancelAnswer::NotFound(id) => id.as_str(),
+    }
 }
 
 /// Adds the list arguments of a [`super::JobFilter`]-like call: count then items.
@@ -502,19 +524,19 @@ pub(super) fn finish_args(cmd: &mut Cmd, finish: &Finish, now: UnixMillis) {
     lease_args(cmd, &finish.lease);
     let entry = |text: &str| error_entry(finish.lease.attempt, now, text);
     match &finish.outcome {
-        Outcome::Succeeded { result } => {
+        Transition::Succeeded { result } => {
             cmd.arg("S").arg(result.as_ref().map(|r| r.get()).unwrap_or("")).arg("");
         }
-        Outcome::Retry { error, run_at } => {
+        Transition::Retry { error, run_at } => {
             cmd.arg("R").arg(run_key(*run_at)).arg(entry(error));
         }
-        Outcome::Dead { error } => {
+        Transition::Dead { error } => {
             cmd.arg("D").arg("").arg(entry(error));
         }
-        Outcome::Discarded { reason } => {
+        Transition::Discarded { reason } => {
             cmd.arg("X").arg("").arg(entry(reason));
         }
-        Outcome::Waiting => {
+        Transition::Waiting => {
             cmd.arg("W").arg("").arg("");
         }
     }

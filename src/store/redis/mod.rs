@@ -55,17 +55,18 @@ mod scripts;
 mod settings;
 mod subscribe;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_util::future::try_join_all;
-use redis::{Client, Cmd, Value};
+use redis::{Client, Value};
 use tokio::sync::Notify;
 
 use self::calls::{
-    by_queue, cancelled_from, finish_args, in_input_order, jobs_from, lease_args, opt_millis, progress_json, push_list,
-    statuses,
+    answer_id, by_queue, cancel_answers, finish_args, in_input_order, jobs_from, lease_args, opt_millis, progress_json,
+    push_list, statuses,
 };
 use self::codec::{job_from_pairs, run_key};
 use self::connection::{Conn, Connector};
@@ -74,8 +75,8 @@ pub use self::settings::DEFAULT_PREFIX;
 use self::settings::Settings;
 use super::error::DriverError;
 use super::{
-    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
-    QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl,
+    Cancel, CancelAnswer, CancelTarget, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List,
+    QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl,
     Subscription, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
@@ -338,7 +339,7 @@ impl Store for RedisStore {
         Ok(answers.into_iter().map(|r| r == 1).collect())
     }
 
-    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+    async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
         let answers: Vec<u8> = self
             .per_queue(
                 leases,
@@ -405,7 +406,7 @@ impl Store for RedisStore {
         job_from_pairs(&pairs).map(Some)
     }
 
-    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+    async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
         let f = &params.filter;
         let queues = self.queues_or_all(&f.queues).await?;
         // Each queue answers its newest `offset + limit`; the page is cut from all of them merged.
@@ -432,7 +433,7 @@ impl Store for RedisStore {
             .collect())
     }
 
-    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+    async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
         let queues = self.queues_or_all(&params.queues).await?;
         let mut queues: Vec<QueueStats> = try_join_all(queues.iter().map(|q| self.queue_stats(q, params.now, "stats")))
             .await?
@@ -442,61 +443,78 @@ impl Store for RedisStore {
             .collect();
         queues.sort_by(|a, b| a.queue.cmp(&b.queue));
         queues.dedup_by(|a, b| a.queue == b.queue);
-        Ok(Stats { queues })
+        Ok(StatsReport { queues })
     }
 
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
-        let calls: Vec<Cmd> = match &cancel.target {
-            CancelTarget::Ids(ids) => {
-                let located = self.locate(ids, "cancel").await?;
-                let found: Vec<(&JobId, String)> = ids
-                    .iter()
-                    .zip(located)
-                    .filter_map(|(id, q)| q.map(|q| (id, q)))
-                    .collect();
-                by_queue(&found, |(_, q)| q.as_str())
-                    .into_iter()
-                    .map(|(q, positions)| {
-                        let mut cmd = self.queue_script(&SCRIPTS.cancel, q);
-                        cmd.arg(cancel.now.0).arg("I").arg(positions.len());
-                        for n in positions {
-                            cmd.arg(found[n].0.as_str());
-                        }
-                        cmd
-                    })
-                    .collect()
-            }
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
+        let ids = match &cancel.target {
+            CancelTarget::Ids(ids) => ids,
             CancelTarget::Filter(f) => {
                 let queues = self.queues_or_all(&f.queues).await?;
                 let cancelled = try_join_all(queues.iter().map(|q| self.cancel_in_queue(q, f, cancel.now))).await?;
-                return Ok(cancelled.into_iter().flatten().collect());
+                let mut cancelled: Vec<_> = cancelled.into_iter().flatten().collect();
+                cancelled.sort_by(|a, b| a.id.cmp(&b.id));
+                return Ok(cancelled.into_iter().map(CancelAnswer::Cancelled).collect());
             }
         };
-        let replies = try_join_all(
-            calls
-                .iter()
-                .map(|cmd| self.eval::<Vec<String>>(&SCRIPTS.cancel, cmd, "cancel", false)),
-        )
+        let mut seen = std::collections::HashSet::new();
+        let ids: Vec<&JobId> = ids.iter().filter(|id| seen.insert(id.as_str())).collect();
+        let located = self
+            .locate(&ids.iter().map(|id| (*id).clone()).collect::<Vec<_>>(), "cancel")
+            .await?;
+        let found: Vec<(&JobId, String)> = ids
+            .iter()
+            .zip(&located)
+            .filter_map(|(id, q)| q.clone().map(|q| (*id, q)))
+            .collect();
+        let replies = try_join_all(by_queue(&found, |(_, q)| q.as_str()).into_iter().map(|(q, positions)| {
+            let mut cmd = self.queue_script(&SCRIPTS.cancel, q);
+            cmd.arg(cancel.now.0).arg("I").arg(positions.len());
+            for n in positions {
+                cmd.arg(found[n].0.as_str());
+            }
+            async move { self.eval::<Vec<String>>(&SCRIPTS.cancel, &cmd, "cancel", false).await }
+        }))
         .await?;
-        Ok(replies.iter().flat_map(|reply| cancelled_from(reply)).collect())
+        let mut answers: HashMap<String, CancelAnswer> = HashMap::new();
+        for reply in &replies {
+            for answer in cancel_answers(reply) {
+                answers.insert(answer_id(&answer).to_string(), answer);
+            }
+        }
+        Ok(ids
+            .into_iter()
+            .map(|id| {
+                answers
+                    .remove(id.as_str())
+                    .unwrap_or_else(|| CancelAnswer::NotFound(id.clone()))
+            })
+            .collect())
     }
 
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+        let dry = if replay.dry_run { "1" } else { "" };
         if replay.ids.is_empty() && replay.limit.is_none() {
             // Every dead job of the queues: each queue's script reads its own dead set, all at once.
-            let queues = self.queues_or_all(&replay.queues).await?;
+            let queues = self.queues_or_all(&replay.filter.queues).await?;
             let replies = try_join_all(queues.iter().map(|q| {
                 let mut cmd = self.queue_script(&SCRIPTS.replay, q);
-                cmd.arg(run_key(replay.now)).arg("");
-                push_list(&mut cmd, &replay.job_types);
+                cmd.arg(run_key(replay.now)).arg(dry).arg("");
+                push_list(&mut cmd, &replay.filter.job_types);
                 cmd.arg(0);
                 async move {
-                    self.eval::<Vec<String>>(&SCRIPTS.replay, &cmd, "replay dead jobs", false)
+                    self.eval::<Vec<Value>>(&SCRIPTS.replay, &cmd, "replay dead jobs", false)
                         .await
                 }
             }))
             .await?;
-            return Ok(replies.into_iter().flatten().map(JobId::from_stored).collect());
+            let mut jobs = Vec::new();
+            for reply in replies {
+                jobs.extend(jobs_from(reply, "replay dead jobs", self)?);
+            }
+            // A dry run answers oldest death first across queues, as a replay would take them.
+            jobs.sort_by(|a, b| (a.finished_at, &a.id).cmp(&(b.finished_at, &b.id)));
+            return Ok(jobs);
         }
         // Oldest death first across queues: each run of candidates of one queue is one script, which
         // checks each again (type, unique key) and replays up to what the limit leaves.
@@ -512,14 +530,15 @@ impl Store for RedisStore {
             let end = start + cands[start..].iter().take_while(|c| &c.2 == queue).count();
             let mut cmd = self.queue_script(&SCRIPTS.replay, queue);
             cmd.arg(run_key(replay.now))
+                .arg(dry)
                 .arg(left.map(|l| l.to_string()).unwrap_or_default());
-            push_list(&mut cmd, &replay.job_types);
+            push_list(&mut cmd, &replay.filter.job_types);
             cmd.arg(end - start);
             for c in &cands[start..end] {
                 cmd.arg(&c.1);
             }
-            let ids: Vec<String> = self.eval(&SCRIPTS.replay, &cmd, "replay dead jobs", false).await?;
-            out.extend(ids.into_iter().map(JobId::from_stored));
+            let reply: Vec<Value> = self.eval(&SCRIPTS.replay, &cmd, "replay dead jobs", false).await?;
+            out.extend(jobs_from(reply, "replay dead jobs", self)?);
             start = end;
         }
         Ok(out)
@@ -527,16 +546,17 @@ impl Store for RedisStore {
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
         let wanted: Vec<&str> = cleanup
+            .filter
             .statuses
             .iter()
             .filter(|s| s.is_terminal())
             .map(|s| s.as_str())
             .collect();
-        if !cleanup.statuses.is_empty() && wanted.is_empty() {
+        if !cleanup.filter.statuses.is_empty() && wanted.is_empty() {
             return Ok(0);
         }
         let mut count = 0u64;
-        for q in self.queues_or_all(&cleanup.queues).await? {
+        for q in self.queues_or_all(&cleanup.filter.queues).await? {
             let left = u64::from(cleanup.limit).saturating_sub(count);
             if left == 0 {
                 break;
@@ -584,27 +604,32 @@ impl Store for RedisStore {
         .map(|_| ())
     }
 
-    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
         let seen = self.key("workers:seen");
         let gone: Vec<String> = self
             .query(
                 redis::cmd("ZRANGE")
                     .arg(&seen)
                     .arg("-inf")
-                    .arg(format!("({}", seen_since.0))
+                    .arg(format!("({}", seen_before.0))
                     .arg("BYSCORE"),
-                "list workers",
+                "forget workers",
             )
             .await?;
         if !gone.is_empty() {
-            // Forgotten: their records first, so that no record outlives its last-seen entry.
+            // Their records first, so that no record outlives its last-seen entry.
             let _: () = self
-                .query(redis::cmd("HDEL").arg(self.key("workers")).arg(&gone), "list workers")
+                .query(redis::cmd("HDEL").arg(self.key("workers")).arg(&gone), "forget workers")
                 .await?;
             let _: () = self
-                .query(redis::cmd("ZREM").arg(&seen).arg(&gone), "list workers")
+                .query(redis::cmd("ZREM").arg(&seen).arg(&gone), "forget workers")
                 .await?;
         }
+        Ok(gone.len() as u64)
+    }
+
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+        let seen = self.key("workers:seen");
         let ids: Vec<String> = self
             .query(
                 redis::cmd("ZRANGE")

@@ -21,7 +21,6 @@ pub(crate) struct Dialect {
     pub begin_write: &'static str,
     /// Appended to a `SELECT` whose rows the transaction then changes, to lock them ("" where the
     /// transaction holds the whole database).
-    #[allow(dead_code)]
     pub for_update: &'static str,
     /// Appended to a selection of rows to delete in bounded batches: rows another transaction holds
     /// are passed over, not waited for ("" where nothing can hold a row).
@@ -42,6 +41,15 @@ pub(crate) struct Dialect {
     pub restates_partial_index: bool,
     /// Whether a driver error means the server cannot be reached (rather than refusing a request).
     pub is_unreachable: fn(&sqlx::Error) -> bool,
+    /// Whether a driver error means the transaction lost a race for a row lock (a deadlock, a lock
+    /// wait that timed out), so that running it again is the remedy.
+    pub is_lock_conflict: fn(&sqlx::Error) -> bool,
+    /// Whether a driver error is a unique key taken meanwhile (the live unique key of a job that a
+    /// producer enqueued while a replay looked).
+    pub is_unique_violation: fn(&sqlx::Error) -> bool,
+    /// A statement that wakes the store's listeners for the queue it binds, run in the transaction
+    /// that made jobs of that queue pending (PostgreSQL's NOTIFY; `None` where workers poll or watch).
+    pub notify_ready: Option<&'static str>,
 }
 
 /// How a store deletes at most N rows that match.
@@ -116,6 +124,9 @@ pub(crate) mod tests {
             now_millis: "0",
             restates_partial_index: false,
             is_unreachable: never,
+            is_lock_conflict: never,
+            is_unique_violation: never,
+            notify_ready: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! each store only binds these values its own way.
 
 use crate::job::JobStatus;
-use crate::store::{Finish, Outcome};
+use crate::store::{Finish, Transition};
 
 /// The columns one finished attempt sets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,11 +31,11 @@ impl<'a> FinishRow<'a> {
         FinishRow {
             status: status.as_str(),
             run_at: match &finish.outcome {
-                Outcome::Retry { run_at, .. } => Some(run_at.0),
+                Transition::Retry { run_at, .. } => Some(run_at.0),
                 _ => None,
             },
             result: match &finish.outcome {
-                Outcome::Succeeded { result } => result.as_deref().map(|r| r.get()),
+                Transition::Succeeded { result } => result.as_deref().map(|r| r.get()),
                 _ => None,
             },
             error: finish.outcome.error(),

@@ -33,15 +33,16 @@ use sqlx::{Arguments, ColumnIndex, Database, Decode, Encode, Executor, IntoArgum
 pub(crate) use decode::{Decoder, count, job_from_row, queue_stats_from_row, rescued_from_row};
 pub(crate) use dialect::{Dialect, LimitedDelete, Upsert, is_network_error, never};
 pub(crate) use enqueue::{EnqueuePlan, all_created, is_plain, max_attempts_column, meta_json, timeout_column};
-pub(crate) use filter::{
-    LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, push_filter, push_in, replay_filter,
-};
+pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use lease::FinishRow;
 pub(crate) use stmt::{Bind, Stmt};
 
 use super::error::DriverError;
 use super::migrate;
-use super::{Cleanup, ListParams, QueueStats, StatsParams, StoreError, StoreKind, StoreUrl, WorkerInfo};
+use super::{
+    Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, List, QueueStats, ReplayDead, Stats, StoreError, StoreKind,
+    StoreUrl, WorkerInfo,
+};
 use crate::job::{Job, JobId, JobStatus};
 use crate::store::url::RedactedUrl;
 use crate::time::UnixMillis;
@@ -67,6 +68,13 @@ pub(crate) async fn probe<C>(
         }
     }
 }
+
+/// Tries of one transaction that loses a race for a row lock (or meets another error its caller
+/// accepts).
+const TRANSACTION_TRIES: u32 = 5;
+
+/// Ids per statement that names them: well under every server's limit on placeholders.
+const IDS_PER_STATEMENT: usize = 500;
 
 /// A SQL store's pool with its dialect: runs the statements the stores share.
 #[derive(Debug)]
@@ -184,7 +192,7 @@ where
     }
 
     /// Jobs matching the filter, newest first.
-    pub async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+    pub async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
         let mut stmt = self.stmt(format!(
             "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",
             self.dialect.job_columns
@@ -204,7 +212,7 @@ where
 
     /// Counts by queue and status in one pass over the table, queues in byte order (the servers; SQLite
     /// counts in two index-only passes of its own).
-    pub async fn stats_in_one_pass(&self, params: &StatsParams) -> Result<Vec<QueueStats>, StoreError> {
+    pub async fn stats_in_one_pass(&self, params: &Stats) -> Result<Vec<QueueStats>, StoreError> {
         let now = params.now.0;
         let mut stmt = self.stmt("SELECT j.queue, COUNT(CASE WHEN j.status = 'pending' AND j.run_at <= ");
         stmt.bind(now)
@@ -267,6 +275,218 @@ where
         self.execute(&stmt, "cleanup").await
     }
 
+    /// Runs `attempt` (one whole transaction) until it succeeds, again after it lost a race for a row
+    /// lock (and after whatever else `also` accepts), at most `tries` times.
+    pub async fn retrying<T, Fut>(
+        &self,
+        operation: &'static str,
+        also: fn(&sqlx::Error) -> bool,
+        mut attempt: impl FnMut() -> Fut,
+    ) -> Result<T, StoreError>
+    where
+        Fut: Future<Output = Result<T, sqlx::Error>>,
+    {
+        let mut tried = 0;
+        loop {
+            tried += 1;
+            match attempt().await {
+                Ok(v) => return Ok(v),
+                Err(e) if tried < TRANSACTION_TRIES && ((self.dialect.is_lock_conflict)(&e) || also(&e)) => {
+                    tracing::debug!("{operation}: {e}; trying again");
+                    // A little apart, so that the other side of a deadlock gets through first.
+                    tokio::time::sleep(Duration::from_millis(u64::from(tried) * 3)).await;
+                }
+                Err(e) => return Err(self.fail(operation)(e)),
+            }
+        }
+    }
+
+    /// Cancels live jobs by id or filter (see [`crate::store::Store::cancel`]): one transaction that
+    /// locks the targets in id order (so two overlapping cancels cannot deadlock), reads their statuses,
+    /// and cancels the live ones.
+    pub async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
+        if matches!(&cancel.target, CancelTarget::Ids(ids) if ids.is_empty()) {
+            return Ok(Vec::new());
+        }
+        self.retrying("cancel", |_| false, || self.cancel_once(cancel)).await
+    }
+
+    async fn cancel_once(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, sqlx::Error> {
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut found: Vec<(String, String)> = Vec::new();
+        let selections: Vec<Stmt> = match &cancel.target {
+            // By id every status, to answer each id.
+            CancelTarget::Ids(ids) => ids
+                .chunks(IDS_PER_STATEMENT)
+                .map(|chunk| {
+                    let mut s = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
+                    s.any_of("j.id", chunk.iter().map(|id| id.to_string()));
+                    s
+                })
+                .collect(),
+            CancelTarget::Filter(filter) => {
+                let mut s = self.stmt(format!(
+                    "SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
+                ));
+                s.filter("j", filter);
+                vec![s]
+            }
+        };
+        for mut select in selections {
+            select.push(" ORDER BY j.id").push(self.dialect.for_update);
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                found.push((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?));
+            }
+        }
+        let mut statuses: HashMap<String, JobStatus> = HashMap::with_capacity(found.len());
+        for (id, status) in found {
+            let status = Decoder {
+                kind: self.dialect.kind,
+                id: id.clone(),
+            }
+            .status(&status)
+            .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            statuses.insert(id, status);
+        }
+        let mut live: Vec<&str> = statuses
+            .iter()
+            .filter(|(_, s)| !s.is_terminal())
+            .map(|(id, _)| id.as_str())
+            .collect();
+        live.sort_unstable();
+        for chunk in live.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt("UPDATE jobq_jobs SET status = 'cancelled', finished_at = ");
+            update
+                .bind(cancel.now.0)
+                .push(" WHERE 1 = 1")
+                .any_of("id", chunk.iter().map(|id| id.to_string()));
+            self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(match &cancel.target {
+            CancelTarget::Ids(ids) => {
+                let mut seen = std::collections::HashSet::new();
+                ids.iter()
+                    .filter(|id| seen.insert(id.as_str()))
+                    .map(|id| match statuses.get(id.as_str()) {
+                        None => CancelAnswer::NotFound(id.clone()),
+                        Some(&status) if status.is_terminal() => {
+                            CancelAnswer::AlreadyTerminal { id: id.clone(), status }
+                        }
+                        Some(&previous) => CancelAnswer::Cancelled(Cancelled {
+                            id: id.clone(),
+                            previous,
+                        }),
+                    })
+                    .collect()
+            }
+            CancelTarget::Filter(_) => live
+                .iter()
+                .map(|id| {
+                    CancelAnswer::Cancelled(Cancelled {
+                        id: JobId::from_stored(id.to_string()),
+                        previous: statuses[*id],
+                    })
+                })
+                .collect(),
+        })
+    }
+
+    /// Replays dead jobs, or tells which a replay would move (see
+    /// [`crate::store::Store::replay_dead`]): one selection decides both. In one transaction it reads
+    /// (and, for a replay, locks) the selected dead jobs whose unique key no live job holds and that
+    /// died first among the selected ones sharing their key, oldest death first, and brings them back.
+    /// A producer that takes such a key meanwhile makes the update fail on the unique index; it is then
+    /// simply run again.
+    pub async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+        let also = self.dialect.is_unique_violation;
+        self.retrying("replay_dead", also, || self.replay_once(replay)).await
+    }
+
+    async fn replay_once(&self, replay: &ReplayDead) -> Result<Vec<Job>, sqlx::Error> {
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let selected = |s: &mut Stmt, t: &str| {
+            s.push(&format!("{t}.status = 'dead'"))
+                .filter(t, &replay_filter(replay))
+                .any_of(&format!("{t}.id"), replay.ids.iter().map(|id| id.to_string()));
+        };
+        let mut select = self.stmt(format!(
+            "SELECT {} FROM jobq_jobs AS j WHERE ",
+            self.dialect.job_columns
+        ));
+        selected(&mut select, "j");
+        select.push(&format!(
+            " AND (j.unique_key IS NULL OR (NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = j.queue \
+             AND o.unique_key = j.unique_key AND o.status IN {LIVE_STATUSES}) \
+             AND NOT EXISTS (SELECT 1 FROM jobq_jobs s WHERE "
+        ));
+        selected(&mut select, "s");
+        select.push(
+            " AND s.queue = j.queue AND s.unique_key = j.unique_key \
+             AND (COALESCE(s.finished_at, 0), s.id) < (COALESCE(j.finished_at, 0), j.id)))) \
+             ORDER BY COALESCE(j.finished_at, 0), j.id",
+        );
+        if let Some(limit) = replay.limit {
+            select.push(" LIMIT ").bind(i64::from(limit));
+        }
+        if !replay.dry_run {
+            select.push(self.dialect.for_update);
+        }
+        let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        let mut jobs = rows
+            .iter()
+            .map(|r| job_from_row(r, self.dialect.kind))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        if replay.dry_run || jobs.is_empty() {
+            return Ok(jobs);
+        }
+        let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt(
+                "UPDATE jobq_jobs SET status = 'pending', attempt = 0, finished_at = NULL, result = NULL, \
+                 worker_id = NULL, heartbeat_at = NULL, progress = NULL, progress_message = NULL, run_at = ",
+            );
+            update
+                .bind(replay.now.0)
+                .push(" WHERE status = 'dead'")
+                .any_of("id", chunk.iter().cloned());
+            self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+        }
+        self.notify_ready(&mut tx, jobs.iter().map(|j| j.queue.as_str()))
+            .await?;
+        tx.commit().await?;
+        for job in &mut jobs {
+            job.status = JobStatus::Pending;
+            job.attempt = 0;
+            job.run_at = replay.now;
+            job.finished_at = None;
+            job.result = None;
+            job.worker_id = None;
+            job.heartbeat_at = None;
+            job.progress = None;
+        }
+        Ok(jobs)
+    }
+
+    /// Wakes the listeners of each of `queues` once, where the store has listeners.
+    async fn notify_ready<'q>(
+        &self,
+        conn: &mut DB::Connection,
+        queues: impl Iterator<Item = &'q str>,
+    ) -> Result<(), sqlx::Error> {
+        let Some(notify) = self.dialect.notify_ready else {
+            return Ok(());
+        };
+        let distinct: std::collections::BTreeSet<&str> = queues.collect();
+        for queue in distinct {
+            let mut stmt = self.stmt(notify);
+            stmt.binds.push(Bind::Text(queue.to_string()));
+            self.query(&stmt).map_err(encoding)?.execute(&mut *conn).await?;
+        }
+        Ok(())
+    }
+
     /// Records (or refreshes) a worker in the registry.
     pub async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
         let d = self.dialect;
@@ -304,11 +524,8 @@ where
         self.execute(&stmt, "unregistering a worker").await.map(drop)
     }
 
-    /// Workers seen since `seen_since`, after forgetting those not seen since then.
+    /// Workers seen since `seen_since`, oldest start first.
     pub async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
-        let mut forget = self.stmt("DELETE FROM jobq_workers WHERE last_seen_at < ");
-        forget.bind(seen_since.0);
-        self.execute(&forget, "forgetting old workers").await?;
         let mut stmt = self.stmt(format!(
             "SELECT id, name, host, pid, {}, started_at, last_seen_at, jobs_done FROM jobq_workers \
              WHERE last_seen_at >= ",
@@ -320,6 +537,13 @@ where
             .map(decode::worker_from_row)
             .collect::<Result<_, _>>()
             .map_err(self.fail("listing workers"))
+    }
+
+    /// Forgets the workers not seen since `seen_before`.
+    pub async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
+        let mut forget = self.stmt("DELETE FROM jobq_workers WHERE last_seen_at < ");
+        forget.bind(seen_before.0);
+        self.execute(&forget, "forgetting old workers").await
     }
 
     /// The newest migration recorded, `None` when jobq's tables do not exist yet. `exists` is the
@@ -392,6 +616,11 @@ where
         }
         Ok(())
     }
+}
+
+/// A value that could not be encoded for the driver, as the driver's own error.
+fn encoding(e: StoreError) -> sqlx::Error {
+    sqlx::Error::Encode(Box::new(e))
 }
 
 /// How many rows a statement changed: each driver's result type says it its own way.

@@ -29,13 +29,13 @@ use self::statements::{append_error, mark_returned, split_progress};
 pub use self::watch::SETTLE;
 use super::batch::rounds_by_id;
 use super::sql::{
-    Decoder, EnqueuePlan, FinishRow, LIVE_STATUSES, SqlPool, job_from_row, max_attempts_column, meta_json,
-    placeholders, push_filter, push_in, replay_filter, rescued_from_row, timeout_column,
+    EnqueuePlan, FinishRow, SqlPool, job_from_row, max_attempts_column, meta_json, placeholders, rescued_from_row,
+    timeout_column,
 };
 use super::{
-    Cancel, CancelTarget, Cancelled, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, ListParams,
-    QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsParams, Store, StoreError, StoreInfo, StoreKind, StoreUrl,
-    Subscription, WakeOn, WorkerInfo,
+    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, QueueStats, ReplayDead,
+    Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn,
+    WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -328,7 +328,7 @@ impl Store for SqliteStore {
         Ok(applied)
     }
 
-    async fn release(&self, leases: &[Lease], _now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+    async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
         let _turn = self.write_turn().await;
         let mut released = vec![false; leases.len()];
         for round in rounds_by_id(leases, |l| l.id.as_str()) {
@@ -386,11 +386,11 @@ impl Store for SqliteStore {
         self.sql.get(id).await
     }
 
-    async fn list(&self, params: &ListParams) -> Result<Vec<Job>, StoreError> {
+    async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
         self.sql.list(params).await
     }
 
-    async fn stats(&self, params: &StatsParams) -> Result<Stats, StoreError> {
+    async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
         // Two index-only passes: counts by (queue, status) over the small queue/status index, then the
         // ready/scheduled split of pending jobs over the ready index, which holds pending jobs only.
         // (One pass computing both over a wider index costs twice as much per entry.)
@@ -448,96 +448,24 @@ impl Store for SqliteStore {
                 s.oldest_ready_at = row.get::<Option<i64>, _>(2).map(UnixMillis);
             }
         }
-        Ok(Stats {
+        Ok(StatsReport {
             queues: by_queue.into_values().collect(),
         })
     }
 
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<Cancelled>, StoreError> {
-        if matches!(&cancel.target, CancelTarget::Ids(ids) if ids.is_empty()) {
-            return Ok(Vec::new());
-        }
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
         let _turn = self.write_turn().await;
-        // Read the previous statuses and update inside one immediate transaction, so nothing changes
-        // in between.
-        let mut tx = self
-            .sql
-            .pool
-            .begin_with(DIALECT.begin_write)
-            .await
-            .map_err(self.sql.fail("starting cancel"))?;
-        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(format!(
-            "SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
-        ));
-        match &cancel.target {
-            CancelTarget::Ids(ids) => push_in(&mut qb, "j.id", ids.iter().map(|id| id.to_string())),
-            CancelTarget::Filter(filter) => push_filter(&mut qb, "j", filter),
-        }
-        let rows = qb.build().fetch_all(&mut *tx).await.map_err(self.sql.fail("cancel"))?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let id: String = row.get(0);
-            let previous = Decoder {
-                kind: KIND,
-                id: id.clone(),
-            }
-            .status(row.get::<&str, _>(1))?;
-            out.push(Cancelled {
-                id: JobId::from_stored(id),
-                previous,
-            });
-        }
-        for chunk in out.chunks(ROWS_PER_STATEMENT) {
-            let sql = format!(
-                "UPDATE jobq_jobs SET status = 'cancelled', finished_at = ? WHERE id IN ({})",
-                placeholders(chunk.len())
-            );
-            let mut query = sqlx::query(&sql).bind(cancel.now.0);
-            for c in chunk {
-                query = query.bind(c.id.as_str());
-            }
-            query.execute(&mut *tx).await.map_err(self.sql.fail("cancel"))?;
-        }
-        tx.commit().await.map_err(self.sql.fail("committing cancel"))?;
-        Ok(out)
+        self.sql.cancel(cancel).await
     }
 
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<JobId>, StoreError> {
-        let _turn = self.write_turn().await;
-        // c: the dead jobs this request selects.
-        let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "WITH c AS (SELECT j.id, j.queue, j.unique_key, j.finished_at FROM jobq_jobs AS j WHERE j.status = 'dead'",
-        );
-        push_filter(&mut qb, "j", &replay_filter(replay));
-        push_in(&mut qb, "j.id", replay.ids.iter().map(|id| id.to_string()));
-        qb.push(") UPDATE jobq_jobs SET status = 'pending', attempt = 0, run_at = ");
-        qb.push_bind(replay.now.0);
-        qb.push(
-            ", finished_at = NULL, result = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \
-             progress_message = NULL WHERE id IN (SELECT id FROM c WHERE unique_key IS NULL OR (",
-        );
-        // A unique key may be held by only one live job: a dead job whose key is live again stays dead,
-        // and of several selected dead jobs sharing a key only the first in replay order (oldest death)
-        // comes back. Only selected jobs compete, so replaying one holder by id works whichever it is.
-        qb.push(format!(
-            "NOT EXISTS (SELECT 1 FROM jobq_jobs o WHERE o.queue = c.queue AND o.unique_key = c.unique_key \
-             AND o.status IN {LIVE_STATUSES}) \
-             AND NOT EXISTS (SELECT 1 FROM c s WHERE s.queue = c.queue AND s.unique_key = c.unique_key \
-             AND (COALESCE(s.finished_at, 0), s.id) < (COALESCE(c.finished_at, 0), c.id)))"
-        ));
-        qb.push(" ORDER BY finished_at, id");
-        if let Some(limit) = replay.limit {
-            qb.push(" LIMIT ").push_bind(limit as i64);
-        }
-        qb.push(") RETURNING id");
-        let rows = qb
-            .build()
-            .fetch_all(&self.sql.pool)
-            .await
-            .map_err(self.sql.fail("replay_dead"))?;
-        let mut ids: Vec<JobId> = rows.iter().map(|r| JobId::from_stored(r.get(0))).collect();
-        ids.sort();
-        Ok(ids)
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+        // A dry run only reads.
+        let _turn = if replay.dry_run {
+            None
+        } else {
+            Some(self.write_turn().await)
+        };
+        self.sql.replay_dead(replay).await
     }
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
@@ -556,7 +484,11 @@ impl Store for SqliteStore {
     }
 
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
-        let _turn = self.write_turn().await;
         self.sql.workers(seen_since).await
+    }
+
+    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
+        let _turn = self.write_turn().await;
+        self.sql.forget_workers(seen_before).await
     }
 }

@@ -30,6 +30,11 @@ pub(super) const DIALECT: Dialect = Dialect {
     restates_partial_index: true,
     // A file does not go away the way a server does: every failure is a refusal.
     is_unreachable: never,
+    // One writer at a time holds the whole database: no row lock to lose, no key taken meanwhile.
+    is_lock_conflict: never,
+    is_unique_violation: never,
+    // Workers watch the file: every commit wakes them.
+    notify_ready: None,
 };
 
 /// The URL's options.

@@ -1,6 +1,6 @@
 //! `jobq cancel`: by id, and by filter (refused off a terminal without `--yes`).
 
-use jobq::store::Outcome;
+use jobq::store::Transition;
 use jobq::time::UnixMillis;
 
 use super::Sandbox;
@@ -27,7 +27,7 @@ fn cancel_by_id_tells_how_a_running_job_stops() {
 fn cancel_by_id_cancels_a_waiting_job() {
     let env = Sandbox::new();
     let id = env.enqueue(&["payment.capture", "--queue", "payments"]);
-    env.settle("payments", Outcome::Waiting, UnixMillis::now());
+    env.settle("payments", Transition::Waiting, UnixMillis::now());
     snap!(env.run(["cancel", &id]));
     assert_eq!(env.status(&id), "cancelled");
 }
@@ -36,7 +36,7 @@ fn cancel_by_id_cancels_a_waiting_job() {
 fn cancel_leaves_a_finished_job_alone_with_a_note() {
     let env = Sandbox::new();
     let done = env.enqueue(&["mail.send", "--queue", "mail"]);
-    env.settle("mail", Outcome::Succeeded { result: None }, UnixMillis::now());
+    env.settle("mail", Transition::Succeeded { result: None }, UnixMillis::now());
     snap!("succeeded", env.run(["cancel", &done]));
     assert_eq!(env.status(&done), "succeeded");
     let cancelled = env.enqueue(&["mail.send"]);

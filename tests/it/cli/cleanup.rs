@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use jobq::store::Outcome;
+use jobq::store::Transition;
 use jobq::time::UnixMillis;
 
 use super::Sandbox;
@@ -14,24 +14,24 @@ fn jobs_of_every_age(env: &Sandbox) -> Vec<String> {
     let eight_days_ago = UnixMillis::now().minus(Duration::from_secs(8 * 86_400));
     let mut ids = Vec::new();
     ids.push(env.enqueue(&["mail.send", "--queue", "old"]));
-    env.settle("old", Outcome::Succeeded { result: None }, eight_days_ago);
+    env.settle("old", Transition::Succeeded { result: None }, eight_days_ago);
     ids.push(env.enqueue(&["mail.send", "--queue", "old"]));
     env.settle(
         "old",
-        Outcome::Dead {
+        Transition::Dead {
             error: "gave up".into(),
         },
         eight_days_ago,
     );
     ids.push(env.enqueue(&["payment.capture", "--queue", "parked"]));
-    env.settle("parked", Outcome::Waiting, eight_days_ago);
+    env.settle("parked", Transition::Waiting, eight_days_ago);
     ids.push(env.enqueue(&["mail.send"]));
     env.ok(["cancel", &ids[3]]);
     ids.push(env.enqueue(&["mail.send"]));
     ids.push(env.enqueue(&["video.encode", "--queue", "busy"]));
     env.claim("busy");
     ids.push(env.enqueue(&["mail.send", "--queue", "fresh"]));
-    env.settle("fresh", Outcome::Succeeded { result: None }, UnixMillis::now());
+    env.settle("fresh", Transition::Succeeded { result: None }, UnixMillis::now());
     ids
 }
 

@@ -47,7 +47,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use jobq::store::{Claim, DynStore, Finish, Lease, Outcome, StoreUrl};
+use jobq::store::{Claim, DynStore, Finish, Lease, StoreUrl, Transition};
 use jobq::time::UnixMillis;
 use serde_json::Value;
 use tempfile::TempDir;
@@ -379,7 +379,7 @@ impl Sandbox {
 
     /// Claims every ready job of `queue` and finishes each with `outcome`, recorded at `at` (which sets
     /// `finished_at` for terminal outcomes and `waiting`). Returns their ids.
-    pub fn settle(&self, queue: &str, outcome: Outcome, at: UnixMillis) -> Vec<String> {
+    pub fn settle(&self, queue: &str, outcome: Transition, at: UnixMillis) -> Vec<String> {
         self.with_store(async |store| {
             let leases = claim_all(store, queue).await;
             let finishes: Vec<Finish> = leases
@@ -400,7 +400,7 @@ impl Sandbox {
     pub fn kill(&self, queue: &str, error: &str) -> Vec<String> {
         self.settle(
             queue,
-            Outcome::Dead {
+            Transition::Dead {
                 error: error.to_string(),
             },
             UnixMillis::now(),

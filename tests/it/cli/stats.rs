@@ -1,6 +1,6 @@
 //! `jobq stats`: counts by queue and status as a table, JSON and Prometheus text.
 
-use jobq::store::Outcome;
+use jobq::store::Transition;
 use jobq::time::UnixMillis;
 
 use super::Sandbox;
@@ -11,11 +11,11 @@ fn some_jobs(env: &Sandbox) {
     env.enqueue(&["report.build", "--queue", "reports"]);
     env.kill("reports", "boom");
     env.enqueue(&["report.build", "--queue", "reports"]);
-    env.settle("reports", Outcome::Waiting, UnixMillis::now());
+    env.settle("reports", Transition::Waiting, UnixMillis::now());
     let c = env.enqueue(&["report.build", "--queue", "reports"]);
     env.ok(["cancel", &c]);
     env.enqueue(&["mail.send", "--queue", "mail"]);
-    env.settle("mail", Outcome::Succeeded { result: None }, UnixMillis::now());
+    env.settle("mail", Transition::Succeeded { result: None }, UnixMillis::now());
     env.enqueue(&["mail.send", "--queue", "mail"]);
     env.claim("mail");
     env.enqueue(&["mail.send", "--queue", "mail"]);

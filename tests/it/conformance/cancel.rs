@@ -2,17 +2,21 @@
 //! a running job's worker learns of it and its late answer is ignored.
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{Cancel, CancelTarget, Cancelled, DynStore, JobFilter, Lease, LeaseState, Outcome};
+use jobq::store::{Cancel, CancelAnswer, CancelTarget, Cancelled, DynStore, JobFilter, Lease, LeaseState, Transition};
 use jobq::time::UnixMillis;
 
 use crate::support::jobs::*;
 
+/// The jobs a cancel cancelled, with their previous status, by id.
 async fn cancel(store: &DynStore, target: CancelTarget, now: UnixMillis) -> Vec<(String, JobStatus)> {
-    let cancelled = store.cancel(&Cancel { target, now }).await.expect("cancel");
+    let answers = store.cancel(&Cancel { target, now }).await.expect("cancel");
     sorted(
-        cancelled
+        answers
             .into_iter()
-            .map(|Cancelled { id, previous }| (id.to_string(), previous))
+            .filter_map(|answer| match answer {
+                CancelAnswer::Cancelled(Cancelled { id, previous }) => Some((id.to_string(), previous)),
+                _ => None,
+            })
             .collect(),
     )
 }
@@ -179,7 +183,7 @@ pub(super) async fn cancelled_running_job_tells_its_worker(store: &DynStore) {
         !finish(
             store,
             &lease,
-            Outcome::Succeeded {
+            Transition::Succeeded {
                 result: Some(raw("true"))
             },
             at(20)
@@ -188,14 +192,61 @@ pub(super) async fn cancelled_running_job_tells_its_worker(store: &DynStore) {
     );
     assert!(!finish(store, &lease, retry("interrupted", at(30)), at(20)).await);
     assert_eq!(
-        store
-            .release(std::slice::from_ref(&lease), at(20))
-            .await
-            .expect("release"),
+        store.release(std::slice::from_ref(&lease)).await.expect("release"),
         [false]
     );
 
     let job = get(store, &lease.id).await;
     assert_eq!((job.status, job.finished_at), (JobStatus::Cancelled, Some(at(10))));
     assert!(job.result.is_none() && job.errors.is_empty());
+}
+
+pub(super) async fn cancel_answers_each_id_once_in_input_order(store: &DynStore) {
+    make(store, spec("s"), JobStatus::Succeeded, T0).await;
+    make(store, spec("w"), JobStatus::Waiting, T0).await;
+    add(store, spec("p")).await;
+    let answers = store
+        .cancel(&Cancel {
+            target: by_ids(&["s", "nope", "p", "w", "p"]),
+            now: at(500),
+        })
+        .await
+        .expect("cancel");
+    assert_eq!(
+        answers,
+        [
+            CancelAnswer::AlreadyTerminal {
+                id: id("s"),
+                status: JobStatus::Succeeded
+            },
+            CancelAnswer::NotFound(id("nope")),
+            CancelAnswer::Cancelled(Cancelled {
+                id: id("p"),
+                previous: JobStatus::Pending
+            }),
+            CancelAnswer::Cancelled(Cancelled {
+                id: id("w"),
+                previous: JobStatus::Waiting
+            }),
+        ]
+    );
+    // Asked again, every id is terminal now (or still unknown).
+    let again = store
+        .cancel(&Cancel {
+            target: by_ids(&["p", "nope"]),
+            now: at(600),
+        })
+        .await
+        .expect("cancel again");
+    assert_eq!(
+        again,
+        [
+            CancelAnswer::AlreadyTerminal {
+                id: id("p"),
+                status: JobStatus::Cancelled
+            },
+            CancelAnswer::NotFound(id("nope")),
+        ]
+    );
+    assert_eq!(get(store, &id("p")).await.finished_at, Some(at(500)));
 }

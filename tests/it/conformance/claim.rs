@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use jobq::job::{JobSpec, JobStatus, Progress};
-use jobq::store::{Claim, DynStore, Heartbeat, Lease, StatsParams};
+use jobq::store::{Claim, DynStore, Heartbeat, Lease, Stats};
 
 use crate::support::jobs::*;
 
@@ -213,7 +213,7 @@ pub(super) async fn claim_is_exclusive(store: &DynStore) {
     assert_eq!(unique.len(), all.len(), "a job was claimed twice");
     assert_eq!(all.len(), JOBS, "every job is claimed once in total");
     let stats = store
-        .stats(&StatsParams {
+        .stats(&Stats {
             queues: vec![],
             now: T0,
         })

@@ -2,7 +2,7 @@
 //! batches; live jobs are never deleted; a dry run only counts.
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{Cleanup, DynStore};
+use jobq::store::{Cleanup, DynStore, JobFilter};
 
 use crate::support::jobs::*;
 
@@ -80,7 +80,10 @@ pub(super) async fn cleanup_touches_only_terminal_jobs_older_than_cutoff(store: 
         cleanup(
             store,
             Cleanup {
-                statuses: live,
+                filter: JobFilter {
+                    statuses: live,
+                    ..Default::default()
+                },
                 ..all.clone()
             }
         )
@@ -103,15 +106,21 @@ pub(super) async fn cleanup_by_status_and_queue(store: &DynStore) {
     };
 
     let a_succeeded = Cleanup {
-        statuses: vec![JobStatus::Succeeded],
-        queues: vec!["a".into()],
+        filter: JobFilter {
+            statuses: vec![JobStatus::Succeeded],
+            queues: vec!["a".into()],
+            ..Default::default()
+        },
         ..all.clone()
     };
     assert_eq!(cleanup(store, a_succeeded).await, 1);
     assert!(!exists(store, "a-succeeded").await && exists(store, "b-succeeded").await);
 
     let dead_or_cancelled = Cleanup {
-        statuses: vec![JobStatus::Dead, JobStatus::Cancelled],
+        filter: JobFilter {
+            statuses: vec![JobStatus::Dead, JobStatus::Cancelled],
+            ..Default::default()
+        },
         ..all.clone()
     };
     assert_eq!(cleanup(store, dead_or_cancelled).await, 4);
@@ -119,14 +128,20 @@ pub(super) async fn cleanup_by_status_and_queue(store: &DynStore) {
 
     // A live status in the list is ignored, not an error.
     let mixed = Cleanup {
-        statuses: vec![JobStatus::Pending, JobStatus::Succeeded],
+        filter: JobFilter {
+            statuses: vec![JobStatus::Pending, JobStatus::Succeeded],
+            ..Default::default()
+        },
         ..all.clone()
     };
     assert_eq!(cleanup(store, mixed).await, 1);
     assert!(!exists(store, "b-succeeded").await && exists(store, "b-pending").await);
 
     let b = Cleanup {
-        queues: vec!["b".into()],
+        filter: JobFilter {
+            queues: vec!["b".into()],
+            ..Default::default()
+        },
         ..all.clone()
     };
     assert_eq!(cleanup(store, b).await, 1);
@@ -156,7 +171,10 @@ pub(super) async fn cleanup_dry_run_counts_without_deleting(store: &DynStore) {
         cleanup(
             store,
             Cleanup {
-                statuses: vec![JobStatus::Dead],
+                filter: JobFilter {
+                    statuses: vec![JobStatus::Dead],
+                    ..Default::default()
+                },
                 ..dry.clone()
             }
         )

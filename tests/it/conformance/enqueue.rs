@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{DynStore, Lease, Outcome, StatsParams, StoreKind};
+use jobq::store::{DynStore, Lease, Stats, StoreKind, Transition};
 use serde_json::json;
 
 use crate::support::jobs::*;
@@ -90,7 +90,15 @@ pub(super) async fn enqueue_duplicate_id_is_left_alone(store: &DynStore) {
 
     // A finished job is not brought back by sending its id again.
     let running = claim_one(store, "default", WORKER, T0).await;
-    assert!(finish(store, &Lease::of(&running), Outcome::Succeeded { result: None }, at(10)).await);
+    assert!(
+        finish(
+            store,
+            &Lease::of(&running),
+            Transition::Succeeded { result: None },
+            at(10)
+        )
+        .await
+    );
     assert_eq!(enqueue(store, [spec("a")]).await, vec![duplicate("a")]);
     assert_eq!(get(store, &id("a")).await.status, JobStatus::Succeeded);
 
@@ -138,7 +146,7 @@ pub(super) async fn enqueue_large_batch(store: &DynStore) {
     assert!(store.get(&id("keyed-late")).await.expect("get").is_none());
 
     let stats = store
-        .stats(&StatsParams {
+        .stats(&Stats {
             queues: vec![],
             now: T0,
         })
@@ -177,14 +185,14 @@ pub(super) async fn unique_key_coalesces_while_live(store: &DynStore) {
     );
 
     // Waiting.
-    assert!(finish(store, &Lease::of(&job), Outcome::Waiting, at(10)).await);
+    assert!(finish(store, &Lease::of(&job), Transition::Waiting, at(10)).await);
     assert_eq!(
         enqueue(store, [spec("u4").unique_key("k")]).await,
         vec![coalesced("u1")]
     );
 
     let stats = store
-        .stats(&StatsParams {
+        .stats(&Stats {
             queues: vec![],
             now: at(10),
         })

@@ -2,7 +2,7 @@
 //! late answer from an old attempt or another worker change nothing.
 
 use jobq::job::{ERROR_HISTORY_CAP, JobError, JobStatus, Progress};
-use jobq::store::{Cancel, CancelTarget, DynStore, Finish, Heartbeat, Lease, LeaseState, Outcome, Rescue, StatsParams};
+use jobq::store::{Cancel, CancelTarget, DynStore, Finish, Heartbeat, Lease, LeaseState, Rescue, Stats, Transition};
 use serde_json::json;
 
 use crate::support::jobs::*;
@@ -108,11 +108,8 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
         [LeaseState::Held, LeaseState::Held]
     );
     // c is released, d rescued (its heartbeat is stale), e finished.
-    assert_eq!(
-        store.release(std::slice::from_ref(&c), at(55)).await.expect("release"),
-        [true]
-    );
-    assert!(finish(store, &e, Outcome::Succeeded { result: None }, at(55)).await);
+    assert_eq!(store.release(std::slice::from_ref(&c)).await.expect("release"), [true]);
+    assert!(finish(store, &e, Transition::Succeeded { result: None }, at(55)).await);
     let rescued = store
         .rescue(&Rescue {
             stale_before: at(10),
@@ -150,17 +147,17 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
 
 pub(super) async fn finish_applies_only_to_current_lease(store: &DynStore) {
     let (lost, current) = lost_and_current(store, "j", "worker-2").await;
-    assert!(!finish(store, &lost, Outcome::Succeeded { result: Some(raw("1")) }, at(30)).await);
+    assert!(!finish(store, &lost, Transition::Succeeded { result: Some(raw("1")) }, at(30)).await);
     let other_worker = Lease {
         worker: lost.worker.clone(),
         ..current.clone()
     };
-    assert!(!finish(store, &other_worker, Outcome::Dead { error: "late".into() }, at(30)).await);
+    assert!(!finish(store, &other_worker, Transition::Dead { error: "late".into() }, at(30)).await);
     let ghost = Lease {
         id: id("ghost"),
         ..current.clone()
     };
-    assert!(!finish(store, &ghost, Outcome::Succeeded { result: None }, at(30)).await);
+    assert!(!finish(store, &ghost, Transition::Succeeded { result: None }, at(30)).await);
 
     let job = get(store, &current.id).await;
     assert_eq!(
@@ -174,8 +171,8 @@ pub(super) async fn finish_applies_only_to_current_lease(store: &DynStore) {
     );
 
     // The current lease applies, once.
-    assert!(finish(store, &current, Outcome::Succeeded { result: None }, at(40)).await);
-    assert!(!finish(store, &current, Outcome::Dead { error: "twice".into() }, at(50)).await);
+    assert!(finish(store, &current, Transition::Succeeded { result: None }, at(40)).await);
+    assert!(!finish(store, &current, Transition::Dead { error: "twice".into() }, at(50)).await);
     let job = get(store, &current.id).await;
     assert_eq!((job.status, job.finished_at), (JobStatus::Succeeded, Some(at(40))));
 }
@@ -189,14 +186,14 @@ pub(super) async fn finish_succeeded_records_result(store: &DynStore) {
                 Finish {
                     progress: None,
                     lease: Lease::of(&jobs[0]),
-                    outcome: Outcome::Succeeded {
+                    outcome: Transition::Succeeded {
                         result: Some(raw(r#"{"ok": true, "n": [1, 2]}"#)),
                     },
                 },
                 Finish {
                     progress: None,
                     lease: Lease::of(&jobs[1]),
-                    outcome: Outcome::Succeeded { result: None },
+                    outcome: Transition::Succeeded { result: None },
                 },
             ],
             at(50),
@@ -243,13 +240,13 @@ pub(super) async fn finish_records_progress_reported_with_it(store: &DynStore) {
         // A job quicker than a heartbeat reports its progress with its outcome.
         Finish {
             lease: quick.clone(),
-            outcome: Outcome::Succeeded { result: None },
+            outcome: Transition::Succeeded { result: None },
             progress: Some(last.clone()),
         },
         // No new progress keeps what the last heartbeat recorded.
         Finish {
             lease: beaten.clone(),
-            outcome: Outcome::Succeeded { result: None },
+            outcome: Transition::Succeeded { result: None },
             progress: None,
         },
     ];
@@ -287,7 +284,7 @@ pub(super) async fn finish_dead_records_error(store: &DynStore) {
         finish(
             store,
             &lease,
-            Outcome::Dead {
+            Transition::Dead {
                 error: "bad input".into()
             },
             at(100)
@@ -318,7 +315,7 @@ pub(super) async fn finish_discarded_records_reason(store: &DynStore) {
         finish(
             store,
             &lease,
-            Outcome::Discarded {
+            Transition::Discarded {
                 reason: "order was refunded".into()
             },
             at(100)
@@ -342,7 +339,7 @@ pub(super) async fn finish_discarded_records_reason(store: &DynStore) {
 pub(super) async fn finish_waiting_parks_the_job(store: &DynStore) {
     add(store, spec("j")).await;
     let lease = Lease::of(&claim_one(store, "default", WORKER, T0).await);
-    assert!(finish(store, &lease, Outcome::Waiting, at(100)).await);
+    assert!(finish(store, &lease, Transition::Waiting, at(100)).await);
     let job = get(store, &lease.id).await;
     assert_eq!(job.status, JobStatus::Waiting);
     assert_eq!(
@@ -362,7 +359,7 @@ pub(super) async fn retried_job_is_claimable_at_its_run_at_with_the_next_attempt
 
     assert!(claim(store, "default", WORKER, 10, at(29_999)).await.is_empty());
     let stats = store
-        .stats(&StatsParams {
+        .stats(&Stats {
             queues: vec![],
             now: at(29_999),
         })
@@ -412,10 +409,7 @@ pub(super) async fn release_does_not_use_an_attempt(store: &DynStore) {
         }),
     };
     store.heartbeat(&[beat], at(10)).await.expect("heartbeat");
-    assert_eq!(
-        store.release(&[Lease::of(&job)], at(20)).await.expect("release"),
-        [true]
-    );
+    assert_eq!(store.release(&[Lease::of(&job)]).await.expect("release"), [true]);
 
     let released = get(store, &job.id).await;
     assert_eq!((released.status, released.attempt), (JobStatus::Pending, 0));
@@ -433,10 +427,7 @@ pub(super) async fn release_does_not_use_an_attempt(store: &DynStore) {
     assert!(finish(store, &Lease::of(&again), retry("flaky", at(30)), at(25)).await);
     let second = claim_one(store, "default", WORKER, at(30)).await;
     assert_eq!(second.attempt, 2);
-    assert_eq!(
-        store.release(&[Lease::of(&second)], at(35)).await.expect("release"),
-        [true]
-    );
+    assert_eq!(store.release(&[Lease::of(&second)]).await.expect("release"), [true]);
     let job = get(store, &job.id).await;
     assert_eq!((job.status, job.attempt, job.errors.len()), (JobStatus::Pending, 1, 1));
     assert_eq!(claim_one(store, "default", WORKER, at(40)).await.attempt, 2);
@@ -452,10 +443,7 @@ pub(super) async fn release_is_fenced_like_finish(store: &DynStore) {
         id: id("ghost"),
         ..current.clone()
     };
-    let answers = store
-        .release(&[lost, other_worker, ghost], at(30))
-        .await
-        .expect("release");
+    let answers = store.release(&[lost, other_worker, ghost]).await.expect("release");
     assert_eq!(answers, [false, false, false]);
     let job = get(store, &current.id).await;
     assert_eq!(
@@ -464,17 +452,11 @@ pub(super) async fn release_is_fenced_like_finish(store: &DynStore) {
     );
 
     assert_eq!(
-        store
-            .release(std::slice::from_ref(&current), at(40))
-            .await
-            .expect("release"),
+        store.release(std::slice::from_ref(&current)).await.expect("release"),
         [true]
     );
     assert_eq!(
-        store
-            .release(std::slice::from_ref(&current), at(50))
-            .await
-            .expect("release"),
+        store.release(std::slice::from_ref(&current)).await.expect("release"),
         [false]
     );
     let job = get(store, &current.id).await;
@@ -494,12 +476,12 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
         Finish {
             progress: None,
             lease: lost,
-            outcome: Outcome::Succeeded { result: None },
+            outcome: Transition::Succeeded { result: None },
         },
         Finish {
             progress: None,
             lease: current.clone(),
-            outcome: Outcome::Dead {
+            outcome: Transition::Dead {
                 error: "bad input".into(),
             },
         },
@@ -509,7 +491,7 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
 
     let (lost, current) = lost_and_current(store, "k", WORKER).await;
     assert_eq!(
-        store.release(&[lost, current.clone()], at(30)).await.expect("release"),
+        store.release(&[lost, current.clone()]).await.expect("release"),
         [false, true]
     );
     let job = get(store, &current.id).await;
@@ -527,12 +509,12 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
         Finish {
             progress: None,
             lease: stale_y,
-            outcome: Outcome::Succeeded { result: None },
+            outcome: Transition::Succeeded { result: None },
         },
         Finish {
             progress: None,
             lease: x,
-            outcome: Outcome::Succeeded { result: None },
+            outcome: Transition::Succeeded { result: None },
         },
     ];
     assert_eq!(store.finish(&finishes, at(60)).await.expect("finish"), [false, true]);

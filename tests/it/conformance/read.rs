@@ -2,13 +2,13 @@
 //! first, and get.
 
 use jobq::job::{Job, JobSpec, JobStatus};
-use jobq::store::{Cleanup, DynStore, JobFilter, ListParams, QueueStats, StatsParams};
+use jobq::store::{Cleanup, DynStore, JobFilter, List, QueueStats, Stats};
 use jobq::time::UnixMillis;
 
 use crate::support::jobs::*;
 
 async fn stats(store: &DynStore, queues: &[&str], now: UnixMillis) -> Vec<QueueStats> {
-    let params = StatsParams {
+    let params = Stats {
         queues: queues.iter().map(|q| q.to_string()).collect(),
         now,
     };
@@ -20,7 +20,7 @@ async fn list(store: &DynStore, filter: JobFilter) -> Vec<String> {
 }
 
 async fn list_page(store: &DynStore, filter: JobFilter, limit: u32, offset: u64) -> Vec<Job> {
-    store.list(&ListParams { filter, limit, offset }).await.expect("list")
+    store.list(&List { filter, limit, offset }).await.expect("list")
 }
 
 pub(super) async fn stats_counts_by_queue_and_status(store: &DynStore) {

@@ -2,7 +2,7 @@
 //! selected by id, queue, type and limit (oldest death first); nothing but dead jobs ever moves.
 
 use jobq::job::{JobId, JobSpec, JobStatus};
-use jobq::store::{DynStore, Lease, Outcome, ReplayDead, StatsParams};
+use jobq::store::{DynStore, JobFilter, Lease, ReplayDead, Stats, Transition};
 
 use crate::support::jobs::*;
 
@@ -13,7 +13,7 @@ async fn replay(store: &DynStore, replay: ReplayDead) -> Vec<String> {
             .await
             .expect("replay_dead")
             .iter()
-            .map(JobId::to_string)
+            .map(|job| job.id.to_string())
             .collect(),
     )
 }
@@ -23,7 +23,7 @@ pub(super) async fn replay_dead_resets_attempt_keeping_errors(store: &DynStore) 
     let first = claim_one(store, "default", WORKER, T0).await;
     assert!(finish(store, &Lease::of(&first), retry("first", at(10)), at(5)).await);
     let second = claim_one(store, "default", WORKER, at(10)).await;
-    let result = Outcome::Dead { error: "second".into() };
+    let result = Transition::Dead { error: "second".into() };
     assert!(finish(store, &Lease::of(&second), result, at(20)).await);
     let dead = get(store, &id("j")).await;
 
@@ -83,8 +83,11 @@ pub(super) async fn replay_dead_by_ids_queue_type_and_limit(store: &DynStore) {
     assert_eq!(replay(store, by_ids).await, ["d2", "d4"]);
 
     let oldest_of_a_x = ReplayDead {
-        queues: vec!["a".into()],
-        job_types: vec!["x".into()],
+        filter: JobFilter {
+            queues: vec!["a".into()],
+            job_types: vec!["x".into()],
+            ..Default::default()
+        },
         limit: Some(1),
         now,
         ..Default::default()
@@ -93,7 +96,10 @@ pub(super) async fn replay_dead_by_ids_queue_type_and_limit(store: &DynStore) {
 
     // Filters combine with ids.
     let b_only = ReplayDead {
-        queues: vec!["b".into()],
+        filter: JobFilter {
+            queues: vec!["b".into()],
+            ..Default::default()
+        },
         ids: vec![id("d5")],
         now,
         ..Default::default()
@@ -101,13 +107,16 @@ pub(super) async fn replay_dead_by_ids_queue_type_and_limit(store: &DynStore) {
     assert!(replay(store, b_only).await.is_empty());
 
     let type_x = ReplayDead {
-        job_types: vec!["x".into()],
+        filter: JobFilter {
+            job_types: vec!["x".into()],
+            ..Default::default()
+        },
         now,
         ..Default::default()
     };
     assert_eq!(replay(store, type_x).await, ["d3", "d5"]);
 
-    let stats = store.stats(&StatsParams { queues: vec![], now }).await.expect("stats");
+    let stats = store.stats(&Stats { queues: vec![], now }).await.expect("stats");
     assert_eq!(
         stats.queues.iter().map(|q| (q.dead, q.ready)).collect::<Vec<_>>(),
         [(0, 3), (0, 2)]
@@ -203,7 +212,15 @@ pub(super) async fn replay_brings_back_one_live_job_per_unique_key(store: &DynSt
 
     // With the key free again and both candidates in one call, only one comes back.
     let k2 = claim_one(store, "default", WORKER, at(50)).await;
-    assert!(finish(store, &Lease::of(&k2), Outcome::Dead { error: "again".into() }, at(60)).await);
+    assert!(
+        finish(
+            store,
+            &Lease::of(&k2),
+            Transition::Dead { error: "again".into() },
+            at(60)
+        )
+        .await
+    );
     let back = replay(
         store,
         ReplayDead {
@@ -219,4 +236,90 @@ pub(super) async fn replay_brings_back_one_live_job_per_unique_key(store: &DynSt
         enqueue(store, [spec("k3").unique_key("k")]).await,
         [coalesced(&back[0])]
     );
+}
+
+pub(super) async fn replay_dry_run_names_exactly_the_jobs_a_replay_moves(store: &DynStore) {
+    // Each request gets dead jobs of its own (queues `a<n>`, `b<n>`), deaths out of id order, a type
+    // filtered out, two deaths sharing a key, a key a live job holds, and a job that is not dead.
+    let requests: [fn(usize) -> ReplayDead; 4] = [
+        |_| ReplayDead::default(),
+        |_| ReplayDead {
+            limit: Some(2),
+            ..Default::default()
+        },
+        |n| ReplayDead {
+            filter: JobFilter {
+                queues: vec![format!("a{n}")],
+                job_types: vec![JOB_TYPE.into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        |n| ReplayDead {
+            ids: ["k-second", "held-dead", "late", "done", "nope"]
+                .iter()
+                .map(|name| id(&format!("{name}-{n}")))
+                .collect(),
+            ..Default::default()
+        },
+    ];
+    for (n, request) in requests.iter().enumerate() {
+        let (a, b) = (format!("a{n}"), format!("b{n}"));
+        let named = |name: &str| format!("{name}-{n}");
+        make(store, spec(&named("late")).queue(&a), JobStatus::Dead, at(90)).await;
+        make(store, spec(&named("early")).queue(&b), JobStatus::Dead, at(10)).await;
+        let other_type = JobSpec::new("other.type", serde_json::json!({}))
+            .id(named("other-type"))
+            .queue(&a);
+        make(store, other_type, JobStatus::Dead, at(20)).await;
+        make(
+            store,
+            spec(&named("k-first")).queue(&a).unique_key(named("k")),
+            JobStatus::Dead,
+            at(30),
+        )
+        .await;
+        make(
+            store,
+            spec(&named("k-second")).queue(&a).unique_key(named("k")),
+            JobStatus::Dead,
+            at(40),
+        )
+        .await;
+        make(
+            store,
+            spec(&named("held-dead")).queue(&b).unique_key(named("h")),
+            JobStatus::Dead,
+            at(50),
+        )
+        .await;
+        add(store, spec(&named("held-live")).queue(&b).unique_key(named("h"))).await;
+        make(store, spec(&named("done")).queue(&a), JobStatus::Succeeded, at(60)).await;
+
+        let dry = ReplayDead {
+            now: at(100),
+            dry_run: true,
+            ..request(n)
+        };
+        let preview = store.replay_dead(&dry).await.expect("dry run");
+        assert!(!preview.is_empty(), "{dry:?}");
+        // Oldest death first, as they are: a dry run changes nothing.
+        let deaths: Vec<_> = preview.iter().map(|j| (j.finished_at, j.id.to_string())).collect();
+        assert_eq!(deaths, sorted(deaths.clone()), "{dry:?}");
+        for job in &preview {
+            assert_eq!(get(store, &job.id).await.status, JobStatus::Dead, "{dry:?}");
+        }
+        let again = store.replay_dead(&dry).await.expect("dry run again");
+        assert_eq!(ids(&again), ids(&preview));
+
+        let moved = replay(
+            store,
+            ReplayDead {
+                now: at(100),
+                ..request(n)
+            },
+        )
+        .await;
+        assert_eq!(sorted(ids(&preview)), moved, "{dry:?}");
+    }
 }

@@ -42,15 +42,18 @@ pub(super) async fn register_worker_upserts(store: &DynStore) {
     );
 }
 
-pub(super) async fn workers_forgets_the_unseen(store: &DynStore) {
+pub(super) async fn workers_lists_the_seen_and_forgetting_removes_the_unseen(store: &DynStore) {
     for (id, seen) in [("old", 1_000), ("edge", 3_000), ("new", 5_000)] {
         store.register_worker(&worker(id, at(seen), 1)).await.expect("register");
     }
-    let seen = workers(store, at(3_000)).await;
-    assert_eq!(seen.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(), ["edge", "new"]);
+    let names = |workers: Vec<WorkerInfo>| workers.into_iter().map(|w| w.id).collect::<Vec<_>>();
+    assert_eq!(names(workers(store, at(3_000)).await), ["edge", "new"]);
+    // Listing changes nothing.
+    assert_eq!(names(workers(store, T0).await), ["edge", "new", "old"]);
+    assert_eq!(store.forget_workers(at(3_000)).await.expect("forget"), 1);
     // Forgotten for good, not just hidden.
-    let again = workers(store, T0).await;
-    assert_eq!(again.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(), ["edge", "new"]);
+    assert_eq!(names(workers(store, T0).await), ["edge", "new"]);
+    assert_eq!(store.forget_workers(at(3_000)).await.expect("forget again"), 0);
 }
 
 pub(super) async fn unregister_worker_removes_it(store: &DynStore) {

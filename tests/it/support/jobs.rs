@@ -7,7 +7,7 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, Outcome,
+    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, Transition,
 };
 use jobq::time::UnixMillis;
 use serde_json::Value;
@@ -165,7 +165,7 @@ pub async fn get(store: &DynStore, id: &JobId) -> Job {
 }
 
 /// Applies one outcome under one lease; returns whether it applied.
-pub async fn finish(store: &DynStore, lease: &Lease, outcome: Outcome, now: UnixMillis) -> bool {
+pub async fn finish(store: &DynStore, lease: &Lease, outcome: Transition, now: UnixMillis) -> bool {
     let answers = store
         .finish(
             &[Finish {
@@ -198,8 +198,8 @@ pub async fn beat(store: &DynStore, lease: &Lease, now: UnixMillis) -> LeaseStat
 }
 
 /// A retry outcome.
-pub fn retry(error: &str, run_at: UnixMillis) -> Outcome {
-    Outcome::Retry {
+pub fn retry(error: &str, run_at: UnixMillis) -> Transition {
+    Transition::Retry {
         error: error.to_string(),
         run_at,
     }
@@ -228,12 +228,12 @@ pub async fn make(store: &DynStore, spec: JobSpec, status: JobStatus, now: UnixM
             return get(store, &id).await;
         }
         JobStatus::Running => None,
-        JobStatus::Waiting => Some(Outcome::Waiting),
-        JobStatus::Succeeded => Some(Outcome::Succeeded { result: None }),
-        JobStatus::Dead => Some(Outcome::Dead {
+        JobStatus::Waiting => Some(Transition::Waiting),
+        JobStatus::Succeeded => Some(Transition::Succeeded { result: None }),
+        JobStatus::Dead => Some(Transition::Dead {
             error: "failed for good".into(),
         }),
-        JobStatus::Discarded => Some(Outcome::Discarded {
+        JobStatus::Discarded => Some(Transition::Discarded {
             reason: "not needed".into(),
         }),
     };

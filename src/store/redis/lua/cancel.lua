@@ -2,7 +2,9 @@
 --   mode 'I': id count, ids…
 --   mode 'F': type count, types…, status count, statuses…, created since ('' for any), created until
 --             ('' for any), at most ('' for no bound)
--- Cancels the live jobs targeted. Returns per job cancelled: id, previous status. With `at most` and
+-- Cancels the live jobs targeted. Mode 'I' answers every id: id, status, and 'c' (cancelled from
+-- that status), 't' (already terminal in it) or 'n' (no such job). Mode 'F' returns per job
+-- cancelled: id, previous status. With `at most` and
 -- no type or time filter, every job read matches, so only that many are read (from the front of each
 -- status index): the caller calls again until fewer come back, and no call holds Redis for long.
 local Q, now, mode = KEYS[1], ARGV[1], ARGV[2]
@@ -31,6 +33,15 @@ if mode == 'I' then
     local h = redis.call('HMGET', k, unpack(FIELDS))
     if live(h) then
       cancel(id, k, h)
+      out[#out + 1] = 'c'
+    elseif h[5] then
+      out[#out + 1] = id
+      out[#out + 1] = status_of(h[1])
+      out[#out + 1] = 't'
+    else
+      out[#out + 1] = id
+      out[#out + 1] = ''
+      out[#out + 1] = 'n'
     end
   end
   return out

@@ -1,9 +1,11 @@
--- KEYS: the queue's prefix. ARGV: now key, limit ('' for none), type count, types…, id count, ids…
+-- KEYS: the queue's prefix. ARGV: now key, dry ('1' for a dry run), limit ('' for none), type count,
+-- types…, id count, ids…
 -- Moves dead jobs back to pending at now, oldest death first, one live job per unique key: the ids
--- given (the caller found them in this queue), or else every dead job of the queue. Returns the ids
--- replayed.
-local Q, nowkey, limit = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local types, i = take(4, tonumber(ARGV[3]))
+-- given (the caller found them in this queue), or else every dead job of the queue. Returns the jobs
+-- replayed, one packed string each (see `packed`), as they are after the replay. A dry run picks the
+-- same jobs by the same rules, changes nothing, and returns them as they are.
+local Q, nowkey, dry, limit = KEYS[1], ARGV[1], ARGV[2] == '1', tonumber(ARGV[3])
+local types, i = take(5, tonumber(ARGV[4]))
 local ids = take(i + 1, tonumber(ARGV[i]))
 local type_ok = set_of(types)
 local dead_key = Q .. 'done:dead'
@@ -30,6 +32,9 @@ table.sort(cands, function(a, b)
 end)
 
 local out = {}
+-- Unique keys a dry run has given to an earlier candidate: it takes no key, so it remembers them.
+local taken = {}
+local queue = queue_of(Q)
 for _, c in ipairs(cands) do
   if limit and #out >= limit then
     break
@@ -39,17 +44,24 @@ for _, c in ipairs(cands) do
   local h = redis.call('HMGET', k, 't', 'u', 'pr')
   local eligible = #types == 0 or type_ok[h[1]]
   if eligible and h[2] then
-    eligible = redis.call('HSETNX', Q .. 'uniq', h[2], id) == 1
+    if dry then
+      eligible = not taken[h[2]] and redis.call('HEXISTS', Q .. 'uniq', h[2]) == 0
+      taken[h[2]] = true
+    else
+      eligible = redis.call('HSETNX', Q .. 'uniq', h[2], id) == 1
+    end
   end
   if eligible then
-    redis.call('ZREM', dead_key, id)
-    redis.call('HSET', k, 's', 'pending', 'a', 0, 'r', nowkey, 'w', '')
-    redis.call('HDEL', k, 'f', 'res')
-    index_pending(Q, id, h[3], nowkey)
-    out[#out + 1] = id
+    if not dry then
+      redis.call('ZREM', dead_key, id)
+      redis.call('HSET', k, 's', 'pending', 'a', 0, 'r', nowkey, 'w', '')
+      redis.call('HDEL', k, 'f', 'res')
+      index_pending(Q, id, h[3], nowkey)
+    end
+    out[#out + 1] = packed(redis.call('HGETALL', k), queue, id)
   end
 end
-if #out > 0 then
+if #out > 0 and not dry then
   wake(Q)
 end
 return out
