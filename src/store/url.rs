@@ -338,6 +338,16 @@ impl UrlOptions {
     }
 }
 
+/// For the stores' URL tests: `parsed` (of a URL with user `u` and password `secret` on host `h`) was
+/// refused, its reason says `expected`, and the URL it names has its password replaced.
+#[cfg(test)]
+pub(crate) fn assert_refused_without_password<T>(url: &str, parsed: Result<T, StoreError>, expected: &str) {
+    let Err(err) = parsed else { panic!("{url} was accepted") };
+    let err = err.to_string();
+    assert!(err.contains(expected), "{err}");
+    assert!(!err.contains("secret") && err.contains("u:***@h"), "{err}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

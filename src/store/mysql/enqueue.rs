@@ -13,7 +13,7 @@ use super::{MysqlStore, ROWS_PER_STATEMENT};
 use crate::job::{JobId, NewJob};
 use crate::store::Enqueued;
 use crate::store::batch::{self, job_bytes};
-use crate::store::sql::{EnqueuePlan, max_attempts_column, meta_json, timeout_column};
+use crate::store::sql::{EnqueuePlan, INSERT_NEW_JOBS, push_new_jobs};
 
 /// Rows per multi-row INSERT: 11 placeholders a row stays well under MySQL's 65,535 per statement.
 const ROWS_PER_INSERT: usize = 4_000;
@@ -38,23 +38,8 @@ impl MysqlStore {
     async fn insert(conn: &mut MySqlConnection, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {
         for chunk in insert_chunks(jobs) {
             let chunk = chunk.iter().map(|&i| jobs[i]);
-            let mut qb: QueryBuilder<MySql> = QueryBuilder::new(
-                "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, run_at, \
-                 unique_key, timeout_ms, created_at) ",
-            );
-            qb.push_values(chunk, |mut row, job| {
-                row.push_bind(job.id.as_str())
-                    .push_bind(job.queue.as_str())
-                    .push_bind(job.job_type.as_str())
-                    .push_bind(job.payload.get())
-                    .push_bind(meta_json(job))
-                    .push_bind(job.priority)
-                    .push_bind(max_attempts_column(job))
-                    .push_bind(job.run_at.0)
-                    .push_bind(job.unique_key.as_deref())
-                    .push_bind(timeout_column(job))
-                    .push_bind(job.created_at.0);
-            });
+            let mut qb: QueryBuilder<MySql> = QueryBuilder::new(INSERT_NEW_JOBS);
+            push_new_jobs(&mut qb, chunk);
             qb.build().execute(&mut *conn).await?;
         }
         Ok(())

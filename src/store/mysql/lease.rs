@@ -14,8 +14,8 @@ use sqlx::mysql::MySqlConnection;
 use super::MysqlStore;
 use super::settings::DIALECT;
 use super::statements::{ID_TABLE, append_error, id_array, jobs_from_rows, text};
-use crate::job::{Job, JobId, JobStatus};
-use crate::store::sql::{FinishRow, placeholders};
+use crate::job::{Job, JobStatus};
+use crate::store::sql::{Cells, FinishRow, ReadRow, placeholders};
 use crate::store::{Claim, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued};
 use crate::time::UnixMillis;
 
@@ -261,23 +261,10 @@ impl MysqlStore {
             tx.rollback().await?;
             return Ok(Vec::new());
         }
-        let mut rescued: Vec<Rescued> = rows
+        let mut rescued = rows
             .iter()
-            .map(|r| {
-                let attempt = r.get::<i32, _>(2).max(0) as u32;
-                let max_attempts = r.get::<i32, _>(3).max(1) as u32;
-                Rescued {
-                    id: JobId::from_stored(text(r, 0)),
-                    job_type: text(r, 1),
-                    attempt,
-                    status: if attempt >= max_attempts {
-                        JobStatus::Dead
-                    } else {
-                        JobStatus::Pending
-                    },
-                }
-            })
-            .collect();
+            .map(|r| Cells(r).rescued())
+            .collect::<Result<Vec<Rescued>, _>>()?;
         let append = append_error("j.attempt", "?", "'worker lost'");
         sqlx::query(&format!(
             "UPDATE {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id SET \

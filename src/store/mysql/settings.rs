@@ -32,26 +32,18 @@ const DEFAULT_WAKE_POLL: Duration = Duration::from_millis(5);
 
 /// How MySQL spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
-    numbered_placeholders: false,
-    kind: StoreKind::Mysql,
     job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
          j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
          j.started_at, j.finished_at, j.heartbeat_at, j.worker_id",
-    begin_write: "BEGIN",
-    for_update: " FOR UPDATE",
-    // A bounded DELETE locks what it deletes; there is no SKIP LOCKED for it.
-    skip_locked: "",
+    // A bounded DELETE locks what it deletes, with a LIMIT of its own; there is no SKIP LOCKED for it.
     limited_delete: LimitedDelete::Inline,
     upsert: Upsert::OnDuplicateKey,
-    queues_in: ("", ""),
-    queues_out: "queues",
     now_millis: "FLOOR(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000)",
-    restates_partial_index: false,
     is_unreachable,
     is_lock_conflict,
     is_unique_violation: is_duplicate,
-    // Workers poll for ready jobs (`poll.rs`).
-    notify_ready: None,
+    // Workers poll for ready jobs (`poll.rs`): there is no listener to notify.
+    ..Dialect::of(StoreKind::Mysql)
 };
 
 /// What a `mysql://` URL says, jobq's own options taken out.
@@ -190,6 +182,7 @@ fn too_old(version: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::url::assert_refused_without_password;
 
     fn settings(url: &str) -> Result<Settings, StoreError> {
         Settings::parse(&StoreUrl::parse(url).unwrap())
@@ -224,12 +217,7 @@ mod tests {
             ("mysql://u:secret@h", "no database"),
             ("mysql://u:secret@h/", "no database"),
         ] {
-            let Err(err) = settings(url) else {
-                panic!("{url} was accepted")
-            };
-            let err = err.to_string();
-            assert!(err.contains(expected), "{err}");
-            assert!(!err.contains("secret") && err.contains("u:***@h"), "{err}");
+            assert_refused_without_password(url, settings(url), expected);
         }
     }
 

@@ -33,7 +33,7 @@ use self::lease::{append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings, is_unique_violation};
 use super::batch::rounds_by_id;
-use super::sql::{FinishRow, SqlPool, all_created, is_plain, job_from_row, rescued_from_row};
+use super::sql::{Cells, FinishRow, ReadRow, SqlPool, all_created, is_plain, job_from_row};
 use super::{
     Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, ReplayDead, Rescue,
     Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn, WorkerInfo,
@@ -396,7 +396,7 @@ impl Store for PostgresStore {
             .await
             .map_err(self.sql.fail("rescue"))?;
         rows.iter()
-            .map(rescued_from_row)
+            .map(|r| Cells(r).rescued())
             .collect::<Result<_, _>>()
             .map_err(self.sql.fail("rescue"))
     }

@@ -69,62 +69,132 @@ impl Decoder {
 /// read as i32, times and time-outs as i64.
 pub(crate) fn job_from_row<'r, R>(row: &'r R, kind: StoreKind) -> Result<Job, StoreError>
 where
+    Cells<'r, R>: ReadRow,
+{
+    Cells(row).job(kind)
+}
+
+/// What [`Cells`] decode, from a row of any of the three SQL databases.
+pub(crate) trait ReadRow {
+    /// The job in a row of [`super::Dialect::job_columns`].
+    fn job(&self, kind: StoreKind) -> Result<Job, StoreError>;
+    /// A job [`crate::store::Store::rescue`] took back, from (id, job_type, attempt, max_attempts):
+    /// dead when the lost attempt was its last, pending otherwise.
+    fn rescued(&self) -> Result<Rescued, sqlx::Error>;
+    /// A worker of the registry, from (id, name, host, pid, queues as a JSON array, started_at,
+    /// last_seen_at, jobs_done).
+    fn worker(&self) -> Result<WorkerInfo, sqlx::Error>;
+    /// A queue's counts, from (queue, ready, scheduled, running, waiting, succeeded, dead, cancelled,
+    /// discarded, oldest ready run_at).
+    fn queue_stats(&self) -> Result<QueueStats, sqlx::Error>;
+}
+
+impl<'r, R> ReadRow for Cells<'r, R>
+where
     R: Row,
     usize: ColumnIndex<R>,
     String: Decode<'r, R::Database> + Type<R::Database>,
     i32: Decode<'r, R::Database> + Type<R::Database>,
     i64: Decode<'r, R::Database> + Type<R::Database>,
 {
-    fn cell<'r, R, T>(row: &'r R, d: &Decoder, i: usize, unchecked: bool) -> Result<T, StoreError>
-    where
-        R: Row,
-        usize: ColumnIndex<R>,
-        T: Decode<'r, R::Database> + Type<R::Database>,
-    {
-        let got = if unchecked {
-            row.try_get_unchecked(i)
-        } else {
-            row.try_get(i)
-        };
-        got.map_err(|e| d.corrupt(format!("column {i}: {e}")))
-    }
-    let text = |d: &Decoder, i| cell::<R, String>(row, d, i, true);
-    let opt_text = |d: &Decoder, i| cell::<R, Option<String>>(row, d, i, true);
-    let int = |d: &Decoder, i| cell::<R, i32>(row, d, i, false);
-    let opt_int = |d: &Decoder, i| cell::<R, Option<i32>>(row, d, i, false);
-    let big = |d: &Decoder, i| cell::<R, i64>(row, d, i, false);
-    let opt_big = |d: &Decoder, i| cell::<R, Option<i64>>(row, d, i, false);
+    fn job(&self, kind: StoreKind) -> Result<Job, StoreError> {
+        let row = self.0;
+        fn cell<'r, R, T>(row: &'r R, d: &Decoder, i: usize, unchecked: bool) -> Result<T, StoreError>
+        where
+            R: Row,
+            usize: ColumnIndex<R>,
+            T: Decode<'r, R::Database> + Type<R::Database>,
+        {
+            let got = if unchecked {
+                row.try_get_unchecked(i)
+            } else {
+                row.try_get(i)
+            };
+            got.map_err(|e| d.corrupt(format!("column {i}: {e}")))
+        }
+        let text = |d: &Decoder, i| cell::<R, String>(row, d, i, true);
+        let opt_text = |d: &Decoder, i| cell::<R, Option<String>>(row, d, i, true);
+        let int = |d: &Decoder, i| cell::<R, i32>(row, d, i, false);
+        let opt_int = |d: &Decoder, i| cell::<R, Option<i32>>(row, d, i, false);
+        let big = |d: &Decoder, i| cell::<R, i64>(row, d, i, false);
+        let opt_big = |d: &Decoder, i| cell::<R, Option<i64>>(row, d, i, false);
 
-    let mut d = Decoder {
-        kind,
-        id: String::new(),
-    };
-    d.id = text(&d, 0)?;
-    let job = Job {
-        queue: text(&d, 1)?,
-        job_type: text(&d, 2)?,
-        payload: d.raw("payload", compact_json(text(&d, 3)?))?,
-        meta: d.meta(&text(&d, 4)?)?,
-        priority: int(&d, 5)?,
-        status: d.status(&text(&d, 6)?)?,
-        attempt: int(&d, 7)?.max(0) as u32,
-        max_attempts: int(&d, 8)?.max(1) as u32,
-        run_at: UnixMillis(big(&d, 9)?),
-        unique_key: opt_text(&d, 10)?,
-        timeout_ms: opt_big(&d, 11)?.map(|t| t.max(1) as u64),
-        progress: d.progress(opt_int(&d, 12)?.map(i64::from), opt_text(&d, 13)?),
-        result: opt_text(&d, 14)?
-            .map(|r| d.raw("result", compact_json(r)))
-            .transpose()?,
-        errors: d.errors(&text(&d, 15)?)?,
-        created_at: UnixMillis(big(&d, 16)?),
-        started_at: opt_big(&d, 17)?.map(UnixMillis),
-        finished_at: opt_big(&d, 18)?.map(UnixMillis),
-        heartbeat_at: opt_big(&d, 19)?.map(UnixMillis),
-        worker_id: opt_text(&d, 20)?,
-        id: JobId::from_stored(d.id.clone()),
-    };
-    Ok(job)
+        let mut d = Decoder {
+            kind,
+            id: String::new(),
+        };
+        d.id = text(&d, 0)?;
+        let job = Job {
+            queue: text(&d, 1)?,
+            job_type: text(&d, 2)?,
+            payload: d.raw("payload", compact_json(text(&d, 3)?))?,
+            meta: d.meta(&text(&d, 4)?)?,
+            priority: int(&d, 5)?,
+            status: d.status(&text(&d, 6)?)?,
+            attempt: int(&d, 7)?.max(0) as u32,
+            max_attempts: int(&d, 8)?.max(1) as u32,
+            run_at: UnixMillis(big(&d, 9)?),
+            unique_key: opt_text(&d, 10)?,
+            timeout_ms: opt_big(&d, 11)?.map(|t| t.max(1) as u64),
+            progress: d.progress(opt_int(&d, 12)?.map(i64::from), opt_text(&d, 13)?),
+            result: opt_text(&d, 14)?
+                .map(|r| d.raw("result", compact_json(r)))
+                .transpose()?,
+            errors: d.errors(&text(&d, 15)?)?,
+            created_at: UnixMillis(big(&d, 16)?),
+            started_at: opt_big(&d, 17)?.map(UnixMillis),
+            finished_at: opt_big(&d, 18)?.map(UnixMillis),
+            heartbeat_at: opt_big(&d, 19)?.map(UnixMillis),
+            worker_id: opt_text(&d, 20)?,
+            id: JobId::from_stored(d.id.clone()),
+        };
+        Ok(job)
+    }
+
+    fn rescued(&self) -> Result<Rescued, sqlx::Error> {
+        let attempt = self.0.try_get::<i32, _>(2)?.max(0) as u32;
+        let max_attempts = self.0.try_get::<i32, _>(3)?.max(1) as u32;
+        let status = if attempt >= max_attempts {
+            JobStatus::Dead
+        } else {
+            JobStatus::Pending
+        };
+        Ok(Rescued {
+            id: JobId::from_stored(text(self.0, 0)?),
+            job_type: text(self.0, 1)?,
+            attempt,
+            status,
+        })
+    }
+
+    fn worker(&self) -> Result<WorkerInfo, sqlx::Error> {
+        Ok(WorkerInfo {
+            id: text(self.0, 0)?,
+            name: text(self.0, 1)?,
+            host: text(self.0, 2)?,
+            pid: self.0.try_get::<i64, _>(3)?.clamp(0, i64::from(u32::MAX)) as u32,
+            queues: serde_json::from_str(&text(self.0, 4)?).unwrap_or_default(),
+            started_at: UnixMillis(self.0.try_get::<i64, _>(5)?),
+            last_seen_at: UnixMillis(self.0.try_get::<i64, _>(6)?),
+            jobs_done: count(self.0.try_get::<i64, _>(7)?),
+        })
+    }
+
+    fn queue_stats(&self) -> Result<QueueStats, sqlx::Error> {
+        let n = |i: usize| self.0.try_get::<i64, _>(i).map(count);
+        Ok(QueueStats {
+            queue: text(self.0, 0)?,
+            ready: n(1)?,
+            scheduled: n(2)?,
+            running: n(3)?,
+            waiting: n(4)?,
+            succeeded: n(5)?,
+            dead: n(6)?,
+            cancelled: n(7)?,
+            discarded: n(8)?,
+            oldest_ready_at: self.0.try_get::<Option<i64>, _>(9)?.map(UnixMillis),
+        })
+    }
 }
 
 /// Drops the whitespace between JSON tokens, keeping everything else as written: key order, duplicate
@@ -157,7 +227,15 @@ pub fn compact_json(text: String) -> String {
     out.unwrap_or(text)
 }
 
-/// One cell of `row`, text read without sqlx's type check (see the module's text).
+/// A count read back as a signed integer: never negative, never wrapped.
+pub(crate) fn count(n: i64) -> u64 {
+    n.max(0) as u64
+}
+
+/// One row's cells, read by [`ReadRow`].
+pub(crate) struct Cells<'r, R>(pub &'r R);
+
+/// Text, read without sqlx's type check (see the module's text).
 fn text<'r, R>(row: &'r R, i: usize) -> Result<String, sqlx::Error>
 where
     R: Row,
@@ -166,79 +244,6 @@ where
 {
     row.try_get_unchecked::<Option<String>, _>(i)
         .map(Option::unwrap_or_default)
-}
-
-/// A count read back as a signed integer: never negative, never wrapped.
-pub(crate) fn count(n: i64) -> u64 {
-    n.max(0) as u64
-}
-
-/// A job [`crate::store::Store::rescue`] took back, from a row of (id, job_type, attempt,
-/// max_attempts): dead when the lost attempt was its last, pending otherwise.
-pub(crate) fn rescued_from_row<'r, R>(row: &'r R) -> Result<Rescued, sqlx::Error>
-where
-    R: Row,
-    usize: ColumnIndex<R>,
-    String: Decode<'r, R::Database> + Type<R::Database>,
-    i32: Decode<'r, R::Database> + Type<R::Database>,
-{
-    let attempt = row.try_get::<i32, _>(2)?.max(0) as u32;
-    let max_attempts = row.try_get::<i32, _>(3)?.max(1) as u32;
-    Ok(Rescued {
-        id: JobId::from_stored(text(row, 0)?),
-        job_type: text(row, 1)?,
-        attempt,
-        status: if attempt >= max_attempts {
-            JobStatus::Dead
-        } else {
-            JobStatus::Pending
-        },
-    })
-}
-
-/// A worker of the registry, from a row of (id, name, host, pid, queues as a JSON array, started_at,
-/// last_seen_at, jobs_done).
-pub(crate) fn worker_from_row<'r, R>(row: &'r R) -> Result<WorkerInfo, sqlx::Error>
-where
-    R: Row,
-    usize: ColumnIndex<R>,
-    String: Decode<'r, R::Database> + Type<R::Database>,
-    i64: Decode<'r, R::Database> + Type<R::Database>,
-{
-    Ok(WorkerInfo {
-        id: text(row, 0)?,
-        name: text(row, 1)?,
-        host: text(row, 2)?,
-        pid: row.try_get::<i64, _>(3)?.clamp(0, i64::from(u32::MAX)) as u32,
-        queues: serde_json::from_str(&text(row, 4)?).unwrap_or_default(),
-        started_at: UnixMillis(row.try_get(5)?),
-        last_seen_at: UnixMillis(row.try_get(6)?),
-        jobs_done: count(row.try_get(7)?),
-    })
-}
-
-/// A queue's counts, from a row of (queue, ready, scheduled, running, waiting, succeeded, dead,
-/// cancelled, discarded, oldest ready run_at).
-pub(crate) fn queue_stats_from_row<'r, R>(row: &'r R) -> Result<QueueStats, sqlx::Error>
-where
-    R: Row,
-    usize: ColumnIndex<R>,
-    String: Decode<'r, R::Database> + Type<R::Database>,
-    i64: Decode<'r, R::Database> + Type<R::Database>,
-{
-    let n = |i: usize| row.try_get::<i64, _>(i).map(count);
-    Ok(QueueStats {
-        queue: text(row, 0)?,
-        ready: n(1)?,
-        scheduled: n(2)?,
-        running: n(3)?,
-        waiting: n(4)?,
-        succeeded: n(5)?,
-        dead: n(6)?,
-        cancelled: n(7)?,
-        discarded: n(8)?,
-        oldest_ready_at: row.try_get::<Option<i64>, _>(9)?.map(UnixMillis),
-    })
 }
 
 #[cfg(test)]

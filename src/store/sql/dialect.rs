@@ -71,6 +71,31 @@ pub(crate) enum Upsert {
 }
 
 impl Dialect {
+    /// The spelling the stores share unless they say otherwise: `?` placeholders, a plain `BEGIN`,
+    /// row locks, `ON CONFLICT` upserts, deletes by subquery, the registry's queues as JSON text, no
+    /// listeners to notify, and errors that mean nothing in particular. Each store's dialect is this
+    /// with what differs changed.
+    pub const fn of(kind: StoreKind) -> Dialect {
+        Dialect {
+            kind,
+            numbered_placeholders: false,
+            job_columns: "",
+            begin_write: "BEGIN",
+            for_update: " FOR UPDATE",
+            skip_locked: "",
+            limited_delete: LimitedDelete::BySubquery,
+            upsert: Upsert::OnConflict,
+            queues_in: ("", ""),
+            queues_out: "queues",
+            now_millis: "",
+            restates_partial_index: false,
+            is_unreachable: never,
+            is_lock_conflict: never,
+            is_unique_violation: never,
+            notify_ready: None,
+        }
+    }
+
     /// The clause that makes an `INSERT` on a table keyed by `key` update `columns` instead.
     pub fn upsert(&self, key: &str, columns: &[&str]) -> String {
         match self.upsert {
@@ -110,24 +135,7 @@ pub(crate) mod tests {
 
     /// A dialect for unit tests of statement text.
     pub(crate) fn dialect() -> Dialect {
-        Dialect {
-            kind: StoreKind::Sqlite,
-            numbered_placeholders: false,
-            job_columns: "",
-            begin_write: "BEGIN",
-            for_update: "",
-            skip_locked: "",
-            limited_delete: LimitedDelete::BySubquery,
-            upsert: Upsert::OnConflict,
-            queues_in: ("", ""),
-            queues_out: "queues",
-            now_millis: "0",
-            restates_partial_index: false,
-            is_unreachable: never,
-            is_lock_conflict: never,
-            is_unique_violation: never,
-            notify_ready: None,
-        }
+        Dialect::of(StoreKind::Sqlite)
     }
 
     #[test]

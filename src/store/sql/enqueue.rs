@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use sqlx::{Database, Encode, QueryBuilder, Type};
+
 use crate::job::{JobId, NewJob};
 use crate::store::{EnqueueOutcome, Enqueued};
 
@@ -102,4 +104,36 @@ pub(crate) fn max_attempts_column(job: &NewJob) -> i32 {
 /// See [`max_attempts_column`].
 pub(crate) fn timeout_column(job: &NewJob) -> Option<i64> {
     job.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64)
+}
+
+/// The start of a multi-row insert of new jobs: the columns a producer sets; status, attempt, errors
+/// and the rest take the table's defaults.
+pub(crate) const INSERT_NEW_JOBS: &str = "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, \
+     max_attempts, run_at, unique_key, timeout_ms, created_at) ";
+
+/// Appends `VALUES (…), (…)` for `jobs` to [`INSERT_NEW_JOBS`], one placeholder per value (SQLite and
+/// MySQL; PostgreSQL sends arrays instead).
+pub(crate) fn push_new_jobs<'a, DB>(qb: &mut QueryBuilder<'a, DB>, jobs: impl IntoIterator<Item = &'a NewJob>)
+where
+    DB: Database,
+    &'a str: Encode<'a, DB> + Type<DB>,
+    String: Encode<'a, DB> + Type<DB>,
+    i32: Encode<'a, DB> + Type<DB>,
+    i64: Encode<'a, DB> + Type<DB>,
+    Option<&'a str>: Encode<'a, DB> + Type<DB>,
+    Option<i64>: Encode<'a, DB> + Type<DB>,
+{
+    qb.push_values(jobs, |mut row, job| {
+        row.push_bind(job.id.as_str())
+            .push_bind(job.queue.as_str())
+            .push_bind(job.job_type.as_str())
+            .push_bind(job.payload.get())
+            .push_bind(meta_json(job))
+            .push_bind(job.priority)
+            .push_bind(max_attempts_column(job))
+            .push_bind(job.run_at.0)
+            .push_bind(job.unique_key.as_deref())
+            .push_bind(timeout_column(job))
+            .push_bind(job.created_at.0);
+    });
 }

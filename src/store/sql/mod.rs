@@ -30,9 +30,11 @@ use sqlx::database::HasStatementCache;
 use sqlx::query::Query;
 use sqlx::{Arguments, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
-pub(crate) use decode::{Decoder, count, job_from_row, queue_stats_from_row, rescued_from_row};
-pub(crate) use dialect::{Dialect, LimitedDelete, Upsert, is_network_error, never};
-pub(crate) use enqueue::{EnqueuePlan, all_created, is_plain, max_attempts_column, meta_json, timeout_column};
+pub(crate) use decode::{Cells, Decoder, ReadRow, count, job_from_row};
+pub(crate) use dialect::{Dialect, LimitedDelete, Upsert, is_network_error};
+pub(crate) use enqueue::{
+    EnqueuePlan, INSERT_NEW_JOBS, all_created, is_plain, max_attempts_column, meta_json, push_new_jobs, timeout_column,
+};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use lease::FinishRow;
 pub(crate) use stmt::{Bind, Stmt};
@@ -231,7 +233,7 @@ where
             .push(" GROUP BY j.queue ORDER BY j.queue");
         let rows = self.fetch_all(&stmt, "stats").await?;
         rows.iter()
-            .map(queue_stats_from_row)
+            .map(|r| Cells(r).queue_stats())
             .collect::<Result<_, _>>()
             .map_err(self.fail("stats"))
     }
@@ -534,7 +536,7 @@ where
         stmt.bind(seen_since.0).push(" ORDER BY started_at, id");
         let rows = self.fetch_all(&stmt, "listing workers").await?;
         rows.iter()
-            .map(decode::worker_from_row)
+            .map(|r| Cells(r).worker())
             .collect::<Result<_, _>>()
             .map_err(self.fail("listing workers"))
     }

@@ -25,12 +25,11 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 use tokio::sync::{Mutex, MutexGuard, Notify};
 
 use self::settings::{DIALECT, Settings};
-use self::statements::{append_error, mark_returned, split_progress};
+use self::statements::{append_error, split_progress};
 pub use self::watch::SETTLE;
 use super::batch::rounds_by_id;
 use super::sql::{
-    EnqueuePlan, FinishRow, SqlPool, job_from_row, max_attempts_column, meta_json, placeholders, rescued_from_row,
-    timeout_column,
+    Cells, EnqueuePlan, FinishRow, INSERT_NEW_JOBS, ReadRow, SqlPool, job_from_row, placeholders, push_new_jobs,
 };
 use super::{
     Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, QueueStats, ReplayDead,
@@ -137,26 +136,8 @@ impl Store for SqliteStore {
             if fresh.is_empty() {
                 continue;
             }
-            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-                "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, status, attempt, \
-                 max_attempts, run_at, unique_key, timeout_ms, errors, created_at) ",
-            );
-            qb.push_values(fresh, |mut row, job| {
-                row.push_bind(job.id.as_str())
-                    .push_bind(job.queue.as_str())
-                    .push_bind(job.job_type.as_str())
-                    .push_bind(job.payload.get())
-                    .push_bind(meta_json(job))
-                    .push_bind(job.priority)
-                    .push("'pending'")
-                    .push("0")
-                    .push_bind(max_attempts_column(job))
-                    .push_bind(job.run_at.0)
-                    .push_bind(job.unique_key.as_deref())
-                    .push_bind(timeout_column(job))
-                    .push("'[]'")
-                    .push_bind(job.created_at.0);
-            });
+            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(INSERT_NEW_JOBS);
+            push_new_jobs(&mut qb, fresh);
             qb.build().execute(&mut *tx).await.map_err(self.sql.fail("enqueue"))?;
         }
         tx.commit().await.map_err(self.sql.fail("committing enqueue"))?;
@@ -251,12 +232,8 @@ impl Store for SqliteStore {
                          FROM b WHERE jobq_jobs.id = b.id AND jobq_jobs.attempt = b.attempt \
                          AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
                     );
-                let rows = qb
-                    .build()
-                    .fetch_all(&self.sql.pool)
-                    .await
-                    .map_err(self.sql.fail("heartbeat"))?;
-                mark_returned(&mut held, chunk, &rows, |i| beats[i].lease.id.as_str());
+                self.fenced(qb, "heartbeat", &mut held, chunk, |i| beats[i].lease.id.as_str())
+                    .await?;
             }
         }
         let missing: Vec<&JobId> = beats
@@ -317,12 +294,8 @@ impl Store for SqliteStore {
                      FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
                      AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
                 ));
-                let rows = qb
-                    .build()
-                    .fetch_all(&self.sql.pool)
-                    .await
-                    .map_err(self.sql.fail("finish"))?;
-                mark_returned(&mut applied, chunk, &rows, |i| finishes[i].lease.id.as_str());
+                self.fenced(qb, "finish", &mut applied, chunk, |i| finishes[i].lease.id.as_str())
+                    .await?;
             }
         }
         Ok(applied)
@@ -346,12 +319,8 @@ impl Store for SqliteStore {
                      FROM r WHERE jobq_jobs.id = r.id AND jobq_jobs.attempt = r.attempt \
                      AND jobq_jobs.worker_id = r.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
                 );
-                let rows = qb
-                    .build()
-                    .fetch_all(&self.sql.pool)
-                    .await
-                    .map_err(self.sql.fail("release"))?;
-                mark_returned(&mut released, chunk, &rows, |i| leases[i].id.as_str());
+                self.fenced(qb, "release", &mut released, chunk, |i| leases[i].id.as_str())
+                    .await?;
             }
         }
         Ok(released)
@@ -377,7 +346,7 @@ impl Store for SqliteStore {
             .await
             .map_err(self.sql.fail("rescue"))?;
         rows.iter()
-            .map(rescued_from_row)
+            .map(|r| Cells(r).rescued())
             .collect::<Result<_, _>>()
             .map_err(self.sql.fail("rescue"))
     }

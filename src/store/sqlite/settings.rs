@@ -6,35 +6,24 @@ use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
-use crate::store::sql::{Dialect, LimitedDelete, Upsert, never};
+use crate::store::sql::Dialect;
 use crate::store::url::UrlOptions;
 use crate::store::{StoreError, StoreKind, StoreUrl};
 
 /// How SQLite spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
-    numbered_placeholders: false,
-    kind: StoreKind::Sqlite,
     job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
          j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
          j.started_at, j.finished_at, j.heartbeat_at, j.worker_id",
-    // The write lock up front: what the transaction reads stays true until it writes.
+    // The write lock up front: what the transaction reads stays true until it writes. One writer then
+    // holds the whole database: there is no row to lock or skip, no lock race to lose, no key taken
+    // meanwhile; a file does not go away the way a server does; and workers watch the file, so every
+    // commit wakes them.
     begin_write: "BEGIN IMMEDIATE",
-    // One writer holds the whole database: there is nothing to lock or skip row by row.
     for_update: "",
-    skip_locked: "",
-    limited_delete: LimitedDelete::BySubquery,
-    upsert: Upsert::OnConflict,
-    queues_in: ("", ""),
-    queues_out: "queues",
     now_millis: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
     restates_partial_index: true,
-    // A file does not go away the way a server does: every failure is a refusal.
-    is_unreachable: never,
-    // One writer at a time holds the whole database: no row lock to lose, no key taken meanwhile.
-    is_lock_conflict: never,
-    is_unique_violation: never,
-    // Workers watch the file: every commit wakes them.
-    notify_ready: None,
+    ..Dialect::of(StoreKind::Sqlite)
 };
 
 /// The URL's options.

@@ -3,8 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::{KIND, ROWS_PER_STATEMENT, SqliteStore};
 use crate::job::{ERROR_HISTORY_CAP, JobId, JobStatus, NewJob, Progress};
@@ -23,6 +22,28 @@ pub(super) fn append_error(attempt: &str, at: &str, error: &str) -> String {
 }
 
 impl SqliteStore {
+    /// Runs one fenced statement, which returns the id of every job it changed, and sets `answers[i]`
+    /// for each index of its `chunk` whose job it changed (a chunk names each job once).
+    pub(super) async fn fenced<'a>(
+        &self,
+        mut statement: QueryBuilder<'_, Sqlite>,
+        operation: &'static str,
+        answers: &mut [bool],
+        chunk: &[usize],
+        id: impl Fn(usize) -> &'a str,
+    ) -> Result<(), StoreError> {
+        let rows = statement
+            .build()
+            .fetch_all(&self.sql.pool)
+            .await
+            .map_err(self.sql.fail(operation))?;
+        let returned: HashSet<&str> = rows.iter().map(|r| r.get::<&str, _>(0)).collect();
+        for &i in chunk {
+            answers[i] = returned.contains(id(i));
+        }
+        Ok(())
+    }
+
     /// The ids of `jobs` that the table holds already.
     pub(super) async fn existing_ids(
         &self,
@@ -102,19 +123,6 @@ impl SqliteStore {
             }
         }
         Ok(out)
-    }
-}
-
-/// Sets `answers[i]` for each index of a statement's `chunk` whose job id the statement returned.
-pub(super) fn mark_returned<'a>(
-    answers: &mut [bool],
-    chunk: &[usize],
-    rows: &[SqliteRow],
-    id: impl Fn(usize) -> &'a str,
-) {
-    let returned: HashSet<&str> = rows.iter().map(|r| r.get::<&str, _>(0)).collect();
-    for &i in chunk {
-        answers[i] = returned.contains(id(i));
     }
 }
 

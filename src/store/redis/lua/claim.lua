@@ -50,12 +50,7 @@ for _, Q in ipairs(KEYS) do
   end
 end
 if #KEYS > 1 then
-  table.sort(cands, function(a, b)
-    if a[1] ~= b[1] then
-      return a[1] < b[1]
-    end
-    return a[2] < b[2]
-  end)
+  table.sort(cands, by_score_then_id)
 end
 
 local out = {}

@@ -28,6 +28,14 @@ local function packed(fields, q, id)
   return 'q\255' .. q .. '\255id\255' .. id .. '\255' .. table.concat(fields, '\255')
 end
 
+-- The order of (number, id) pairs, by number then id: claim order, and replay's oldest death first.
+local function by_score_then_id(a, b)
+  if a[1] ~= b[1] then
+    return a[1] < b[1]
+  end
+  return a[2] < b[2]
+end
+
 -- A pending job sits in the lex-ordered set of its priority, as "<run_at key>:<id>".
 local function pend_key(Q, pr)
   return Q .. 'pend:' .. pr

@@ -24,12 +24,7 @@ else
     cands[#cands + 1] = { tonumber(dead[n + 1]), dead[n] }
   end
 end
-table.sort(cands, function(a, b)
-  if a[1] ~= b[1] then
-    return a[1] < b[1]
-  end
-  return a[2] < b[2]
-end)
+table.sort(cands, by_score_then_id)
 
 local out = {}
 -- Unique keys a dry run has given to an earlier candidate: it takes no key, so it remembers them.
