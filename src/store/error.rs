@@ -1,5 +1,5 @@
 //! Store errors, mapped to meaning at the store boundary: a driver error becomes "unavailable",
-//! "invalid URL" or "failed to <operation>", always with the redacted URL and never a password.
+//! "invalid URL" or "failed to `<operation>`", always with the redacted URL and never a password.
 
 use super::url::StoreKind;
 

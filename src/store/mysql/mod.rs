@@ -6,7 +6,7 @@
 //! Batches travel as one JSON array parameter read with `JSON_TABLE` (`statements.rs`). Deadlocks and
 //! lock-wait time-outs are retried here a few times (the transaction is rolled back and run again); what
 //! still fails goes to the caller, whose worker retries with back-off, so neither can wedge a claim
-//! loop. What the SQL stores share runs in [`SqlPool`]; `settings.rs` reads the URL and connects,
+//! loop. What the SQL stores share runs in `SqlPool` (`store/sql/`); `settings.rs` reads the URL and connects,
 //! `migrate.rs` locks the migration, `poll.rs` looks for ready work in place of notifications.
 //!
 //! Text is utf8mb4 with the binary collation on the tables and on every connection. Time always comes

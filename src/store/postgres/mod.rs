@@ -7,7 +7,7 @@
 //! (id, attempt, worker, status). Batches travel as one array parameter per column (`unnest($1::text[],
 //! …)`), so a statement carries any number of rows for a constant number of parameters and a worker pays
 //! one round trip per batch (`enqueue.rs`, `lease.rs`). Errors are appended to the history in SQL,
-//! capped there. What the SQL stores share runs in [`SqlPool`]; `settings.rs` reads the URL and
+//! capped there. What the SQL stores share runs in `SqlPool` (`store/sql/`); `settings.rs` reads the URL and
 //! connects, `migrate.rs` locks the migration, `listen.rs` turns NOTIFY into wake-ups.
 //!
 //! Time always comes from the caller; the server's clock only fills the defaults of rows that

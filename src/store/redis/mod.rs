@@ -14,7 +14,7 @@
 //!
 //! | key | type | holds |
 //! |---|---|---|
-//! | `{q}:job:<id>` | hash | the job, once (see [`codec`]) |
+//! | `{q}:job:<id>` | hash | the job, once (see `codec.rs`) |
 //! | `{q}:prios` | sorted set | the priorities that have pending jobs |
 //! | `{q}:pend:<priority>` | sorted set (lexicographic) | pending jobs as `<run key>:<id>`: by run_at, then id |
 //! | `{q}:run` | sorted set | running jobs by last heartbeat (rescue reads the stale end) |

@@ -4,7 +4,7 @@
 //! transaction) and is atomic by construction: two claimers never see the same pending row. Batches go
 //! to SQLite as multi-row statements (`VALUES (…), (…)`) so a worker pays one statement per batch, not
 //! per job. What the SQL stores share (get, list, cleanup, the worker registry, the migration loop)
-//! runs in [`SqlPool`]; `settings.rs` opens the file, `migrate.rs` locks the migration, `watch.rs`
+//! runs in `SqlPool` (`store/sql/`); `settings.rs` opens the file, `migrate.rs` locks the migration, `watch.rs`
 //! wakes workers on writes, `statements.rs` holds the look-ups the transitions below use.
 //!
 //! One process's writes take turns on [`SqliteStore`]'s gate before they reach SQLite: waiting there is
