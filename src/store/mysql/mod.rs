@@ -28,15 +28,15 @@ use sqlx::MySql;
 use tokio::sync::Notify;
 
 use self::poll::Watcher;
-use self::settings::{DIALECT, Settings, is_duplicate};
+use self::settings::{Settings, is_duplicate};
 use self::statements::{TRANSIENT_TRIES, text};
 use super::batch::rounds_by_id;
-use super::sql::{SqlPool, all_created, is_plain};
+use super::sql::{SharedSql, SqlBackend, SqlPool, all_created, is_plain};
 use super::{
-    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, ReplayDead, Rescue,
-    Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn, WorkerInfo,
+    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, Stats, StatsReport, StoreError, StoreInfo,
+    StoreKind, StoreUrl, Subscription, WakeOn,
 };
-use crate::job::{Job, JobId, NewJob};
+use crate::job::{Job, NewJob};
 use crate::time::UnixMillis;
 
 const KIND: StoreKind = StoreKind::Mysql;
@@ -47,8 +47,9 @@ const ROWS_PER_STATEMENT: usize = 5_000;
 /// Tries of a checked enqueue whose insert clashes with a job written meanwhile by another producer.
 const ENQUEUE_ROUNDS: u32 = 5;
 
-/// The MySQL store.
-#[derive(Clone)]
+/// The MySQL store. Its Debug shows no password: the pool keeps its connect options to itself, and the
+/// URL shows itself redacted.
+#[derive(Debug, Clone)]
 pub struct MysqlStore {
     sql: SqlPool<MySql>,
     url: StoreUrl,
@@ -57,26 +58,15 @@ pub struct MysqlStore {
     wake_poll: Duration,
 }
 
-/// Written by hand: the connect options hold the password, which sqlx's own Debug would print.
-impl std::fmt::Debug for MysqlStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MysqlStore")
-            .field("url", &self.url.redacted())
-            .field("database", &self.database)
-            .field("pool", &self.sql.pool)
-            .finish_non_exhaustive()
-    }
-}
-
 impl MysqlStore {
     /// Connects to the database a `mysql://` (or `mariadb://`) URL names. Fails with
     /// [`StoreError::Unavailable`] within `connect_timeout` when the server cannot be reached, and when
     /// it is older than MySQL 8.0.16 or MariaDB 10.6. Does not migrate.
     pub async fn connect(url: &StoreUrl) -> Result<MysqlStore, StoreError> {
         let settings = Settings::parse(url)?;
-        let (pool, version) = settings.open(url).await?;
+        let (sql, version) = settings.open(url).await?;
         Ok(MysqlStore {
-            sql: SqlPool::new(pool, &DIALECT, url.redacted()),
+            sql,
             url: url.clone(),
             database: settings.database,
             version,
@@ -91,7 +81,11 @@ impl MysqlStore {
 }
 
 #[async_trait]
-impl Store for MysqlStore {
+impl SqlBackend for MysqlStore {
+    fn shared(&self) -> &dyn SharedSql {
+        &self.sql
+    }
+
     fn kind(&self) -> StoreKind {
         KIND
     }
@@ -227,45 +221,9 @@ impl Store for MysqlStore {
             .await
     }
 
-    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
-        self.sql.get(id).await
-    }
-
-    async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
-        self.sql.list(params).await
-    }
-
     async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
         let queues = self.sql.stats_in_one_pass(params).await?;
         Ok(StatsReport { queues })
-    }
-
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
-        self.sql.cancel(cancel).await
-    }
-
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
-        self.sql.replay_dead(replay).await
-    }
-
-    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        self.sql.cleanup(cleanup).await
-    }
-
-    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
-        self.sql.register_worker(worker).await
-    }
-
-    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
-        self.sql.unregister_worker(id).await
-    }
-
-    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
-        self.sql.workers(seen_since).await
-    }
-
-    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
-        self.sql.forget_workers(seen_before).await
     }
 
     /// Polls for ready work; other changes are not announced.

@@ -9,11 +9,12 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlDatabaseError, MySqlPool, MySqlPoolOptions};
+use sqlx::MySql;
+use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlDatabaseError, MySqlPoolOptions};
 use sqlx::{Connection, Executor};
 
 use super::statements::text;
-use crate::store::sql::{self, Dialect, LimitedDelete, Upsert};
+use crate::store::sql::{self, Dialect, LimitedDelete, SqlPool, Upsert};
 use crate::store::url::UrlOptions;
 use crate::store::{StoreError, StoreKind, StoreUrl};
 
@@ -96,7 +97,7 @@ impl Settings {
 
     /// Checks that the server answers and is new enough, then makes the pool. Returns the server's
     /// version too.
-    pub async fn open(&self, url: &StoreUrl) -> Result<(MySqlPool, String), StoreError> {
+    pub async fn open(&self, url: &StoreUrl) -> Result<(SqlPool<MySql>, String), StoreError> {
         let unavailable = |source: &(dyn std::error::Error + 'static)| {
             StoreError::unavailable(StoreKind::Mysql, &url.redacted(), source)
         };
@@ -131,7 +132,7 @@ impl Settings {
                 })
             })
             .connect_lazy_with(self.options.clone());
-        Ok((pool, version))
+        Ok((SqlPool::new(pool, &DIALECT, url.redacted()), version))
     }
 }
 

@@ -33,12 +33,12 @@ use self::lease::{append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings, is_unique_violation};
 use super::batch::rounds_by_id;
-use super::sql::{Cells, FinishRow, ReadRow, SqlPool, all_created, is_plain, job_from_row};
+use super::sql::{Cells, FinishRow, ReadRow, SharedSql, SqlBackend, SqlPool, all_created, is_plain, job_from_row};
 use super::{
-    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, ReplayDead, Rescue,
-    Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn, WorkerInfo,
+    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, Stats, StatsReport, StoreError, StoreInfo,
+    StoreKind, StoreUrl, Subscription, WakeOn,
 };
-use crate::job::{Job, JobId, JobStatus, NewJob};
+use crate::job::{Job, JobStatus, NewJob};
 use crate::time::UnixMillis;
 
 const KIND: StoreKind = StoreKind::Postgres;
@@ -79,9 +79,8 @@ impl PostgresStore {
     /// when it is older than PostgreSQL 13. Does not migrate.
     pub async fn connect(url: &StoreUrl) -> Result<PostgresStore, StoreError> {
         let settings = Settings::parse(url)?;
-        let pool = settings.open(url).await?;
         Ok(PostgresStore {
-            sql: SqlPool::new(pool, &DIALECT, url.redacted()),
+            sql: settings.open(url).await?,
             listen_options: settings.listen_options(),
             url: url.clone(),
             schema: settings.schema,
@@ -96,7 +95,11 @@ impl PostgresStore {
 }
 
 #[async_trait]
-impl Store for PostgresStore {
+impl SqlBackend for PostgresStore {
+    fn shared(&self) -> &dyn SharedSql {
+        &self.sql
+    }
+
     fn kind(&self) -> StoreKind {
         KIND
     }
@@ -401,45 +404,9 @@ impl Store for PostgresStore {
             .map_err(self.sql.fail("rescue"))
     }
 
-    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
-        self.sql.get(id).await
-    }
-
-    async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
-        self.sql.list(params).await
-    }
-
     async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
         let queues = self.sql.stats_in_one_pass(params).await?;
         Ok(StatsReport { queues })
-    }
-
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
-        self.sql.cancel(cancel).await
-    }
-
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
-        self.sql.replay_dead(replay).await
-    }
-
-    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        self.sql.cleanup(cleanup).await
-    }
-
-    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
-        self.sql.register_worker(worker).await
-    }
-
-    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
-        self.sql.unregister_worker(id).await
-    }
-
-    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
-        self.sql.workers(seen_since).await
-    }
-
-    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
-        self.sql.forget_workers(seen_before).await
     }
 
     /// Work that becomes ready is announced by NOTIFY; other changes are not.

@@ -7,10 +7,11 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use sqlx::Postgres;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::{Connection, Executor};
 
-use crate::store::sql::{self, Dialect};
+use crate::store::sql::{self, Dialect, SqlPool};
 use crate::store::url::UrlOptions;
 use crate::store::{StoreError, StoreKind, StoreUrl};
 
@@ -80,7 +81,7 @@ impl Settings {
     /// Checks that the server answers and is new enough, then makes the pool: connections set their
     /// `search_path` and plan every execution of a prepared statement for its own parameters (the batch
     /// statements join against arrays whose size only the parameters tell; see `lease.rs`).
-    pub async fn open(&self, url: &StoreUrl) -> Result<PgPool, StoreError> {
+    pub async fn open(&self, url: &StoreUrl) -> Result<SqlPool<Postgres>, StoreError> {
         let probe = sql::probe(StoreKind::Postgres, url, self.connect_timeout, async {
             PgConnection::connect_with(&self.options).await
         })
@@ -103,7 +104,7 @@ impl Settings {
             ),
             None => "SET plan_cache_mode = force_custom_plan".to_string(),
         };
-        Ok(PgPoolOptions::new()
+        let pool = PgPoolOptions::new()
             .max_connections(self.max_connections)
             .min_connections(0)
             // A ping before each use is a round trip per store call: only a connection idle for a while
@@ -130,7 +131,8 @@ impl Settings {
                     Ok(())
                 })
             })
-            .connect_lazy_with(self.options.clone()))
+            .connect_lazy_with(self.options.clone());
+        Ok(SqlPool::new(pool, &DIALECT, url.redacted()))
     }
 
     /// The options of the listening connection: the pool's, under an application name of its own.

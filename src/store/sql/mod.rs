@@ -21,6 +21,7 @@ mod enqueue;
 mod filter;
 mod lease;
 mod stmt;
+mod store;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -38,6 +39,7 @@ pub(crate) use enqueue::{
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use lease::FinishRow;
 pub(crate) use stmt::{Bind, Stmt};
+pub(crate) use store::{SharedSql, SqlBackend};
 
 use super::error::DriverError;
 use super::migrate;

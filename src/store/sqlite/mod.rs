@@ -29,12 +29,12 @@ use self::statements::{append_error, split_progress};
 pub use self::watch::SETTLE;
 use super::batch::rounds_by_id;
 use super::sql::{
-    Cells, EnqueuePlan, FinishRow, INSERT_NEW_JOBS, ReadRow, SqlPool, job_from_row, placeholders, push_new_jobs,
+    Cells, EnqueuePlan, FinishRow, INSERT_NEW_JOBS, ReadRow, SharedSql, SqlBackend, SqlPool, job_from_row,
+    placeholders, push_new_jobs,
 };
 use super::{
-    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, QueueStats, ReplayDead,
-    Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn,
-    WorkerInfo,
+    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, QueueStats, Rescue, Rescued, Stats, StatsReport, StoreError,
+    StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -59,23 +59,26 @@ impl SqliteStore {
     /// `synchronous=normal|full|extra|off` (default normal), `busy_timeout=10s` (default 30s).
     pub async fn connect(url: &StoreUrl) -> Result<SqliteStore, StoreError> {
         let settings = Settings::parse(url)?;
-        let pool = settings.open(url).await?;
         Ok(SqliteStore {
-            sql: SqlPool::new(pool, &DIALECT, url.redacted()),
+            sql: SqlPool::new(settings.open(url).await?, &DIALECT, url.redacted()),
             url: url.clone(),
             synchronous: settings.synchronous_name,
             gate: Arc::new(Mutex::new(())),
         })
     }
-
-    /// Waits for this process's turn to write.
-    async fn write_turn(&self) -> MutexGuard<'_, ()> {
-        self.gate.lock().await
-    }
 }
 
 #[async_trait]
-impl Store for SqliteStore {
+impl SqlBackend for SqliteStore {
+    fn shared(&self) -> &dyn SharedSql {
+        &self.sql
+    }
+
+    /// The gate of the module's text: one write of this process at a time.
+    async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        Some(self.gate.lock().await)
+    }
+
     fn kind(&self) -> StoreKind {
         KIND
     }
@@ -111,14 +114,14 @@ impl Store for SqliteStore {
     async fn migrate(&self) -> Result<(), StoreError> {
         let applied = self.sql.applied_version(migrate::MIGRATIONS_EXIST).await?;
         if super::migrate::needs_migrating(KIND, applied)? {
-            let _turn = self.write_turn().await;
+            let _turn = self.gate.lock().await;
             self.apply_migrations().await?;
         }
         Ok(())
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
-        let _turn = self.write_turn().await;
+        let _turn = self.gate.lock().await;
         // The immediate transaction holds the write lock from the start, so what the look-ups below
         // find stays true until the insert: every answer is decided before a row is written, and the
         // insert needs no RETURNING (streaming a row back per job would cost more than the insert).
@@ -145,7 +148,7 @@ impl Store for SqliteStore {
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
-        let _turn = self.write_turn().await;
+        let _turn = self.gate.lock().await;
         if claim.queues.is_empty() || claim.limit == 0 {
             return Ok(Vec::new());
         }
@@ -210,7 +213,7 @@ impl Store for SqliteStore {
     }
 
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
-        let _turn = self.write_turn().await;
+        let _turn = self.gate.lock().await;
         let mut held = vec![false; beats.len()];
         for round in rounds_by_id(beats, |b| b.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
@@ -263,7 +266,7 @@ impl Store for SqliteStore {
     }
 
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        let _turn = self.write_turn().await;
+        let _turn = self.gate.lock().await;
         let mut applied = vec![false; finishes.len()];
         let append = append_error("jobq_jobs.attempt", "f.at", "f.error");
         for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
@@ -302,7 +305,7 @@ impl Store for SqliteStore {
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
-        let _turn = self.write_turn().await;
+        let _turn = self.gate.lock().await;
         let mut released = vec![false; leases.len()];
         for round in rounds_by_id(leases, |l| l.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
@@ -327,7 +330,7 @@ impl Store for SqliteStore {
     }
 
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
-        let _turn = self.write_turn().await;
+        let _turn = self.gate.lock().await;
         let append = append_error("jobq_jobs.attempt", "?1", "'worker lost'");
         let sql = format!(
             "UPDATE jobq_jobs SET \
@@ -349,14 +352,6 @@ impl Store for SqliteStore {
             .map(|r| Cells(r).rescued())
             .collect::<Result<_, _>>()
             .map_err(self.sql.fail("rescue"))
-    }
-
-    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
-        self.sql.get(id).await
-    }
-
-    async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
-        self.sql.list(params).await
     }
 
     async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
@@ -420,44 +415,5 @@ impl Store for SqliteStore {
         Ok(StatsReport {
             queues: by_queue.into_values().collect(),
         })
-    }
-
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
-        let _turn = self.write_turn().await;
-        self.sql.cancel(cancel).await
-    }
-
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
-        // A dry run only reads.
-        let _turn = if replay.dry_run {
-            None
-        } else {
-            Some(self.write_turn().await)
-        };
-        self.sql.replay_dead(replay).await
-    }
-
-    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        let _turn = self.write_turn().await;
-        self.sql.cleanup(cleanup).await
-    }
-
-    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
-        let _turn = self.write_turn().await;
-        self.sql.register_worker(worker).await
-    }
-
-    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
-        let _turn = self.write_turn().await;
-        self.sql.unregister_worker(id).await
-    }
-
-    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
-        self.sql.workers(seen_since).await
-    }
-
-    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
-        let _turn = self.write_turn().await;
-        self.sql.forget_workers(seen_before).await
     }
 }

@@ -1,0 +1,195 @@
+//! The [`Store`] contract for the three SQL stores, written once: each store implements
+//! [`SqlBackend`] (what it does its own way: connecting, migrating under its lock, enqueue, claim, the
+//! fenced exits from `running`, rescue, stats and its wake-ups) and hands over its [`SharedSql`] (the
+//! statements the three share); this blanket `impl Store` puts the two together, and takes a
+//! single-writer store's turn before each shared write.
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio::sync::{MutexGuard, Notify};
+
+use super::SqlPool;
+use crate::job::{Job, JobId, NewJob};
+use crate::store::{
+    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, ReplayDead, Rescue,
+    Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, WakeOn, WorkerInfo,
+};
+use crate::time::UnixMillis;
+
+/// What a SQL store does its own way. Each method keeps the contract of the [`Store`] method of the
+/// same name.
+#[async_trait]
+pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
+    /// The statements the SQL stores share, on this store's pool.
+    fn shared(&self) -> &dyn SharedSql;
+
+    /// Waits for this process's turn to write, where the store has one writer at a time (SQLite); the
+    /// others write whenever they like.
+    async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        None
+    }
+
+    fn kind(&self) -> StoreKind;
+    async fn info(&self) -> Result<StoreInfo, StoreError>;
+    async fn migrate(&self) -> Result<(), StoreError>;
+    async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
+    async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
+    async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError>;
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
+    async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
+    async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
+    async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError>;
+    fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription>;
+}
+
+/// The store methods whose statements the SQL stores share (see [`SqlPool`]), as each store's pool
+/// runs them. Each keeps the contract of the [`Store`] method of the same name.
+#[async_trait]
+pub(crate) trait SharedSql: Send + Sync {
+    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
+    async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError>;
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError>;
+    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
+    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;
+    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
+    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
+}
+
+/// [`SharedSql`] for the pool of one sqlx database: each method is [`SqlPool`]'s own. Written per
+/// database rather than generically, so that the compiler checks each one's futures with the real
+/// types.
+macro_rules! shared_sql {
+    ($db:ty) => {
+        #[async_trait]
+        impl SharedSql for SqlPool<$db> {
+            async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+                SqlPool::get(self, id).await
+            }
+            async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError> {
+                SqlPool::list(self, list).await
+            }
+            async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
+                SqlPool::cancel(self, cancel).await
+            }
+            async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+                SqlPool::replay_dead(self, replay).await
+            }
+            async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+                SqlPool::cleanup(self, cleanup).await
+            }
+            async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
+                SqlPool::register_worker(self, worker).await
+            }
+            async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
+                SqlPool::unregister_worker(self, id).await
+            }
+            async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+                SqlPool::workers(self, seen_since).await
+            }
+            async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
+                SqlPool::forget_workers(self, seen_before).await
+            }
+        }
+    };
+}
+
+#[cfg(feature = "sqlite")]
+shared_sql!(sqlx::Sqlite);
+#[cfg(feature = "postgres")]
+shared_sql!(sqlx::Postgres);
+#[cfg(feature = "mysql")]
+shared_sql!(sqlx::MySql);
+
+#[async_trait]
+impl<T: SqlBackend> Store for T {
+    fn kind(&self) -> StoreKind {
+        SqlBackend::kind(self)
+    }
+
+    async fn info(&self) -> Result<StoreInfo, StoreError> {
+        SqlBackend::info(self).await
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        SqlBackend::migrate(self).await
+    }
+
+    async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        SqlBackend::enqueue(self, jobs).await
+    }
+
+    async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+        SqlBackend::claim(self, claim).await
+    }
+
+    async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
+        SqlBackend::heartbeat(self, beats, now).await
+    }
+
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        SqlBackend::finish(self, finishes, now).await
+    }
+
+    async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
+        SqlBackend::release(self, leases).await
+    }
+
+    async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
+        SqlBackend::rescue(self, rescue).await
+    }
+
+    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        self.shared().get(id).await
+    }
+
+    async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError> {
+        self.shared().list(list).await
+    }
+
+    async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError> {
+        SqlBackend::stats(self, stats).await
+    }
+
+    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().cancel(cancel).await
+    }
+
+    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+        // A dry run only reads.
+        let _turn = if replay.dry_run { None } else { self.write_turn().await };
+        self.shared().replay_dead(replay).await
+    }
+
+    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().cleanup(cleanup).await
+    }
+
+    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().register_worker(worker).await
+    }
+
+    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().unregister_worker(id).await
+    }
+
+    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
+        self.shared().workers(seen_since).await
+    }
+
+    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().forget_workers(seen_before).await
+    }
+
+    fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
+        SqlBackend::subscribe(self, on, notify)
+    }
+}
