@@ -5,6 +5,9 @@
 //! wake the heartbeat early, but at most once per [`PROGRESS_EVERY`], and then only the jobs with news
 //! are sent. The store's answer per lease steers the handler: `Cancelled` stops it and the job stays
 //! cancelled; `Lost` (rescued elsewhere, deleted) stops it and its outcome is dropped.
+//!
+//! It never writes an outcome: a cancelled or lost lease only stops the handler, and the run's verdict
+//! (`run.rs`) decides what, if anything, the acknowledger writes for the job.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
