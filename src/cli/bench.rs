@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 
@@ -108,8 +109,7 @@ pub async fn run(ctx: &Context, args: BenchArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     let plan = plan(ctx, &args);
     let client = ctx.client().await?;
-    let exe = std::env::current_exe()
-        .map_err(|e| anyhow::anyhow!("cannot find the jobq executable to start worker processes from: {e}"))?;
+    let exe = std::env::current_exe().context("cannot find the jobq executable to start worker processes from")?;
     let bar = Arc::new(Bar::new(ctx.quiet));
     let bench = Bench::new(Setup {
         client,

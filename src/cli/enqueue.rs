@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use crate::Error;
+use crate::error::{Input, InvalidInput};
 use crate::job::{JobSpec, NewJob};
 use crate::store::{EnqueueOutcome, Enqueued};
 use crate::time::{parse_duration, parse_instant_str};
@@ -86,8 +87,9 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     // clap waives `requires = "file"` when TYPE is given (TYPE conflicts with --file), so check here.
     if args.default_type.is_some() && args.file.is_none() {
-        return Err(Error::Invalid(
-            "--type applies only to the lines of --file; give one job's type as the first argument".into(),
+        return Err(Error::invalid(
+            Input::JobType,
+            "--type applies only to the lines of --file; give one job's type as the first argument",
         )
         .into());
     }
@@ -120,14 +122,20 @@ struct Defaults {
 
 impl Defaults {
     fn from_args(args: &EnqueueArgs) -> Result<Defaults, Error> {
-        let invalid = |flag: &str, e: String| Error::Invalid(format!("{flag}: {e}"));
+        let invalid = |input: Input, flag: &str, e: String| Error::invalid(input, format!("{flag}: {e}"));
         let mut meta = BTreeMap::new();
         for entry in &args.meta {
             let Some((k, v)) = entry.split_once('=') else {
-                return Err(Error::Invalid(format!("--meta {entry:?}: expected KEY=VALUE")));
+                return Err(Error::invalid(
+                    Input::Meta,
+                    format!("--meta {entry:?}: expected KEY=VALUE"),
+                ));
             };
             if k.is_empty() {
-                return Err(Error::Invalid(format!("--meta {entry:?}: the key is empty")));
+                return Err(Error::invalid(
+                    Input::Meta,
+                    format!("--meta {entry:?}: the key is empty"),
+                ));
             }
             meta.insert(k.to_string(), v.to_string());
         }
@@ -136,9 +144,9 @@ impl Defaults {
             .as_deref()
             .map(parse_duration)
             .transpose()
-            .map_err(|e| invalid("--timeout", e))?;
+            .map_err(|e| invalid(Input::Timeout, "--timeout", e))?;
         if timeout.is_some_and(|t| t.as_millis() == 0) {
-            return Err(invalid("--timeout", "must be at least 1ms".into()));
+            return Err(invalid(Input::Timeout, "--timeout", "must be at least 1ms".into()));
         }
         Ok(Defaults {
             queue: args.queue.clone(),
@@ -148,13 +156,13 @@ impl Defaults {
                 .as_deref()
                 .map(parse_duration)
                 .transpose()
-                .map_err(|e| invalid("--delay", e))?,
+                .map_err(|e| invalid(Input::RunAt, "--delay", e))?,
             at: args
                 .at
                 .as_deref()
                 .map(parse_instant_str)
                 .transpose()
-                .map_err(|e| invalid("--at", e))?,
+                .map_err(|e| invalid(Input::RunAt, "--at", e))?,
             max_attempts: args.max_attempts,
             timeout_ms: timeout.map(|t| t.as_millis() as u64),
             meta,
@@ -193,7 +201,7 @@ async fn enqueue_one(
     spec.unique_key = args.unique_key.clone();
     let spec = defaults.apply(spec);
     // Validate before connecting: a refused call never touches the store.
-    crate::job::NewJob::validate(spec.clone(), crate::UnixMillis::now(), &ctx.config.limits).map_err(Error::Invalid)?;
+    NewJob::check(spec.clone(), crate::UnixMillis::now(), &ctx.config.limits).map_err(Error::from)?;
     let client = ctx.client().await?;
     let enqueued = client.enqueue(spec).await?;
     match format {
@@ -235,9 +243,9 @@ fn parse_lines(
             if line.trim().is_empty() {
                 continue;
             }
-            let at = |e: String| Error::Invalid(format!("{name}:{}: {e}", first_line + n + 1));
+            let at = |e: InvalidInput| Error::from(e.at(format_args!("{name}:{}", first_line + n + 1)));
             let (spec, raw) = JobSpec::from_json_line_raw(line, default_type).map_err(at)?;
-            jobs.push(NewJob::validate_with(defaults.apply(spec), raw, now, limits).map_err(at)?);
+            jobs.push(NewJob::check_with(defaults.apply(spec), raw, now, limits).map_err(at)?);
         }
         Ok(jobs)
     };
@@ -266,7 +274,7 @@ fn parse_lines(
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(Error::Invalid(format!("{name}: reading failed"))))
+                    .unwrap_or_else(|_| Err(Error::invalid(Input::JobsFile, format!("{name}: reading failed"))))
             })
             .collect()
     });
@@ -284,21 +292,22 @@ fn read_payload(arg: Option<&str>) -> Result<Value, Error> {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
-                .map_err(|e| Error::Invalid(format!("cannot read the payload from stdin: {e}")))?;
+                .map_err(|e| Error::invalid_because(Input::Payload, "cannot read the payload from stdin", e))?;
             (text, "stdin".to_string())
         }
         Some(arg) if arg.starts_with('@') => {
             let path = &arg[1..];
             let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::Invalid(format!("cannot read payload file {path}: {e}")))?;
+                .map_err(|e| Error::invalid_because(Input::Payload, format!("cannot read payload file {path}"), e))?;
             (text, path.to_string())
         }
         Some(text) => (text.to_string(), "the payload argument".to_string()),
     };
     serde_json::from_str(&text).map_err(|e| {
-        Error::Invalid(format!(
-            "invalid JSON payload in {source}: {e} (a string needs quotes, e.g. '\"hello\"')"
-        ))
+        Error::invalid(
+            Input::Payload,
+            format!("invalid JSON payload in {source}: {e} (a string needs quotes, e.g. '\"hello\"')"),
+        )
     })
 }
 
@@ -315,13 +324,14 @@ async fn enqueue_file(
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|e| Error::Invalid(format!("cannot read stdin: {e}")))?;
+            .map_err(|e| Error::invalid_because(Input::JobsFile, "cannot read stdin", e))?;
         text
     } else {
-        std::fs::read_to_string(&file).map_err(|e| Error::Invalid(format!("cannot read {name}: {e}")))?
+        std::fs::read_to_string(&file)
+            .map_err(|e| Error::invalid_because(Input::JobsFile, format!("cannot read {name}"), e))?
     };
     if let Some(t) = &args.default_type {
-        crate::job::validate_type(t).map_err(|e| Error::Invalid(format!("--type: {e}")))?;
+        crate::job::validate_type(t).map_err(|e| Error::from(e.at("--type")))?;
     }
     // Every line is read and validated before anything is written: a bad line refuses the whole file.
     let jobs = parse_lines(&text, &name, args.default_type.as_deref(), defaults, &ctx.config.limits)?;

@@ -1,6 +1,7 @@
 //! Parsing of the filter flags shared by list, cancel and replay-dead: statuses and times.
 
 use crate::Error;
+use crate::error::Input;
 use crate::job::JobStatus;
 use crate::time::{UnixMillis, parse_duration, parse_instant_str};
 
@@ -14,7 +15,7 @@ pub fn statuses(values: &[String]) -> Result<Vec<JobStatus>, Error> {
         }
         let status: JobStatus = v
             .parse()
-            .map_err(|e: String| Error::Invalid(format!("--status: {e}")))?;
+            .map_err(|e: String| Error::invalid(Input::Status, format!("--status: {e}")))?;
         if !out.contains(&status) {
             out.push(status);
         }
@@ -28,9 +29,10 @@ pub fn instant(flag: &str, text: &str, now: UnixMillis) -> Result<UnixMillis, Er
         return Ok(now.minus(d));
     }
     parse_instant_str(text).map_err(|_| {
-        Error::Invalid(format!(
-            "{flag} {text:?}: expected a duration ago (30m, 7d) or a time (2026-01-31T09:00:00Z)"
-        ))
+        Error::invalid(
+            Input::Time,
+            format!("{flag} {text:?}: expected a duration ago (30m, 7d) or a time (2026-01-31T09:00:00Z)"),
+        )
     })
 }
 

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::client::Client;
@@ -148,7 +149,7 @@ impl Context {
         if self.config.uses_default_database() {
             if let Some(dir) = self.config.url.sqlite_path().parent() {
                 std::fs::create_dir_all(dir)
-                    .map_err(|e| anyhow::anyhow!("cannot create the default database folder {}: {e}", dir.display()))?;
+                    .with_context(|| format!("cannot create the default database folder {}", dir.display()))?;
             }
         }
         let store = crate::store::connect(&self.config.url)
@@ -172,11 +173,14 @@ impl Context {
             Ok(f)
         } else {
             let names: Vec<String> = allowed.iter().map(|a| format!("{a:?}").to_lowercase()).collect();
-            Err(crate::Error::Invalid(format!(
-                "--output {} is not available here (expected {})",
-                format!("{f:?}").to_lowercase(),
-                names.join(", ")
-            ))
+            Err(crate::Error::invalid(
+                crate::error::Input::OutputFormat,
+                format!(
+                    "--output {} is not available here (expected {})",
+                    format!("{f:?}").to_lowercase(),
+                    names.join(", ")
+                ),
+            )
             .into())
         }
     }

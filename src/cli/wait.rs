@@ -39,7 +39,7 @@ pub struct WaitArgs {
 /// Runs `jobq wait`: prints the result (or, with `--output json`, the whole job) on success.
 pub async fn run(ctx: &Context, args: WaitArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
-    let id = JobId::parse(&args.id).map_err(Error::Invalid)?;
+    let id = JobId::parse(&args.id).map_err(Error::from)?;
     let client = ctx.client().await?;
     let job = follow(ctx, &client, &id, args.timeout).await?;
     match format {

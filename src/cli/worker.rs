@@ -69,8 +69,8 @@ pub enum LogFormat {
 pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
     init_logging(args.log_format, ctx.verbose, ctx.quiet);
     if ctx.config.handlers.is_empty() {
-        return Err(crate::Error::Config(
-            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)".into(),
+        return Err(crate::Error::config(
+            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)",
         )
         .into());
     }
@@ -140,9 +140,10 @@ fn set_nice(n: i32) -> anyhow::Result<()> {
         // SAFETY: setpriority only changes scheduling attributes.
         if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, n) } != 0 {
             let e = std::io::Error::last_os_error();
-            return Err(crate::Error::Invalid(format!(
-                "cannot set --nice {n}: {e} (values below the current one need root)"
-            ))
+            return Err(crate::Error::invalid(
+                crate::error::Input::Nice,
+                format!("cannot set --nice {n}: {e} (values below the current one need root)"),
+            )
             .into());
         }
     }

@@ -15,7 +15,7 @@ use tokio::sync::Notify;
 
 use super::{Shared, State, Worker, shutdown};
 use crate::config::{Config, HandlerConfig, WorkerSettings};
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::handler::{self, DEFAULT_KILL_GRACE, Handler};
 use crate::retry::RetryPolicy;
 use crate::store::{DynStore, StoreKind, WorkerInfo};
@@ -271,29 +271,38 @@ impl WorkerBuilder {
     fn check(&self) -> Result<()> {
         let s = &self.settings;
         if s.queues.is_empty() {
-            return Err(Error::Invalid("a worker needs at least one queue".into()));
+            return Err(Error::invalid(Input::Queue, "a worker needs at least one queue"));
         }
         for q in &s.queues {
-            crate::job::validate_queue(q).map_err(Error::Invalid)?;
+            crate::job::validate_queue(q)?;
         }
         if s.concurrency == 0 {
-            return Err(Error::Invalid("concurrency must be at least 1".into()));
+            return Err(Error::invalid(Input::Concurrency, "concurrency must be at least 1"));
         }
         if s.heartbeat.is_zero() {
-            return Err(Error::Invalid("the heartbeat interval must be longer than zero".into()));
+            return Err(Error::invalid(
+                Input::Heartbeat,
+                "the heartbeat interval must be longer than zero",
+            ));
         }
         if s.stale_after <= s.heartbeat {
-            return Err(Error::Invalid(format!(
-                "stale_after ({}) must be longer than heartbeat ({}), or workers would rescue each other's live jobs",
-                format_duration(s.stale_after),
-                format_duration(s.heartbeat)
-            )));
+            return Err(Error::invalid(
+                Input::StaleAfter,
+                format!(
+                    "stale_after ({}) must be longer than heartbeat ({}), or workers would rescue each other's live jobs",
+                    format_duration(s.stale_after),
+                    format_duration(s.heartbeat)
+                ),
+            ));
         }
         if s.poll_interval.is_zero() {
-            return Err(Error::Invalid("the poll interval must be longer than zero".into()));
+            return Err(Error::invalid(
+                Input::PollInterval,
+                "the poll interval must be longer than zero",
+            ));
         }
         if self.max_jobs == Some(0) {
-            return Err(Error::Invalid("max jobs must be at least 1".into()));
+            return Err(Error::invalid(Input::MaxJobs, "max jobs must be at least 1"));
         }
         Ok(())
     }
@@ -307,9 +316,10 @@ fn registered(
     let mut out = HashMap::new();
     for (job_type, (handler, options)) in handlers {
         if options.concurrency == Some(0) {
-            return Err(Error::Invalid(format!(
-                "the concurrency of {job_type:?} must be at least 1"
-            )));
+            return Err(Error::invalid(
+                Input::Concurrency,
+                format!("the concurrency of {job_type:?} must be at least 1"),
+            ));
         }
         let registered = Registered {
             handler,
