@@ -4,6 +4,8 @@
 //!
 //! Each `Display` is this layer's own sentence, exactly what `jobq` prints after `error: `; a cause
 //! from below (an io error, the store's error) is the `source()`, never repeated in the sentence.
+//! Nothing here knows about exit codes: the CLI maps these kinds to them (`cli/exit.rs`), as an
+//! HTTP API would map them to status codes.
 
 use std::path::PathBuf;
 
@@ -92,16 +94,6 @@ impl Error {
             key: None,
             reason: reason.into(),
             source: None,
-        }
-    }
-
-    /// The exit code for this error (DESIGN §5): 2 bad input, 3 not found, 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Invalid { .. } | Error::Config { .. } => 2,
-            Error::NotFound { .. } => 3,
-            Error::Store(StoreError::InvalidUrl { .. }) => 2,
-            Error::Store(_) => 1,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::time::Instant;
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::exit::Exit;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use crate::Error;
@@ -82,8 +83,8 @@ pub struct EnqueueArgs {
     pub default_type: Option<String>,
 }
 
-/// Runs `jobq enqueue`.
-pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
+/// Runs `jobq enqueue`; with `--wait`, exits with how the job ended.
+pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<Exit> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     // clap waives `requires = "file"` when TYPE is given (TYPE conflicts with --file), so check here.
     if args.default_type.is_some() && args.file.is_none() {
@@ -101,7 +102,9 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
         .map(|(t, h)| (t.clone(), h.retry.max_attempts))
         .collect();
     match args.file.clone() {
-        Some(file) => enqueue_file(ctx, &args, &defaults, file, format).await,
+        Some(file) => enqueue_file(ctx, &args, &defaults, file, format)
+            .await
+            .map(|()| Exit::Success),
         None => enqueue_one(ctx, args, &defaults, format).await,
     }
 }
@@ -194,7 +197,7 @@ async fn enqueue_one(
     args: EnqueueArgs,
     defaults: &Defaults,
     format: OutputFormat,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Exit> {
     let payload = read_payload(args.payload.as_deref())?;
     let mut spec = JobSpec::new(args.job_type.clone().unwrap_or_default(), payload);
     spec.id = args.id.clone();
@@ -222,9 +225,9 @@ async fn enqueue_one(
         }
     }
     if args.wait {
-        super::wait::wait_for(ctx, &client, &enqueued.id).await?;
+        return super::wait::wait_for(ctx, &client, &enqueued.id).await;
     }
-    Ok(())
+    Ok(Exit::Success)
 }
 
 /// Reads and validates every line of an NDJSON text, on all cores: the text is cut into one run of

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::client::Client;
 use crate::config::{Config, Overrides};
+use exit::Exit;
 
 pub mod bench;
 pub mod cancel;
@@ -186,12 +187,13 @@ impl Context {
     }
 }
 
-/// Runs a parsed command line.
-pub async fn run(cli: Cli) -> anyhow::Result<()> {
+/// Runs a parsed command line; the exit code says how it went (for `wait` and `enqueue --wait`, how
+/// the job ended).
+pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
     // Generation needs no configuration or store.
     match cli.command {
-        Command::Completions(args) => return generate::completions(args),
-        Command::Man(args) => return generate::man(args),
+        Command::Completions(args) => return generate::completions(args).map(|()| Exit::Success),
+        Command::Man(args) => return generate::man(args).map(|()| Exit::Success),
         _ => {}
     }
     let config = Config::load(&Overrides {
@@ -204,13 +206,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         quiet: cli.quiet,
         verbose: cli.verbose,
     };
-    match cli.command {
-        Command::Enqueue(args) => enqueue::run(&ctx, args).await,
+    let done = match cli.command {
+        // These two tell how the job they waited for ended.
+        Command::Enqueue(args) => return enqueue::run(&ctx, args).await,
+        Command::Wait(args) => return wait::run(&ctx, args).await,
         Command::Worker(args) => worker::run(&ctx, args).await,
         Command::Stats(args) => stats::run(&ctx, args).await,
         Command::List(args) => list::run(&ctx, args).await,
         Command::Show(args) => show::run(&ctx, args).await,
-        Command::Wait(args) => wait::run(&ctx, args).await,
         Command::Cancel(args) => cancel::run(&ctx, args).await,
         Command::ReplayDead(args) => replay_dead::run(&ctx, args).await,
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
@@ -219,5 +222,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,
         Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),
-    }
+    };
+    done.map(|()| Exit::Success)
 }
