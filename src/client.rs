@@ -53,9 +53,9 @@ pub struct CleanupRequest {
 impl Client {
     /// Connects to the store the URL names and brings its schema up to date.
     pub async fn connect(url: &StoreUrl) -> Result<Client> {
-        let store = store::connect(url).await?;
-        store.migrate().await?;
-        Ok(Client::new(store))
+        let client = Client::new(store::connect(url).await?);
+        client.migrate().await?;
+        Ok(client)
     }
 
     /// A client over an open store, with the system clock and default limits.
@@ -92,6 +92,13 @@ impl Client {
     /// The present, by the client's clock.
     pub fn now(&self) -> UnixMillis {
         self.clock.now()
+    }
+
+    /// Creates or upgrades the store's schema (under the store's lock, so concurrent processes apply
+    /// each migration once); returns the schema version the store is now at.
+    pub async fn migrate(&self) -> Result<u32> {
+        self.store.migrate().await?;
+        Ok(self.store.schema_version())
     }
 
     /// Checks a job and fills its defaults, without enqueueing it.

@@ -231,7 +231,8 @@ async fn enqueue_one(
 }
 
 /// Reads and validates every line of an NDJSON text, on all cores: the text is cut into one run of
-/// whole lines per core. The first bad line (by line number) refuses the lot.
+/// whole lines per core. The first bad line (by line number) refuses the lot. This runs before the
+/// store is opened, so a bad file never touches it: the jobs' default times are the wall clock's.
 fn parse_lines(
     text: &str,
     name: &str,

@@ -81,6 +81,7 @@ async fn run_redis(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
                 }
                 return Ok(());
             }
+            // The inbox is the Redis store's own; without a Client, the time is the wall clock's.
             let now = crate::time::UnixMillis::now();
             let mut t = table(&["QUEUE", "AT", "ERROR", "ITEM"]);
             for item in &items {

@@ -144,9 +144,19 @@ pub struct Context {
 }
 
 impl Context {
-    /// Opens the configured store (creating the default database's folder on first use) and brings the
-    /// schema up to date unless `auto_migrate = false`.
+    /// Opens the configured store (see [`Context::connect`]) and brings the schema up to date unless
+    /// `auto_migrate = false`.
     pub async fn client(&self) -> anyhow::Result<Client> {
+        let client = self.connect().await?;
+        if self.config.auto_migrate {
+            client.migrate().await?;
+        }
+        Ok(client)
+    }
+
+    /// Opens the configured store, creating the default database's folder on first use, and leaves
+    /// its schema as it is.
+    pub async fn connect(&self) -> anyhow::Result<Client> {
         if self.config.uses_default_database() {
             if let Some(dir) = self.config.url.sqlite_path().parent() {
                 std::fs::create_dir_all(dir)
@@ -156,9 +166,6 @@ impl Context {
         let store = crate::store::connect(&self.config.url)
             .await
             .map_err(crate::Error::from)?;
-        if self.config.auto_migrate {
-            store.migrate().await.map_err(crate::Error::from)?;
-        }
         Ok(Client::new(store).with_limits(self.config.limits))
     }
 

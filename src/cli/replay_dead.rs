@@ -68,14 +68,14 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     if args.limit == Some(0) {
         return Err(Error::invalid(Input::Limit, "--limit 0 replays nothing; give at least 1").into());
     }
+    let client = ctx.client().await?;
     let request = ReplayDead {
         queues: filter::list(&args.queue),
         job_types: filter::list(&args.job_type),
         ids,
         limit: args.limit,
-        now: crate::UnixMillis::now(),
+        now: client.now(),
     };
-    let client = ctx.client().await?;
     let candidates = client.dead_matching(&request).await?;
     if args.dry_run {
         return match format {
