@@ -67,12 +67,6 @@ impl Client {
         }
     }
 
-    /// Uses another clock (tests drive a manual one).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Client {
-        self.clock = clock;
-        self
-    }
-
     /// Uses other enqueue limits.
     pub fn with_limits(mut self, limits: Limits) -> Client {
         self.limits = limits;
@@ -82,11 +76,6 @@ impl Client {
     /// The store underneath.
     pub fn store(&self) -> &DynStore {
         &self.store
-    }
-
-    /// The client's clock.
-    pub fn clock(&self) -> &Arc<dyn Clock> {
-        &self.clock
     }
 
     /// The present, by the client's clock.

@@ -97,8 +97,9 @@ pub struct HandlerFile {
     pub retry: RetryFile,
 }
 
-/// Where a handler's work is done.
+/// Where a handler's work is done (new kinds of handler may come).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HandlerKind {
     /// Run a program; argv resolved against the config folder.
     Exec {

@@ -242,12 +242,6 @@ pub trait Progress: Send + Sync {
     }
 }
 
-/// Progress nobody looks at.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Silent;
-
-impl Progress for Silent {}
-
 /// What a bench needs from its caller.
 pub struct Setup {
     /// The store to measure, migrated.

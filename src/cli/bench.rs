@@ -1,4 +1,4 @@
-//! `jobq bench`: measures the configured store with the library's bench ([`crate::bench`]) and prints
+//! `jobq bench`: measures the configured store with the crate's bench harness (`src/bench/`) and prints
 //! the figures with the conditions they were taken under: a table for people, `--output json` for
 //! machines. Also home of the hidden `--producer` mode, the separate process that enqueues the
 //! latency workload's jobs. Ctrl-C or SIGTERM stops the bench and still removes its queue.
@@ -47,6 +47,8 @@ pub struct BenchArgs {
     pub batch_size: u64,
 
     /// Handlers each worker runs at once [default: [worker] concurrency, or 8]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, short = 'c', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: Option<u32>,
 
@@ -85,6 +87,7 @@ pub struct BenchArgs {
 
 /// A workload to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[non_exhaustive]
 pub enum WorkloadArg {
     /// Enqueue one at a time and in bulk
     Enqueue,

@@ -51,6 +51,8 @@ pub struct EnqueueArgs {
     pub at: Option<String>,
 
     /// Runs allowed, the first included [default: 5, or [retry] max_attempts]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "N")]
     pub max_attempts: Option<u32>,
 

@@ -74,6 +74,7 @@ pub struct Cli {
 
 /// How results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[non_exhaustive]
 pub enum OutputFormat {
     /// Tables and sentences for people
     Table,
@@ -87,6 +88,7 @@ pub enum OutputFormat {
 
 /// jobq's subcommands.
 #[derive(Debug, Subcommand)]
+#[non_exhaustive]
 pub enum Command {
     /// Put a job (or a file of jobs) on a queue
     Enqueue(enqueue::EnqueueArgs),

@@ -20,10 +20,14 @@ a second signal stops them at once.\n\nExamples:\n  jobq worker --queue default 
 )]
 pub struct WorkerArgs {
     /// Queue to take jobs from (repeatable, or comma-separated) [default: [worker] queues, or default]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long = "queue", value_name = "QUEUE", value_delimiter = ',')]
     pub queues: Vec<String>,
 
     /// Jobs run at once [default: [worker] concurrency, or 8]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, short = 'c', value_name = "N")]
     pub concurrency: Option<u32>,
 
@@ -58,6 +62,7 @@ pub struct WorkerArgs {
 
 /// How log lines are written (to stderr).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[non_exhaustive]
 pub enum LogFormat {
     /// One line per event for people
     Text,

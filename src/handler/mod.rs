@@ -28,8 +28,10 @@ pub use builtin::Builtin;
 pub use exec::ExecHandler;
 pub use http::HttpHandler;
 
-/// What a handler decided about one run of a job.
+/// What a handler decided about one run of a job. Handlers make these with the constructors below;
+/// new decisions may be added, so a match needs a wildcard arm.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Done: the job succeeds, with an optional JSON result.
     Success {
@@ -107,8 +109,10 @@ impl Outcome {
     }
 }
 
-/// Why the worker asked a handler to stop before it answered.
+/// Why the worker asked a handler to stop before it answered. New reasons may be added, so a match
+/// needs a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StopReason {
     /// An operator cancelled the job; it stays cancelled and the handler's answer is dropped.
     Cancelled,

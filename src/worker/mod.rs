@@ -2,7 +2,7 @@
 //! it (DESIGN §4).
 //!
 //! This module owns [`Worker`] and its run from start to end, and the state its parts share
-//! ([`Shared`]): the jobs held, the slots taken, the handlers. Each part lives in its own file. The
+//! (`Shared`): the jobs held, the slots taken, the handlers. Each part lives in its own file. The
 //! dispatcher (`dispatch.rs`) claims jobs in batches sized to the free capacity (total and per type)
 //! and spawns a task per job (`run.rs`) that runs its handler under the time-out and the stop signal.
 //! When handlers take well under a millisecond, it also claims a few milliseconds of work ahead into
