@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use crate::store::{
     self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, List, ReplayDead,
@@ -53,9 +53,9 @@ pub struct CleanupRequest {
 impl Client {
     /// Connects to the store the URL names and brings its schema up to date.
     pub async fn connect(url: &StoreUrl) -> Result<Client> {
-        let store = store::connect(url).await?;
-        store.migrate().await?;
-        Ok(Client::new(store))
+        let client = Client::new(store::connect(url).await?);
+        client.migrate().await?;
+        Ok(client)
     }
 
     /// A client over an open store, with the system clock and default limits.
@@ -65,12 +65,6 @@ impl Client {
             clock: Arc::new(SystemClock),
             limits: Limits::default(),
         }
-    }
-
-    /// Uses another clock (tests drive a manual one).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Client {
-        self.clock = clock;
-        self
     }
 
     /// Uses other enqueue limits.
@@ -84,19 +78,21 @@ impl Client {
         &self.store
     }
 
-    /// The client's clock.
-    pub fn clock(&self) -> &Arc<dyn Clock> {
-        &self.clock
-    }
-
     /// The present, by the client's clock.
     pub fn now(&self) -> UnixMillis {
         self.clock.now()
     }
 
+    /// Creates or upgrades the store's schema (under the store's lock, so concurrent processes apply
+    /// each migration once); returns the schema version the store is now at.
+    pub async fn migrate(&self) -> Result<u32> {
+        self.store.migrate().await?;
+        Ok(self.store.schema_version())
+    }
+
     /// Checks a job and fills its defaults, without enqueueing it.
     pub fn validate(&self, spec: JobSpec) -> Result<NewJob> {
-        NewJob::validate(spec, self.now(), &self.limits).map_err(Error::Invalid)
+        Ok(NewJob::check(spec, self.now(), &self.limits)?)
     }
 
     /// Enqueues one job.
@@ -114,7 +110,7 @@ impl Client {
             .into_iter()
             .enumerate()
             .map(|(i, spec)| {
-                NewJob::validate(spec, now, &self.limits).map_err(|e| Error::Invalid(format!("job {}: {e}", i + 1)))
+                NewJob::check(spec, now, &self.limits).map_err(|e| e.at(format_args!("job {}", i + 1)).into())
             })
             .collect::<Result<Vec<_>>>()?;
         self.enqueue_validated(&jobs).await
@@ -130,11 +126,8 @@ impl Client {
 
     /// One job; `NotFound` when there is none.
     pub async fn get(&self, id: &str) -> Result<Job> {
-        let id = JobId::parse(id).map_err(Error::Invalid)?;
-        self.store
-            .get(&id)
-            .await?
-            .ok_or_else(|| Error::NotFound(format!("no job with id {id}")))
+        let id = JobId::parse(id)?;
+        self.store.get(&id).await?.ok_or_else(|| Error::not_found(id.as_str()))
     }
 
     /// Jobs matching a filter, newest first.
@@ -146,7 +139,7 @@ impl Client {
     /// Counts by queue and status.
     pub async fn stats(&self, queues: &[String]) -> Result<StatsReport> {
         for q in queues {
-            crate::job::validate_queue(q).map_err(Error::Invalid)?;
+            crate::job::validate_queue(q)?;
         }
         Ok(self
             .store
@@ -161,7 +154,7 @@ impl Client {
     pub async fn cancel(&self, ids: &[String]) -> Result<CancelReport> {
         let ids = ids
             .iter()
-            .map(|i| JobId::parse(i).map_err(Error::Invalid))
+            .map(|i| JobId::parse(i).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
         let answers = self
             .store
@@ -185,9 +178,10 @@ impl Client {
     pub async fn cancel_matching(&self, filter: JobFilter) -> Result<Vec<Cancelled>> {
         validate_filter(&filter)?;
         if let Some(s) = filter.statuses.iter().find(|s| s.is_terminal()) {
-            return Err(Error::Invalid(format!(
-                "cannot cancel {s} jobs (only pending, running and waiting)"
-            )));
+            return Err(Error::invalid(
+                Input::Status,
+                format!("cannot cancel {s} jobs (only pending, running and waiting)"),
+            ));
         }
         let answers = self
             .store
@@ -216,9 +210,10 @@ impl Client {
     /// Deletes terminal jobs, in bounded batches; returns how many (or, on a dry run, would be).
     pub async fn cleanup(&self, request: &CleanupRequest) -> Result<u64> {
         if let Some(s) = request.statuses.iter().find(|s| !s.is_terminal()) {
-            return Err(Error::Invalid(format!(
-                "cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded), not {s}"
-            )));
+            return Err(Error::invalid(
+                Input::Status,
+                format!("cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded), not {s}"),
+            ));
         }
         validate_filter(&JobFilter {
             queues: request.queues.clone(),
@@ -255,10 +250,10 @@ impl Client {
 
 fn validate_filter(filter: &JobFilter) -> Result<()> {
     for q in &filter.queues {
-        crate::job::validate_queue(q).map_err(Error::Invalid)?;
+        crate::job::validate_queue(q)?;
     }
     for t in &filter.job_types {
-        crate::job::validate_type(t).map_err(Error::Invalid)?;
+        crate::job::validate_type(t)?;
     }
     Ok(())
 }

@@ -97,8 +97,9 @@ pub struct HandlerFile {
     pub retry: RetryFile,
 }
 
-/// Where a handler's work is done.
+/// Where a handler's work is done (new kinds of handler may come).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HandlerKind {
     /// Run a program; argv resolved against the config folder.
     Exec {
@@ -179,6 +180,15 @@ pub enum UrlSource {
 }
 
 impl UrlSource {
+    /// The key or variable it was read from: `--url`, `JOBQ_URL`, or the file's `url`.
+    pub fn key(self) -> &'static str {
+        match self {
+            UrlSource::Flag => "--url",
+            UrlSource::Env => "JOBQ_URL",
+            UrlSource::File | UrlSource::Default => "url",
+        }
+    }
+
     /// How to name it in an error.
     pub fn describe(self) -> &'static str {
         match self {
@@ -247,10 +257,15 @@ impl Config {
         let file = match explicit {
             Some(path) => {
                 if !path.is_file() {
-                    return Err(Error::Config(format!(
-                        "config file {} does not exist (from --config or JOBQ_CONFIG)",
-                        path.display()
-                    )));
+                    return Err(Error::Config {
+                        reason: format!(
+                            "config file {} does not exist (from --config or JOBQ_CONFIG)",
+                            path.display()
+                        ),
+                        file: Some(path),
+                        key: None,
+                        source: None,
+                    });
                 }
                 Some(path)
             }
@@ -279,10 +294,7 @@ impl Config {
         overrides: &Overrides,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config> {
-        let in_file = |what: &str, e: String| match &file {
-            Some(p) => Error::Config(format!("{}: {what}: {e}", p.display())),
-            None => Error::Config(format!("{what}: {e}")),
-        };
+        let in_file = |key: &str, reason: String| bad_key(file.as_deref(), key, reason);
         let (raw_url, url_source) = if let Some(u) = &overrides.url {
             (Some(u.clone()), UrlSource::Flag)
         } else if let Some(u) = env("JOBQ_URL").filter(|u| !u.is_empty()) {
@@ -294,8 +306,14 @@ impl Config {
         };
         let url = match raw_url {
             Some(raw) => {
-                let url = StoreUrl::parse(&raw)
-                    .map_err(|e| Error::Config(format!("{e} (from {})", url_source.describe())))?;
+                let url = StoreUrl::parse(&raw).map_err(|e| Error::Config {
+                    file: file.clone().filter(|_| url_source == UrlSource::File),
+                    key: Some(url_source.key().to_string()),
+                    // The URL's own error leads: it names the value and what was expected, and this
+                    // says where the value came from.
+                    reason: format!("{e} (from {})", url_source.describe()),
+                    source: None,
+                })?;
                 if url_source == UrlSource::File {
                     url.resolved_against(&absolute(base))
                 } else {
@@ -306,7 +324,7 @@ impl Config {
         };
         let url = match &f.inbox_default_type {
             Some(t) if url.kind() == crate::store::StoreKind::Redis => {
-                crate::job::validate_type(t).map_err(|e| in_file("inbox_default_type", e))?;
+                crate::job::validate_type(t).map_err(|e| in_file("inbox_default_type", e.reason))?;
                 url.with_default_option("inbox_default_type", t)
             }
             _ => url,
@@ -314,7 +332,7 @@ impl Config {
         let max_payload_bytes = match env("JOBQ_MAX_PAYLOAD_BYTES") {
             Some(v) => v
                 .parse()
-                .map_err(|_| Error::Config(format!("JOBQ_MAX_PAYLOAD_BYTES={v:?} is not a number of bytes")))?,
+                .map_err(|_| bad_env("JOBQ_MAX_PAYLOAD_BYTES", format!("{v:?} is not a number of bytes")))?,
             None => f.max_payload_bytes.unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES),
         };
         let retry = retry_policy(&f.retry, RetryPolicy::default()).map_err(|e| in_file("[retry]", e))?;
@@ -355,10 +373,10 @@ impl Config {
         if let Some(c) = env("JOBQ_CONCURRENCY") {
             worker.concurrency = c
                 .parse()
-                .map_err(|_| Error::Config(format!("JOBQ_CONCURRENCY={c:?} is not a whole number")))?;
+                .map_err(|_| bad_env("JOBQ_CONCURRENCY", format!("{c:?} is not a whole number")))?;
         }
         for q in &worker.queues {
-            crate::job::validate_queue(q).map_err(|e| in_file("[worker] queues", e))?;
+            crate::job::validate_queue(q).map_err(|e| in_file("[worker] queues", e.reason))?;
         }
         if worker.concurrency == 0 {
             return Err(in_file("[worker] concurrency", "must be at least 1".into()));
@@ -390,19 +408,52 @@ impl Config {
     }
 }
 
+/// A config error about `key`, with the file it is in (when it is in one) leading the sentence.
+fn bad_key(file: Option<&Path>, key: &str, reason: String) -> Error {
+    let reason = match file {
+        Some(p) => format!("{}: {key}: {reason}", p.display()),
+        None => format!("{key}: {reason}"),
+    };
+    Error::Config {
+        file: file.map(Path::to_path_buf),
+        key: Some(key.to_string()),
+        reason,
+        source: None,
+    }
+}
+
+/// A config error about the environment variable `var`, whose value leads `reason`.
+fn bad_env(var: &str, reason: String) -> Error {
+    Error::Config {
+        file: None,
+        key: Some(var.to_string()),
+        reason: format!("{var}={reason}"),
+        source: None,
+    }
+}
+
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 fn read_file(path: &Path) -> Result<FileConfig> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Config(format!("cannot read config file {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Config {
+        file: Some(path.to_path_buf()),
+        key: None,
+        reason: format!("cannot read config file {}", path.display()),
+        source: Some(e.into()),
+    })?;
     toml::from_str(&text).map_err(|e| {
-        let msg = e.message().to_string();
+        let msg = e.message();
         let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
-        match line {
-            Some(l) => Error::Config(format!("{}:{l}: {msg}", path.display())),
-            None => Error::Config(format!("{}: {msg}", path.display())),
+        Error::Config {
+            file: Some(path.to_path_buf()),
+            key: None,
+            reason: match line {
+                Some(l) => format!("{}:{l}: {msg}", path.display()),
+                None => format!("{}: {msg}", path.display()),
+            },
+            source: None,
         }
     })
 }
@@ -607,6 +658,22 @@ exec = ["python3", "dispatch.py"]
             assert!(err.contains(needle), "{text}: {err}");
             assert!(!err.contains("pw@"), "{err}");
         }
+    }
+
+    #[test]
+    fn config_errors_name_the_file_and_key() {
+        let err = load("[worker]\nheartbeat = \"often\"", Overrides::default(), &[]).unwrap_err();
+        let Error::Config { file, key, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert!(file.as_ref().is_some_and(|f| f.ends_with("jobq.toml")), "{file:?}");
+        assert_eq!(key.as_deref(), Some("[worker] heartbeat"));
+        let err = load("", Overrides::default(), &[("JOBQ_CONCURRENCY", "many")]).unwrap_err();
+        assert!(
+            matches!(&err, Error::Config { key: Some(k), .. } if k == "JOBQ_CONCURRENCY"),
+            "{err:?}"
+        );
+        assert_eq!(err.to_string(), "JOBQ_CONCURRENCY=\"many\" is not a whole number");
     }
 
     #[test]

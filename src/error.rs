@@ -1,36 +1,282 @@
-//! `jobq::Error`: what a library call can fail with, and the exit code each kind maps to.
+//! `jobq::Error`: what a library call can fail with, said in fields as well as words, so a caller
+//! (the CLI's exit codes, an HTTP API's status codes) can tell refused input from a missing job from
+//! a broken store without reading the message.
+//!
+//! Each `Display` is this layer's own sentence, exactly what `jobq` prints after `error: `; a cause
+//! from below (an io error, the store's error) is the `source()`, never repeated in the sentence.
+//! Nothing here knows about exit codes: the CLI maps these kinds to them (`cli/exit.rs`), as an
+//! HTTP API would map them to status codes.
+
+use std::path::PathBuf;
 
 use crate::store::StoreError;
+
+/// A cause below jobq's own error (an io error, most often).
+type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a jobq call failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The caller's input was refused (bad payload, queue name, duration…); nothing was written.
-    #[error("{0}")]
-    Invalid(String),
-    /// The job (or other thing) asked for does not exist.
-    #[error("{0}")]
-    NotFound(String),
+    #[error("{reason}")]
+    #[non_exhaustive]
+    Invalid {
+        /// Which input was refused.
+        input: Input,
+        /// What is wrong with it, as the sentence shown to people.
+        reason: String,
+        /// What failed underneath, e.g. reading the file the input was to come from.
+        #[source]
+        source: Option<Cause>,
+    },
+    /// The jobs asked for do not exist.
+    #[error("{}", describe_not_found(ids))]
+    #[non_exhaustive]
+    NotFound {
+        /// The ids that name no job (one, unless a call asked for several).
+        ids: Vec<String>,
+    },
     /// The configuration is unusable.
-    #[error("{0}")]
-    Config(String),
+    #[error("{reason}")]
+    #[non_exhaustive]
+    Config {
+        /// The config file at fault, when the problem is in one.
+        file: Option<PathBuf>,
+        /// The key, section or variable at fault, e.g. `[worker] heartbeat` or `JOBQ_CONCURRENCY`.
+        key: Option<String>,
+        /// What is wrong, as the sentence shown to people.
+        reason: String,
+        /// What failed underneath, e.g. reading the file.
+        #[source]
+        source: Option<Cause>,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
+fn describe_not_found(ids: &[String]) -> String {
+    match ids {
+        [one] => format!("no job with id {one}"),
+        many => format!("no jobs with ids {}", many.join(", ")),
+    }
+}
+
 impl Error {
-    /// The process exit code for this error (DESIGN §5): 2 bad input, 3 not found, 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Invalid(_) | Error::Config(_) => 2,
-            Error::NotFound(_) => 3,
-            Error::Store(StoreError::InvalidUrl { .. }) => 2,
-            Error::Store(_) => 1,
+    /// `input` refused, for `reason`.
+    pub(crate) fn invalid(input: Input, reason: impl Into<String>) -> Error {
+        Error::Invalid {
+            input,
+            reason: reason.into(),
+            source: None,
         }
+    }
+
+    /// `input` refused, for `reason`, because `cause` failed (reading the input, most often).
+    pub(crate) fn invalid_because(input: Input, reason: impl Into<String>, cause: impl Into<Cause>) -> Error {
+        Error::Invalid {
+            input,
+            reason: reason.into(),
+            source: Some(cause.into()),
+        }
+    }
+
+    /// No job has `id`.
+    pub(crate) fn not_found(id: impl Into<String>) -> Error {
+        Error::NotFound { ids: vec![id.into()] }
+    }
+
+    /// The configuration is unusable, for `reason`, in no particular file or key.
+    pub(crate) fn config(reason: impl Into<String>) -> Error {
+        Error::Config {
+            file: None,
+            key: None,
+            reason: reason.into(),
+            source: None,
+        }
+    }
+}
+
+/// The input a refusal is about. Names are those of the job JSON where the input is a job field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Input {
+    /// A job's JSON as a whole: not JSON, not an envelope, an unknown version.
+    Envelope,
+    /// A file of jobs, one JSON line each.
+    JobsFile,
+    /// A job id.
+    JobId,
+    /// A job type.
+    JobType,
+    /// A queue name.
+    Queue,
+    /// A job's payload: not JSON, too large, unreadable.
+    Payload,
+    /// A job's meta map.
+    Meta,
+    /// A job's priority.
+    Priority,
+    /// A job's attempts.
+    MaxAttempts,
+    /// When a job may first run: its run time or its delay.
+    RunAt,
+    /// A job's creation time.
+    CreatedAt,
+    /// A job's coalescing key.
+    UniqueKey,
+    /// A job's own time-out.
+    Timeout,
+    /// A job status.
+    Status,
+    /// A point in time a filter starts or ends at.
+    Time,
+    /// A duration, such as how old finished jobs must be to be deleted, or a refresh interval.
+    Duration,
+    /// How many jobs a call may touch or return.
+    Limit,
+    /// The output format.
+    OutputFormat,
+    /// The store URL.
+    Url,
+    /// A worker's concurrency, overall or per job type.
+    Concurrency,
+    /// A worker's heartbeat interval.
+    Heartbeat,
+    /// How long a worker's job may go without a heartbeat.
+    StaleAfter,
+    /// How often an idle worker looks for work.
+    PollInterval,
+    /// How many jobs a worker takes on before it stops.
+    MaxJobs,
+    /// A worker's CPU priority.
+    Nice,
+    /// The go-ahead for a bulk operation (`--yes`).
+    Confirmation,
+    /// A benchmark's plan.
+    Bench,
+}
+
+impl Input {
+    /// A stable name for the input, the job JSON's field name where there is one (`jobType`,
+    /// `maxAttempts`), for callers that report it in their own format.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Input::Envelope => "envelope",
+            Input::JobsFile => "jobsFile",
+            Input::JobId => "jobId",
+            Input::JobType => "jobType",
+            Input::Queue => "queue",
+            Input::Payload => "payload",
+            Input::Meta => "meta",
+            Input::Priority => "priority",
+            Input::MaxAttempts => "maxAttempts",
+            Input::RunAt => "runAt",
+            Input::CreatedAt => "createdAt",
+            Input::UniqueKey => "uniqueKey",
+            Input::Timeout => "timeoutMs",
+            Input::Status => "status",
+            Input::Time => "time",
+            Input::Duration => "duration",
+            Input::Limit => "limit",
+            Input::OutputFormat => "output",
+            Input::Url => "url",
+            Input::Concurrency => "concurrency",
+            Input::Heartbeat => "heartbeat",
+            Input::StaleAfter => "staleAfter",
+            Input::PollInterval => "pollInterval",
+            Input::MaxJobs => "maxJobs",
+            Input::Nice => "nice",
+            Input::Confirmation => "confirmation",
+            Input::Bench => "bench",
+        }
+    }
+}
+
+/// A refusal from the job model's own checks (`job.rs`, `JobStatus::from_str`): which input, and
+/// why. It becomes [`Error::Invalid`] at the library's edge.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+#[non_exhaustive]
+pub struct InvalidInput {
+    /// Which input was refused.
+    pub input: Input,
+    /// What is wrong with it, as the sentence shown to people.
+    pub reason: String,
+}
+
+impl InvalidInput {
+    /// `input` refused, for `reason`.
+    pub(crate) fn new(input: Input, reason: impl Into<String>) -> InvalidInput {
+        InvalidInput {
+            input,
+            reason: reason.into(),
+        }
+    }
+
+    /// The same refusal, its sentence led by where the input came from (`--status: …`,
+    /// `jobs.ndjson:3: …`).
+    pub(crate) fn at(self, place: impl std::fmt::Display) -> InvalidInput {
+        InvalidInput {
+            input: self.input,
+            reason: format!("{place}: {}", self.reason),
+        }
+    }
+}
+
+/// For callers that keep a refusal as text (the Redis inbox records it beside the rejected item).
+impl From<InvalidInput> for String {
+    fn from(e: InvalidInput) -> String {
+        e.reason
+    }
+}
+
+impl From<InvalidInput> for Error {
+    fn from(e: InvalidInput) -> Error {
+        Error::invalid(e.input, e.reason)
     }
 }
 
 /// Shorthand for results of jobq calls.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_is_the_source_and_never_repeated_in_the_sentence() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = Error::invalid_because(Input::Payload, "cannot read payload file p.json", io);
+        assert_eq!(err.to_string(), "cannot read payload file p.json");
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("no such file"));
+        assert!(matches!(
+            err,
+            Error::Invalid {
+                input: Input::Payload,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn not_found_names_one_id_or_several() {
+        assert_eq!(Error::not_found("j1").to_string(), "no job with id j1");
+        let many = Error::NotFound {
+            ids: vec!["j1".into(), "j2".into()],
+        };
+        assert_eq!(many.to_string(), "no jobs with ids j1, j2");
+    }
+
+    #[test]
+    fn a_job_model_refusal_keeps_its_input_and_takes_a_place() {
+        let refusal = InvalidInput::new(Input::Queue, "invalid queue name").at("jobs.ndjson:3");
+        assert_eq!(refusal.to_string(), "jobs.ndjson:3: invalid queue name");
+        let err = Error::from(refusal);
+        assert!(
+            matches!(err, Error::Invalid { input: Input::Queue, ref reason, .. } if reason == "jobs.ndjson:3: invalid queue name")
+        );
+    }
+}

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::error::{Input, InvalidInput};
 use crate::time::{UnixMillis, parse_instant};
 
 /// Largest payload accepted unless configured otherwise: 1 MiB of compact JSON.
@@ -43,15 +44,16 @@ impl JobId {
     }
 
     /// Checks a caller-supplied id.
-    pub fn parse(id: &str) -> Result<Self, String> {
+    pub fn parse(id: &str) -> Result<Self, InvalidInput> {
+        let refuse = |reason: String| Err(InvalidInput::new(Input::JobId, reason));
         if id.is_empty() {
-            return Err("job id must not be empty".into());
+            return refuse("job id must not be empty".into());
         }
         if id.len() > MAX_ID_BYTES {
-            return Err(format!("job id is {} bytes long (at most {MAX_ID_BYTES})", id.len()));
+            return refuse(format!("job id is {} bytes long (at most {MAX_ID_BYTES})", id.len()));
         }
         if id.chars().any(char::is_control) {
-            return Err(format!("job id {id:?} contains control characters"));
+            return refuse(format!("job id {id:?} contains control characters"));
         }
         Ok(JobId(id.to_string()))
     }
@@ -139,6 +141,8 @@ impl fmt::Display for JobStatus {
     }
 }
 
+/// The error is the sentence alone: stores read statuses back as text and report a bad one as
+/// corrupt data, and the CLI says which flag it came from (as [`Input::Status`]).
 impl FromStr for JobStatus {
     type Err = String;
 
@@ -381,8 +385,9 @@ impl JobSpec {
     }
 
     /// Reads one NDJSON line: an envelope, or (with `default_type`) a legacy message.
-    pub fn from_json_line(line: &str, default_type: Option<&str>) -> Result<JobSpec, String> {
-        let value: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    pub fn from_json_line(line: &str, default_type: Option<&str>) -> Result<JobSpec, InvalidInput> {
+        let value: Value =
+            serde_json::from_str(line).map_err(|e| InvalidInput::new(Input::Envelope, format!("invalid JSON: {e}")))?;
         JobSpec::from_value(value, default_type)
     }
 
@@ -393,7 +398,7 @@ impl JobSpec {
     pub fn from_json_line_raw(
         line: &str,
         default_type: Option<&str>,
-    ) -> Result<(JobSpec, Option<Box<RawValue>>), String> {
+    ) -> Result<(JobSpec, Option<Box<RawValue>>), InvalidInput> {
         if let Some(fast) = envelope_line_fast(line) {
             return Ok(fast);
         }
@@ -403,7 +408,7 @@ impl JobSpec {
     /// Reads a JSON value leniently (DESIGN §1). An object with `jobType` and either `jobId` or `v` is
     /// an envelope; anything else is a legacy message that becomes the payload of a job of
     /// `default_type`, or is refused when there is none.
-    pub fn from_value(value: Value, default_type: Option<&str>) -> Result<JobSpec, String> {
+    pub fn from_value(value: Value, default_type: Option<&str>) -> Result<JobSpec, InvalidInput> {
         let is_envelope = matches!(&value, Value::Object(o)
             if o.contains_key("jobType") && (o.contains_key("jobId") || o.contains_key("v")));
         if is_envelope {
@@ -421,7 +426,10 @@ impl JobSpec {
                         "an envelope needs jobType with jobId or v; pass --type TYPE to enqueue such lines as payloads"
                     }
                 };
-                Err(format!("not a jobq envelope: {hint}"))
+                Err(InvalidInput::new(
+                    Input::Envelope,
+                    format!("not a jobq envelope: {hint}"),
+                ))
             }
         }
     }
@@ -501,21 +509,34 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
     Some((spec, Some(payload)))
 }
 
-fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec, String> {
+fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec, InvalidInput> {
     if let Some(v) = map.get("v") {
         if v != &Value::from(1) {
-            return Err(format!("unsupported envelope version v={v} (this jobq reads v=1)"));
+            return Err(InvalidInput::new(
+                Input::Envelope,
+                format!("unsupported envelope version v={v} (this jobq reads v=1)"),
+            ));
         }
     }
     let job_type = match map.remove("jobType") {
         Some(Value::String(s)) => s,
-        other => return Err(format!("jobType must be a string, got {}", shown(&other))),
+        other => {
+            return Err(InvalidInput::new(
+                Input::JobType,
+                format!("jobType must be a string, got {}", shown(&other)),
+            ));
+        }
     };
     let id = match map.remove("jobId") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s),
         Some(Value::Number(n)) => Some(n.to_string()),
-        other => return Err(format!("jobId must be a string, got {}", shown(&other))),
+        other => {
+            return Err(InvalidInput::new(
+                Input::JobId,
+                format!("jobId must be a string, got {}", shown(&other)),
+            ));
+        }
     };
     let mut spec = JobSpec {
         id,
@@ -528,13 +549,13 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             continue;
         }
         match key.as_str() {
-            "queue" => spec.queue = Some(string_field(&key, value)?),
-            "uniqueKey" => spec.unique_key = Some(string_field(&key, value)?),
-            "priority" => spec.priority = Some(int_field(&key, &value)?),
-            "maxAttempts" => spec.max_attempts = Some(int_field(&key, &value)?),
-            "timeoutMs" => spec.timeout_ms = Some(int_field(&key, &value)?),
-            "runAt" => spec.run_at = Some(parse_instant(&value).map_err(|e| format!("runAt: {e}"))?),
-            "createdAt" => spec.created_at = Some(parse_instant(&value).map_err(|e| format!("createdAt: {e}"))?),
+            "queue" => spec.queue = Some(string_field(Input::Queue, &key, value)?),
+            "uniqueKey" => spec.unique_key = Some(string_field(Input::UniqueKey, &key, value)?),
+            "priority" => spec.priority = Some(int_field(Input::Priority, &key, &value)?),
+            "maxAttempts" => spec.max_attempts = Some(int_field(Input::MaxAttempts, &key, &value)?),
+            "timeoutMs" => spec.timeout_ms = Some(int_field(Input::Timeout, &key, &value)?),
+            "runAt" => spec.run_at = Some(instant_field(Input::RunAt, &key, &value)?),
+            "createdAt" => spec.created_at = Some(instant_field(Input::CreatedAt, &key, &value)?),
             "meta" => spec.meta = meta_field(value)?,
             // The rest of the job JSON (status, attempt, errors, times…) describes a job's past; a new
             // job starts afresh, so reading an exported job back enqueues it again.
@@ -551,14 +572,18 @@ fn shown(v: &Option<Value>) -> String {
     }
 }
 
-fn string_field(key: &str, value: Value) -> Result<String, String> {
+fn string_field(input: Input, key: &str, value: Value) -> Result<String, InvalidInput> {
     match value {
         Value::String(s) => Ok(s),
-        other => Err(format!("{key} must be a string, got {other}")),
+        other => Err(InvalidInput::new(input, format!("{key} must be a string, got {other}"))),
     }
 }
 
-fn int_field<T: TryFrom<i64>>(key: &str, value: &Value) -> Result<T, String> {
+fn instant_field(input: Input, key: &str, value: &Value) -> Result<UnixMillis, InvalidInput> {
+    parse_instant(value).map_err(|e| InvalidInput::new(input, format!("{key}: {e}")))
+}
+
+fn int_field<T: TryFrom<i64>>(input: Input, key: &str, value: &Value) -> Result<T, InvalidInput> {
     let n = match value {
         Value::Number(n) => n
             .as_i64()
@@ -567,23 +592,29 @@ fn int_field<T: TryFrom<i64>>(key: &str, value: &Value) -> Result<T, String> {
         _ => None,
     };
     n.and_then(|n| T::try_from(n).ok())
-        .ok_or_else(|| format!("{key} must be an integer in range, got {value}"))
+        .ok_or_else(|| InvalidInput::new(input, format!("{key} must be an integer in range, got {value}")))
 }
 
-fn meta_field(value: Value) -> Result<BTreeMap<String, String>, String> {
+fn meta_field(value: Value) -> Result<BTreeMap<String, String>, InvalidInput> {
     let Value::Object(map) = value else {
-        return Err(format!("meta must be an object of strings, got {value}"));
+        return Err(InvalidInput::new(
+            Input::Meta,
+            format!("meta must be an object of strings, got {value}"),
+        ));
     };
     map.into_iter()
         .map(|(k, v)| match v {
             Value::String(s) => Ok((k, s)),
             Value::Number(_) | Value::Bool(_) => Ok((k, v.to_string())),
-            other => Err(format!("meta.{k} must be a string, got {other}")),
+            other => Err(InvalidInput::new(
+                Input::Meta,
+                format!("meta.{k} must be a string, got {other}"),
+            )),
         })
         .collect()
 }
 
-/// A validated job, ready for a store. Only `Client` makes these (see [`NewJob::validate`]).
+/// A validated job, ready for a store. Only `Client` makes these (see [`NewJob::check`]).
 #[derive(Debug, Clone)]
 pub struct NewJob {
     /// Its id.
@@ -629,19 +660,25 @@ impl Default for Limits {
 }
 
 impl NewJob {
-    /// Checks `spec` and fills in its defaults as of `now`.
-    pub fn validate(spec: JobSpec, now: UnixMillis, limits: &Limits) -> Result<NewJob, String> {
-        NewJob::validate_with(spec, None, now, limits)
+    /// Checks `spec` and fills in its defaults as of `now`; a refusal names the input at fault.
+    pub fn check(spec: JobSpec, now: UnixMillis, limits: &Limits) -> Result<NewJob, InvalidInput> {
+        NewJob::check_with(spec, None, now, limits)
     }
 
-    /// As [`NewJob::validate`], with the payload given as compact JSON text (`spec.payload` is ignored):
+    /// As [`NewJob::check`], with the refusal as its sentence alone: what the Redis inbox records
+    /// for an item it rejects.
+    pub fn validate(spec: JobSpec, now: UnixMillis, limits: &Limits) -> Result<NewJob, String> {
+        NewJob::check(spec, now, limits).map_err(String::from)
+    }
+
+    /// As [`NewJob::check`], with the payload given as compact JSON text (`spec.payload` is ignored):
     /// what [`JobSpec::from_json_line_raw`] returns.
-    pub fn validate_with(
+    pub fn check_with(
         spec: JobSpec,
         raw_payload: Option<Box<RawValue>>,
         now: UnixMillis,
         limits: &Limits,
-    ) -> Result<NewJob, String> {
+    ) -> Result<NewJob, InvalidInput> {
         validate_type(&spec.job_type)?;
         let queue = spec.queue.unwrap_or_else(|| DEFAULT_QUEUE.to_string());
         validate_queue(&queue)?;
@@ -651,31 +688,36 @@ impl NewJob {
         };
         let payload = match raw_payload {
             Some(raw) => raw,
-            None => serde_json::value::to_raw_value(&spec.payload).map_err(|e| format!("payload: {e}"))?,
+            None => serde_json::value::to_raw_value(&spec.payload)
+                .map_err(|e| InvalidInput::new(Input::Payload, format!("payload: {e}")))?,
         };
         if payload.get().len() > limits.max_payload_bytes {
-            return Err(format!(
-                "payload is {} bytes, over the limit of {} bytes (max_payload_bytes in the config)",
-                payload.get().len(),
-                limits.max_payload_bytes
+            return Err(InvalidInput::new(
+                Input::Payload,
+                format!(
+                    "payload is {} bytes, over the limit of {} bytes (max_payload_bytes in the config)",
+                    payload.get().len(),
+                    limits.max_payload_bytes
+                ),
             ));
         }
         let max_attempts = spec.max_attempts.unwrap_or(limits.default_max_attempts);
         if max_attempts == 0 {
-            return Err("max attempts must be at least 1".into());
+            return Err(InvalidInput::new(Input::MaxAttempts, "max attempts must be at least 1"));
         }
         if let Some(key) = &spec.unique_key {
             if key.is_empty() || key.len() > MAX_UNIQUE_KEY_BYTES {
-                return Err(format!("unique key must be 1 to {MAX_UNIQUE_KEY_BYTES} bytes long"));
+                return Err(InvalidInput::new(
+                    Input::UniqueKey,
+                    format!("unique key must be 1 to {MAX_UNIQUE_KEY_BYTES} bytes long"),
+                ));
             }
         }
         if spec.timeout_ms == Some(0) {
-            return Err("timeout must be greater than zero".into());
+            return Err(InvalidInput::new(Input::Timeout, "timeout must be greater than zero"));
         }
-        for key in spec.meta.keys() {
-            if key.is_empty() {
-                return Err("meta keys must not be empty".into());
-            }
+        if spec.meta.keys().any(String::is_empty) {
+            return Err(InvalidInput::new(Input::Meta, "meta keys must not be empty"));
         }
         let run_at = spec.run_at.or_else(|| spec.delay.map(|d| now.plus(d))).unwrap_or(now);
         Ok(NewJob {
@@ -695,7 +737,7 @@ impl NewJob {
 }
 
 /// Checks a queue name: 1 to 64 of `A-Z a-z 0-9 . _ : -`.
-pub fn validate_queue(queue: &str) -> Result<(), String> {
+pub fn validate_queue(queue: &str) -> Result<(), InvalidInput> {
     let ok = !queue.is_empty()
         && queue.len() <= 64
         && queue
@@ -704,25 +746,27 @@ pub fn validate_queue(queue: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "invalid queue name {queue:?} (use 1-64 of A-Z a-z 0-9 . _ : -)"
+        Err(InvalidInput::new(
+            Input::Queue,
+            format!("invalid queue name {queue:?} (use 1-64 of A-Z a-z 0-9 . _ : -)"),
         ))
     }
 }
 
 /// Checks a job type: non-empty, at most 128 bytes, no control characters.
-pub fn validate_type(job_type: &str) -> Result<(), String> {
+pub fn validate_type(job_type: &str) -> Result<(), InvalidInput> {
+    let refuse = |reason: String| Err(InvalidInput::new(Input::JobType, reason));
     if job_type.trim().is_empty() {
-        return Err("job type must not be empty".into());
+        return refuse("job type must not be empty".into());
     }
     if job_type.len() > MAX_TYPE_BYTES {
-        return Err(format!(
+        return refuse(format!(
             "job type is {} bytes long (at most {MAX_TYPE_BYTES})",
             job_type.len()
         ));
     }
     if job_type.chars().any(char::is_control) {
-        return Err(format!("job type {job_type:?} contains control characters"));
+        return refuse(format!("job type {job_type:?} contains control characters"));
     }
     Ok(())
 }
@@ -787,9 +831,9 @@ mod tests {
 
     #[test]
     fn non_envelope_without_default_type_is_refused_with_a_hint() {
-        let err = JobSpec::from_json_line(r#"{"user":5}"#, None).unwrap_err();
+        let err = JobSpec::from_json_line(r#"{"user":5}"#, None).unwrap_err().reason;
         assert!(err.contains("--type"), "{err}");
-        let err = JobSpec::from_json_line(r#"{"jobType":"x"}"#, None).unwrap_err();
+        let err = JobSpec::from_json_line(r#"{"jobType":"x"}"#, None).unwrap_err().reason;
         assert!(err.contains("\"v\":1"), "{err}");
     }
 
@@ -804,7 +848,7 @@ mod tests {
             ("{not json", "invalid JSON"),
         ];
         for (line, needle) in cases {
-            let err = JobSpec::from_json_line(line, None).unwrap_err();
+            let err = JobSpec::from_json_line(line, None).unwrap_err().reason;
             assert!(err.contains(needle), "{line}: {err}");
         }
     }
@@ -929,7 +973,7 @@ mod tests {
         for line in lines {
             let general = valid(JobSpec::from_json_line(line, Some("legacy")).unwrap());
             let (spec, raw) = JobSpec::from_json_line_raw(line, Some("legacy")).unwrap();
-            let fast = NewJob::validate_with(spec, raw, NOW, &Limits::default()).unwrap();
+            let fast = NewJob::check_with(spec, raw, NOW, &Limits::default()).unwrap();
             assert_eq!(fast.payload.get(), general.payload.get(), "{line}");
             assert_eq!(
                 (
@@ -957,11 +1001,13 @@ mod tests {
         assert!(
             JobSpec::from_json_line_raw(r#"{"v":2,"jobType":"t"}"#, None)
                 .unwrap_err()
+                .reason
                 .contains("version")
         );
         assert!(
             JobSpec::from_json_line_raw(r#"{"v":null,"jobType":"t"}"#, None)
                 .unwrap_err()
+                .reason
                 .contains("version")
         );
         // The raw payload counts against the size limit like any other.
@@ -971,8 +1017,9 @@ mod tests {
             ..Limits::default()
         };
         assert!(
-            NewJob::validate_with(spec, raw, NOW, &limits)
+            NewJob::check_with(spec, raw, NOW, &limits)
                 .unwrap_err()
+                .reason
                 .contains("over the limit")
         );
     }

@@ -14,7 +14,6 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod bench;
 pub mod client;
 pub mod config;
 pub mod error;
@@ -25,6 +24,8 @@ pub mod store;
 pub mod time;
 pub mod worker;
 
+// The bench harness behind `jobq bench`: measured through the public API, used only by the CLI.
+mod bench;
 #[doc(hidden)]
 pub mod cli;
 

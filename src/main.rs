@@ -2,31 +2,29 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::Parser as _;
-use jobq::cli::{self, exit};
+use jobq::cli::exit::{self, Exit};
+use jobq::cli::{self, Cli};
 
 fn main() -> ExitCode {
-    let args = match cli::Cli::try_parse() {
-        Ok(args) => args,
-        Err(err) => return exit::usage(err),
-    };
-    let runtime = if args.command.wants_threads() {
-        tokio::runtime::Builder::new_multi_thread().enable_all().build()
-    } else {
-        tokio::runtime::Builder::new_current_thread().enable_all().build()
-    };
-    let result = match runtime {
-        Ok(rt) => rt.block_on(cli::run(args)),
-        Err(e) => Err(anyhow::Error::new(e).context("cannot start the async runtime")),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    match Cli::try_parse().map_or_else(exit::usage, run) {
+        Ok(exit) => exit.into(),
         Err(err) if exit::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            if err.downcast_ref::<exit::Exit>().is_none() {
-                eprintln!("error: {err:#}");
-            }
-            ExitCode::from(exit::for_error(&err) as u8)
+            eprintln!("error: {err:#}");
+            Exit::of_error(&err).into()
         }
     }
+}
+
+/// One runtime thread per core for the commands that run work in parallel, one thread otherwise.
+fn run(args: Cli) -> anyhow::Result<Exit> {
+    let mut builder = if args.command.wants_threads() {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = builder.enable_all().build().context("cannot start the async runtime")?;
+    runtime.block_on(cli::run(args))
 }

@@ -2,11 +2,9 @@
 //!
 //! Every time jobq stores is an integer count of Unix milliseconds ([`UnixMillis`]). Stores never read
 //! the wall clock: callers pass `now` in, taken from a [`Clock`], so back-off, rescue and cleanup can be
-//! tested exactly with a [`ManualClock`].
+//! tested exactly with a clock a test moves by hand (any type implementing [`Clock`]).
 
 use std::fmt;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -66,33 +64,6 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn now(&self) -> UnixMillis {
         UnixMillis::now()
-    }
-}
-
-/// A clock that moves only when told to; for tests of time-dependent behaviour.
-#[derive(Debug, Clone)]
-pub struct ManualClock(Arc<AtomicI64>);
-
-impl ManualClock {
-    /// A clock standing at `at`.
-    pub fn new(at: UnixMillis) -> Self {
-        ManualClock(Arc::new(AtomicI64::new(at.0)))
-    }
-
-    /// Moves the clock forward by `d`.
-    pub fn advance(&self, d: Duration) {
-        self.0.fetch_add(d.as_millis() as i64, Ordering::SeqCst);
-    }
-
-    /// Sets the clock to `at`.
-    pub fn set(&self, at: UnixMillis) {
-        self.0.store(at.0, Ordering::SeqCst);
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> UnixMillis {
-        UnixMillis(self.0.load(Ordering::SeqCst))
     }
 }
 

@@ -195,7 +195,9 @@ impl Default for Plan {
 
 impl Plan {
     fn check(&self) -> BenchResult<()> {
-        let invalid = |what: &str| Err(crate::Error::Invalid(format!("{what} must be at least 1")).into());
+        let invalid = |what: &str| {
+            Err(crate::Error::invalid(crate::error::Input::Bench, format!("{what} must be at least 1")).into())
+        };
         if self.batch_size == 0 {
             return invalid("the batch size");
         }
@@ -239,12 +241,6 @@ pub trait Progress: Send + Sync {
         false
     }
 }
-
-/// Progress nobody looks at.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Silent;
-
-impl Progress for Silent {}
 
 /// What a bench needs from its caller.
 pub struct Setup {

@@ -1,4 +1,4 @@
-//! `jobq bench`: measures the configured store with the library's bench ([`crate::bench`]) and prints
+//! `jobq bench`: measures the configured store with the crate's bench harness (`src/bench/`) and prints
 //! the figures with the conditions they were taken under: a table for people, `--output json` for
 //! machines. Also home of the hidden `--producer` mode, the separate process that enqueues the
 //! latency workload's jobs. Ctrl-C or SIGTERM stops the bench and still removes its queue.
@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 
@@ -46,6 +47,8 @@ pub struct BenchArgs {
     pub batch_size: u64,
 
     /// Handlers each worker runs at once [default: [worker] concurrency, or 8]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, short = 'c', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: Option<u32>,
 
@@ -84,6 +87,7 @@ pub struct BenchArgs {
 
 /// A workload to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[non_exhaustive]
 pub enum WorkloadArg {
     /// Enqueue one at a time and in bulk
     Enqueue,
@@ -108,8 +112,7 @@ pub async fn run(ctx: &Context, args: BenchArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     let plan = plan(ctx, &args);
     let client = ctx.client().await?;
-    let exe = std::env::current_exe()
-        .map_err(|e| anyhow::anyhow!("cannot find the jobq executable to start worker processes from: {e}"))?;
+    let exe = std::env::current_exe().context("cannot find the jobq executable to start worker processes from")?;
     let bar = Arc::new(Bar::new(ctx.quiet));
     let bench = Bench::new(Setup {
         client,

@@ -7,6 +7,7 @@ use super::confirm::confirm;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, filter};
 use crate::Error;
+use crate::error::Input;
 use crate::job::JobStatus;
 use crate::store::JobFilter;
 
@@ -45,9 +46,10 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
     }
     let statuses = filter::statuses(&args.status)?;
     if let Some(s) = statuses.iter().find(|s| s.is_terminal()) {
-        return Err(Error::Invalid(format!(
-            "--status {s}: only pending, running and waiting jobs can be cancelled"
-        ))
+        return Err(Error::invalid(
+            Input::Status,
+            format!("--status {s}: only pending, running and waiting jobs can be cancelled"),
+        )
         .into());
     }
     let job_filter = JobFilter {
@@ -104,11 +106,10 @@ async fn cancel_ids(ctx: &Context, ids: &[String], format: OutputFormat) -> anyh
             eprintln!("job {id} is already {status}; left as it is");
         }
     }
-    match report.not_found.as_slice() {
-        [] => Ok(()),
-        [one] => Err(Error::NotFound(format!("no job with id {one}")).into()),
-        many => Err(Error::NotFound(format!("no jobs with ids {}", many.join(", "))).into()),
+    if report.not_found.is_empty() {
+        return Ok(());
     }
+    Err(Error::NotFound { ids: report.not_found }.into())
 }
 
 fn describe_statuses(statuses: &[JobStatus]) -> String {

@@ -8,6 +8,7 @@ use super::output::{print, print_json};
 use super::{Context, OutputFormat, filter};
 use crate::Error;
 use crate::client::CleanupRequest;
+use crate::error::Input;
 use crate::time::parse_duration;
 
 /// Arguments of `jobq cleanup`.
@@ -45,12 +46,13 @@ pub async fn run(ctx: &Context, args: CleanupArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(parse_duration)
         .transpose()
-        .map_err(|e| Error::Invalid(format!("--older-than: {e}")))?;
+        .map_err(|e| Error::invalid(Input::Duration, format!("--older-than: {e}")))?;
     let statuses = filter::statuses(&args.status)?;
     if let Some(s) = statuses.iter().find(|s| !s.is_terminal()) {
-        return Err(Error::Invalid(format!(
-            "--status {s}: cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded)"
-        ))
+        return Err(Error::invalid(
+            Input::Status,
+            format!("--status {s}: cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded)"),
+        )
         .into());
     }
     let request = CleanupRequest {

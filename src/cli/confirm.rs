@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 
 use crate::Error;
+use crate::error::Input;
 
 /// Returns Ok(true) to go ahead, Ok(false) when the person said no; refuses off a terminal without
 /// `--yes`. `flag_hint` names the narrower flags that would avoid the question.
@@ -12,9 +13,12 @@ pub async fn confirm(question: String, yes: bool, flag_hint: &str) -> anyhow::Re
         return Ok(true);
     }
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-        return Err(Error::Invalid(format!(
-            "refusing an unbounded bulk operation without a terminal to ask on: pass --yes, or narrow it with {flag_hint}"
-        ))
+        return Err(Error::invalid(
+            Input::Confirmation,
+            format!(
+                "refusing an unbounded bulk operation without a terminal to ask on: pass --yes, or narrow it with {flag_hint}"
+            ),
+        )
         .into());
     }
     let answer = tokio::task::spawn_blocking(move || {

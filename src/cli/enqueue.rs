@@ -8,9 +8,11 @@ use std::time::Instant;
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::exit::Exit;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use crate::Error;
+use crate::error::{Input, InvalidInput};
 use crate::job::{JobSpec, NewJob};
 use crate::store::{EnqueueOutcome, Enqueued};
 use crate::time::{parse_duration, parse_instant_str};
@@ -49,6 +51,8 @@ pub struct EnqueueArgs {
     pub at: Option<String>,
 
     /// Runs allowed, the first included [default: 5, or [retry] max_attempts]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "N")]
     pub max_attempts: Option<u32>,
 
@@ -81,13 +85,14 @@ pub struct EnqueueArgs {
     pub default_type: Option<String>,
 }
 
-/// Runs `jobq enqueue`.
-pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
+/// Runs `jobq enqueue`; with `--wait`, exits with how the job ended.
+pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<Exit> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     // clap waives `requires = "file"` when TYPE is given (TYPE conflicts with --file), so check here.
     if args.default_type.is_some() && args.file.is_none() {
-        return Err(Error::Invalid(
-            "--type applies only to the lines of --file; give one job's type as the first argument".into(),
+        return Err(Error::invalid(
+            Input::JobType,
+            "--type applies only to the lines of --file; give one job's type as the first argument",
         )
         .into());
     }
@@ -99,7 +104,9 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<()> {
         .map(|(t, h)| (t.clone(), h.retry.max_attempts))
         .collect();
     match args.file.clone() {
-        Some(file) => enqueue_file(ctx, &args, &defaults, file, format).await,
+        Some(file) => enqueue_file(ctx, &args, &defaults, file, format)
+            .await
+            .map(|()| Exit::Success),
         None => enqueue_one(ctx, args, &defaults, format).await,
     }
 }
@@ -120,14 +127,20 @@ struct Defaults {
 
 impl Defaults {
     fn from_args(args: &EnqueueArgs) -> Result<Defaults, Error> {
-        let invalid = |flag: &str, e: String| Error::Invalid(format!("{flag}: {e}"));
+        let invalid = |input: Input, flag: &str, e: String| Error::invalid(input, format!("{flag}: {e}"));
         let mut meta = BTreeMap::new();
         for entry in &args.meta {
             let Some((k, v)) = entry.split_once('=') else {
-                return Err(Error::Invalid(format!("--meta {entry:?}: expected KEY=VALUE")));
+                return Err(Error::invalid(
+                    Input::Meta,
+                    format!("--meta {entry:?}: expected KEY=VALUE"),
+                ));
             };
             if k.is_empty() {
-                return Err(Error::Invalid(format!("--meta {entry:?}: the key is empty")));
+                return Err(Error::invalid(
+                    Input::Meta,
+                    format!("--meta {entry:?}: the key is empty"),
+                ));
             }
             meta.insert(k.to_string(), v.to_string());
         }
@@ -136,9 +149,9 @@ impl Defaults {
             .as_deref()
             .map(parse_duration)
             .transpose()
-            .map_err(|e| invalid("--timeout", e))?;
+            .map_err(|e| invalid(Input::Timeout, "--timeout", e))?;
         if timeout.is_some_and(|t| t.as_millis() == 0) {
-            return Err(invalid("--timeout", "must be at least 1ms".into()));
+            return Err(invalid(Input::Timeout, "--timeout", "must be at least 1ms".into()));
         }
         Ok(Defaults {
             queue: args.queue.clone(),
@@ -148,13 +161,13 @@ impl Defaults {
                 .as_deref()
                 .map(parse_duration)
                 .transpose()
-                .map_err(|e| invalid("--delay", e))?,
+                .map_err(|e| invalid(Input::RunAt, "--delay", e))?,
             at: args
                 .at
                 .as_deref()
                 .map(parse_instant_str)
                 .transpose()
-                .map_err(|e| invalid("--at", e))?,
+                .map_err(|e| invalid(Input::RunAt, "--at", e))?,
             max_attempts: args.max_attempts,
             timeout_ms: timeout.map(|t| t.as_millis() as u64),
             meta,
@@ -186,14 +199,14 @@ async fn enqueue_one(
     args: EnqueueArgs,
     defaults: &Defaults,
     format: OutputFormat,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Exit> {
     let payload = read_payload(args.payload.as_deref())?;
     let mut spec = JobSpec::new(args.job_type.clone().unwrap_or_default(), payload);
     spec.id = args.id.clone();
     spec.unique_key = args.unique_key.clone();
     let spec = defaults.apply(spec);
     // Validate before connecting: a refused call never touches the store.
-    crate::job::NewJob::validate(spec.clone(), crate::UnixMillis::now(), &ctx.config.limits).map_err(Error::Invalid)?;
+    NewJob::check(spec.clone(), crate::UnixMillis::now(), &ctx.config.limits).map_err(Error::from)?;
     let client = ctx.client().await?;
     let enqueued = client.enqueue(spec).await?;
     match format {
@@ -214,13 +227,14 @@ async fn enqueue_one(
         }
     }
     if args.wait {
-        super::wait::wait_for(ctx, &client, &enqueued.id).await?;
+        return super::wait::wait_for(ctx, &client, &enqueued.id).await;
     }
-    Ok(())
+    Ok(Exit::Success)
 }
 
 /// Reads and validates every line of an NDJSON text, on all cores: the text is cut into one run of
-/// whole lines per core. The first bad line (by line number) refuses the lot.
+/// whole lines per core. The first bad line (by line number) refuses the lot. This runs before the
+/// store is opened, so a bad file never touches it: the jobs' default times are the wall clock's.
 fn parse_lines(
     text: &str,
     name: &str,
@@ -235,9 +249,9 @@ fn parse_lines(
             if line.trim().is_empty() {
                 continue;
             }
-            let at = |e: String| Error::Invalid(format!("{name}:{}: {e}", first_line + n + 1));
+            let at = |e: InvalidInput| Error::from(e.at(format_args!("{name}:{}", first_line + n + 1)));
             let (spec, raw) = JobSpec::from_json_line_raw(line, default_type).map_err(at)?;
-            jobs.push(NewJob::validate_with(defaults.apply(spec), raw, now, limits).map_err(at)?);
+            jobs.push(NewJob::check_with(defaults.apply(spec), raw, now, limits).map_err(at)?);
         }
         Ok(jobs)
     };
@@ -266,7 +280,7 @@ fn parse_lines(
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(Error::Invalid(format!("{name}: reading failed"))))
+                    .unwrap_or_else(|_| Err(Error::invalid(Input::JobsFile, format!("{name}: reading failed"))))
             })
             .collect()
     });
@@ -284,21 +298,22 @@ fn read_payload(arg: Option<&str>) -> Result<Value, Error> {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
-                .map_err(|e| Error::Invalid(format!("cannot read the payload from stdin: {e}")))?;
+                .map_err(|e| Error::invalid_because(Input::Payload, "cannot read the payload from stdin", e))?;
             (text, "stdin".to_string())
         }
         Some(arg) if arg.starts_with('@') => {
             let path = &arg[1..];
             let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::Invalid(format!("cannot read payload file {path}: {e}")))?;
+                .map_err(|e| Error::invalid_because(Input::Payload, format!("cannot read payload file {path}"), e))?;
             (text, path.to_string())
         }
         Some(text) => (text.to_string(), "the payload argument".to_string()),
     };
     serde_json::from_str(&text).map_err(|e| {
-        Error::Invalid(format!(
-            "invalid JSON payload in {source}: {e} (a string needs quotes, e.g. '\"hello\"')"
-        ))
+        Error::invalid(
+            Input::Payload,
+            format!("invalid JSON payload in {source}: {e} (a string needs quotes, e.g. '\"hello\"')"),
+        )
     })
 }
 
@@ -315,13 +330,14 @@ async fn enqueue_file(
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|e| Error::Invalid(format!("cannot read stdin: {e}")))?;
+            .map_err(|e| Error::invalid_because(Input::JobsFile, "cannot read stdin", e))?;
         text
     } else {
-        std::fs::read_to_string(&file).map_err(|e| Error::Invalid(format!("cannot read {name}: {e}")))?
+        std::fs::read_to_string(&file)
+            .map_err(|e| Error::invalid_because(Input::JobsFile, format!("cannot read {name}"), e))?
     };
     if let Some(t) = &args.default_type {
-        crate::job::validate_type(t).map_err(|e| Error::Invalid(format!("--type: {e}")))?;
+        crate::job::validate_type(t).map_err(|e| Error::from(e.at("--type")))?;
     }
     // Every line is read and validated before anything is written: a bad line refuses the whole file.
     let jobs = parse_lines(&text, &name, args.default_type.as_deref(), defaults, &ctx.config.limits)?;

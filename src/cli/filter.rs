@@ -1,6 +1,8 @@
-//! Parsing of the filter flags shared by list, cancel and replay-dead: statuses and times.
+//! Parsing of the filter flags shared by list, cancel and replay-dead: statuses and times. A time is
+//! checked as soon as it is read, and placed against the client's clock only once there is one.
 
 use crate::Error;
+use crate::error::Input;
 use crate::job::JobStatus;
 use crate::time::{UnixMillis, parse_duration, parse_instant_str};
 
@@ -14,7 +16,7 @@ pub fn statuses(values: &[String]) -> Result<Vec<JobStatus>, Error> {
         }
         let status: JobStatus = v
             .parse()
-            .map_err(|e: String| Error::Invalid(format!("--status: {e}")))?;
+            .map_err(|e: String| Error::invalid(Input::Status, format!("--status: {e}")))?;
         if !out.contains(&status) {
             out.push(status);
         }
@@ -22,15 +24,35 @@ pub fn statuses(values: &[String]) -> Result<Vec<JobStatus>, Error> {
     Ok(out)
 }
 
-/// A point in time from `--since`/`--until`: a duration ago (`1h`, `7d`) or a time (RFC 3339, Unix seconds).
-pub fn instant(flag: &str, text: &str, now: UnixMillis) -> Result<UnixMillis, Error> {
-    if let Ok(d) = parse_duration(text) {
-        return Ok(now.minus(d));
+/// A point in time from `--since`/`--until`, as given: a duration ago or a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// This long before now.
+    Ago(std::time::Duration),
+    /// This instant.
+    At(UnixMillis),
+}
+
+impl When {
+    /// The instant this names, as of `now`.
+    pub fn at(self, now: UnixMillis) -> UnixMillis {
+        match self {
+            When::Ago(d) => now.minus(d),
+            When::At(t) => t,
+        }
     }
-    parse_instant_str(text).map_err(|_| {
-        Error::Invalid(format!(
-            "{flag} {text:?}: expected a duration ago (30m, 7d) or a time (2026-01-31T09:00:00Z)"
-        ))
+}
+
+/// A point in time from `--since`/`--until`: a duration ago (`1h`, `7d`) or a time (RFC 3339, Unix seconds).
+pub fn when(flag: &str, text: &str) -> Result<When, Error> {
+    if let Ok(d) = parse_duration(text) {
+        return Ok(When::Ago(d));
+    }
+    parse_instant_str(text).map(When::At).map_err(|_| {
+        Error::invalid(
+            Input::Time,
+            format!("{flag} {text:?}: expected a duration ago (30m, 7d) or a time (2026-01-31T09:00:00Z)"),
+        )
     })
 }
 

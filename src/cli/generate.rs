@@ -42,7 +42,7 @@ pub fn completion(shell: Shell) -> Vec<u8> {
     out
 }
 
-/// Every man page as (file name, roff): jobq.1, then jobq-<subcommand>.1.
+/// Every man page as (file name, roff): `jobq.1`, then `jobq-<subcommand>.1`.
 pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let cmd = Cli::command();
     let mut pages = Vec::new();

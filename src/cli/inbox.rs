@@ -32,15 +32,18 @@ pub struct InboxArgs {
 pub async fn run(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
     let url = &ctx.config.url;
     if url.kind() != StoreKind::Redis {
-        return Err(crate::Error::Invalid(format!(
-            "the inbox belongs to the Redis store, and {} is a {} store",
-            url.redacted(),
-            url.kind()
-        ))
+        return Err(crate::Error::invalid(
+            crate::error::Input::Url,
+            format!(
+                "the inbox belongs to the Redis store, and {} is a {} store",
+                url.redacted(),
+                url.kind()
+            ),
+        )
         .into());
     }
     for q in &args.queue {
-        crate::job::validate_queue(q).map_err(crate::Error::Invalid)?;
+        crate::job::validate_queue(q).map_err(crate::Error::from)?;
     }
     run_redis(ctx, args).await
 }
@@ -78,6 +81,7 @@ async fn run_redis(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
                 }
                 return Ok(());
             }
+            // The inbox is the Redis store's own; without a Client, the time is the wall clock's.
             let now = crate::time::UnixMillis::now();
             let mut t = table(&["QUEUE", "AT", "ERROR", "ITEM"]);
             for item in &items {

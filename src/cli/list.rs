@@ -45,23 +45,18 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
         OutputFormat::Table,
         &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson],
     )?;
-    let now = crate::UnixMillis::now();
+    let statuses = filter::statuses(&args.status)?;
+    let since = args.since.as_deref().map(|s| filter::when("--since", s)).transpose()?;
+    let until = args.until.as_deref().map(|s| filter::when("--until", s)).transpose()?;
+    let client = ctx.client().await?;
+    let now = client.now();
     let job_filter = JobFilter {
         queues: filter::list(&args.queue),
         job_types: filter::list(&args.job_type),
-        statuses: filter::statuses(&args.status)?,
-        created_since: args
-            .since
-            .as_deref()
-            .map(|s| filter::instant("--since", s, now))
-            .transpose()?,
-        created_until: args
-            .until
-            .as_deref()
-            .map(|s| filter::instant("--until", s, now))
-            .transpose()?,
+        statuses,
+        created_since: since.map(|w| w.at(now)),
+        created_until: until.map(|w| w.at(now)),
     };
-    let client = ctx.client().await?;
     let jobs = client
         .list(&List {
             filter: job_filter,

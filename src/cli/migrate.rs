@@ -24,21 +24,9 @@ pub async fn run(ctx: &Context, args: MigrateArgs) -> anyhow::Result<()> {
         }
         return print(&script);
     }
-    if ctx.config.uses_default_database() {
-        if let Some(dir) = ctx.config.url.sqlite_path().parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-    }
-    let store = crate::store::connect(&ctx.config.url)
-        .await
-        .map_err(crate::Error::from)?;
-    store.migrate().await.map_err(crate::Error::from)?;
+    let version = ctx.connect().await?.migrate().await?;
     if !ctx.quiet {
-        print(&format!(
-            "{} is at schema version {}",
-            ctx.config.url.redacted(),
-            store.schema_version()
-        ))?;
+        print(&format!("{} is at schema version {version}", ctx.config.url.redacted()))?;
     }
     Ok(())
 }

@@ -4,10 +4,12 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::client::Client;
 use crate::config::{Config, Overrides};
+use exit::Exit;
 
 pub mod bench;
 pub mod cancel;
@@ -72,6 +74,7 @@ pub struct Cli {
 
 /// How results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[non_exhaustive]
 pub enum OutputFormat {
     /// Tables and sentences for people
     Table,
@@ -85,6 +88,7 @@ pub enum OutputFormat {
 
 /// jobq's subcommands.
 #[derive(Debug, Subcommand)]
+#[non_exhaustive]
 pub enum Command {
     /// Put a job (or a file of jobs) on a queue
     Enqueue(enqueue::EnqueueArgs),
@@ -142,21 +146,28 @@ pub struct Context {
 }
 
 impl Context {
-    /// Opens the configured store (creating the default database's folder on first use) and brings the
-    /// schema up to date unless `auto_migrate = false`.
+    /// Opens the configured store (see [`Context::connect`]) and brings the schema up to date unless
+    /// `auto_migrate = false`.
     pub async fn client(&self) -> anyhow::Result<Client> {
+        let client = self.connect().await?;
+        if self.config.auto_migrate {
+            client.migrate().await?;
+        }
+        Ok(client)
+    }
+
+    /// Opens the configured store, creating the default database's folder on first use, and leaves
+    /// its schema as it is.
+    pub async fn connect(&self) -> anyhow::Result<Client> {
         if self.config.uses_default_database() {
             if let Some(dir) = self.config.url.sqlite_path().parent() {
                 std::fs::create_dir_all(dir)
-                    .map_err(|e| anyhow::anyhow!("cannot create the default database folder {}: {e}", dir.display()))?;
+                    .with_context(|| format!("cannot create the default database folder {}", dir.display()))?;
             }
         }
         let store = crate::store::connect(&self.config.url)
             .await
             .map_err(crate::Error::from)?;
-        if self.config.auto_migrate {
-            store.migrate().await.map_err(crate::Error::from)?;
-        }
         Ok(Client::new(store).with_limits(self.config.limits))
     }
 
@@ -172,22 +183,26 @@ impl Context {
             Ok(f)
         } else {
             let names: Vec<String> = allowed.iter().map(|a| format!("{a:?}").to_lowercase()).collect();
-            Err(crate::Error::Invalid(format!(
-                "--output {} is not available here (expected {})",
-                format!("{f:?}").to_lowercase(),
-                names.join(", ")
-            ))
+            Err(crate::Error::invalid(
+                crate::error::Input::OutputFormat,
+                format!(
+                    "--output {} is not available here (expected {})",
+                    format!("{f:?}").to_lowercase(),
+                    names.join(", ")
+                ),
+            )
             .into())
         }
     }
 }
 
-/// Runs a parsed command line.
-pub async fn run(cli: Cli) -> anyhow::Result<()> {
+/// Runs a parsed command line; the exit code says how it went (for `wait` and `enqueue --wait`, how
+/// the job ended).
+pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
     // Generation needs no configuration or store.
     match cli.command {
-        Command::Completions(args) => return generate::completions(args),
-        Command::Man(args) => return generate::man(args),
+        Command::Completions(args) => return generate::completions(args).map(|()| Exit::Success),
+        Command::Man(args) => return generate::man(args).map(|()| Exit::Success),
         _ => {}
     }
     let config = Config::load(&Overrides {
@@ -200,13 +215,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         quiet: cli.quiet,
         verbose: cli.verbose,
     };
-    match cli.command {
-        Command::Enqueue(args) => enqueue::run(&ctx, args).await,
+    let done = match cli.command {
+        // These two tell how the job they waited for ended.
+        Command::Enqueue(args) => return enqueue::run(&ctx, args).await,
+        Command::Wait(args) => return wait::run(&ctx, args).await,
         Command::Worker(args) => worker::run(&ctx, args).await,
         Command::Stats(args) => stats::run(&ctx, args).await,
         Command::List(args) => list::run(&ctx, args).await,
         Command::Show(args) => show::run(&ctx, args).await,
-        Command::Wait(args) => wait::run(&ctx, args).await,
         Command::Cancel(args) => cancel::run(&ctx, args).await,
         Command::ReplayDead(args) => replay_dead::run(&ctx, args).await,
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
@@ -215,5 +231,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,
         Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),
-    }
+    };
+    done.map(|()| Exit::Success)
 }

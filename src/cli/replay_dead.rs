@@ -9,6 +9,7 @@ use super::confirm::confirm;
 use super::output::{last_error, print, print_json, print_ndjson, table};
 use super::{Context, OutputFormat, filter};
 use crate::Error;
+use crate::error::Input;
 use crate::job::{Job, JobId};
 use crate::store::{JobFilter, ReplayDead};
 
@@ -62,11 +63,12 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     let ids = args
         .id
         .iter()
-        .map(|i| JobId::parse(i).map_err(Error::Invalid))
+        .map(|i| JobId::parse(i).map_err(Error::from))
         .collect::<Result<Vec<_>, _>>()?;
     if args.limit == Some(0) {
-        return Err(Error::Invalid("--limit 0 replays nothing; give at least 1".into()).into());
+        return Err(Error::invalid(Input::Limit, "--limit 0 replays nothing; give at least 1").into());
     }
+    let client = ctx.client().await?;
     let request = ReplayDead {
         filter: JobFilter {
             queues: filter::list(&args.queue),
@@ -77,7 +79,6 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
         limit: args.limit,
         ..Default::default()
     };
-    let client = ctx.client().await?;
     // The preview and the prompt's count: what the replay would move now, by the store's own selection.
     let candidates = client
         .replay_dead(ReplayDead {

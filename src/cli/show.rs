@@ -23,7 +23,7 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
     if format == OutputFormat::Json {
         return print_json(&job);
     }
-    let now = crate::UnixMillis::now();
+    let now = client.now();
     let time = |t: Option<crate::UnixMillis>| match t {
         Some(t) => format!("{} ({})", t.to_rfc3339(), when(Some(t), now)),
         None => "-".to_string(),

@@ -34,7 +34,11 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
     let queues = filter::list(&args.queue);
     let interval = match args.watch {
         Some(s) if !(s.is_finite() && s > 0.0) => {
-            return Err(crate::Error::Invalid(format!("--watch {s}: expected a number of seconds above 0")).into());
+            return Err(crate::Error::invalid(
+                crate::error::Input::Duration,
+                format!("--watch {s}: expected a number of seconds above 0"),
+            )
+            .into());
         }
         Some(s) => Some(Duration::from_secs_f64(s)),
         None => None,

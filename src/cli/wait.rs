@@ -8,7 +8,7 @@ use clap::Args;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::exit::{self, Exit};
+use super::exit::Exit;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use crate::job::{Job, JobId, JobStatus};
@@ -38,10 +38,11 @@ pub struct WaitArgs {
     pub timeout: Option<Duration>,
 }
 
-/// Runs `jobq wait`: prints the result (or, with `--output json`, the whole job) on success.
-pub async fn run(ctx: &Context, args: WaitArgs) -> anyhow::Result<()> {
+/// Runs `jobq wait`: prints the result (or, with `--output json`, the whole job) on success, and
+/// exits with how the job ended.
+pub async fn run(ctx: &Context, args: WaitArgs) -> anyhow::Result<Exit> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
-    let id = JobId::parse(&args.id).map_err(Error::Invalid)?;
+    let id = JobId::parse(&args.id).map_err(Error::from)?;
     let client = ctx.client().await?;
     let job = follow(ctx, &client, &id, args.timeout).await?;
     match format {
@@ -52,21 +53,14 @@ pub async fn run(ctx: &Context, args: WaitArgs) -> anyhow::Result<()> {
             }
         }
     }
-    outcome(&job)
+    Ok(Exit::of_outcome(job.status))
 }
 
 /// Waits for a job another command just enqueued (`enqueue --wait`): progress on stderr, a closing
-/// line on stderr, the outcome as an [`Exit`] code. Prints nothing on stdout, which the caller owns.
-pub async fn wait_for(ctx: &Context, client: &Client, id: &JobId) -> anyhow::Result<()> {
+/// line on stderr, the outcome as the [`Exit`]. Prints nothing on stdout, which the caller owns.
+pub async fn wait_for(ctx: &Context, client: &Client, id: &JobId) -> anyhow::Result<Exit> {
     let job = follow(ctx, client, id, None).await?;
-    outcome(&job)
-}
-
-fn outcome(job: &Job) -> anyhow::Result<()> {
-    match exit::for_outcome(job.status) {
-        0 => Ok(()),
-        code => Err(anyhow::Error::new(Exit { code })),
-    }
+    Ok(Exit::of_outcome(job.status))
 }
 
 /// Follows the job until it is terminal, drawing its progress; says on stderr how it ended.

@@ -20,10 +20,14 @@ a second signal stops them at once.\n\nExamples:\n  jobq worker --queue default 
 )]
 pub struct WorkerArgs {
     /// Queue to take jobs from (repeatable, or comma-separated) [default: [worker] queues, or default]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long = "queue", value_name = "QUEUE", value_delimiter = ',')]
     pub queues: Vec<String>,
 
     /// Jobs run at once [default: [worker] concurrency, or 8]
+    // The brackets are --help text naming a config section, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, short = 'c', value_name = "N")]
     pub concurrency: Option<u32>,
 
@@ -58,6 +62,7 @@ pub struct WorkerArgs {
 
 /// How log lines are written (to stderr).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[non_exhaustive]
 pub enum LogFormat {
     /// One line per event for people
     Text,
@@ -69,8 +74,8 @@ pub enum LogFormat {
 pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
     init_logging(args.log_format, ctx.verbose, ctx.quiet);
     if ctx.config.handlers.is_empty() {
-        return Err(crate::Error::Config(
-            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)".into(),
+        return Err(crate::Error::config(
+            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)",
         )
         .into());
     }
@@ -140,9 +145,10 @@ fn set_nice(n: i32) -> anyhow::Result<()> {
         // SAFETY: setpriority only changes scheduling attributes.
         if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, n) } != 0 {
             let e = std::io::Error::last_os_error();
-            return Err(crate::Error::Invalid(format!(
-                "cannot set --nice {n}: {e} (values below the current one need root)"
-            ))
+            return Err(crate::Error::invalid(
+                crate::error::Input::Nice,
+                format!("cannot set --nice {n}: {e} (values below the current one need root)"),
+            )
             .into());
         }
     }

@@ -12,8 +12,9 @@ use serde_json::Value;
 use super::{Handler, JobContext, Outcome};
 use crate::job::Job;
 
-/// One of the built-in handlers.
+/// One of the built-in handlers (more may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Builtin {
     /// Succeeds at once.
     Noop,

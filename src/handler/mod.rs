@@ -28,8 +28,10 @@ pub use builtin::Builtin;
 pub use exec::ExecHandler;
 pub use http::HttpHandler;
 
-/// What a handler decided about one run of a job.
+/// What a handler decided about one run of a job. Handlers make these with the constructors below;
+/// new decisions may be added, so a match needs a wildcard arm.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Done: the job succeeds, with an optional JSON result.
     Success {
@@ -107,8 +109,10 @@ impl Outcome {
     }
 }
 
-/// Why the worker asked a handler to stop before it answered.
+/// Why the worker asked a handler to stop before it answered. New reasons may be added, so a match
+/// needs a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StopReason {
     /// An operator cancelled the job; it stays cancelled and the handler's answer is dropped.
     Cancelled,
@@ -328,33 +332,45 @@ impl<H: Handler + ?Sized> Handler for Arc<H> {
 /// start rather than failing every job.
 pub fn from_config(job_type: &str, kind: &HandlerKind) -> crate::Result<Arc<dyn Handler>> {
     Ok(match kind {
-        HandlerKind::Exec { argv } => Arc::new(
-            ExecHandler::new(argv.clone())
-                .map_err(|e| crate::Error::Config(format!("[handlers.{job_type:?}] exec: {e}")))?,
-        ),
+        HandlerKind::Exec { argv } => {
+            Arc::new(ExecHandler::new(argv.clone()).map_err(|e| handler_error(job_type, "exec", e))?)
+        }
         HandlerKind::Http { url, secret_env } => {
             let secret = match secret_env {
                 Some(var) => match std::env::var(var) {
                     Ok(v) if !v.is_empty() => Some(v.into_bytes()),
                     _ => {
-                        return Err(crate::Error::Config(format!(
-                            "[handlers.{job_type:?}] secret_env: environment variable {var} is not set (it holds the HMAC key for signing requests)"
-                        )));
+                        return Err(handler_error(
+                            job_type,
+                            "secret_env",
+                            format!(
+                                "environment variable {var} is not set (it holds the HMAC key for signing requests)"
+                            ),
+                        ));
                     }
                 },
                 None => None,
             };
-            Arc::new(
-                HttpHandler::new(url, secret)
-                    .map_err(|e| crate::Error::Config(format!("[handlers.{job_type:?}] http: {e}")))?,
-            )
+            Arc::new(HttpHandler::new(url, secret).map_err(|e| handler_error(job_type, "http", e))?)
         }
-        HandlerKind::Builtin { name } => Arc::new(Builtin::from_name(name).ok_or_else(|| {
-            crate::Error::Config(format!(
-                "[handlers.{job_type:?}] unknown builtin {name:?} (expected noop, sleep, echo or fail)"
-            ))
+        HandlerKind::Builtin { name } => Arc::new(Builtin::from_name(name).ok_or_else(|| crate::Error::Config {
+            file: None,
+            key: Some(format!("[handlers.{job_type:?}] builtin")),
+            reason: format!("[handlers.{job_type:?}] unknown builtin {name:?} (expected noop, sleep, echo or fail)"),
+            source: None,
         })?),
     })
+}
+
+/// A config error about the key `field` of the handler entry for `job_type`.
+fn handler_error(job_type: &str, field: &str, reason: impl std::fmt::Display) -> crate::Error {
+    let key = format!("[handlers.{job_type:?}] {field}");
+    crate::Error::Config {
+        file: None,
+        reason: format!("{key}: {reason}"),
+        key: Some(key),
+        source: None,
+    }
 }
 
 /// A running job as a store would hand it out, for unit tests of handlers and the worker.

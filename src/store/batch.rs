@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::job::NewJob;
+use crate::job::{Job, NewJob};
 
 /// Splits a batch into rounds in which no job id appears twice, as indexes into the batch in input
 /// order: the n-th occurrence of an id goes in round n. A statement reports what it applied by job id,
@@ -23,6 +23,12 @@ pub(crate) fn rounds_by_id<'a, T>(items: &'a [T], id: impl Fn(&'a T) -> &'a str)
         *n += 1;
     }
     rounds
+}
+
+/// Sorts jobs in claim order, smallest (priority, run_at, id) first, as a claim hands them out (for
+/// answers that come back unordered or merged from several queues).
+pub(crate) fn sort_in_claim_order(jobs: &mut [Job]) {
+    jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
 }
 
 /// What a job weighs in a statement: its payload and meta, roughly as the wire carries them.

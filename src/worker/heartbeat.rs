@@ -5,6 +5,9 @@
 //! wake the heartbeat early, but at most once per [`PROGRESS_EVERY`], and then only the jobs with news
 //! are sent. The store's answer per lease steers the handler: `Cancelled` stops it and the job stays
 //! cancelled; `Lost` (rescued elsewhere, deleted) stops it and its outcome is dropped.
+//!
+//! It never writes an outcome: a cancelled or lost lease only stops the handler, and the run's verdict
+//! (`run.rs`) decides what, if anything, the acknowledger writes for the job.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -103,10 +106,32 @@ async fn beat(s: &Shared, all: bool) {
 
 /// Enters the worker in the registry.
 pub(crate) async fn register(s: &Shared) -> crate::Result<()> {
-    let _guard = s.gate().await;
-    s.store.register_worker(&entry(s)).await?;
-    Ok(())
+    // The store answered moments ago (the worker connected and migrated), so a failure here is a
+    // passing one, such as a connection killed under it: try again a few times before giving up.
+    let mut failures = 0;
+    loop {
+        let result = {
+            let _guard = s.gate().await;
+            s.store.register_worker(&entry(s)).await
+        };
+        match result {
+            Ok(()) => return Ok(()),
+            Err(e) if failures < REGISTER_TRIES => {
+                failures += 1;
+                let pause = super::backoff(failures);
+                tracing::warn!(
+                    "joining the worker registry failed (trying again in {}): {e}",
+                    crate::time::format_duration(pause)
+                );
+                tokio::time::sleep(pause).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
+
+/// Tries of the first registration beyond the first (100 ms doubling: about 6 s in all).
+const REGISTER_TRIES: u32 = 6;
 
 /// Refreshes the registry entry every heartbeat interval until `stop` fires.
 pub(crate) async fn registry(s: Arc<Shared>, stop: CancellationToken) {

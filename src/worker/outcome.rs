@@ -1,5 +1,6 @@
 //! From a handler's answer to a store transition: back-off, attempts used up, stops. Pure: the time
-//! and the random jitter come in as arguments, so every rule here is unit-tested exactly.
+//! and the random jitter come in as arguments, so every rule here is unit-tested exactly. Nothing here
+//! reads the clock, touches the store or logs: the callers do, around these decisions.
 
 use std::time::Duration;
 

@@ -14,8 +14,9 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// Why a worker stopped claiming.
+/// Why a worker stopped claiming. New limits bring new causes, so a match needs a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StopCause {
     /// [`WorkerHandle::shutdown`] (SIGTERM or SIGINT in `jobq worker`).
     Shutdown,

@@ -15,6 +15,7 @@ use super::MysqlStore;
 use super::settings::DIALECT;
 use super::statements::{ID_TABLE, append_error, id_array, jobs_from_rows, text};
 use crate::job::{Job, JobStatus};
+use crate::store::batch::sort_in_claim_order;
 use crate::store::sql::{Cells, FinishRow, ReadRow, placeholders};
 use crate::store::{Claim, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued};
 use crate::time::UnixMillis;
@@ -60,7 +61,7 @@ impl MysqlStore {
         }
         let mut jobs = jobs_from_rows(&rows).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
         // Several queues: each queue's best, merged; the extra rows stay locked until the commit only.
-        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+        sort_in_claim_order(&mut jobs);
         jobs.truncate(claim.limit as usize);
         let mut ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
         ids.sort_unstable();

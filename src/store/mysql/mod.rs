@@ -86,10 +86,6 @@ impl SqlBackend for MysqlStore {
         &self.sql
     }
 
-    fn kind(&self) -> StoreKind {
-        KIND
-    }
-
     async fn info(&self) -> Result<StoreInfo, StoreError> {
         let row = sqlx::query(
             "SELECT DATABASE(), CAST(@@innodb_flush_log_at_trx_commit AS CHAR), CAST(@@sync_binlog AS CHAR), \

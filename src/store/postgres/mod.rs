@@ -33,7 +33,7 @@ use self::lease::{append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings, is_unique_violation};
 use super::batch::rounds_by_id;
-use super::sql::{Cells, FinishRow, ReadRow, SharedSql, SqlBackend, SqlPool, all_created, is_plain, job_from_row};
+use super::sql::{Cells, FinishRow, ReadRow, SharedSql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain};
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, Stats, StatsReport, StoreError, StoreInfo,
     StoreKind, StoreUrl, Subscription, WakeOn,
@@ -98,10 +98,6 @@ impl PostgresStore {
 impl SqlBackend for PostgresStore {
     fn shared(&self) -> &dyn SharedSql {
         &self.sql
-    }
-
-    fn kind(&self) -> StoreKind {
-        KIND
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
@@ -215,13 +211,8 @@ impl SqlBackend for PostgresStore {
             .fetch_all(&self.sql.pool)
             .await
             .map_err(self.sql.fail("claim"))?;
-        let mut jobs = rows
-            .iter()
-            .map(|r| job_from_row(r, KIND))
-            .collect::<Result<Vec<_>, _>>()?;
-        // RETURNING has no order; hand jobs out in claim order.
-        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
-        Ok(jobs)
+        // RETURNING has no order.
+        in_claim_order(&rows, KIND)
     }
 
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {

@@ -12,6 +12,7 @@ use super::codec::{error_entry, job_from_pairs, packed_pairs, run_key};
 use super::scripts::{Lua, SCRIPTS};
 use super::{CANCEL_CHUNK, KIND, RedisStore};
 use crate::job::{Job, JobId, JobStatus};
+use crate::store::batch::sort_in_claim_order;
 use crate::store::error::DriverError;
 use crate::store::{CancelAnswer, Cancelled, Claim, Finish, Lease, QueueStats, ReplayDead, StoreError, Transition};
 use crate::time::UnixMillis;
@@ -317,7 +318,7 @@ impl RedisStore {
         )
         .await?;
         let mut jobs: Vec<Job> = claimed.into_iter().flatten().collect();
-        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+        sort_in_claim_order(&mut jobs);
         Ok(jobs)
     }
 

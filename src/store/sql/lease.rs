@@ -1,8 +1,12 @@
 //! What a fenced exit from `running` writes, worked out once from a [`Finish`] for every SQL store:
 //! each store only binds these values its own way.
 
-use crate::job::JobStatus;
-use crate::store::{Finish, Transition};
+use sqlx::Row;
+
+use super::decode::{Cells, ReadRow};
+use crate::job::{Job, JobStatus};
+use crate::store::batch::sort_in_claim_order;
+use crate::store::{Finish, StoreError, StoreKind, Transition};
 
 /// The columns one finished attempt sets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,4 +48,15 @@ impl<'a> FinishRow<'a> {
             message: finish.progress.as_ref().and_then(|p| p.message.as_deref()),
         }
     }
+}
+
+/// The jobs of a claim's rows (in the order of [`super::Dialect::job_columns`]) in claim order:
+/// smallest (priority, run_at, id) first, as the contract hands them out.
+pub(crate) fn in_claim_order<'r, R: Row>(rows: &'r [R], kind: StoreKind) -> Result<Vec<Job>, StoreError>
+where
+    Cells<'r, R>: ReadRow,
+{
+    let mut jobs = rows.iter().map(|r| Cells(r).job(kind)).collect::<Result<Vec<_>, _>>()?;
+    sort_in_claim_order(&mut jobs);
+    Ok(jobs)
 }

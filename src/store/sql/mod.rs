@@ -37,7 +37,7 @@ pub(crate) use enqueue::{
     EnqueuePlan, INSERT_NEW_JOBS, all_created, is_plain, max_attempts_column, meta_json, push_new_jobs, timeout_column,
 };
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
-pub(crate) use lease::FinishRow;
+pub(crate) use lease::{FinishRow, in_claim_order};
 pub(crate) use stmt::{Bind, Stmt};
 pub(crate) use store::{SharedSql, SqlBackend};
 

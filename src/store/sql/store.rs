@@ -31,7 +31,6 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
         None
     }
 
-    fn kind(&self) -> StoreKind;
     async fn info(&self) -> Result<StoreInfo, StoreError>;
     async fn migrate(&self) -> Result<(), StoreError>;
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
@@ -48,6 +47,8 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
 /// runs them. Each keeps the contract of the [`Store`] method of the same name.
 #[async_trait]
 pub(crate) trait SharedSql: Send + Sync {
+    /// Which store this pool belongs to.
+    fn kind(&self) -> StoreKind;
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
     async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError>;
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
@@ -66,6 +67,9 @@ macro_rules! shared_sql {
     ($db:ty) => {
         #[async_trait]
         impl SharedSql for SqlPool<$db> {
+            fn kind(&self) -> StoreKind {
+                self.dialect.kind
+            }
             async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
                 SqlPool::get(self, id).await
             }
@@ -107,7 +111,7 @@ shared_sql!(sqlx::MySql);
 #[async_trait]
 impl<T: SqlBackend> Store for T {
     fn kind(&self) -> StoreKind {
-        SqlBackend::kind(self)
+        self.shared().kind()
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {

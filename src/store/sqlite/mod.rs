@@ -29,7 +29,7 @@ use self::statements::{append_error, split_progress};
 pub use self::watch::SETTLE;
 use super::batch::rounds_by_id;
 use super::sql::{
-    Cells, EnqueuePlan, FinishRow, INSERT_NEW_JOBS, ReadRow, SharedSql, SqlBackend, SqlPool, job_from_row,
+    Cells, EnqueuePlan, FinishRow, INSERT_NEW_JOBS, ReadRow, SharedSql, SqlBackend, SqlPool, in_claim_order,
     placeholders, push_new_jobs,
 };
 use super::{
@@ -77,10 +77,6 @@ impl SqlBackend for SqliteStore {
     /// The gate of the module's text: one write of this process at a time.
     async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
         Some(self.gate.lock().await)
-    }
-
-    fn kind(&self) -> StoreKind {
-        KIND
     }
 
     /// SQLite has no notifications, but every commit writes the database's files: a watch on them
@@ -203,13 +199,8 @@ impl SqlBackend for SqliteStore {
             query = query.bind(claim.limit as i64);
         }
         let rows = query.fetch_all(&self.sql.pool).await.map_err(self.sql.fail("claim"))?;
-        let mut jobs = rows
-            .iter()
-            .map(|r| job_from_row(r, KIND))
-            .collect::<Result<Vec<_>, _>>()?;
-        // RETURNING gives no order; hand jobs out in claim order.
-        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
-        Ok(jobs)
+        // RETURNING gives no order.
+        in_claim_order(&rows, KIND)
     }
 
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {

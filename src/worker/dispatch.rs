@@ -1,0 +1,386 @@
+//! Claiming: the dispatcher's loop, the size of each claim (free slots, type limits, the `max_jobs`
+//! budget and the prefetch window), the idle wait between claims, and taking claimed jobs on
+//! ([`Shared::start`]).
+//!
+//! A claim asks for as many jobs as the worker can start now, and for fast handlers a few milliseconds
+//! of work more, which waits in the local queue. When nothing is ready, the dispatcher sleeps until
+//! the store reports a write, a slot frees up or the poll interval passes. It never runs a handler and
+//! never records an outcome: each job it takes on gets a task of its own (`run.rs`), and the outcome
+//! of a job nobody serves goes to the acknowledger like any other. The only write it makes itself is
+//! the release of jobs it claimed but cannot start.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::ack::{Ack, AckSender};
+use super::run::run_job;
+use super::{Held, Queued, Shared, State, StopCause, backoff, outcome};
+use crate::job::Job;
+use crate::store::{Claim, Finish, Lease, WakeOn};
+use crate::time::format_duration;
+
+/// First re-poll interval after work was found, when no store watch wakes the dispatcher; it doubles
+/// up to `poll_interval` while the queue stays empty.
+const FAST_POLL: Duration = Duration::from_millis(5);
+/// Prefetch is for handlers faster than this on average: the local queue then holds about
+/// [`PREFETCH_WINDOW`] of work, at most [`PREFETCH_MAX`] jobs.
+const PREFETCH_BELOW: Duration = Duration::from_millis(1);
+/// How much work, in time, prefetched jobs may represent.
+const PREFETCH_WINDOW: Duration = Duration::from_millis(5);
+/// Most jobs waiting in the local queue.
+const PREFETCH_MAX: u64 = 1000;
+/// Longest wait for more free slots before a claim smaller than a quarter of the concurrency.
+const GATHER: Duration = Duration::from_millis(1);
+
+/// How many jobs to claim, and which types not to.
+struct Window {
+    limit: u32,
+    exclude: Vec<String>,
+}
+
+/// Runs the claim loop until the worker stops claiming. Wake-ups come from the store's own source
+/// when `watch` is on and it has one (PostgreSQL LISTEN/NOTIFY, a watch on SQLite's files), else from
+/// polling alone.
+pub(super) async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watch: bool) {
+    let subscription = if watch {
+        s.store
+            .subscribe(&WakeOn::Ready(s.settings.queues.clone()), s.control.wake.clone())
+    } else {
+        None
+    };
+    let watched = subscription.is_some();
+    let mut dispatcher = Dispatcher {
+        s,
+        acks,
+        watched,
+        claimed: 0,
+        failures: 0,
+        idle_poll: if watched { s.settings.poll_interval } else { FAST_POLL },
+        gather: (s.settings.concurrency / 4).max(1),
+    };
+    dispatcher.run().await;
+    drop(subscription);
+}
+
+/// The claim loop's own state.
+struct Dispatcher<'a> {
+    s: &'a Arc<Shared>,
+    acks: &'a AckSender,
+    /// Whether the store wakes an idle dispatcher; otherwise it polls, faster just after finding work.
+    watched: bool,
+    /// Jobs taken on so far, against `max_jobs`.
+    claimed: u64,
+    /// Failed claims in a row.
+    failures: u32,
+    /// The next idle wait.
+    idle_poll: Duration,
+    /// A claim smaller than this waits a moment for more slots to free up.
+    gather: u32,
+}
+
+impl Dispatcher<'_> {
+    async fn run(&mut self) {
+        let s = self.s;
+        while !s.control.stop.is_cancelled() {
+            let window = s.window(self.claimed);
+            if window.limit == 0 {
+                if self.budget_used() {
+                    return;
+                }
+                self.wait_for_slot().await;
+                continue;
+            }
+            let Some(window) = self.gather(window).await else {
+                return;
+            };
+            // Burst mode ends on an empty claim only if the worker held nothing when the claim began: a
+            // job it released meanwhile may have been locked (and so skipped) while the claim looked.
+            let held_nothing = s.holds_nothing();
+            let Some(jobs) = self.claim(&window).await else {
+                continue;
+            };
+            let got = jobs.len();
+            tracing::trace!(asked = window.limit, got, "claimed");
+            self.claimed += s.start(jobs, self.acks).await;
+            if got as u32 >= window.limit {
+                // A full batch: more may be ready; claim again as soon as slots free up.
+                continue;
+            }
+            if self.burst_is_over(&window, got, held_nothing) {
+                return;
+            }
+            self.idle(&window, got).await;
+        }
+    }
+
+    /// True, and the worker drains, once the `max_jobs` budget is used up.
+    fn budget_used(&self) -> bool {
+        let s = self.s;
+        if s.max_jobs.is_some_and(|max| self.claimed >= max) {
+            tracing::info!("took on {} jobs (max jobs): draining", self.claimed);
+            s.control.drain(StopCause::MaxJobs);
+            return true;
+        }
+        false
+    }
+
+    /// Waits until a slot frees up or the worker stops.
+    async fn wait_for_slot(&self) {
+        tokio::select! {
+            _ = self.s.slot_freed.notified() => {}
+            _ = self.s.control.stop.cancelled() => {}
+        }
+    }
+
+    /// While handlers are finishing one after another, a moment's wait gathers their slots into one
+    /// claim instead of a claim per freed slot. `None` when the worker stops meanwhile.
+    async fn gather(&self, mut window: Window) -> Option<Window> {
+        let s = self.s;
+        if window.limit >= self.gather || s.busy() == 0 {
+            return Some(window);
+        }
+        let until = Instant::now() + GATHER;
+        loop {
+            tokio::select! {
+                _ = s.slot_freed.notified() => {}
+                _ = tokio::time::sleep_until(until) => break,
+                _ = s.control.stop.cancelled() => return None,
+            }
+            window = s.window(self.claimed);
+            if window.limit >= self.gather || s.busy() == 0 {
+                break;
+            }
+        }
+        Some(window)
+    }
+
+    /// One claim of `window`'s size; `None` when it failed (logged, and paused for with back-off).
+    async fn claim(&mut self, window: &Window) -> Option<Vec<Job>> {
+        let s = self.s;
+        let claim = Claim {
+            queues: s.settings.queues.clone(),
+            exclude_types: window.exclude.clone(),
+            worker: s.id.clone(),
+            limit: window.limit,
+            now: s.clock.now(),
+        };
+        let result = {
+            let _guard = s.gate().await;
+            s.store.claim(&claim).await
+        };
+        match result {
+            Ok(jobs) => {
+                self.failures = 0;
+                Some(jobs)
+            }
+            Err(e) => {
+                self.failures += 1;
+                let pause = backoff(self.failures);
+                tracing::warn!("claiming jobs failed (trying again in {}): {e}", format_duration(pause));
+                tokio::select! {
+                    _ = tokio::time::sleep(pause) => {}
+                    _ = s.control.stop.cancelled() => {}
+                }
+                None
+            }
+        }
+    }
+
+    /// True, and the worker drains, when burst mode has nothing left to do. A claim that left types
+    /// out (at their limit) proves nothing about those types' jobs: burst mode ends only on a claim
+    /// that asked for everything, with nothing held (when it began, too).
+    fn burst_is_over(&self, window: &Window, got: usize, held_nothing: bool) -> bool {
+        let s = self.s;
+        if s.burst && got == 0 && window.exclude.is_empty() && held_nothing && s.holds_nothing() {
+            tracing::info!("no ready job left: burst mode ends");
+            s.control.drain(StopCause::Burst);
+            return true;
+        }
+        false
+    }
+
+    /// Nothing more is ready for now. Waits for a write to the store, the poll interval (delayed jobs
+    /// and back-offs become ready silently), or, when a type limit or burst mode held the claim back,
+    /// for a slot to free up.
+    async fn idle(&mut self, window: &Window, got: usize) {
+        let s = self.s;
+        if !self.watched {
+            self.idle_poll = if got > 0 {
+                FAST_POLL
+            } else {
+                (self.idle_poll * 2).min(s.settings.poll_interval)
+            };
+        }
+        let on_slot = s.burst || !window.exclude.is_empty();
+        tokio::select! {
+            biased;
+            _ = s.control.stop.cancelled() => {}
+            _ = s.control.wake.notified() => {}
+            _ = s.slot_freed.notified(), if on_slot => {}
+            _ = tokio::time::sleep(self.idle_poll) => {}
+        }
+    }
+}
+
+impl Shared {
+    /// How many jobs may wait in the local queue. Claiming only for free slots costs a claim and an
+    /// acknowledgement per handful of jobs when handlers take microseconds, and those round trips
+    /// then bound the rate; so for handlers that average under [`PREFETCH_BELOW`] the worker also
+    /// claims about [`PREFETCH_WINDOW`] of work ahead. Slower handlers get none: a prefetched job
+    /// waits holding its lease while other workers might have run it.
+    fn prefetch_room(&self) -> u32 {
+        let mean = self.mean_run_us.load(Ordering::Relaxed);
+        if !self.may_prefetch || self.control.stop.is_cancelled() || mean >= PREFETCH_BELOW.as_micros() as u64 {
+            return 0;
+        }
+        let per_slot = PREFETCH_WINDOW.as_micros() as u64 / mean.max(1);
+        (u64::from(self.settings.concurrency) * per_slot).min(PREFETCH_MAX) as u32
+    }
+
+    /// True when handlers take clearly longer than prefetching is for (a single hiccup of a fast
+    /// handler does not count).
+    pub(super) fn turned_slow(&self) -> bool {
+        let mean = self.mean_run_us.load(Ordering::Relaxed);
+        mean != u64::MAX && mean >= 4 * PREFETCH_BELOW.as_micros() as u64
+    }
+
+    /// Folds one run's duration into the moving average (weight 1/8) that sizes the prefetch window.
+    pub(super) fn record_run(&self, took: Duration) {
+        let us = took.as_micros().min(u128::from(u64::MAX - 1)) as u64;
+        let old = self.mean_run_us.load(Ordering::Relaxed);
+        let new = if old == u64::MAX { us } else { old - old / 8 + us / 8 };
+        self.mean_run_us.store(new, Ordering::Relaxed);
+    }
+
+    /// The next claim's size: free slots, the rest of the `max_jobs` budget, and, when every type this
+    /// worker serves has a limit, the room left under those limits; types at their limit are excluded.
+    fn window(&self, claimed: u64) -> Window {
+        let st = self.lock();
+        let mut limit = self.settings.concurrency.saturating_sub(st.busy);
+        let prefetch = self.prefetch_room().saturating_sub(st.queued.len() as u32);
+        limit = limit.saturating_add(prefetch);
+        if let Some(max) = self.max_jobs {
+            limit = limit.min(u32::try_from(max.saturating_sub(claimed)).unwrap_or(u32::MAX));
+        }
+        let exclude: Vec<String> = st
+            .by_type
+            .iter()
+            .filter(|(t, n)| {
+                self.handler_for(t)
+                    .and_then(|h| h.concurrency)
+                    .is_some_and(|max| **n >= max)
+            })
+            .map(|(t, _)| t.clone())
+            .collect();
+        if self.fallback.is_none() && self.handlers.values().all(|h| h.concurrency.is_some()) {
+            let room: u32 = self
+                .handlers
+                .iter()
+                .map(|(t, h)| {
+                    h.concurrency
+                        .unwrap_or(0)
+                        .saturating_sub(st.by_type.get(t).copied().unwrap_or(0))
+                })
+                .sum();
+            limit = limit.min(room.max(1));
+        }
+        Window { limit, exclude }
+    }
+
+    /// Takes claimed jobs on: spawns a task per job within the limits, answers unregistered types at
+    /// once, and releases what it cannot start (over a type's limit, or claimed as shutdown began).
+    /// Returns how many jobs it took on.
+    async fn start(self: &Arc<Self>, jobs: Vec<Job>, acks: &AckSender) -> u64 {
+        let stopping = self.control.stop.is_cancelled();
+        let mut excess = Vec::new();
+        let mut taken = 0;
+        {
+            let mut st = self.lock();
+            for job in jobs {
+                if stopping {
+                    excess.push(Lease::of(&job));
+                    continue;
+                }
+                match self.take_on(&mut st, job, acks) {
+                    Ok(()) => taken += 1,
+                    Err(lease) => excess.push(lease),
+                }
+            }
+        }
+        if !excess.is_empty() {
+            self.release_excess(&excess).await;
+        }
+        taken
+    }
+
+    /// Takes one claimed job on: holds its lease, and runs it in a free slot or queues it for the next
+    /// one. Gives its lease back as the error when its type is at its limit.
+    fn take_on(self: &Arc<Self>, st: &mut State, job: Job, acks: &AckSender) -> Result<(), Lease> {
+        let lease = Lease::of(&job);
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        let Some(reg) = self.handler_for(&job.job_type).cloned() else {
+            self.answer_unregistered(st, job, lease, seq, acks);
+            return Ok(());
+        };
+        if let Some(max) = reg.concurrency {
+            let n = st.by_type.entry(job.job_type.clone()).or_insert(0);
+            if *n >= max {
+                return Err(lease);
+            }
+            *n += 1;
+        }
+        let cx = self.new_context();
+        st.leases.insert(
+            job.id.clone(),
+            Held {
+                lease,
+                job_type: job.job_type.clone(),
+                cx: cx.clone(),
+                done: false,
+                seq,
+            },
+        );
+        if st.busy < self.settings.concurrency {
+            st.busy += 1;
+            tokio::spawn(run_job(self.clone(), job, reg, cx, acks.clone(), seq));
+        } else {
+            st.queued.push_back(Queued { job, reg, cx, seq });
+        }
+        Ok(())
+    }
+
+    /// A job of a type nobody serves goes dead at once, through the acknowledger like any outcome.
+    fn answer_unregistered(&self, st: &mut State, job: Job, lease: Lease, seq: u64, acks: &AckSender) {
+        let finish = Finish {
+            progress: None,
+            lease: lease.clone(),
+            outcome: outcome::unregistered(&job.job_type),
+        };
+        let held = Held {
+            lease,
+            job_type: job.job_type.clone(),
+            cx: self.new_context(),
+            done: true,
+            seq,
+        };
+        st.leases.insert(job.id.clone(), held);
+        let _ = acks.send(Ack::Finish {
+            finish,
+            job_type: job.job_type,
+            seq,
+        });
+    }
+
+    /// Gives back jobs claimed but not started, without using an attempt.
+    async fn release_excess(&self, excess: &[Lease]) {
+        tracing::debug!("releasing {} claimed jobs this worker cannot start now", excess.len());
+        let _guard = self.gate().await;
+        if let Err(e) = self.store.release(excess).await {
+            // They stay running without heartbeats; the rescue sweep returns them to pending.
+            tracing::warn!("could not release {} jobs over their type's limit: {e}", excess.len());
+        }
+    }
+}
