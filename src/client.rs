@@ -10,8 +10,8 @@ use std::time::Duration;
 use crate::error::{Error, Input, Result};
 use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use crate::store::{
-    self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, List, ReplayDead,
-    Stats, StatsReport, StoreUrl, WorkerInfo,
+    self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, List, RejectedItem,
+    ReplayDead, Stats, StatsReport, StoreUrl, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
@@ -237,6 +237,23 @@ impl Client {
                 return Ok(total);
             }
         }
+    }
+
+    /// The inbox items of `queues` (every queue when empty) that could not become jobs, oldest first,
+    /// at most `limit` per queue (stores without an inbox refuse: unsupported).
+    pub async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>> {
+        for q in queues {
+            crate::job::validate_queue(q)?;
+        }
+        Ok(self.store.rejected_inbox_items(queues, limit).await?)
+    }
+
+    /// Deletes the rejected inbox items of `queues` (every queue when empty); returns how many.
+    pub async fn clear_rejected_inbox_items(&self, queues: &[String]) -> Result<u64> {
+        for q in queues {
+            crate::job::validate_queue(q)?;
+        }
+        Ok(self.store.clear_rejected_inbox_items(queues).await?)
     }
 
     /// Workers seen within `within`, after forgetting those not seen since then (they died without

@@ -2,7 +2,8 @@
 
 use clap::Args;
 
-use super::Context;
+use super::output::{print, print_json, print_ndjson, short, table, when};
+use super::{Context, OutputFormat};
 use crate::store::StoreKind;
 
 /// Arguments of `jobq inbox`.
@@ -30,7 +31,13 @@ pub struct InboxArgs {
 
 /// Runs `jobq inbox`.
 pub async fn run(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(
+        OutputFormat::Table,
+        &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson],
+    )?;
     let url = &ctx.config.url;
+    // Said before connecting: opening a store that has no inbox would create its file or schema for
+    // nothing (the store itself would refuse the call, as unsupported).
     if url.kind() != StoreKind::Redis {
         return Err(crate::Error::invalid(
             crate::error::Input::Url,
@@ -45,32 +52,15 @@ pub async fn run(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
     for q in &args.queue {
         crate::job::validate_queue(q).map_err(crate::Error::from)?;
     }
-    run_redis(ctx, args).await
-}
-
-#[cfg(feature = "redis")]
-async fn run_redis(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
-    use super::OutputFormat;
-    use super::output::{print, print_json, print_ndjson, short, table, when};
-
-    let format = ctx.format_among(
-        OutputFormat::Table,
-        &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson],
-    )?;
-    let store = crate::store::redis::RedisStore::connect(&ctx.config.url)
-        .await
-        .map_err(crate::Error::from)?;
+    let client = ctx.client().await?;
     if args.clear {
-        let n = store.clear_rejected(&args.queue).await.map_err(crate::Error::from)?;
+        let n = client.clear_rejected_inbox_items(&args.queue).await?;
         if !ctx.quiet {
             eprintln!("deleted {n} rejected inbox item{}", if n == 1 { "" } else { "s" });
         }
         return Ok(());
     }
-    let items = store
-        .rejected_items(&args.queue, args.limit)
-        .await
-        .map_err(crate::Error::from)?;
+    let items = client.rejected_inbox_items(&args.queue, args.limit).await?;
     match format {
         OutputFormat::Json => print_json(&items),
         OutputFormat::Ndjson => print_ndjson(&items),
@@ -81,8 +71,7 @@ async fn run_redis(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
                 }
                 return Ok(());
             }
-            // The inbox is the Redis store's own; without a Client, the time is the wall clock's.
-            let now = crate::time::UnixMillis::now();
+            let now = client.now();
             let mut t = table(&["QUEUE", "AT", "ERROR", "ITEM"]);
             for item in &items {
                 t.add_row(vec![
@@ -95,13 +84,4 @@ async fn run_redis(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
             print(&t.to_string())
         }
     }
-}
-
-#[cfg(not(feature = "redis"))]
-async fn run_redis(_ctx: &Context, _args: InboxArgs) -> anyhow::Result<()> {
-    Err(crate::Error::Store(crate::store::StoreError::Unsupported {
-        store: StoreKind::Redis,
-        operation: "the inbox (this build of jobq has no Redis store)",
-    })
-    .into())
 }

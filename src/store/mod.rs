@@ -415,6 +415,20 @@ pub struct WorkerInfo {
     pub jobs_done: u64,
 }
 
+/// An item pushed to a store's inbox that could not become a job (see [`Store::rejected_inbox_items`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RejectedItem {
+    /// The inbox it came from.
+    pub queue: String,
+    /// When it was read.
+    pub at: UnixMillis,
+    /// Why it is not a job.
+    pub error: String,
+    /// The item as pushed (lossily decoded when it was not UTF-8).
+    pub item: String,
+}
+
 /// What a store says about itself, for `stats` and `bench`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -549,6 +563,27 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Forgets the workers not seen since `seen_before` (they died without leaving the registry);
     /// returns how many.
     async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
+
+    /// The items pushed to the store's inbox (a list any client can push envelopes to) that could not
+    /// become jobs, with why: of `queues` (every queue when empty), oldest first, at most `limit` per
+    /// queue. Only the Redis store has an inbox; the others answer [`StoreError::Unsupported`].
+    async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {
+        let _ = (queues, limit);
+        Err(StoreError::Unsupported {
+            store: self.kind(),
+            operation: "an inbox",
+        })
+    }
+
+    /// Deletes the rejected inbox items of `queues` (every queue when empty); returns how many. Only
+    /// the Redis store has an inbox; the others answer [`StoreError::Unsupported`].
+    async fn clear_rejected_inbox_items(&self, queues: &[String]) -> Result<u64, StoreError> {
+        let _ = queues;
+        Err(StoreError::Unsupported {
+            store: self.kind(),
+            operation: "an inbox",
+        })
+    }
 
     /// Starts pushing wake-up hints: `notify` gets `notify_one()` soon after what `on` names may have
     /// happened. For [`WakeOn::Ready`]: work became ready in one of its queues (any queue when empty):

@@ -13,7 +13,7 @@
 //! (taken over, or by a stalled ingester that wakes) finds its jobs already there. The store does not
 //! see the config's limits, so inbox jobs are validated with the built-in ones.
 
-use serde::{Deserialize, Serialize};
+use crate::store::RejectedItem;
 
 use super::{KIND, RedisStore, SCRIPTS};
 use crate::job::{JobId, JobSpec, Limits, NewJob};
@@ -26,20 +26,6 @@ const BATCH: usize = 1000;
 /// A processing list not finished within this long is taken over by the next ingest: its ingester
 /// died (an ingest holds a list for milliseconds).
 pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// An inbox item that could not become a job.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RejectedItem {
-    /// The inbox it came from.
-    pub queue: String,
-    /// When it was read.
-    pub at: UnixMillis,
-    /// Why it is not a job.
-    pub error: String,
-    /// The item as pushed (lossily decoded when it was not UTF-8).
-    pub item: String,
-}
 
 impl RedisStore {
     /// The inbox list of a queue.
@@ -132,7 +118,11 @@ impl RedisStore {
 
     /// The rejected inbox items of some queues (every queue when empty), oldest first, at most `limit`
     /// per queue.
-    pub async fn rejected_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {
+    pub(super) async fn rejected_items(
+        &self,
+        queues: &[String],
+        limit: usize,
+    ) -> Result<Vec<RejectedItem>, StoreError> {
         let queues = if queues.is_empty() {
             self.rejected_queues().await?
         } else {
@@ -174,7 +164,7 @@ impl RedisStore {
     }
 
     /// Deletes the rejected items of some queues (every queue when empty); returns how many.
-    pub async fn clear_rejected(&self, queues: &[String]) -> Result<u64, StoreError> {
+    pub(super) async fn clear_rejected(&self, queues: &[String]) -> Result<u64, StoreError> {
         let queues = if queues.is_empty() {
             self.rejected_queues().await?
         } else {

@@ -76,8 +76,8 @@ use self::settings::Settings;
 use super::error::DriverError;
 use super::{
     Cancel, CancelAnswer, CancelTarget, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List,
-    QueueStats, ReplayDead, Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl,
-    Subscription, WakeOn, WorkerInfo,
+    QueueStats, RejectedItem, ReplayDead, Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
+    StoreUrl, Subscription, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -657,6 +657,14 @@ impl Store for RedisStore {
                 })
             })
             .collect()
+    }
+
+    async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {
+        self.rejected_items(queues, limit).await
+    }
+
+    async fn clear_rejected_inbox_items(&self, queues: &[String]) -> Result<u64, StoreError> {
+        self.clear_rejected(queues).await
     }
 
     /// Work made ready is announced on the queues' wake-up streams; other changes are not.

@@ -12,13 +12,15 @@
 //! own. A case that is not listed in `for_each_case!` is unused code, which `clippy -D warnings`
 //! refuses, so the list cannot silently fall behind the cases.
 //!
-//! Where a store may answer `StoreError::Unsupported`: nowhere yet. A backend that cannot do something
-//! lists the case here and the case checks for that answer, rather than skipping.
+//! Where a store may answer `StoreError::Unsupported`: the inbox, on every store but Redis
+//! (`inbox::only_the_redis_store_has_an_inbox` checks that answer). A backend that cannot do something
+//! is listed here and its case checks for that answer, rather than skipping.
 
 mod cancel;
 mod claim;
 mod cleanup;
 mod enqueue;
+mod inbox;
 mod lease;
 mod read;
 mod replay;
@@ -90,6 +92,7 @@ macro_rules! for_each_case {
             workers::unregister_worker_removes_it,
             schema::migrate_is_idempotent,
             schema::info_describes_the_store,
+            inbox::only_the_redis_store_has_an_inbox,
         }
     };
 }
