@@ -9,19 +9,10 @@ use crate::store::{StoreError, migrate};
 /// Longest wait for another process's migration to finish.
 const MIGRATE_LOCK_SECS: u32 = 60;
 
-/// `jobq_migrations` as MySQL declares it.
-const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS jobq_migrations (version INT NOT NULL PRIMARY KEY, \
-     name VARCHAR(255) NOT NULL, checksum VARCHAR(64) NOT NULL, applied_at BIGINT NOT NULL) \
-     ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin";
-
-/// Returns a row when jobq's tables exist.
-pub(super) const MIGRATIONS_EXIST: &str = "SELECT 1 FROM information_schema.tables \
-     WHERE table_schema = DATABASE() AND table_name = 'jobq_migrations'";
-
 impl MysqlStore {
     /// Applies the pending migrations under the database's migration lock: concurrent migrators of
     /// one database queue on it and then find the work done.
-    pub(super) async fn apply_migrations(&self) -> Result<(), StoreError> {
+    pub(super) async fn apply_migrations_locked(&self) -> Result<(), StoreError> {
         let mut conn = self
             .sql
             .pool
@@ -42,7 +33,7 @@ impl MysqlStore {
                 source: format!("another process held the migration lock for {MIGRATE_LOCK_SECS} s").into(),
             });
         }
-        let result = self.sql.migrate_locked(&mut conn, CREATE_TABLE, false).await;
+        let result = self.sql.migrate_locked(&mut conn, false).await;
         let _ = sqlx::query("SELECT RELEASE_LOCK(?)")
             .bind(&lock)
             .execute(&mut *conn)

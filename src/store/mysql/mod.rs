@@ -31,10 +31,10 @@ use self::poll::Watcher;
 use self::settings::{Settings, is_duplicate};
 use self::statements::{TRANSIENT_TRIES, text};
 use super::batch::rounds_by_id;
-use super::sql::{SharedSql, SqlBackend, SqlPool, all_created, is_plain};
+use super::sql::{SharedSql, SqlBackend, SqlPool};
 use super::{
-    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, Stats, StatsReport, StoreError, StoreInfo,
-    StoreKind, StoreUrl, Subscription, WakeOn,
+    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
+    Subscription, WakeOn,
 };
 use crate::job::{Job, NewJob};
 use crate::time::UnixMillis;
@@ -87,13 +87,13 @@ impl SqlBackend for MysqlStore {
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
-        let row = sqlx::query(
-            "SELECT DATABASE(), CAST(@@innodb_flush_log_at_trx_commit AS CHAR), CAST(@@sync_binlog AS CHAR), \
-             CAST(@@SESSION.innodb_lock_wait_timeout AS CHAR), CAST(@@max_allowed_packet AS CHAR)",
-        )
-        .fetch_one(&self.sql.pool)
-        .await
-        .map_err(self.sql.fail("reading the server settings"))?;
+        let row = self
+            .sql
+            .settings_row(
+                "SELECT DATABASE(), CAST(@@innodb_flush_log_at_trx_commit AS CHAR), CAST(@@sync_binlog AS CHAR), \
+                 CAST(@@SESSION.innodb_lock_wait_timeout AS CHAR), CAST(@@max_allowed_packet AS CHAR)",
+            )
+            .await?;
         let flavour = if self.version.to_ascii_lowercase().contains("mariadb") {
             "MariaDB"
         } else {
@@ -115,27 +115,16 @@ impl SqlBackend for MysqlStore {
         })
     }
 
-    async fn migrate(&self) -> Result<(), StoreError> {
-        let applied = self.sql.applied_version(migrate::MIGRATIONS_EXIST).await?;
-        if super::migrate::needs_migrating(KIND, applied)? {
-            self.apply_migrations().await?;
-        }
-        Ok(())
+    async fn apply_migrations(&self) -> Result<(), StoreError> {
+        self.apply_migrations_locked().await
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
-        if is_plain(jobs) {
-            // Nearly every batch: no unique keys, no repeated ids, no id that exists already. Plain
-            // INSERTs create it all; an existing id makes them fail having changed nothing, and the
-            // batch is then answered job by job below.
-            match self.insert_all(jobs).await {
-                Ok(()) => return Ok(all_created(jobs)),
-                Err(e) if is_duplicate(&e) => {}
-                Err(e) => return Err(self.sql.fail("enqueue")(e)),
-            }
+        if let Some(created) = self.sql.enqueue_plain(jobs, || self.insert_all(jobs)).await? {
+            return Ok(created);
         }
         self.retrying("enqueue", ENQUEUE_ROUNDS, is_duplicate, || self.enqueue_checked(jobs))
             .await
@@ -215,11 +204,6 @@ impl SqlBackend for MysqlStore {
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
         self.retrying("rescue", TRANSIENT_TRIES, |_| false, || self.rescue_once(rescue))
             .await
-    }
-
-    async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
-        let queues = self.sql.stats_in_one_pass(params).await?;
-        Ok(StatsReport { queues })
     }
 
     /// Polls for ready work; other changes are not announced.

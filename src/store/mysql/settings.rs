@@ -40,6 +40,11 @@ pub(super) const DIALECT: Dialect = Dialect {
     limited_delete: LimitedDelete::Inline,
     upsert: Upsert::OnDuplicateKey,
     now_millis: "FLOOR(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000)",
+    migrations_exist: "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() \
+         AND table_name = 'jobq_migrations'",
+    migrations_table: "CREATE TABLE IF NOT EXISTS jobq_migrations (version INT NOT NULL PRIMARY KEY, \
+     name VARCHAR(255) NOT NULL, checksum VARCHAR(64) NOT NULL, applied_at BIGINT NOT NULL) \
+     ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin",
     is_unreachable,
     is_lock_conflict,
     is_unique_violation: is_duplicate,

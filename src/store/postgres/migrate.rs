@@ -8,16 +8,9 @@ use super::PostgresStore;
 use super::settings::quote_ident;
 use crate::store::StoreError;
 
-/// `jobq_migrations` as PostgreSQL declares it.
-const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS jobq_migrations (version integer NOT NULL PRIMARY KEY, \
-     name text NOT NULL, checksum text NOT NULL, applied_at bigint NOT NULL)";
-
-/// Returns a row when jobq's tables exist.
-pub(super) const MIGRATIONS_EXIST: &str = "SELECT 1 WHERE to_regclass('jobq_migrations') IS NOT NULL";
-
 impl PostgresStore {
     /// Applies the pending migrations under the schema's migration lock.
-    pub(super) async fn apply_migrations(&self) -> Result<(), StoreError> {
+    pub(super) async fn apply_migrations_locked(&self) -> Result<(), StoreError> {
         let mut tx = self
             .sql
             .pool
@@ -46,7 +39,7 @@ impl PostgresStore {
                 .await
                 .map_err(self.sql.fail("creating the schema"))?;
         }
-        self.sql.migrate_locked(&mut tx, CREATE_TABLE, true).await?;
+        self.sql.migrate_locked(&mut tx, true).await?;
         tx.commit().await.map_err(self.sql.fail("committing the migration"))
     }
 }

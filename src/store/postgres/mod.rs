@@ -31,12 +31,12 @@ use tokio::sync::Notify;
 use self::enqueue::enqueue_chunks;
 use self::lease::{append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
-use self::settings::{DIALECT, Settings, is_unique_violation};
+use self::settings::{DIALECT, Settings};
 use super::batch::rounds_by_id;
-use super::sql::{Cells, FinishRow, ReadRow, SharedSql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain};
+use super::sql::{FinishRow, SharedSql, SqlBackend, SqlPool, in_claim_order};
 use super::{
-    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, Stats, StatsReport, StoreError, StoreInfo,
-    StoreKind, StoreUrl, Subscription, WakeOn,
+    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
+    Subscription, WakeOn,
 };
 use crate::job::{Job, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -101,14 +101,14 @@ impl SqlBackend for PostgresStore {
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
-        let row = sqlx::query(
-            "SELECT current_setting('server_version'), current_database()::text, current_schema()::text, \
-             current_setting('synchronous_commit'), current_setting('default_transaction_isolation'), \
-             current_setting('fsync'), current_setting('autovacuum')",
-        )
-        .fetch_one(&self.sql.pool)
-        .await
-        .map_err(self.sql.fail("reading the server settings"))?;
+        let row = self
+            .sql
+            .settings_row(
+                "SELECT current_setting('server_version'), current_database()::text, current_schema()::text, \
+                 current_setting('synchronous_commit'), current_setting('default_transaction_isolation'), \
+                 current_setting('fsync'), current_setting('autovacuum')",
+            )
+            .await?;
         let version: String = row.get(0);
         let schema: Option<String> = row.get(2);
         Ok(StoreInfo {
@@ -129,12 +129,8 @@ impl SqlBackend for PostgresStore {
         })
     }
 
-    async fn migrate(&self) -> Result<(), StoreError> {
-        let applied = self.sql.applied_version(migrate::MIGRATIONS_EXIST).await?;
-        if super::migrate::needs_migrating(KIND, applied)? {
-            self.apply_migrations().await?;
-        }
-        Ok(())
+    async fn apply_migrations(&self) -> Result<(), StoreError> {
+        self.apply_migrations_locked().await
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
@@ -145,15 +141,12 @@ impl SqlBackend for PostgresStore {
         // an id repeated in the batch is answered after its first occurrence exists (or was coalesced
         // away).
         let rounds = rounds_by_id(jobs, |j| j.id.as_str());
-        if is_plain(jobs) {
-            // Nearly every batch: no unique keys, no repeated ids, no id that exists already. Plain
-            // INSERTs create it all; an existing id makes them fail having changed nothing, and the
-            // batch is then answered job by job below.
-            match self.insert_all(jobs, &rounds[0]).await {
-                Ok(()) => return Ok(all_created(jobs)),
-                Err(e) if is_unique_violation(&e) => {}
-                Err(e) => return Err(self.sql.fail("enqueue")(e)),
-            }
+        if let Some(created) = self
+            .sql
+            .enqueue_plain(jobs, || self.insert_all(jobs, &rounds[0]))
+            .await?
+        {
+            return Ok(created);
         }
         if rounds.len() == 1 && enqueue_chunks(jobs, &rounds[0]).len() == 1 {
             // The common case, one statement: atomic by itself, so no BEGIN and COMMIT round trips (a
@@ -389,15 +382,7 @@ impl SqlBackend for PostgresStore {
             .fetch_all(&self.sql.pool)
             .await
             .map_err(self.sql.fail("rescue"))?;
-        rows.iter()
-            .map(|r| Cells(r).rescued())
-            .collect::<Result<_, _>>()
-            .map_err(self.sql.fail("rescue"))
-    }
-
-    async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {
-        let queues = self.sql.stats_in_one_pass(params).await?;
-        Ok(StatsReport { queues })
+        self.sql.rescued(&rows)
     }
 
     /// Work that becomes ready is announced by NOTIFY; other changes are not.

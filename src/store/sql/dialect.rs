@@ -36,6 +36,10 @@ pub(crate) struct Dialect {
     pub queues_out: &'static str,
     /// The server's clock in Unix milliseconds, for bookkeeping that no job depends on.
     pub now_millis: &'static str,
+    /// A query that returns a row when jobq's tables exist (`jobq_migrations`).
+    pub migrations_exist: &'static str,
+    /// `jobq_migrations` as the store declares it (`IF NOT EXISTS`).
+    pub migrations_table: &'static str,
     /// Whether a list by status restates the by-status index's own condition (`status <> 'pending'`),
     /// which is how SQLite knows that it may use a partial index.
     pub restates_partial_index: bool,
@@ -88,6 +92,8 @@ impl Dialect {
             queues_in: ("", ""),
             queues_out: "queues",
             now_millis: "",
+            migrations_exist: "",
+            migrations_table: "",
             restates_partial_index: false,
             is_unreachable: never,
             is_lock_conflict: never,

@@ -44,10 +44,10 @@ pub(crate) use store::{SharedSql, SqlBackend};
 use super::error::DriverError;
 use super::migrate;
 use super::{
-    Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, List, QueueStats, ReplayDead, Stats, StoreError, StoreKind,
-    StoreUrl, WorkerInfo,
+    Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Enqueued, List, QueueStats, ReplayDead, Rescued, Stats,
+    StoreError, StoreKind, StoreUrl, WorkerInfo,
 };
-use crate::job::{Job, JobId, JobStatus};
+use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::store::url::RedactedUrl;
 use crate::time::UnixMillis;
 
@@ -305,6 +305,44 @@ where
         }
     }
 
+    /// The one row of a query of the server's settings, for `info`.
+    pub async fn settings_row(&self, sql: &str) -> Result<DB::Row, StoreError> {
+        let rows = self.fetch_all(&self.stmt(sql), "reading the server settings").await?;
+        rows.into_iter()
+            .next()
+            .ok_or_else(|| StoreError::query(self.dialect.kind, "reading the server settings", "no row"))
+    }
+
+    /// An enqueue's fast path, for the servers: a batch with no unique keys and no id twice (nearly
+    /// every batch) goes in with plain `INSERT`s (`insert`), which skip the look-ups and conflict
+    /// handling a unique key needs. An id that exists already makes them fail having changed nothing:
+    /// `None` then (and for any other batch) means the caller answers the batch job by job.
+    pub async fn enqueue_plain<Fut>(
+        &self,
+        jobs: &[NewJob],
+        insert: impl FnOnce() -> Fut,
+    ) -> Result<Option<Vec<Enqueued>>, StoreError>
+    where
+        Fut: Future<Output = Result<(), sqlx::Error>>,
+    {
+        if !is_plain(jobs) {
+            return Ok(None);
+        }
+        match insert().await {
+            Ok(()) => Ok(Some(all_created(jobs))),
+            Err(e) if (self.dialect.is_unique_violation)(&e) => Ok(None),
+            Err(e) => Err(self.fail("enqueue")(e)),
+        }
+    }
+
+    /// The jobs a rescue statement took back, from its rows of (id, job_type, attempt, max_attempts).
+    pub fn rescued(&self, rows: &[DB::Row]) -> Result<Vec<Rescued>, StoreError> {
+        rows.iter()
+            .map(|r| Cells(r).rescued())
+            .collect::<Result<_, _>>()
+            .map_err(self.fail("rescue"))
+    }
+
     /// Cancels live jobs by id or filter (see [`crate::store::Store::cancel`]): one transaction that
     /// locks the targets in id order (so two overlapping cancels cannot deadlock), reads their statuses,
     /// and cancels the live ones.
@@ -550,14 +588,10 @@ where
         self.execute(&forget, "forgetting old workers").await
     }
 
-    /// The newest migration recorded, `None` when jobq's tables do not exist yet. `exists` is the
-    /// store's query that returns a row when `jobq_migrations` exists.
-    pub async fn applied_version(&self, exists: &str) -> Result<Option<u32>, StoreError> {
-        if self
-            .fetch_all(&self.stmt(exists), "reading the schema version")
-            .await?
-            .is_empty()
-        {
+    /// The newest migration recorded, `None` when jobq's tables do not exist yet.
+    pub async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
+        let exists = self.stmt(self.dialect.migrations_exist);
+        if self.fetch_all(&exists, "reading the schema version").await?.is_empty() {
             return Ok(None);
         }
         let stmt = self.stmt("SELECT MAX(version) FROM jobq_migrations");
@@ -570,17 +604,12 @@ where
     }
 
     /// The migration loop, on a connection that holds the store's migration lock: creates
-    /// `jobq_migrations` (with the store's `create_table`), reads what is applied, and applies and
+    /// `jobq_migrations` if missing, reads what is applied, and applies and
     /// records each pending migration, as one script (`whole_files`: PostgreSQL, in its transaction) or
     /// statement by statement.
-    pub async fn migrate_locked(
-        &self,
-        conn: &mut DB::Connection,
-        create_table: &str,
-        whole_files: bool,
-    ) -> Result<(), StoreError> {
+    pub async fn migrate_locked(&self, conn: &mut DB::Connection, whole_files: bool) -> Result<(), StoreError> {
         let kind = self.dialect.kind;
-        conn.execute(create_table)
+        conn.execute(self.dialect.migrations_table)
             .await
             .map_err(self.fail("creating jobq_migrations"))?;
         let rows = conn

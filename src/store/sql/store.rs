@@ -13,8 +13,8 @@ use tokio::sync::{MutexGuard, Notify};
 use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
-    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, ReplayDead, Rescue,
-    Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, WakeOn, WorkerInfo,
+    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, QueueStats, ReplayDead,
+    Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -32,14 +32,21 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError>;
-    async fn migrate(&self) -> Result<(), StoreError>;
+    /// Applies the pending migrations under the store's own migration lock (see [`Store::migrate`]).
+    async fn apply_migrations(&self) -> Result<(), StoreError>;
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError>;
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
-    async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError>;
+
+    /// Counts in one pass over the table, unless the store counts its own way.
+    async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError> {
+        let queues = self.shared().stats_in_one_pass(stats).await?;
+        Ok(StatsReport { queues })
+    }
+
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription>;
 }
 
@@ -49,6 +56,8 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
 pub(crate) trait SharedSql: Send + Sync {
     /// Which store this pool belongs to.
     fn kind(&self) -> StoreKind;
+    async fn applied_version(&self) -> Result<Option<u32>, StoreError>;
+    async fn stats_in_one_pass(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError>;
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
     async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError>;
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
@@ -69,6 +78,12 @@ macro_rules! shared_sql {
         impl SharedSql for SqlPool<$db> {
             fn kind(&self) -> StoreKind {
                 self.dialect.kind
+            }
+            async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
+                SqlPool::applied_version(self).await
+            }
+            async fn stats_in_one_pass(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError> {
+                SqlPool::stats_in_one_pass(self, stats).await
             }
             async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
                 SqlPool::get(self, id).await
@@ -119,7 +134,12 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        SqlBackend::migrate(self).await
+        let applied = self.shared().applied_version().await?;
+        if crate::store::migrate::needs_migrating(self.kind(), applied)? {
+            let _turn = self.write_turn().await;
+            self.apply_migrations().await?;
+        }
+        Ok(())
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {

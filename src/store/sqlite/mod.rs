@@ -29,8 +29,8 @@ use self::statements::{append_error, split_progress};
 pub use self::watch::SETTLE;
 use super::batch::rounds_by_id;
 use super::sql::{
-    Cells, EnqueuePlan, FinishRow, INSERT_NEW_JOBS, ReadRow, SharedSql, SqlBackend, SqlPool, in_claim_order,
-    placeholders, push_new_jobs,
+    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, SharedSql, SqlBackend, SqlPool, in_claim_order, placeholders,
+    push_new_jobs,
 };
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, QueueStats, Rescue, Rescued, Stats, StatsReport, StoreError,
@@ -107,13 +107,8 @@ impl SqlBackend for SqliteStore {
         })
     }
 
-    async fn migrate(&self) -> Result<(), StoreError> {
-        let applied = self.sql.applied_version(migrate::MIGRATIONS_EXIST).await?;
-        if super::migrate::needs_migrating(KIND, applied)? {
-            let _turn = self.gate.lock().await;
-            self.apply_migrations().await?;
-        }
-        Ok(())
+    async fn apply_migrations(&self) -> Result<(), StoreError> {
+        self.apply_migrations_locked().await
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
@@ -339,10 +334,7 @@ impl SqlBackend for SqliteStore {
             .fetch_all(&self.sql.pool)
             .await
             .map_err(self.sql.fail("rescue"))?;
-        rows.iter()
-            .map(|r| Cells(r).rescued())
-            .collect::<Result<_, _>>()
-            .map_err(self.sql.fail("rescue"))
+        self.sql.rescued(&rows)
     }
 
     async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {

@@ -22,6 +22,9 @@ pub(super) const DIALECT: Dialect = Dialect {
     begin_write: "BEGIN IMMEDIATE",
     for_update: "",
     now_millis: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
+    migrations_exist: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobq_migrations'",
+    migrations_table: "CREATE TABLE IF NOT EXISTS jobq_migrations (version INTEGER PRIMARY KEY, \
+     name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at INTEGER NOT NULL)",
     restates_partial_index: true,
     ..Dialect::of(StoreKind::Sqlite)
 };
