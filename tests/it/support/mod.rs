@@ -1,40 +1,51 @@
-//! Shared test fixtures: a private, freshly migrated store for each test, and helpers to build jobs.
+//! Shared test fixtures: a private, freshly migrated store for each test, the one way tests wait
+//! ([`eventually`]), and the one macro that expands a list of cases once per store ([`store_tests!`]).
 //!
 //! Tests run in parallel inside one process, so every test gets its own corner of its backend and
 //! nothing is shared between tests, not even within one run. A fixture is an `async fn() ->
 //! TestStore`: it opens the store through [`jobq::store::connect`] (the same path the binary takes),
 //! runs `migrate()`, and hands back the store together with a [`Sandbox`] that owns the corner and
-//! removes it when the `TestStore` drops. Isolation per backend:
+//! removes it when the `TestStore` drops. Isolation per backend, each in its own module:
 //!
-//! - SQLite ([`sqlite_store`]): a database file in a fresh temporary directory.
-//! - PostgreSQL ([`postgres_store`]): a schema per test (`jobq_test_<random>`) on the database of
-//!   `JOBQ_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`); the store URL names
-//!   it with `?schema=`, `migrate()` creates it, and the sandbox drops it with `CASCADE` through a
-//!   connection of its own.
-//! - MySQL ([`mysql_store`]): a database per test (`jobq_test_<random>`) on the server of
-//!   `JOBQ_TEST_MYSQL_URL` (default `mysql://root@127.0.0.1:3306/test`), created by the fixture through
-//!   a connection of its own; the store URL names it, and the sandbox drops it.
-//! - Redis ([`redis_store`]): a key prefix per test (`jobq_test_<random>:`) on `JOBQ_TEST_REDIS_URL`
-//!   (default `redis://127.0.0.1:6379/0`), named in the store URL with `?prefix=`; the sandbox deletes
-//!   the prefix's keys (SCAN + DEL).
+//! - SQLite ([`sqlite_store`], `sqlite.rs`): a database file in a fresh temporary directory.
+//! - PostgreSQL ([`postgres_store`], `postgres.rs`): a schema per test on the database of
+//!   `JOBQ_TEST_POSTGRES_URL`.
+//! - MySQL ([`mysql_store`], `mysql.rs`): a database per test on the server of `JOBQ_TEST_MYSQL_URL`.
+//! - Redis ([`redis_store`], `redis.rs`): a key prefix per test on `JOBQ_TEST_REDIS_URL`;
+//!   [`redis_cluster_store`] (`redis_cluster.rs`) on a cluster the test process starts for itself.
 //!
 //! `Drop` cannot be async: a server-backed sandbox does its clean-up on a short-lived thread with its
-//! own current-thread runtime, because the test's runtime may already be shutting down. A server that
-//! cannot be reached fails the test with the command that starts it; a test never skips silently.
-//! `JOBQ_TEST_KEEP=1` keeps every sandbox and prints where it is, for a post-mortem (the test harness
-//! shows the line for failing tests, and for all with `--nocapture`).
+//! own current-thread runtime ([`ServerSandbox`]), because the test's runtime may already be shutting
+//! down. A server that cannot be reached fails the test with the command that starts it; a test never
+//! skips silently. `JOBQ_TEST_KEEP=1` keeps every sandbox and prints where it is, for a post-mortem (the
+//! test harness shows the line for failing tests, and for all with `--nocapture`).
+//!
+//! Nothing here sleeps for a fixed time: a test that needs something to happen first waits for it with
+//! [`eventually`], which fails with what it waited for and what it saw instead.
 
 pub mod jobs;
+pub mod mysql;
+pub mod postgres;
 pub mod private;
+pub mod process;
+pub mod redis;
 pub mod redis_cluster;
+pub mod server;
+pub mod sqlite;
 
+pub use mysql::{mysql_store, mysql_store_in};
+pub use postgres::{postgres_store, postgres_store_in};
+pub use redis::{redis_store, redis_store_in};
 pub use redis_cluster::redis_cluster_store;
+pub use sqlite::sqlite_store;
 
+use std::fmt::{self, Display};
+use std::future::Future;
 use std::ops::Deref;
-use std::path::PathBuf;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
 
 use jobq::store::{self, DynStore, StoreError, StoreUrl};
-use tempfile::TempDir;
 
 /// A store that belongs to one test, with the sandbox that isolates it.
 pub struct TestStore {
@@ -100,438 +111,258 @@ fn keep_requested() -> bool {
     std::env::var_os("JOBQ_TEST_KEEP").is_some_and(|v| v == "1")
 }
 
-/// A fresh SQLite store in its own temporary directory, migrated.
-pub async fn sqlite_store() -> TestStore {
-    let dir = tempfile::Builder::new()
-        .prefix("jobq-test-")
-        .tempdir()
-        .expect("creating a temporary directory for a SQLite test store");
-    let file = dir.path().join("jobs.db");
-    let store = store::connect(&StoreUrl::sqlite_file(&file)).await.unwrap_or_else(|e| {
-        panic!(
-            "opening the SQLite test store {}: {:#}",
-            file.display(),
-            anyhow::Error::from(e)
-        )
-    });
-    store.migrate().await.unwrap_or_else(|e| {
-        panic!(
-            "migrating the SQLite test store {}: {:#}",
-            file.display(),
-            anyhow::Error::from(e)
-        )
-    });
-    let url = format!("sqlite://{}", file.display());
-    TestStore::new(store, url, SqliteSandbox { dir, file })
+/// What a server-backed sandbox's clean-up returns.
+pub type CleanupResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
+/// The clean-up of a server-backed sandbox: an async removal, run once on drop.
+type Removal = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = CleanupResult> + Send>> + Send + Sync>;
+
+/// A corner of a server (a schema, a database, a key prefix), removed by an async clean-up when the
+/// sandbox drops, unless kept.
+pub struct ServerSandbox {
+    location: String,
+    removal: Option<Removal>,
 }
 
-/// A temporary directory holding one SQLite database (and its `-wal` and `-shm` files).
-struct SqliteSandbox {
-    dir: TempDir,
-    file: PathBuf,
+impl ServerSandbox {
+    /// A sandbox at `location` (shown by `JOBQ_TEST_KEEP`, so never with a password) that `remove`
+    /// clears away.
+    pub fn new<F, Fut>(location: String, remove: F) -> ServerSandbox
+    where
+        F: FnOnce() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CleanupResult> + Send + 'static,
+    {
+        ServerSandbox {
+            location,
+            removal: Some(Box::new(move || Box::pin(remove()))),
+        }
+    }
+
+    /// A sandbox whose data goes away by itself (with the server that holds it).
+    pub fn left_to_the_server(location: String) -> ServerSandbox {
+        ServerSandbox {
+            location,
+            removal: None,
+        }
+    }
 }
 
-impl Sandbox for SqliteSandbox {
+impl Sandbox for ServerSandbox {
     fn location(&self) -> String {
-        format!("SQLite database {}", self.file.display())
+        self.location.clone()
     }
 
     fn keep(self: Box<Self>) {
-        let _ = self.dir.keep();
+        let mut this = self;
+        this.removal = None;
     }
 }
 
-/// The PostgreSQL server the tests use, unless `JOBQ_TEST_POSTGRES_URL` names another.
-pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
-
-/// The base URL of the test PostgreSQL database (no `schema=` option).
-pub fn postgres_url() -> String {
-    std::env::var("JOBQ_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string())
+impl Drop for ServerSandbox {
+    fn drop(&mut self) {
+        let Some(remove) = self.removal.take() else {
+            return;
+        };
+        // The test's runtime may be shutting down: clean up from a thread with a runtime of its own, and
+        // wait for it so the next test starts on a clean server.
+        let removed = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            runtime.block_on(remove())
+        })
+        .join();
+        if let Ok(Err(e)) = removed {
+            eprintln!("could not remove the {}: {e}", self.location);
+        }
+    }
 }
 
-/// `base` with the jobq option `schema=NAME` added.
-pub fn with_schema(base: &str, schema: &str) -> String {
-    let sep = if base.contains('?') { '&' } else { '?' };
-    let encoded: String = url::form_urlencoded::byte_serialize(schema.as_bytes()).collect();
-    format!("{base}{sep}schema={encoded}")
-}
-
-/// A fresh schema name, `jobq_test_` and 16 random hex digits.
-pub fn fresh_schema() -> String {
+/// A fresh name for one test's corner of a server: `jobq_test_` and 16 random hex digits.
+pub fn fresh_name() -> String {
     format!("jobq_test_{:016x}", rand::random::<u64>())
 }
 
-/// Opens a PostgreSQL store on `url`, failing the test with how to start the server when it cannot be
-/// reached (never skipping).
-pub async fn connect_postgres(url: &str) -> DynStore {
-    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("JOBQ_TEST_POSTGRES_URL: {e}"));
-    match store::connect(&parsed).await {
-        Ok(store) => store,
-        Err(e @ StoreError::Unavailable { .. }) => panic!(
-            "{:#}\nthe PostgreSQL tests need a server: start the local one with \
-             `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point JOBQ_TEST_POSTGRES_URL at another \
-             (default {DEFAULT_POSTGRES_URL})",
-            anyhow::Error::from(e)
-        ),
-        Err(e) => panic!(
-            "opening the PostgreSQL test store {}: {:#}",
-            parsed.redacted(),
-            anyhow::Error::from(e)
-        ),
-    }
-}
-
-/// A fresh PostgreSQL store in a schema of its own, migrated.
-pub async fn postgres_store() -> TestStore {
-    postgres_store_in(&fresh_schema()).await
-}
-
-/// A PostgreSQL store in `schema` (created by the migration), migrated; the schema is dropped with
-/// the store.
-pub async fn postgres_store_in(schema: &str) -> TestStore {
-    let base = postgres_url();
-    let url = with_schema(&base, schema);
-    let store = connect_postgres(&url).await;
-    // The sandbox exists before the schema does, so a failed migration still cleans up after itself.
-    let sandbox = PostgresSandbox::new(&base, schema);
-    store.migrate().await.unwrap_or_else(|e| {
-        panic!(
-            "migrating the PostgreSQL test store (schema {schema}): {:#}",
-            anyhow::Error::from(e)
-        )
-    });
-    TestStore::new(store, url, sandbox)
-}
-
-/// One schema on the test database, dropped with everything in it when the sandbox drops.
-pub struct PostgresSandbox {
-    /// The database URL, password included: used to connect, never shown.
-    url: String,
-    schema: String,
-    kept: bool,
-}
-
-impl PostgresSandbox {
-    /// Takes charge of `schema` (which may not exist yet) on the database `url` names.
-    pub fn new(url: &str, schema: &str) -> PostgresSandbox {
-        PostgresSandbox {
-            url: url.to_string(),
-            schema: schema.to_string(),
-            kept: false,
-        }
-    }
-}
-
-impl Sandbox for PostgresSandbox {
-    fn location(&self) -> String {
-        format!(
-            "PostgreSQL schema {} on {}",
-            self.schema,
-            StoreUrl::parse(&self.url).map(|u| u.to_string()).unwrap_or_default()
-        )
-    }
-
-    fn keep(self: Box<Self>) {
-        let mut this = self;
-        this.kept = true;
-    }
-}
-
-impl Drop for PostgresSandbox {
-    fn drop(&mut self) {
-        if self.kept {
-            return;
-        }
-        let (url, schema) = (self.url.clone(), self.schema.clone());
-        // The test's runtime may be shutting down: drop the schema from a thread with a runtime of its
-        // own, and wait for it so the next test starts on a clean server.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            runtime.block_on(async move {
-                use sqlx::Connection;
-                let mut conn = sqlx::PgConnection::connect(&url).await?;
-                let sql = format!("DROP SCHEMA IF EXISTS \"{}\" CASCADE", schema.replace('"', "\"\""));
-                sqlx::Executor::execute(&mut conn, sql.as_str()).await?;
-                conn.close().await?;
-                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-            })
-        })
-        .join();
-        if let Ok(Err(e)) = dropped {
-            eprintln!("could not drop the test schema {}: {e}", self.schema);
-        }
-    }
-}
-
-/// The MySQL or MariaDB server the tests use, unless `JOBQ_TEST_MYSQL_URL` names another.
-pub const DEFAULT_MYSQL_URL: &str = "mysql://root@127.0.0.1:3306/test";
-
-/// The URL of the test MySQL server's base database.
-pub fn mysql_url() -> String {
-    std::env::var("JOBQ_TEST_MYSQL_URL").unwrap_or_else(|_| DEFAULT_MYSQL_URL.to_string())
-}
-
-/// `base` with its database replaced by `database` (query options kept).
-pub fn with_database(base: &str, database: &str) -> String {
-    let mut url = url::Url::parse(base).unwrap_or_else(|e| panic!("JOBQ_TEST_MYSQL_URL: {e}"));
-    url.set_path(&format!("/{database}"));
-    url.to_string()
-}
-
-/// How to get a MySQL server for the tests, for failure messages.
-fn mysql_hint() -> String {
-    format!(
-        "the MySQL tests need a server: start the local MariaDB with \
-         `start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd` (as .ci/run does), \
-         or point JOBQ_TEST_MYSQL_URL at another (default {DEFAULT_MYSQL_URL})"
-    )
-}
-
-/// A connection to the test server's base database, for creating and dropping test databases and for
-/// tests that play an application or an operator.
-pub async fn mysql_admin() -> sqlx::MySqlConnection {
-    use sqlx::Connection;
-    let url = mysql_url();
-    sqlx::MySqlConnection::connect(&url).await.unwrap_or_else(|e| {
-        panic!(
-            "connecting to {}: {e}\n{}",
-            StoreUrl::parse(&url).map(|u| u.to_string()).unwrap_or_default(),
-            mysql_hint()
-        )
-    })
-}
-
-/// Opens a MySQL store on `url`, failing the test with how to start the server when it cannot be
-/// reached (never skipping).
-pub async fn connect_mysql(url: &str) -> DynStore {
-    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("JOBQ_TEST_MYSQL_URL: {e}"));
-    match store::connect(&parsed).await {
-        Ok(store) => store,
-        Err(e @ StoreError::Unavailable { .. }) => panic!("{:#}\n{}", anyhow::Error::from(e), mysql_hint()),
-        Err(e) => panic!(
-            "opening the MySQL test store {}: {:#}",
-            parsed.redacted(),
-            anyhow::Error::from(e)
-        ),
-    }
-}
-
-/// A fresh MySQL store in a database of its own, migrated.
-pub async fn mysql_store() -> TestStore {
-    mysql_store_in(&fresh_schema()).await
-}
-
-/// A MySQL store in a new database `database`, migrated; the database is dropped with the store.
-pub async fn mysql_store_in(database: &str) -> TestStore {
-    let sandbox = MysqlSandbox::create(database).await;
-    let url = with_database(&mysql_url(), database);
-    let store = connect_mysql(&url).await;
-    store.migrate().await.unwrap_or_else(|e| {
-        panic!(
-            "migrating the MySQL test store (database {database}): {:#}",
-            anyhow::Error::from(e)
-        )
-    });
-    TestStore::new(store, url, sandbox)
-}
-
-/// One database on the test server, dropped with everything in it when the sandbox drops.
-pub struct MysqlSandbox {
-    database: String,
-    kept: bool,
-}
-
-impl MysqlSandbox {
-    /// Creates `database` (utf8mb4) and takes charge of it.
-    pub async fn create(database: &str) -> MysqlSandbox {
-        let mut admin = mysql_admin().await;
-        let sql = format!(
-            "CREATE DATABASE `{}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
-            database.replace('`', "``")
-        );
-        sqlx::Executor::execute(&mut admin, sql.as_str())
-            .await
-            .unwrap_or_else(|e| panic!("creating the test database {database}: {e}"));
-        MysqlSandbox {
-            database: database.to_string(),
-            kept: false,
-        }
-    }
-}
-
-impl Sandbox for MysqlSandbox {
-    fn location(&self) -> String {
-        format!(
-            "MySQL database {} on {}",
-            self.database,
-            StoreUrl::parse(&mysql_url()).map(|u| u.to_string()).unwrap_or_default()
-        )
-    }
-
-    fn keep(self: Box<Self>) {
-        let mut this = self;
-        this.kept = true;
-    }
-}
-
-impl Drop for MysqlSandbox {
-    fn drop(&mut self) {
-        if self.kept {
-            return;
-        }
-        let (url, database) = (mysql_url(), self.database.clone());
-        // The test's runtime may be shutting down: drop the database from a thread with a runtime of its
-        // own, and wait for it so the next test starts on a clean server.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            runtime.block_on(async move {
-                use sqlx::Connection;
-                let mut conn = sqlx::MySqlConnection::connect(&url).await?;
-                let sql = format!("DROP DATABASE IF EXISTS `{}`", database.replace('`', "``"));
-                sqlx::Executor::execute(&mut conn, sql.as_str()).await?;
-                conn.close().await?;
-                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-            })
-        })
-        .join();
-        if let Ok(Err(e)) = dropped {
-            eprintln!("could not drop the test database {}: {e}", self.database);
-        }
-    }
-}
-
-/// The Redis server the tests use, unless `JOBQ_TEST_REDIS_URL` names another.
-pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
-
-/// The base URL of the test Redis server (no `prefix=` option).
-pub fn redis_url() -> String {
-    std::env::var("JOBQ_TEST_REDIS_URL").unwrap_or_else(|_| DEFAULT_REDIS_URL.to_string())
-}
-
-/// `base` with the jobq option `prefix=PREFIX` added.
-pub fn with_prefix(base: &str, prefix: &str) -> String {
+/// `base` with the jobq URL option `key=value` added (`value` percent-encoded).
+pub fn with_option(base: &str, key: &str, value: &str) -> String {
     let sep = if base.contains('?') { '&' } else { '?' };
-    let encoded: String = url::form_urlencoded::byte_serialize(prefix.as_bytes()).collect();
-    format!("{base}{sep}prefix={encoded}")
+    let encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    format!("{base}{sep}{key}={encoded}")
 }
 
-/// A fresh key prefix, `jobq_test_`, 16 random hex digits and a colon.
-pub fn fresh_prefix() -> String {
-    format!("jobq_test_{:016x}:", rand::random::<u64>())
+/// `url` as it may be shown: without its password.
+pub fn shown(url: &str) -> String {
+    StoreUrl::parse(url).map(|u| u.to_string()).unwrap_or_default()
 }
 
-/// Opens a Redis store on `url`, failing the test with how to start the server when it cannot be
-/// reached (never skipping).
-pub async fn connect_redis(url: &str) -> DynStore {
-    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("JOBQ_TEST_REDIS_URL: {e}"));
+/// Opens the store `url` names on a test server, failing the test with `hint` (how to start the
+/// server) when it cannot be reached, never skipping. `variable` is where the URL came from.
+pub async fn connect_server(url: &str, variable: &str, hint: &str) -> DynStore {
+    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("{variable}: {e}"));
     match store::connect(&parsed).await {
         Ok(store) => store,
-        Err(e @ StoreError::Unavailable { .. }) => panic!(
-            "{:#}\nthe Redis tests need a server: start the local one with `redis-server --daemonize yes`, \
-             or point JOBQ_TEST_REDIS_URL at another (default {DEFAULT_REDIS_URL})",
-            anyhow::Error::from(e)
-        ),
+        Err(e @ StoreError::Unavailable { .. }) => panic!("{:#}\n{hint}", anyhow::Error::from(e)),
         Err(e) => panic!(
-            "opening the Redis test store {}: {:#}",
+            "opening the test store {}: {:#}",
             parsed.redacted(),
             anyhow::Error::from(e)
         ),
     }
 }
 
-/// A fresh Redis store under a key prefix of its own, migrated.
-pub async fn redis_store() -> TestStore {
-    redis_store_in(&fresh_prefix()).await
+/// Runs `migrate()` on a test store, failing the test with `what` (which store) when it fails.
+pub async fn migrate(store: &DynStore, what: &str) {
+    store
+        .migrate()
+        .await
+        .unwrap_or_else(|e| panic!("migrating the {what}: {:#}", anyhow::Error::from(e)));
 }
 
-/// A Redis store under `prefix`, migrated; the prefix's keys are deleted with the store.
-pub async fn redis_store_in(prefix: &str) -> TestStore {
-    let base = redis_url();
-    let url = with_prefix(&base, prefix);
-    let store = connect_redis(&url).await;
-    let sandbox = RedisSandbox::new(&base, prefix);
-    store.migrate().await.unwrap_or_else(|e| {
-        panic!(
-            "migrating the Redis test store (prefix {prefix}): {:#}",
-            anyhow::Error::from(e)
-        )
-    });
-    TestStore::new(store, url, sandbox)
-}
+/// How often [`eventually`] looks again.
+const POLL: Duration = Duration::from_millis(20);
 
-/// Every key under one prefix on the test server, deleted when the sandbox drops.
-pub struct RedisSandbox {
-    /// The server URL, password included: used to connect, never shown.
-    url: String,
-    prefix: String,
-    kept: bool,
-}
-
-impl RedisSandbox {
-    /// Takes charge of the keys under `prefix` on the server `url` names.
-    pub fn new(url: &str, prefix: &str) -> RedisSandbox {
-        RedisSandbox {
-            url: url.to_string(),
-            prefix: prefix.to_string(),
-            kept: false,
+/// Waits until `condition` holds and returns what it found, looking again every 20 ms; after `timeout`
+/// fails the test with `what` and what the last look saw instead.
+///
+/// The condition is an async closure (a synchronous check is an `async ||` around it) answering
+/// - `bool`: whether it holds;
+/// - `Option<T>`: `Some` once it holds, with what the wait returns;
+/// - `Result<T, E>`: `Ok` once it holds; `Err` says what was seen instead. `E` is formatted only if the
+///   wait fails, so it may carry costly context (worker logs, a job as JSON) through [`lazy`].
+///
+/// `timeout` bounds the wait; it is never a claim about how fast anything is.
+pub async fn eventually<C: Look>(
+    what: impl Display,
+    timeout: Duration,
+    mut condition: impl AsyncFnMut() -> C,
+) -> C::Done {
+    let started = Instant::now();
+    loop {
+        let seen = match condition().await.look() {
+            Ok(done) => return done,
+            Err(seen) => seen,
+        };
+        if started.elapsed() >= timeout {
+            let seen = seen.to_string();
+            if seen.is_empty() {
+                panic!("timed out after {timeout:?} waiting for {what}");
+            }
+            panic!("timed out after {timeout:?} waiting for {what}; last seen: {seen}");
         }
+        tokio::time::sleep(POLL).await;
     }
 }
 
-impl Sandbox for RedisSandbox {
-    fn location(&self) -> String {
-        format!(
-            "Redis keys {}* on {}",
-            self.prefix,
-            StoreUrl::parse(&self.url).map(|u| u.to_string()).unwrap_or_default()
-        )
-    }
+/// The answer of one look at an [`eventually`] condition.
+pub trait Look {
+    /// What the wait returns once the condition holds.
+    type Done;
+    /// What a look saw while the condition did not hold, for the failure message.
+    type Seen: Display;
 
-    fn keep(self: Box<Self>) {
-        let mut this = self;
-        this.kept = true;
+    /// `Ok` when the condition holds.
+    fn look(self) -> Result<Self::Done, Self::Seen>;
+}
+
+impl Look for bool {
+    type Done = ();
+    type Seen = &'static str;
+
+    fn look(self) -> Result<(), &'static str> {
+        if self { Ok(()) } else { Err("") }
     }
 }
 
-impl Drop for RedisSandbox {
-    fn drop(&mut self) {
-        if self.kept {
-            return;
+impl<T> Look for Option<T> {
+    type Done = T;
+    type Seen = &'static str;
+
+    fn look(self) -> Result<T, &'static str> {
+        self.ok_or("")
+    }
+}
+
+impl<T, E: Display> Look for Result<T, E> {
+    type Done = T;
+    type Seen = E;
+
+    fn look(self) -> Result<T, E> {
+        self
+    }
+}
+
+/// Text made only when it is shown: context for a failure message that is costly to gather.
+pub struct Lazy<F>(F);
+
+/// Wraps `text` so that it runs only if the value is formatted.
+pub fn lazy<F: Fn() -> String>(text: F) -> Lazy<F> {
+    Lazy(text)
+}
+
+impl<F: Fn() -> String> Display for Lazy<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&(self.0)())
+    }
+}
+
+/// Awaits `future`, failing the test with `what` if it has not finished after `timeout` (a hang turned
+/// into a failure, not a claim about speed).
+pub async fn within<T>(what: impl Display, timeout: Duration, future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(timeout, future)
+        .await
+        .unwrap_or_else(|_| panic!("{what} did not finish within {timeout:?}"))
+}
+
+/// Expands a list of cases into one module of `#[tokio::test]`s per store: the conformance suite
+/// (`conformance::sqlite::claim_is_exclusive`), the worker tests (`worker::postgres::…`) and the
+/// server-store suite (`server_stores::redis::…`), so `cargo test postgres::` runs one store's slice
+/// of all of them.
+///
+/// ```text
+/// store_tests! {
+///     run |case, fixture| case(fixture().await.store()).await;
+///     stores { sqlite => support::sqlite_store, postgres => support::postgres_store }
+///     cases { claim::claim_is_exclusive, rescue_returns_stale_jobs }
+/// }
+/// ```
+///
+/// Each test binds `case` to the case function (`super::claim::claim_is_exclusive`, or
+/// `super::rescue_returns_stale_jobs` for a case of the calling module itself) and `fixture` to the
+/// store's entry, then runs the expression after them. A case missing from the list is unused code, which `clippy -D
+/// warnings` refuses, so a list cannot fall behind its cases.
+macro_rules! store_tests {
+    (
+        run |$case:ident, $fixture:ident| $body:expr;
+        stores { $($store:ident => $open:expr),+ $(,)? }
+        cases $cases:tt
+    ) => {
+        $(
+            mod $store {
+                #[allow(unused_imports)]
+                use crate::support;
+
+                $crate::support::store_tests!(@cases (|$case, $fixture| $body, $open) $cases);
+            }
+        )+
+    };
+    (@cases $run:tt { $($cases:tt)* }) => {
+        $crate::support::store_tests!(@case $run $($cases)*);
+    };
+    (@case $run:tt) => {};
+    (@case $run:tt $area:ident :: $name:ident $(, $($rest:tt)*)?) => {
+        $crate::support::store_tests!(@test $run [super::$area::$name] $name);
+        $crate::support::store_tests!(@case $run $($($rest)*)?);
+    };
+    (@case $run:tt $name:ident $(, $($rest:tt)*)?) => {
+        $crate::support::store_tests!(@test $run [super::$name] $name);
+        $crate::support::store_tests!(@case $run $($($rest)*)?);
+    };
+    (@test (|$case:ident, $fixture:ident| $body:expr, $open:expr) [$($path:tt)*] $name:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let $case = $($path)*;
+            let $fixture = $open;
+            $body;
         }
-        let (url, prefix) = (self.url.clone(), self.prefix.clone());
-        let deleted = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            runtime.block_on(async move {
-                let client = redis::Client::open(url.as_str())?;
-                let mut conn = client.get_multiplexed_async_connection().await?;
-                // Test prefixes are letters, digits, `_` and `:`: nothing for MATCH to expand. The
-                // inbox's side keys start with the inbox key as a hash tag: `{<prefix>inbox:…}`.
-                for pattern in [format!("{prefix}*"), format!("{{{prefix}*")] {
-                    let mut cursor: u64 = 0;
-                    loop {
-                        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
-                            .arg(cursor)
-                            .arg("MATCH")
-                            .arg(&pattern)
-                            .arg("COUNT")
-                            .arg(1000)
-                            .query_async(&mut conn)
-                            .await?;
-                        if !keys.is_empty() {
-                            redis::cmd("UNLINK").arg(&keys).query_async::<()>(&mut conn).await?;
-                        }
-                        if next == 0 {
-                            break;
-                        }
-                        cursor = next;
-                    }
-                }
-                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-            })
-        })
-        .join();
-        if let Ok(Err(e)) = deleted {
-            eprintln!("could not delete the test keys {}*: {e}", self.prefix);
-        }
-    }
+    };
 }
+
+pub(crate) use store_tests;

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::private::free_port;
-use super::{Sandbox, TestStore, connect_redis, fresh_prefix, with_prefix};
+use super::redis::{connect_redis, fresh_prefix, with_prefix};
+use super::{ServerSandbox, TestStore, eventually};
 
 const NODES: usize = 3;
 
@@ -35,22 +36,10 @@ pub async fn redis_cluster_store() -> TestStore {
 pub async fn redis_cluster_store_in(prefix: &str) -> TestStore {
     let url = with_prefix(&redis_cluster_url(), prefix);
     let store = connect_redis(&url).await;
-    store
-        .migrate()
-        .await
-        .unwrap_or_else(|e| panic!("migrating the Redis Cluster test store: {:#}", anyhow::Error::from(e)));
-    TestStore::new(store, url, ClusterKeys(prefix.to_string()))
-}
-
-/// The keys of one test on the test cluster: left to go away with the cluster.
-struct ClusterKeys(String);
-
-impl Sandbox for ClusterKeys {
-    fn location(&self) -> String {
-        format!("Redis keys {}* on the test process's own cluster", self.0)
-    }
-
-    fn keep(self: Box<Self>) {}
+    super::migrate(&store, "Redis Cluster test store").await;
+    // The keys of one test go away with the cluster.
+    let keys = ServerSandbox::left_to_the_server(format!("Redis keys {prefix}* on the test process's own cluster"));
+    TestStore::new(store, url, keys)
 }
 
 fn start() -> String {
@@ -58,11 +47,19 @@ fn start() -> String {
     std::thread::Builder::new()
         .name("redis-cluster".into())
         .spawn(move || {
+            // This thread belongs to no test, and so to no test's runtime: it waits on one of its own.
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let wait_for = |what: String, ready: &dyn Fn() -> bool| {
+                runtime.block_on(eventually(what, Duration::from_secs(20), async || ready()))
+            };
             let ports: Vec<u16> = (0..NODES).map(|_| free_port()).collect();
             let dir = cluster_dir();
             let _servers: Vec<_> = ports.iter().map(|&port| spawn_node(&dir, port)).collect();
             for &port in &ports {
-                wait_for(&format!("redis-server on port {port} to listen"), || {
+                wait_for(format!("redis-server on port {port} to listen"), &|| {
                     std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
                 });
             }
@@ -80,7 +77,7 @@ fn start() -> String {
                 String::from_utf8_lossy(&out.stderr)
             );
             for &port in &ports {
-                wait_for(&format!("the cluster node on port {port} to be ready"), || {
+                wait_for(format!("the cluster node on port {port} to be ready"), &|| {
                     let info = Command::new("redis-cli")
                         .args(["-p", &port.to_string(), "cluster", "info"])
                         .output()
@@ -136,12 +133,4 @@ fn spawn_node(dir: &Path, port: u16) -> std::process::Child {
     }
     cmd.spawn()
         .expect("starting redis-server (the Redis Cluster tests need it on PATH)")
-}
-
-fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !ready() {
-        assert!(Instant::now() < deadline, "waited 20 s for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }

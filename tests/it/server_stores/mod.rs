@@ -1,0 +1,205 @@
+//! What every server store (PostgreSQL, MySQL, Redis) must do beyond the `Store` contract, written
+//! once and run on each: a server that cannot be reached fails at once and never shows the password;
+//! a running worker whose connections are killed again and again carries on and loses no job. What the
+//! SQL stores share besides (the documented table applications insert into, racing migrations, a
+//! server restart) is in [`sql`].
+//!
+//! A case is `async fn case<S: ServerStore>(server: &S)`, given the store's description
+//! (`support::postgres::Postgres`, …, see `support/server.rs`), and `store_tests!` expands it into
+//! `server_stores::<store>::<case>`. Behaviour of one store alone (LISTEN/NOTIFY, MySQL's lock waits,
+//! the Redis inbox, …) stays in that store's own file. Workers here are `jobq worker` processes, so
+//! that a wait can watch their logs and a failure shows them.
+
+mod sql;
+
+use std::time::Duration;
+
+use jobq::Client;
+use jobq::job::{JobSpec, JobStatus};
+use jobq::store::{self, JobFilter, List, StoreError, StoreUrl};
+use serde_json::json;
+
+use crate::support::process::Process;
+use crate::support::server::{Killable, ServerStore};
+use crate::support::{eventually, lazy, store_tests, within};
+
+/// How long a wait for a worker's progress may take on a loaded test machine.
+const PROGRESS: Duration = Duration::from_secs(60);
+
+/// Quick heartbeats, rescue and retries, so a lost acknowledgement is recovered within seconds.
+const WORKER_CONFIG: &str = r#"
+[worker]
+heartbeat = "200ms"
+stale_after = "2s"
+poll_interval = "50ms"
+shutdown_timeout = "1s"
+
+[retry]
+base_delay = "100ms"
+jitter = 0.0
+
+[handlers.nap]
+builtin = "sleep"
+"#;
+
+/// How many jobs a worker runs through a fault: enough that the faults land while jobs are claimed,
+/// running and being acknowledged.
+const JOBS: u64 = 400;
+
+/// Starts `jobq worker` on `url`, 16 jobs at once, its files in `dir`.
+fn start_worker(dir: &tempfile::TempDir, url: &str, name: &str) -> Process {
+    Process::worker(dir.path(), url, WORKER_CONFIG, &["--concurrency", "16", "--name", name])
+}
+
+/// Enqueues [`JOBS`] naps of 20–50 ms, so the worker is busy throughout (about a second at 16).
+async fn enqueue_naps(client: &Client) {
+    let specs = (0..JOBS)
+        .map(|i| JobSpec::new("nap", json!({ "ms": 20 + (i % 4) * 10 })))
+        .collect();
+    client.enqueue_many(specs).await.unwrap();
+}
+
+/// Succeeded jobs so far, through a client that may itself be hit by the fault.
+async fn succeeded(client: &Client) -> Result<u64, jobq::Error> {
+    let stats = client.stats(&[]).await?;
+    Ok(stats.queues.iter().map(|q| q.succeeded).sum())
+}
+
+/// Waits until at least `n` jobs have succeeded, checking that the worker is still up.
+async fn wait_succeeded(client: &Client, worker: &Process, n: u64, timeout: Duration) {
+    eventually(format!("{n} of {JOBS} jobs to succeed"), timeout, async || {
+        worker.assert_running();
+        match succeeded(client).await {
+            Ok(done) if done >= n => Ok(()),
+            answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log()))),
+        }
+    })
+    .await
+}
+
+/// Every one of `n` jobs ended succeeded and none is left running, pending or dead.
+async fn assert_all_succeeded(client: &Client, worker: &Process, n: u64) {
+    let stats = client.stats(&[]).await.unwrap();
+    let q = &stats.queues[0];
+    assert_eq!(
+        (q.succeeded, q.ready, q.scheduled, q.running, q.dead),
+        (n, 0, 0, 0, 0),
+        "{stats:?}\n{}",
+        worker.log()
+    );
+}
+
+/// Stops the worker with SIGTERM and checks that it exits cleanly, having done some jobs.
+async fn stop(worker: &Process) {
+    worker.signal(libc::SIGTERM);
+    let status = worker.exit(Duration::from_secs(15)).await;
+    let log = worker.log();
+    assert_eq!(status.code(), Some(0), "{log}");
+    // The last line says how many jobs this worker did: `worker stopped: shutdown … jobs_done=N`.
+    let done: u64 = log
+        .lines()
+        .filter(|l| l.contains("worker stopped"))
+        .find_map(|l| l.split("jobs_done=").nth(1)?.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no count of jobs done in the worker's last words\n{log}"));
+    // A finish whose answer was cut off is sent again and then finds its own outcome already applied
+    // (answered as stale), so the worker's own count may fall short; the store's is what counts.
+    assert!(done > 0, "{log}");
+}
+
+async fn an_unreachable_server_fails_fast_without_the_password<S: ServerStore>(_server: &S) {
+    for url in S::UNREACHABLE {
+        let parsed = url::Url::parse(url).expect("url");
+        let password = parsed.password().expect("a URL with a password");
+        // A bound on the wait that turns a hang into a failure; how long failing takes is measured by
+        // `cargo bench --bench timings`.
+        let url = StoreUrl::parse(url).expect("url");
+        let err = within(
+            format!("connecting to {}", url.redacted()),
+            Duration::from_secs(30),
+            store::connect(&url),
+        )
+        .await
+        .expect_err("an unreachable server");
+        assert!(matches!(err, StoreError::Unavailable { .. }), "{err:?}");
+        assert!(err.is_unavailable(), "{err}");
+        let shown = format!("{:#}", anyhow::Error::from(err));
+        let redacted = format!("{}:***@", parsed.username());
+        assert!(!shown.contains(password) && shown.contains(&redacted), "{shown}");
+        let expected = format!("cannot reach the {} store at {}://{redacted}", S::KIND, parsed.scheme());
+        assert!(shown.starts_with(&expected), "{shown}");
+    }
+}
+
+async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: ServerStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let mut connections = server.killable(&store, &corner).await;
+    let client = Client::new(store.store().clone());
+    enqueue_naps(&client).await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = &start_worker(&dir, connections.url(), "kill-test");
+    // Kill the worker's connections again and again while it works through the queue: each time as
+    // soon as it has connected again and got a job done since the last kill (counted once the kill is
+    // over, so that a job done just before it does not count).
+    let mut rounds = 0;
+    let mut done = 0;
+    while done < JOBS {
+        let progress = format!("the worker to connect again and get more than {done} of {JOBS} jobs done");
+        eventually(progress, PROGRESS, async || {
+            worker.assert_running();
+            match succeeded(&client).await {
+                Ok(now) if now > done && connections.open().await > 0 => Ok(()),
+                answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log()))),
+            }
+        })
+        .await;
+        if succeeded(&client).await.is_ok_and(|now| now >= JOBS) {
+            break;
+        }
+        let killed = connections.kill().await;
+        assert!(killed > 0, "the worker had no connections to kill\n{}", worker.log());
+        rounds += 1;
+        done = eventually("a count of jobs done after the kill", PROGRESS, async || {
+            succeeded(&client).await
+        })
+        .await;
+    }
+    assert!(rounds >= 3, "killed the worker's connections only {rounds} times");
+    // Once more while it idles; it is still alive: a job enqueued after the last kill runs too.
+    connections.kill().await;
+    let after = client
+        .enqueue(JobSpec::new("nap", json!({ "ms": 0 })).id("after-the-kills"))
+        .await
+        .unwrap()
+        .id;
+    eventually("the job after the kills to succeed", PROGRESS, async || {
+        worker.assert_running();
+        match client.get(after.as_str()).await {
+            Ok(job) if job.status == JobStatus::Succeeded => Ok(()),
+            answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log()))),
+        }
+    })
+    .await;
+    assert_all_succeeded(&client, worker, JOBS + 1).await;
+    let all = List {
+        filter: JobFilter::default(),
+        limit: JOBS as u32 + 1,
+        offset: 0,
+    };
+    for job in client.list(&all).await.unwrap() {
+        assert_eq!(job.status, JobStatus::Succeeded, "{}", job.id);
+    }
+    stop(worker).await;
+}
+
+store_tests! {
+    run |case, server| case(&server).await;
+    stores {
+        postgres => support::postgres::Postgres,
+        mysql => support::mysql::Mysql,
+        redis => support::redis::Redis,
+    }
+    cases {
+        an_unreachable_server_fails_fast_without_the_password,
+        a_running_worker_survives_kill_of_its_connections_and_loses_no_job,
+    }
+}

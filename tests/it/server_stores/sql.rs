@@ -1,0 +1,266 @@
+//! What the SQL stores (PostgreSQL, MySQL) share beyond the `Store` contract, written once and run on
+//! each: the documented table that applications insert into inside their own transactions (rolled
+//! back: no job; committed: a job with defaults in every other column, run by an idle worker woken by
+//! the store), the table's refusal of rows jobq could not read, migrations racing each other, and a
+//! running worker whose private server restarts under it.
+//!
+//! A case is `async fn case<S: SqlStore>(server: &S)`; `store_tests!` expands it into
+//! `server_stores::sql::<store>::<case>`. Applications speak plain SQL here, through a connection of
+//! their own ([`AppConnection`]).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use jobq::Client;
+use jobq::handler::{Outcome, handler_fn};
+use jobq::job::JobStatus;
+use jobq::store::{JobFilter, List, migrate};
+use jobq::time::UnixMillis;
+use jobq::worker::Worker;
+
+use super::{JOBS, assert_all_succeeded, enqueue_naps, start_worker, stop, succeeded, wait_succeeded};
+use crate::support::jobs::*;
+use crate::support::server::{AppConnection, PrivateServer, SqlStore};
+use crate::support::{eventually, store_tests, within};
+
+/// How long anything that should happen at once may take on a loaded test machine.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The documented insert an application runs inside its own transaction.
+const ORDER_INSERT: &str =
+    "INSERT INTO jobq_jobs (id, queue, job_type, payload) VALUES ('order-1', 'default', 'order.paid', '{\"order\":1}')";
+
+async fn a_rolled_back_plain_insert_leaves_no_job<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let mut app = server.app(&corner).await;
+    app.run("BEGIN").await.expect("begin");
+    app.run(ORDER_INSERT).await.expect("the documented insert");
+    app.run("ROLLBACK").await.expect("rollback");
+    assert!(store.get(&id("order-1")).await.expect("get").is_none());
+    let now = UnixMillis::now().plus(Duration::from_secs(1));
+    assert!(claim(&store, "default", WORKER, 10, now).await.is_empty());
+}
+
+/// Commits, in one transaction of the application's own, its own `writes`, the documented insert and an
+/// insert with the type alone; returns the id the database generated for the last where the dialect
+/// hands it back.
+async fn commit_plain_inserts<S: SqlStore>(app: &mut S::App, writes: &[&str]) -> Option<String> {
+    app.run("BEGIN").await.expect("begin");
+    for write in writes {
+        app.run(write)
+            .await
+            .unwrap_or_else(|e| panic!("the application's own {write}: {e}"));
+    }
+    app.run(ORDER_INSERT).await.expect("the documented insert");
+    // Even the id and the queue may be left out.
+    let returned = S::insert_type_only(app).await;
+    app.run("COMMIT").await.expect("commit");
+    returned
+}
+
+async fn a_committed_plain_insert_is_claimable_with_defaults_in_every_other_column<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let mut app = server.app(&corner).await;
+    let before = UnixMillis::now();
+    // The application's own write and the job commit together (a transactional outbox).
+    let returned = commit_plain_inserts::<S>(&mut app, &[S::ORDERS_TABLE, "INSERT INTO orders VALUES (1)"]).await;
+    let after = UnixMillis::now();
+
+    let job = get(&store, &id("order-1")).await;
+    assert_eq!(
+        (job.queue.as_str(), job.job_type.as_str(), job.payload.get()),
+        ("default", "order.paid", r#"{"order":1}"#)
+    );
+    assert_eq!(
+        (job.status, job.attempt, job.max_attempts, job.priority),
+        (JobStatus::Pending, 0, 5, 0)
+    );
+    assert!(job.meta.is_empty() && job.errors.is_empty() && job.unique_key.is_none() && job.timeout_ms.is_none());
+    assert!(job.progress.is_none() && job.result.is_none() && job.worker_id.is_none());
+    assert!(job.started_at.is_none() && job.finished_at.is_none() && job.heartbeat_at.is_none());
+    // The server's clock fills the times: the same clock as ours on this machine.
+    for t in [job.created_at, job.run_at] {
+        assert!(
+            before.0 - 5 <= t.0 && t.0 <= after.0 + 5,
+            "{t:?} not within {before:?}..{after:?}"
+        );
+    }
+
+    let audit = store
+        .list(&List {
+            filter: JobFilter {
+                job_types: vec!["order.audit".into()],
+                ..Default::default()
+            },
+            limit: 10,
+            offset: 0,
+        })
+        .await
+        .expect("list");
+    assert_eq!(audit.len(), 1);
+    let generated = audit[0].id.to_string();
+    if let Some(returned) = returned {
+        assert_eq!(returned, generated, "the id the insert returned");
+    }
+    // The generated id is a time-ordered UUIDv7, like the ids jobq makes.
+    let uuid = uuid::Uuid::parse_str(&generated).expect("a UUID");
+    assert_eq!(uuid.get_version_num(), 7, "{generated}");
+    let (secs, nanos) = uuid.get_timestamp().expect("a v7 timestamp").to_unix();
+    let millis = secs as i64 * 1000 + i64::from(nanos / 1_000_000);
+    assert!(before.0 - 5 <= millis && millis <= after.0 + 5, "{generated}");
+    assert_eq!((audit[0].queue.as_str(), audit[0].payload.get()), ("default", "null"));
+
+    let claimed = claim(&store, "default", WORKER, 10, after.plus(Duration::from_secs(1))).await;
+    assert_eq!(sorted(ids(&claimed)), sorted(vec![generated, "order-1".to_string()]));
+    assert!(claimed.iter().all(|j| j.status == JobStatus::Running && j.attempt == 1));
+}
+
+async fn a_committed_plain_insert_is_run_by_an_idle_worker<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let record = {
+        let ran = ran.clone();
+        move |job: jobq::job::Job, _cx| {
+            let ran = ran.clone();
+            async move {
+                ran.lock().unwrap().push(job.id.to_string());
+                Outcome::success()
+            }
+        }
+    };
+    // A poll far longer than any wait here: only the store's own wake-up (PostgreSQL's insert trigger,
+    // MySQL's subscription) can start the inserted jobs.
+    let worker = Worker::builder(store.store().clone())
+        .poll_interval(Duration::from_secs(600))
+        .handler(JOB_TYPE, handler_fn(|_job, _cx| async { Outcome::success() }))
+        .handler("order.paid", handler_fn(record))
+        .handler("order.audit", handler_fn(|_job, _cx| async { Outcome::success() }))
+        .build()
+        .expect("a worker");
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+    // Let the worker reach its idle wait before the application commits: once a job enqueued through
+    // jobq has run, the worker has claimed, found nothing more, and waits.
+    add(&store, spec("warm-up")).await;
+    eventually("the warm-up job to succeed", DEADLINE, async || {
+        let job = get(&store, &id("warm-up")).await;
+        if job.status == JobStatus::Succeeded {
+            Ok(())
+        } else {
+            Err(format!("{job:?}"))
+        }
+    })
+    .await;
+
+    let mut app = server.app(&corner).await;
+    commit_plain_inserts::<S>(&mut app, &[]).await;
+    eventually("both committed jobs to run", DEADLINE, async || {
+        let done = count(&store, JobStatus::Succeeded, UnixMillis::now()).await;
+        if done == 3 {
+            Ok(())
+        } else {
+            Err(format!("{done} of 3 jobs succeeded"))
+        }
+    })
+    .await;
+    assert_eq!(get(&store, &id("order-1")).await.attempt, 1);
+    handle.shutdown();
+    let report = within("the worker's stop", DEADLINE, run)
+        .await
+        .expect("worker task")
+        .expect("worker");
+    assert_eq!(report.jobs_done, 3, "the warm-up job and the two inserted ones");
+    assert_eq!(*ran.lock().unwrap(), ["order-1"]);
+}
+
+async fn the_table_refuses_rows_jobq_could_not_read<S: SqlStore>(server: &S) {
+    let (_store, corner) = server.store().await;
+    let mut app = server.app(&corner).await;
+    for bad in [
+        "INSERT INTO jobq_jobs (job_type, payload) VALUES ('t', '{not json')",
+        "INSERT INTO jobq_jobs (job_type, meta) VALUES ('t', '[1, 2]')",
+        "INSERT INTO jobq_jobs (job_type, status) VALUES ('t', 'later')",
+        "INSERT INTO jobq_jobs (job_type, max_attempts) VALUES ('t', 0)",
+        "INSERT INTO jobq_jobs (queue, payload) VALUES ('default', '{}')",
+    ] {
+        assert!(app.run(bad).await.is_err(), "accepted: {bad}");
+    }
+}
+
+async fn concurrent_migrations_apply_each_version_once<S: SqlStore>(server: &S) {
+    let (url, corner, _sandbox) = server.empty_corner().await;
+    // Separate stores, as separate processes would be: six pools racing on a corner no migration has
+    // touched yet.
+    let mut stores = Vec::new();
+    for _ in 0..6 {
+        stores.push(S::connect(&url).await);
+    }
+    let racers: Vec<_> = stores
+        .iter()
+        .map(|s| {
+            let s = s.clone();
+            tokio::spawn(async move { s.migrate().await })
+        })
+        .collect();
+    for racer in racers {
+        racer.await.expect("migrate task").expect("a concurrent migrate");
+    }
+    let mut app = server.app(&corner).await;
+    let versions = app.ints("SELECT version FROM jobq_migrations ORDER BY version").await;
+    let expected: Vec<i32> = (1..=migrate::latest(S::KIND) as i32).collect();
+    assert_eq!(versions, expected);
+    add(&stores[0], spec("after")).await;
+    assert_eq!(get(&stores[5], &id("after")).await.status, JobStatus::Pending);
+}
+
+async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(server: &S) {
+    // A server of the test's own: the shared one must stay up for every other test.
+    let mut private = server.private_server().await;
+    let url = private.url();
+    let store = S::connect(&url).await;
+    store.migrate().await.expect("migrate");
+    let client = Client::new(store);
+    enqueue_naps(&client).await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = start_worker(&dir, &url, "restart-test");
+    wait_succeeded(&client, &worker, JOBS / 4, super::PROGRESS).await;
+    // Most of the run is still ahead (about 3/4 of a second of naps), so the stop lands mid-run.
+    let before = succeeded(&client).await.expect("stats");
+    assert!(
+        before < JOBS * 3 / 4,
+        "the run was nearly over ({before} done) before the stop"
+    );
+    let warnings = |log: &str| log.lines().filter(|l| l.contains(" WARN ")).count();
+    let warned = warnings(&worker.log());
+    private.stop().await;
+    // Down until the worker has met the outage: a call of its failed, and it said so and carries on.
+    // (Which call fails first differs: a claim on PostgreSQL; on MySQL the wake-up poll, while claims and
+    // acknowledgements wait for a connection, failing only when that wait times out, seconds later.)
+    eventually("the worker to warn of the outage", super::PROGRESS, async || {
+        let log = worker.log();
+        if warnings(&log) > warned { Ok(()) } else { Err(log) }
+    })
+    .await;
+    worker.assert_running();
+    private.start_again().await;
+
+    wait_succeeded(&client, &worker, JOBS, Duration::from_secs(90)).await;
+    assert_all_succeeded(&client, &worker, JOBS).await;
+    stop(&worker).await;
+}
+
+store_tests! {
+    run |case, server| case(&server).await;
+    stores {
+        postgres => support::postgres::Postgres,
+        mysql => support::mysql::Mysql,
+    }
+    cases {
+        a_rolled_back_plain_insert_leaves_no_job,
+        a_committed_plain_insert_is_claimable_with_defaults_in_every_other_column,
+        a_committed_plain_insert_is_run_by_an_idle_worker,
+        the_table_refuses_rows_jobq_could_not_read,
+        concurrent_migrations_apply_each_version_once,
+        a_running_worker_rides_out_a_server_restart,
+    }
+}

@@ -1,0 +1,307 @@
+//! PostgreSQL test stores: a schema per test (`jobq_test_<random>`) on the database of
+//! `JOBQ_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`). The store URL names it
+//! with `?schema=`, `migrate()` creates it, and the sandbox drops it with `CASCADE` through a connection
+//! of its own. Also what the server-store suite needs of PostgreSQL ([`Postgres`]), and a private
+//! cluster for the test that restarts its server ([`PrivatePostgres`]).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use jobq::store::{DynStore, StoreKind};
+use sqlx::{Connection, Executor, PgConnection};
+use tempfile::TempDir;
+
+use super::server::{AppConnection, Killable, PrivateServer, ServerStore, SqlStore};
+use super::{ServerSandbox, TestStore, connect_server, fresh_name, private, shown, with_option};
+
+/// The PostgreSQL server the tests use, unless `JOBQ_TEST_POSTGRES_URL` names another.
+pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+/// The base URL of the test PostgreSQL database (no `schema=` option).
+pub fn postgres_url() -> String {
+    std::env::var("JOBQ_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string())
+}
+
+/// `base` with the jobq option `schema=NAME` added.
+pub fn with_schema(base: &str, schema: &str) -> String {
+    with_option(base, "schema", schema)
+}
+
+/// Opens a PostgreSQL store on `url`, failing the test with how to start the server when it cannot be
+/// reached (never skipping).
+pub async fn connect_postgres(url: &str) -> DynStore {
+    let hint = format!(
+        "the PostgreSQL tests need a server: start the local one with \
+         `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point JOBQ_TEST_POSTGRES_URL at another \
+         (default {DEFAULT_POSTGRES_URL})"
+    );
+    connect_server(url, "JOBQ_TEST_POSTGRES_URL", &hint).await
+}
+
+/// A fresh PostgreSQL store in a schema of its own, migrated.
+pub async fn postgres_store() -> TestStore {
+    postgres_store_in(&fresh_name()).await
+}
+
+/// A PostgreSQL store in `schema` (created by the migration), migrated; the schema is dropped with
+/// the store.
+pub async fn postgres_store_in(schema: &str) -> TestStore {
+    let base = postgres_url();
+    let url = with_schema(&base, schema);
+    let store = connect_postgres(&url).await;
+    // The sandbox exists before the schema does, so a failed migration still cleans up after itself.
+    let sandbox = sandbox(&base, schema);
+    super::migrate(&store, &format!("PostgreSQL test store (schema {schema})")).await;
+    TestStore::new(store, url, sandbox)
+}
+
+/// Takes charge of `schema` (which may not exist yet) on the database `url` names: dropped with
+/// everything in it when the sandbox drops.
+pub fn sandbox(url: &str, schema: &str) -> ServerSandbox {
+    let location = format!("PostgreSQL schema {schema} on {}", shown(url));
+    let (url, schema) = (url.to_string(), schema.to_string());
+    ServerSandbox::new(location, move || async move {
+        let mut conn = PgConnection::connect(&url).await?;
+        let sql = format!("DROP SCHEMA IF EXISTS \"{}\" CASCADE", schema.replace('"', "\"\""));
+        conn.execute(sql.as_str()).await?;
+        conn.close().await?;
+        Ok(())
+    })
+}
+
+/// A connection to the test database outside any store's schema, as an operator opens one.
+pub async fn admin() -> PgConnection {
+    let url = postgres_url();
+    PgConnection::connect(&url)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {}: {e}", shown(&url)))
+}
+
+/// A connection of an application's own, with `schema` on its search path.
+pub async fn app_connection(schema: &str) -> PgConnection {
+    let mut conn = admin().await;
+    conn.execute(format!("SET search_path TO \"{schema}\"").as_str())
+        .await
+        .expect("setting the search path");
+    conn
+}
+
+/// PostgreSQL, for the server-store suite.
+pub struct Postgres;
+
+impl ServerStore for Postgres {
+    const KIND: StoreKind = StoreKind::Postgres;
+    const UNREACHABLE: &'static [&'static str] = &[
+        // Nothing listens on port 1: refused at once.
+        "postgres://user:s3cret@127.0.0.1:1/db",
+        // A non-routable address never answers: the connect time-out ends the wait.
+        "postgres://user:s3cret@10.255.255.1:5432/db?connect_timeout=1",
+    ];
+    type Killable = Sessions;
+
+    async fn connect(url: &str) -> DynStore {
+        connect_postgres(url).await
+    }
+
+    async fn store(&self) -> (TestStore, String) {
+        let schema = fresh_name();
+        (postgres_store_in(&schema).await, schema)
+    }
+
+    async fn killable(&self, store: &TestStore, schema: &str) -> Sessions {
+        // The sessions (pool and listener) of a store opened with this name carry it, and only they are
+        // terminated: other tests share the server.
+        let name = format!("jobq-kill-{schema}");
+        Sessions {
+            url: with_option(store.url(), "application_name", &name),
+            name,
+            admin: admin().await,
+        }
+    }
+}
+
+/// The sessions whose `application_name` starts with one test's own name.
+pub struct Sessions {
+    url: String,
+    name: String,
+    admin: PgConnection,
+}
+
+impl Killable for Sessions {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    async fn open(&mut self) -> usize {
+        let open: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE $1 || '%'")
+                .bind(&self.name)
+                .fetch_one(&mut self.admin)
+                .await
+                .expect("pg_stat_activity");
+        open as usize
+    }
+
+    async fn kill(&mut self) -> usize {
+        let killed: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name LIKE $1 || '%') AS t",
+        )
+        .bind(&self.name)
+        .fetch_one(&mut self.admin)
+        .await
+        .expect("pg_terminate_backend");
+        killed as usize
+    }
+}
+
+impl SqlStore for Postgres {
+    type App = PgConnection;
+    type Private = PrivatePostgres;
+    const ORDERS_TABLE: &'static str = "CREATE TABLE orders (id int PRIMARY KEY)";
+
+    async fn app(&self, schema: &str) -> PgConnection {
+        app_connection(schema).await
+    }
+
+    async fn insert_type_only(app: &mut PgConnection) -> Option<String> {
+        let id = sqlx::query_scalar("INSERT INTO jobq_jobs (job_type) VALUES ('order.audit') RETURNING id")
+            .fetch_one(app)
+            .await
+            .expect("an insert with the type alone");
+        Some(id)
+    }
+
+    async fn empty_corner(&self) -> (String, String, ServerSandbox) {
+        // The schema does not exist until a migration creates it.
+        let schema = fresh_name();
+        let base = postgres_url();
+        (with_schema(&base, &schema), schema.clone(), sandbox(&base, &schema))
+    }
+
+    async fn private_server(&self) -> PrivatePostgres {
+        PrivatePostgres::start().await
+    }
+}
+
+impl AppConnection for PgConnection {
+    async fn run(&mut self, sql: &str) -> Result<(), sqlx::Error> {
+        Executor::execute(self, sql).await.map(drop)
+    }
+
+    async fn ints(&mut self, sql: &str) -> Vec<i32> {
+        sqlx::query_scalar(sql)
+            .fetch_all(self)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+}
+
+/// A PostgreSQL cluster of the test's own in a temp dir, listening on 127.0.0.1 at a free port, with
+/// trust authentication. Stopped (immediately) when dropped.
+pub struct PrivatePostgres {
+    dir: TempDir,
+    port: u16,
+}
+
+impl PrivatePostgres {
+    /// `initdb` into a fresh folder, then start.
+    pub async fn start() -> PrivatePostgres {
+        let mut server = PrivatePostgres {
+            dir: private::server_dir("jobq-pg-", "postgres"),
+            port: private::free_port(),
+        };
+        let data = server.data();
+        server
+            .pg(
+                "initdb",
+                &["-D", &data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"],
+            )
+            .await;
+        server.start_again().await;
+        server
+    }
+
+    fn data(&self) -> String {
+        self.dir.path().join("data").display().to_string()
+    }
+
+    /// One of PostgreSQL's own programs, run as `postgres` when we are root.
+    fn pg_command(program: &str) -> Command {
+        let bin = pg_bindir().join(program);
+        if private::running_as_root() {
+            let mut cmd = Command::new("runuser");
+            cmd.args(["-u", "postgres", "--"]).arg(&bin);
+            cmd
+        } else {
+            Command::new(&bin)
+        }
+    }
+
+    /// Runs one of PostgreSQL's own programs, failing the test with how to install them when they are
+    /// missing.
+    async fn pg(&self, program: &str, args: &[&str]) {
+        let mut cmd = tokio::process::Command::from(Self::pg_command(program));
+        let out = cmd
+            .args(args)
+            .current_dir(self.dir.path())
+            .output()
+            .await
+            .unwrap_or_else(|e| {
+                panic!(
+                    "running {program} for a private PostgreSQL cluster: {e}; the restart test needs PostgreSQL's \
+                     server programs (Debian: apt install postgresql)"
+                )
+            });
+        assert!(
+            out.status.success(),
+            "{program} {args:?} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+impl PrivateServer for PrivatePostgres {
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    async fn stop(&mut self) {
+        self.pg("pg_ctl", &["-D", &self.data(), "-m", "fast", "-w", "stop"])
+            .await;
+    }
+
+    async fn start_again(&mut self) {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.path().display()
+        );
+        let log = self.dir.path().join("server.log").display().to_string();
+        // `-w` waits until the server accepts connections.
+        self.pg(
+            "pg_ctl",
+            &["-D", &self.data(), "-l", &log, "-o", &options, "-w", "start"],
+        )
+        .await;
+    }
+}
+
+impl Drop for PrivatePostgres {
+    fn drop(&mut self) {
+        let _ = Self::pg_command("pg_ctl")
+            .args(["-D", &self.data(), "-m", "immediate", "-w", "stop"])
+            .output();
+    }
+}
+
+/// Where PostgreSQL's server programs are: `pg_config --bindir`, else the newest Debian install.
+fn pg_bindir() -> PathBuf {
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
+        if out.status.success() {
+            return PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        }
+    }
+    PathBuf::from("/usr/lib/postgresql/15/bin")
+}

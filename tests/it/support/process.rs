@@ -1,0 +1,125 @@
+//! `jobq` processes a test starts (workers, mostly): the real binary, with the caller's `JOBQ_*`
+//! environment removed, its stderr kept in a log file for assertions and failure messages, and killed
+//! (SIGKILL) if the test ends while it runs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::{eventually, lazy};
+
+/// Variables of the caller's environment that would change what a `jobq` process does.
+const CLEARED_ENV: [&str; 5] = [
+    "JOBQ_URL",
+    "JOBQ_CONFIG",
+    "JOBQ_QUEUES",
+    "JOBQ_CONCURRENCY",
+    "JOBQ_OUTPUT",
+];
+
+/// The `jobq` binary with the caller's `JOBQ_*` settings removed and no stdin.
+pub fn jobq() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_jobq"));
+    for name in CLEARED_ENV {
+        cmd.env_remove(name);
+    }
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// A running `jobq` process and the file its stderr goes to. Every method takes `&self`, so that a
+/// wait's failure message can show the log while the wait checks on the process.
+pub struct Process {
+    child: Mutex<Child>,
+    pid: i32,
+    log: PathBuf,
+}
+
+impl Process {
+    /// Starts `cmd` with its stderr in the file `log` and its stdout discarded unless `cmd` says
+    /// otherwise.
+    pub fn spawn(mut cmd: Command, log: &Path) -> Process {
+        let stderr = std::fs::File::create(log).unwrap_or_else(|e| panic!("creating {}: {e}", log.display()));
+        let child = cmd
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {cmd:?}: {e}"));
+        Process {
+            pid: child.id() as i32,
+            child: Mutex::new(child),
+            log: log.to_path_buf(),
+        }
+    }
+
+    /// Starts `jobq --url URL --config FILE worker ARGS…` with `config` written to `jobq.toml` in `dir`,
+    /// logging at `info` to `worker.log` there.
+    pub fn worker(dir: &Path, url: &str, config: &str, args: &[&str]) -> Process {
+        let file = dir.join("jobq.toml");
+        std::fs::write(&file, config).unwrap();
+        let mut cmd = jobq();
+        cmd.args(["--url", url, "--config"])
+            .arg(&file)
+            .arg("worker")
+            .args(args)
+            .env("JOBQ_LOG", "jobq=info")
+            .stdout(Stdio::null());
+        Process::spawn(cmd, &dir.join("worker.log"))
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill has no memory-safety preconditions; the pid is our own child's.
+        unsafe {
+            libc::kill(self.pid(), signal);
+        }
+    }
+
+    /// Everything the process has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The exit status, once the process has exited.
+    fn exited(&self) -> Option<ExitStatus> {
+        self.child.lock().unwrap().try_wait().unwrap()
+    }
+
+    /// Waits for the process to exit, failing with its log after `timeout`.
+    pub async fn exit(&self, timeout: Duration) -> ExitStatus {
+        eventually("the process to exit", timeout, async || {
+            self.exited()
+                .ok_or_else(|| lazy(|| format!("still running\n{}", self.log())))
+        })
+        .await
+    }
+
+    /// Waits until the log contains `needle`.
+    pub async fn wait_log(&self, needle: &str, timeout: Duration) {
+        eventually(format!("the log to say {needle:?}"), timeout, async || {
+            let log = self.log();
+            if log.contains(needle) { Ok(()) } else { Err(log) }
+        })
+        .await
+    }
+
+    /// Fails the test if the process has exited.
+    pub fn assert_running(&self) {
+        if let Some(status) = self.exited() {
+            panic!("the process exited ({status}) instead of carrying on\n{}", self.log());
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let child = self.child.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if child.try_wait().ok().flatten().is_none() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Redis test stores: a key prefix per test (`jobq_test_<random>:`) on `JOBQ_TEST_REDIS_URL` (default
+//! `redis://127.0.0.1:6379/0`), named in the store URL with `?prefix=`; the sandbox deletes the prefix's
+//! keys (SCAN + UNLINK). Also `redis-cli` for tests that play a client knowing nothing of jobq, what the
+//! server-store suite needs of Redis ([`Redis`]), and a private server to kill ([`PrivateRedis`]).
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use jobq::store::{DynStore, StoreKind};
+
+use super::server::{Killable, ServerStore};
+use super::{ServerSandbox, TestStore, connect_server, eventually, fresh_name, shown, with_option};
+
+/// The Redis server the tests use, unless `JOBQ_TEST_REDIS_URL` names another.
+pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
+
+/// The base URL of the test Redis server (no `prefix=` option).
+pub fn redis_url() -> String {
+    std::env::var("JOBQ_TEST_REDIS_URL").unwrap_or_else(|_| DEFAULT_REDIS_URL.to_string())
+}
+
+/// `base` with the jobq option `prefix=PREFIX` added.
+pub fn with_prefix(base: &str, prefix: &str) -> String {
+    with_option(base, "prefix", prefix)
+}
+
+/// A fresh key prefix, `jobq_test_`, 16 random hex digits and a colon.
+pub fn fresh_prefix() -> String {
+    format!("{}:", fresh_name())
+}
+
+/// Opens a Redis store on `url`, failing the test with how to start the server when it cannot be
+/// reached (never skipping).
+pub async fn connect_redis(url: &str) -> DynStore {
+    let hint = format!(
+        "the Redis tests need a server: start the local one with `redis-server --daemonize yes`, or point \
+         JOBQ_TEST_REDIS_URL at another (default {DEFAULT_REDIS_URL})"
+    );
+    connect_server(url, "JOBQ_TEST_REDIS_URL", &hint).await
+}
+
+/// A fresh Redis store under a key prefix of its own, migrated.
+pub async fn redis_store() -> TestStore {
+    redis_store_in(&fresh_prefix()).await
+}
+
+/// A Redis store under `prefix`, migrated; the prefix's keys are deleted with the store.
+pub async fn redis_store_in(prefix: &str) -> TestStore {
+    let base = redis_url();
+    let url = with_prefix(&base, prefix);
+    let store = connect_redis(&url).await;
+    let sandbox = sandbox(&base, prefix);
+    super::migrate(&store, &format!("Redis test store (prefix {prefix})")).await;
+    TestStore::new(store, url, sandbox)
+}
+
+/// Takes charge of the keys under `prefix` on the server `url` names: deleted when the sandbox drops.
+fn sandbox(url: &str, prefix: &str) -> ServerSandbox {
+    let location = format!("Redis keys {prefix}* on {}", shown(url));
+    let (url, prefix) = (url.to_string(), prefix.to_string());
+    ServerSandbox::new(location, move || async move {
+        let client = redis::Client::open(url.as_str())?;
+        let mut conn = client.get_multiplexed_async_connection().await?;
+        // Test prefixes are letters, digits, `_` and `:`: nothing for MATCH to expand. The inbox's side
+        // keys start with the inbox key as a hash tag: `{<prefix>inbox:…}`.
+        for pattern in [format!("{prefix}*"), format!("{{{prefix}*")] {
+            let mut cursor: u64 = 0;
+            loop {
+                let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(1000)
+                    .query_async(&mut conn)
+                    .await?;
+                if !keys.is_empty() {
+                    redis::cmd("UNLINK").arg(&keys).query_async::<()>(&mut conn).await?;
+                }
+                if next == 0 {
+                    break;
+                }
+                cursor = next;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Runs `redis-cli` against the test server with `args`; returns its output, failing on an error.
+pub fn redis_cli(args: &[&str]) -> String {
+    redis_cli_at(&redis_url(), args)
+}
+
+/// Runs `redis-cli -c` (which follows a cluster's redirections) against `url` with `args`; returns its
+/// output, failing on an error.
+pub fn redis_cli_at(url: &str, args: &[&str]) -> String {
+    let out = Command::new("redis-cli")
+        .args(["-c", "-u", url])
+        .args(args)
+        .output()
+        .expect("running redis-cli (the Redis tests need it on PATH)");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && !text.starts_with("ERR"),
+        "redis-cli {args:?}: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// Redis, for the server-store suite.
+pub struct Redis;
+
+impl ServerStore for Redis {
+    const KIND: StoreKind = StoreKind::Redis;
+    // Nothing listens on port 1: refused at once.
+    const UNREACHABLE: &'static [&'static str] = &["redis://:secret@127.0.0.1:1/0?connect_timeout=2"];
+    type Killable = AclUser;
+
+    async fn connect(url: &str) -> DynStore {
+        connect_redis(url).await
+    }
+
+    async fn store(&self) -> (TestStore, String) {
+        let prefix = fresh_prefix();
+        (redis_store_in(&prefix).await, prefix)
+    }
+
+    async fn killable(&self, _store: &TestStore, prefix: &str) -> AclUser {
+        AclUser::new(prefix)
+    }
+}
+
+/// A Redis user of one test's own, so that `CLIENT KILL USER` reaches that test's connections only;
+/// deleted when dropped.
+pub struct AclUser {
+    name: String,
+    url: String,
+}
+
+impl AclUser {
+    /// A new user that may do anything, and the test server's URL under `prefix` logging in as it.
+    pub fn new(prefix: &str) -> AclUser {
+        let name = fresh_name();
+        redis_cli(&["ACL", "SETUSER", &name, "on", &format!(">{name}"), "~*", "&*", "+@all"]);
+        let mut url = url::Url::parse(&redis_url()).expect("JOBQ_TEST_REDIS_URL");
+        url.set_username(&name).expect("a URL that takes a user");
+        url.set_password(Some(&name)).expect("a URL that takes a password");
+        AclUser {
+            url: with_prefix(url.as_str(), prefix),
+            name,
+        }
+    }
+}
+
+impl Killable for AclUser {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    async fn open(&mut self) -> usize {
+        let user = format!(" user={} ", self.name);
+        redis_cli(&["CLIENT", "LIST"])
+            .lines()
+            .filter(|l| l.contains(&user))
+            .count()
+    }
+
+    async fn kill(&mut self) -> usize {
+        redis_cli(&["CLIENT", "KILL", "USER", &self.name])
+            .trim()
+            .parse()
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for AclUser {
+    fn drop(&mut self) {
+        let _ = Command::new("redis-cli")
+            .arg("-u")
+            .arg(redis_url())
+            .args(["ACL", "DELUSER", &self.name])
+            .output();
+    }
+}
+
+/// A Redis server of one test's own, on a free port, without persistence: it can be killed and started
+/// again, empty, without disturbing the shared one.
+pub struct PrivateRedis {
+    port: u16,
+    child: Child,
+}
+
+impl PrivateRedis {
+    /// Starts a server on `port` and waits until it listens.
+    pub async fn start(port: u16) -> PrivateRedis {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("starting redis-server (the Redis tests need it on PATH)");
+        let server = PrivateRedis { port, child };
+        eventually(
+            format!("redis-server on port {port} to listen"),
+            Duration::from_secs(10),
+            async || tokio::net::TcpStream::connect(("127.0.0.1", port)).await,
+        )
+        .await;
+        server
+    }
+
+    /// The URL of a store on it.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// Kills the server (SIGKILL: it loses everything) and waits until it is gone.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("killing the private redis-server");
+        self.child.wait().expect("waiting for the private redis-server");
+    }
+}
+
+impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
