@@ -614,8 +614,20 @@ fn meta_field(value: Value) -> Result<BTreeMap<String, String>, InvalidInput> {
         .collect()
 }
 
-/// A validated job, ready for a store. Only `Client` makes these (see [`NewJob::check`]).
+/// A validated job, ready for a store. Validation is the only way to one: the type is
+/// `#[non_exhaustive]`, so code outside jobq cannot write a struct literal of it, and makes one with
+/// [`Client::validate`](crate::Client::validate) or [`NewJob::check`] (or its variants
+/// [`NewJob::validate`] and [`NewJob::check_with`]). A store can rely on every value in it.
+///
+/// ```compile_fail,E0639
+/// # use jobq::job::{Limits, NewJob};
+/// # use jobq::{JobSpec, UnixMillis};
+/// let valid = NewJob::check(JobSpec::new("email", serde_json::json!({})), UnixMillis::now(), &Limits::default())?;
+/// let forged = NewJob { max_attempts: 0, ..valid };
+/// # Ok::<(), jobq::error::InvalidInput>(())
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct NewJob {
     /// Its id.
     pub id: JobId,
