@@ -223,13 +223,7 @@ impl Client {
             .iter()
             .map(|i| JobId::parse(i).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
-        let answers = self
-            .store
-            .cancel(&Cancel {
-                target: CancelTarget::Ids(ids),
-                now: self.now(),
-            })
-            .await?;
+        let answers = self.cancel_target(CancelTarget::Ids(ids)).await?;
         let mut report = CancelReport::default();
         for answer in answers {
             match answer {
@@ -250,13 +244,7 @@ impl Client {
                 format!("cannot cancel {s} jobs (only pending, running and waiting)"),
             ));
         }
-        let answers = self
-            .store
-            .cancel(&Cancel {
-                target: CancelTarget::Filter(filter),
-                now: self.now(),
-            })
-            .await?;
+        let answers = self.cancel_target(CancelTarget::Filter(filter)).await?;
         Ok(answers
             .into_iter()
             .filter_map(|a| match a {
@@ -264,6 +252,15 @@ impl Client {
                 _ => None,
             })
             .collect())
+    }
+
+    /// The store's answer for each job `target` names, cancelled as of now.
+    async fn cancel_target(&self, target: CancelTarget) -> Result<Vec<CancelAnswer>> {
+        let cancel = Cancel {
+            target,
+            now: self.now(),
+        };
+        Ok(self.store.cancel(&cancel).await?)
     }
 
     /// Moves dead jobs back to pending (attempt reset, errors kept), or on a dry run tells which jobs
