@@ -9,14 +9,27 @@ use std::time::Duration;
 
 use crate::error::{Error, Input, Result};
 use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
 use crate::store::{
     self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, List, RejectedItem,
-    ReplayDead, Stats, StatsReport, StoreUrl, WorkerInfo,
+    ReplayDead, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
 /// Rows deleted per statement by cleanup and retention, so no lock is held long.
 pub const CLEANUP_BATCH: u32 = 5_000;
+
+/// [`Client::wait`]'s re-reads of the job start this often and slow down to [`SLOWEST_POLL`] while
+/// nothing changes.
+const FIRST_POLL: Duration = Duration::from_millis(50);
+/// Slowest re-read interval without wake-ups from the store.
+const SLOWEST_POLL: Duration = Duration::from_millis(500);
+/// Slowest re-read interval when the store announces changes (it only guards against missed ones).
+const SLOWEST_POLL_WATCHED: Duration = Duration::from_secs(2);
+/// Least time between two reads when changes keep coming.
+const MIN_GAP: Duration = Duration::from_millis(20);
 
 /// A handle on a store for enqueueing and managing jobs. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -126,8 +139,62 @@ impl Client {
 
     /// One job; `NotFound` when there is none.
     pub async fn get(&self, id: &str) -> Result<Job> {
-        let id = JobId::parse(id)?;
-        self.store.get(&id).await?.ok_or_else(|| Error::not_found(id.as_str()))
+        self.read(&JobId::parse(id)?).await
+    }
+
+    /// One job by a parsed id; `NotFound` when there is none.
+    async fn read(&self, id: &JobId) -> Result<Job> {
+        self.store.get(id).await?.ok_or_else(|| Error::not_found(id.as_str()))
+    }
+
+    /// Follows a job until it ends and returns it as it ended. `on_read` sees every read of the job,
+    /// the first and the last included, so a caller can show its progress. Re-reads come at once when
+    /// the store announces a change, else on a poll that backs off while nothing changes.
+    /// `NotFound` when there is no such job; [`Error::TimedOut`] when `timeout` passes first.
+    pub async fn wait(&self, id: &JobId, timeout: Option<Duration>, mut on_read: impl FnMut(&Job)) -> Result<Job> {
+        let started = Instant::now();
+        let deadline = async {
+            match timeout {
+                Some(t) => tokio::time::sleep_until(started + t).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(deadline);
+        let mut job = self.read(id).await?;
+        // Any write may be the job's: a store that announces changes wakes the waiter at once.
+        let changed = Arc::new(Notify::new());
+        let watch = self.store.subscribe(&WakeOn::Changes, changed.clone());
+        let slowest = if watch.is_some() {
+            SLOWEST_POLL_WATCHED
+        } else {
+            SLOWEST_POLL
+        };
+        let mut poll = FIRST_POLL;
+        let mut last_read = Instant::now();
+        loop {
+            on_read(&job);
+            if job.status.is_terminal() {
+                return Ok(job);
+            }
+            tokio::select! {
+                _ = changed.notified(), if watch.is_some() => {}
+                _ = tokio::time::sleep(poll) => poll = (poll * 2).min(slowest),
+                _ = &mut deadline => {
+                    return Err(Error::TimedOut {
+                        id: id.clone(),
+                        status: job.status,
+                        waited: started.elapsed(),
+                    });
+                }
+            }
+            tokio::time::sleep_until(last_read + MIN_GAP).await;
+            last_read = Instant::now();
+            let before = (job.status, job.progress.clone());
+            job = self.read(id).await?;
+            if (job.status, job.progress.clone()) != before {
+                poll = FIRST_POLL;
+            }
+        }
     }
 
     /// Jobs matching a filter, newest first.
@@ -156,13 +223,7 @@ impl Client {
             .iter()
             .map(|i| JobId::parse(i).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
-        let answers = self
-            .store
-            .cancel(&Cancel {
-                target: CancelTarget::Ids(ids),
-                now: self.now(),
-            })
-            .await?;
+        let answers = self.cancel_target(CancelTarget::Ids(ids)).await?;
         let mut report = CancelReport::default();
         for answer in answers {
             match answer {
@@ -183,13 +244,7 @@ impl Client {
                 format!("cannot cancel {s} jobs (only pending, running and waiting)"),
             ));
         }
-        let answers = self
-            .store
-            .cancel(&Cancel {
-                target: CancelTarget::Filter(filter),
-                now: self.now(),
-            })
-            .await?;
+        let answers = self.cancel_target(CancelTarget::Filter(filter)).await?;
         Ok(answers
             .into_iter()
             .filter_map(|a| match a {
@@ -197,6 +252,15 @@ impl Client {
                 _ => None,
             })
             .collect())
+    }
+
+    /// The store's answer for each job `target` names, cancelled as of now.
+    async fn cancel_target(&self, target: CancelTarget) -> Result<Vec<CancelAnswer>> {
+        let cancel = Cancel {
+            target,
+            now: self.now(),
+        };
+        Ok(self.store.cancel(&cancel).await?)
     }
 
     /// Moves dead jobs back to pending (attempt reset, errors kept), or on a dry run tells which jobs

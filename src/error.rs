@@ -8,8 +8,11 @@
 //! HTTP API would map them to status codes.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
+use crate::job::{JobId, JobStatus};
 use crate::store::StoreError;
+use crate::time::format_duration;
 
 /// A cause below jobq's own error (an io error, most often).
 type Cause = Box<dyn std::error::Error + Send + Sync>;
@@ -50,6 +53,18 @@ pub enum Error {
         /// What failed underneath, e.g. reading the file.
         #[source]
         source: Option<Cause>,
+    },
+    /// A wait gave up: the job had not ended when the wait's timeout passed. The sentence names no way
+    /// out, which is the caller's to say (the CLI's is its `--timeout` flag).
+    #[error("job {id} is still {status} after {}", format_duration(*waited))]
+    #[non_exhaustive]
+    TimedOut {
+        /// The job waited for.
+        id: JobId,
+        /// Its status when the wait gave up.
+        status: JobStatus,
+        /// How long the wait lasted.
+        waited: Duration,
     },
     /// The store failed.
     #[error(transparent)]
@@ -268,6 +283,16 @@ mod tests {
             ids: vec!["j1".into(), "j2".into()],
         };
         assert_eq!(many.to_string(), "no jobs with ids j1, j2");
+    }
+
+    #[test]
+    fn a_timed_out_wait_names_the_job_its_status_and_how_long() {
+        let err = Error::TimedOut {
+            id: JobId::from_stored("j1".into()),
+            status: JobStatus::Running,
+            waited: Duration::from_millis(2_300),
+        };
+        assert_eq!(err.to_string(), "job j1 is still running after 2s");
     }
 
     #[test]

@@ -11,7 +11,6 @@ use serde::Serialize;
 use super::fleet::Fleet;
 use super::{Bench, BenchError, BenchResult, Plan, WorkerSetup, rate};
 use crate::job::JobStatus;
-use crate::store::{JobFilter, List};
 
 /// What the drain rate is measured over.
 pub const MEASURED: &str = "first startedAt to last finishedAt of the jobs (stored times)";
@@ -82,15 +81,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<DrainReport> 
 
 /// The earliest `startedAt` and latest `finishedAt` (Unix ms) of the queue's `n` jobs.
 async fn span(bench: &Bench, n: u64) -> BenchResult<(i64, i64)> {
-    let params = List {
-        filter: JobFilter {
-            queues: vec![bench.queue.clone()],
-            ..Default::default()
-        },
-        limit: u32::try_from(n).unwrap_or(u32::MAX),
-        offset: 0,
-    };
-    let jobs = bench.client.list(&params).await?;
+    let jobs = bench.jobs(n).await?;
     let first = jobs.iter().filter_map(|j| j.started_at).map(|t| t.0).min();
     let last = jobs.iter().filter_map(|j| j.finished_at).map(|t| t.0).max();
     match (first, last) {

@@ -89,16 +89,7 @@ async fn single(bench: &Bench, n: u64) -> BenchResult<SingleReport> {
 async fn bulk(bench: &Bench, n: u64, batch_size: usize) -> BenchResult<BulkReport> {
     bench.progress.begin("enqueue, in bulk", n);
     let started = Instant::now();
-    let mut done = 0u64;
-    while done < n {
-        let count = (n - done).min(batch_size as u64);
-        let jobs = (done..done + count)
-            .map(|i| bench.client.validate(bench.spec(i)))
-            .collect::<crate::Result<Vec<_>>>()?;
-        bench.client.enqueue_validated(&jobs).await?;
-        done += count;
-        bench.progress.set(done);
-    }
+    bench.enqueue_batches(n, batch_size).await?;
     let seconds = started.elapsed().as_secs_f64();
     bench.progress.end();
     Ok(BulkReport {

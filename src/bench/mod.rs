@@ -23,8 +23,8 @@ use tokio::task::JoinHandle;
 
 use crate::client::{CleanupRequest, Client};
 use crate::config::WorkerSettings;
-use crate::job::JobStatus;
-use crate::store::{JobFilter, StoreError, StoreInfo, StoreKind, StoreUrl};
+use crate::job::{Job, JobStatus};
+use crate::store::{JobFilter, List, StoreError, StoreInfo, StoreKind, StoreUrl};
 use crate::worker::WorkerHandle;
 
 pub mod drain;
@@ -465,16 +465,30 @@ impl Bench {
 
     /// Cancels the queue's live jobs and deletes all of its jobs; returns how many it deleted.
     async fn clear(&self) -> BenchResult<u64> {
-        let filter = JobFilter {
-            queues: vec![self.queue.clone()],
-            ..Default::default()
-        };
-        self.client.cancel_matching(filter).await?;
+        self.client.cancel_matching(self.own_jobs()).await?;
         let request = CleanupRequest {
             queues: vec![self.queue.clone()],
             ..Default::default()
         };
         Ok(self.client.cleanup(&request).await?)
+    }
+
+    /// The filter that picks the bench queue's jobs.
+    fn own_jobs(&self) -> JobFilter {
+        JobFilter {
+            queues: vec![self.queue.clone()],
+            ..Default::default()
+        }
+    }
+
+    /// Up to `n` jobs of the queue, newest first.
+    async fn jobs(&self, n: u64) -> BenchResult<Vec<Job>> {
+        let params = List {
+            filter: self.own_jobs(),
+            limit: u32::try_from(n).unwrap_or(u32::MAX),
+            offset: 0,
+        };
+        Ok(self.client.list(&params).await?)
     }
 
     /// Counts of the bench queue, if it has jobs.
@@ -544,6 +558,14 @@ impl Bench {
     /// Enqueues `n` bench jobs in batches (not timed; for drain), with progress.
     async fn fill(&self, n: u64, batch_size: usize) -> BenchResult<()> {
         self.progress.begin("enqueueing", n);
+        self.enqueue_batches(n, batch_size).await?;
+        self.progress.end();
+        Ok(())
+    }
+
+    /// Validates and enqueues bench jobs `0..n`, `batch_size` to a call, moving the progress bar
+    /// after each call.
+    async fn enqueue_batches(&self, n: u64, batch_size: usize) -> BenchResult<()> {
         let mut done = 0u64;
         while done < n {
             let count = (n - done).min(batch_size as u64);
@@ -554,7 +576,6 @@ impl Bench {
             done += count;
             self.progress.set(done);
         }
-        self.progress.end();
         Ok(())
     }
 

@@ -13,7 +13,6 @@ use tokio_util::sync::CancellationToken;
 use super::fleet::Fleet;
 use super::{Bench, BenchError, BenchResult, Plan, Summary, WorkerSetup, rate};
 use crate::job::JobStatus;
-use crate::store::{JobFilter, List};
 
 /// How often the producer enqueues what is due.
 const TICK: Duration = Duration::from_millis(10);
@@ -160,15 +159,7 @@ async fn sample(bench: &Bench, done: &CancellationToken) -> BenchResult<Vec<u64>
 
 /// `startedAt - createdAt` of the queue's jobs, in milliseconds.
 async fn waits(bench: &Bench, n: u64) -> BenchResult<Option<Summary>> {
-    let params = List {
-        filter: JobFilter {
-            queues: vec![bench.queue.clone()],
-            ..Default::default()
-        },
-        limit: u32::try_from(n).unwrap_or(u32::MAX),
-        offset: 0,
-    };
-    let jobs = bench.client.list(&params).await?;
+    let jobs = bench.jobs(n).await?;
     let waits = jobs
         .iter()
         .filter_map(|j| j.started_at.map(|s| (s.0 - j.created_at.0) as f64))

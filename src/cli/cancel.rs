@@ -4,8 +4,9 @@ use clap::Args;
 use serde_json::json;
 
 use super::confirm::confirm;
+use super::filter::{self, QueueTypeArgs};
 use super::output::{print, print_json};
-use super::{Context, OutputFormat, filter};
+use super::{Context, OutputFormat};
 use crate::Error;
 use crate::error::Input;
 use crate::job::JobStatus;
@@ -14,20 +15,16 @@ use crate::store::JobFilter;
 /// Arguments of `jobq cancel`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "A running job's worker stops its handler at the next heartbeat.\nExamples:\n  jobq cancel 0193a5c4-…\n  jobq cancel --queue mail --type mail.send --yes"
+    after_help = "A running job's worker stops its handler at the next heartbeat.\nExamples:\n  jobq cancel 0193a5c4-…\n  jobq cancel --queue mail --type mail.send --yes",
+    mut_args = QueueTypeArgs::worded("Cancel every live job in this queue", "Cancel every live job of this type")
 )]
 pub struct CancelArgs {
     /// Job ids
     #[arg(value_name = "ID", required_unless_present_any = ["queue", "job_type", "status"], conflicts_with_all = ["queue", "job_type", "status"])]
     pub ids: Vec<String>,
 
-    /// Cancel every live job in this queue (repeatable or comma-separated)
-    #[arg(long, value_name = "QUEUE")]
-    pub queue: Vec<String>,
-
-    /// Cancel every live job of this type (repeatable or comma-separated)
-    #[arg(long = "type", value_name = "TYPE")]
-    pub job_type: Vec<String>,
+    #[command(flatten)]
+    pub scope: QueueTypeArgs,
 
     /// Only jobs in this status: pending, running or waiting (repeatable or comma-separated)
     #[arg(long, value_name = "STATUS")]
@@ -53,10 +50,8 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
         .into());
     }
     let job_filter = JobFilter {
-        queues: filter::list(&args.queue),
-        job_types: filter::list(&args.job_type),
         statuses: statuses.clone(),
-        ..Default::default()
+        ..args.scope.filter()
     };
     let client = ctx.client().await?;
     let question = format!(

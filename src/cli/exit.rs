@@ -88,6 +88,7 @@ impl From<&crate::Error> for Exit {
         match e {
             crate::Error::Invalid { .. } | crate::Error::Config { .. } => Exit::Usage,
             crate::Error::NotFound { .. } => Exit::NotFound,
+            crate::Error::TimedOut { .. } => Exit::Failure,
             crate::Error::Store(e) => Exit::of_store(e),
         }
     }

@@ -1,10 +1,53 @@
-//! Parsing of the filter flags shared by list, cancel and replay-dead: statuses and times. A time is
-//! checked as soon as it is read, and placed against the client's clock only once there is one.
+//! The filter flags shared by list, cancel and replay-dead: `--queue` and `--type` declared once, and
+//! the parsing of statuses and times. A time is checked as soon as it is read, and placed against the
+//! client's clock only once there is one.
+
+use clap::{Arg, Args};
 
 use crate::Error;
 use crate::error::Input;
 use crate::job::JobStatus;
+use crate::store::JobFilter;
 use crate::time::{UnixMillis, parse_duration, parse_instant_str};
+
+/// What the help of every flag that [`list`] reads says of how it is given.
+const GIVEN: &str = " (repeatable or comma-separated)";
+
+/// `--queue` and `--type`, flattened into each command that picks jobs by them. A command whose
+/// help words them its own way says so in its `#[command]` with [`QueueTypeArgs::worded`].
+#[derive(Debug, Args)]
+pub struct QueueTypeArgs {
+    /// Only this queue (repeatable or comma-separated)
+    #[arg(long, value_name = "QUEUE")]
+    pub queue: Vec<String>,
+
+    /// Only this job type (repeatable or comma-separated)
+    #[arg(long = "type", value_name = "TYPE")]
+    pub job_type: Vec<String>,
+}
+
+impl QueueTypeArgs {
+    /// For `#[command(mut_args = …)]`: the help of `--queue` and `--type` in a command's own words,
+    /// followed by how the flags are given, which is the same everywhere. (`mut_args` keeps the
+    /// arguments in their order, which completions follow; `mut_arg` would move each to the end.)
+    pub fn worded(queue: &str, job_type: &str) -> impl FnMut(Arg) -> Arg {
+        let (queue, job_type) = (format!("{queue}{GIVEN}"), format!("{job_type}{GIVEN}"));
+        move |arg| match arg.get_id().as_str() {
+            "queue" => arg.help(queue.clone()),
+            "job_type" => arg.help(job_type.clone()),
+            _ => arg,
+        }
+    }
+
+    /// The jobs of these queues and types (any, where a flag is not given).
+    pub fn filter(&self) -> JobFilter {
+        JobFilter {
+            queues: list(&self.queue),
+            job_types: list(&self.job_type),
+            ..Default::default()
+        }
+    }
+}
 
 /// Statuses from `--status a,b --status c`.
 pub fn statuses(values: &[String]) -> Result<Vec<JobStatus>, Error> {

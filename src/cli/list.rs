@@ -3,20 +3,16 @@
 use clap::Args;
 use comfy_table::Cell;
 
-use super::output::{last_error, print, print_json, print_ndjson, status_cell, table, when};
-use super::{Context, OutputFormat, filter};
+use super::filter::{self, QueueTypeArgs};
+use super::output::{last_error, print_rows, status_cell, table, when};
+use super::{Context, OutputFormat};
 use crate::store::{JobFilter, List};
 
 /// Arguments of `jobq list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Only this queue (repeatable or comma-separated)
-    #[arg(long, value_name = "QUEUE")]
-    pub queue: Vec<String>,
-
-    /// Only this job type (repeatable or comma-separated)
-    #[arg(long = "type", value_name = "TYPE")]
-    pub job_type: Vec<String>,
+    #[command(flatten)]
+    pub scope: QueueTypeArgs,
 
     /// Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)
     #[arg(long, value_name = "STATUS")]
@@ -51,11 +47,10 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
     let client = ctx.client().await?;
     let now = client.now();
     let job_filter = JobFilter {
-        queues: filter::list(&args.queue),
-        job_types: filter::list(&args.job_type),
         statuses,
         created_since: since.map(|w| w.at(now)),
         created_until: until.map(|w| w.at(now)),
+        ..args.scope.filter()
     };
     let jobs = client
         .list(&List {
@@ -64,43 +59,33 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
             offset: args.offset,
         })
         .await?;
-    match format {
-        OutputFormat::Json => print_json(&jobs),
-        OutputFormat::Ndjson => print_ndjson(&jobs),
-        _ => {
-            if jobs.is_empty() {
-                if !ctx.quiet {
-                    eprintln!("no jobs match");
-                }
-                return Ok(());
-            }
-            let mut t = table(&[
-                "ID",
-                "TYPE",
-                "QUEUE",
-                "STATUS",
-                "ATTEMPT",
-                "CREATED",
-                "RUN AT",
-                "LAST ERROR",
+    print_rows(format, &jobs, ctx.quiet, "no jobs match", |jobs| {
+        let mut t = table(&[
+            "ID",
+            "TYPE",
+            "QUEUE",
+            "STATUS",
+            "ATTEMPT",
+            "CREATED",
+            "RUN AT",
+            "LAST ERROR",
+        ]);
+        for job in jobs {
+            t.add_row(vec![
+                Cell::new(job.id.as_str()),
+                Cell::new(&job.job_type),
+                Cell::new(&job.queue),
+                status_cell(job.status),
+                Cell::new(format!("{}/{}", job.attempt, job.max_attempts)),
+                Cell::new(when(Some(job.created_at), now)),
+                Cell::new(if job.status == crate::JobStatus::Pending {
+                    when(Some(job.run_at), now)
+                } else {
+                    "-".into()
+                }),
+                Cell::new(last_error(job, 60)),
             ]);
-            for job in &jobs {
-                t.add_row(vec![
-                    Cell::new(job.id.as_str()),
-                    Cell::new(&job.job_type),
-                    Cell::new(&job.queue),
-                    status_cell(job.status),
-                    Cell::new(format!("{}/{}", job.attempt, job.max_attempts)),
-                    Cell::new(when(Some(job.created_at), now)),
-                    Cell::new(if job.status == crate::JobStatus::Pending {
-                        when(Some(job.run_at), now)
-                    } else {
-                        "-".into()
-                    }),
-                    Cell::new(last_error(job, 60)),
-                ]);
-            }
-            print(&t.to_string())
         }
-    }
+        t
+    })
 }

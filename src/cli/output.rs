@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use comfy_table::{Cell, Color, ContentArrangement, Table, presets};
 use serde::Serialize;
 
+use super::OutputFormat;
 use crate::job::{Job, JobStatus};
 use crate::time::{UnixMillis, relative};
 
@@ -47,6 +48,28 @@ pub fn print(text: &str) -> anyhow::Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// Prints a listing as `format` asks: one JSON document, JSON lines, or for people the table that
+/// `table` makes of the rows, where no rows is the sentence `none` on stderr instead (unless `quiet`).
+pub fn print_rows<T: Serialize>(
+    format: OutputFormat,
+    rows: &[T],
+    quiet: bool,
+    none: &str,
+    table: impl FnOnce(&[T]) -> Table,
+) -> anyhow::Result<()> {
+    match format {
+        OutputFormat::Json => print_json(rows),
+        OutputFormat::Ndjson => print_ndjson(rows),
+        _ if rows.is_empty() => {
+            if !quiet {
+                eprintln!("{none}");
+            }
+            Ok(())
+        }
+        _ => print(&table(rows).to_string()),
+    }
 }
 
 /// A table styled for where it goes: box drawing and colour on a terminal, plain columns elsewhere.

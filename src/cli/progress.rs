@@ -6,28 +6,24 @@ use super::output::stderr_is_terminal;
 
 /// A bar counting `len` items (e.g. jobs enqueued), hidden off a terminal or when `quiet`.
 pub fn counter(len: u64, what: &str, quiet: bool) -> ProgressBar {
-    if quiet || !stderr_is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     let template = format!("{{spinner}} {what} [{{bar:32}}] {{human_pos}}/{{human_len}} ({{per_sec}}, {{eta}} left)");
-    bar.set_style(
-        ProgressStyle::with_template(&template)
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar
+    bar(len, &template, quiet)
 }
 
 /// A 0–100 bar for one job's progress, hidden off a terminal or when `quiet`.
 pub fn percent(prefix: &str, quiet: bool) -> ProgressBar {
+    let template = format!("{{spinner}} {prefix} [{{bar:32}}] {{pos:>3}}% {{msg}}");
+    bar(100, &template, quiet)
+}
+
+/// A bar of `len` steps drawn on stderr by `template`, hidden off a terminal or when `quiet`.
+fn bar(len: u64, template: &str, quiet: bool) -> ProgressBar {
     if quiet || !stderr_is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::with_draw_target(Some(100), ProgressDrawTarget::stderr());
-    let template = format!("{{spinner}} {prefix} [{{bar:32}}] {{pos:>3}}% {{msg}}");
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template(&template)
+        ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );

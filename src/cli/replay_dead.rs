@@ -6,26 +6,23 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::confirm::confirm;
+use super::filter::QueueTypeArgs;
 use super::output::{last_error, print, print_json, print_ndjson, table};
-use super::{Context, OutputFormat, filter};
+use super::{Context, OutputFormat};
 use crate::Error;
 use crate::error::Input;
 use crate::job::{Job, JobId};
-use crate::store::{JobFilter, ReplayDead};
+use crate::store::ReplayDead;
 
 /// Arguments of `jobq replay-dead`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  jobq replay-dead --limit 10              (routine: never asks)\n  jobq replay-dead --queue mail --dry-run\n  jobq replay --id 0193a5c4-… --id 0193a5c5-…"
+    after_help = "Examples:\n  jobq replay-dead --limit 10              (routine: never asks)\n  jobq replay-dead --queue mail --dry-run\n  jobq replay --id 0193a5c4-… --id 0193a5c5-…",
+    mut_args = QueueTypeArgs::worded("Only dead jobs of this queue", "Only dead jobs of this type")
 )]
 pub struct ReplayDeadArgs {
-    /// Only dead jobs of this queue (repeatable or comma-separated)
-    #[arg(long, value_name = "QUEUE")]
-    pub queue: Vec<String>,
-
-    /// Only dead jobs of this type (repeatable or comma-separated)
-    #[arg(long = "type", value_name = "TYPE")]
-    pub job_type: Vec<String>,
+    #[command(flatten)]
+    pub scope: QueueTypeArgs,
 
     /// Only this job (repeatable)
     #[arg(long, value_name = "ID")]
@@ -70,11 +67,7 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     }
     let client = ctx.client().await?;
     let request = ReplayDead {
-        filter: JobFilter {
-            queues: filter::list(&args.queue),
-            job_types: filter::list(&args.job_type),
-            ..Default::default()
-        },
+        filter: args.scope.filter(),
         ids,
         limit: args.limit,
         ..Default::default()

@@ -1,29 +1,16 @@
 //! `jobq wait ID`: follow one job until it ends, with a progress bar on a terminal; the exit code
 //! tells how it ended (0 succeeded, 4 dead, 5 cancelled, 6 discarded). Also behind `enqueue --wait`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use tokio::sync::Notify;
-use tokio::time::Instant;
 
 use super::exit::Exit;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use crate::job::{Job, JobId, JobStatus};
-use crate::store::WakeOn;
 use crate::time::{format_duration, parse_duration};
 use crate::{Client, Error};
-
-/// Re-reads of the job start this often and slow down to [`SLOWEST_POLL`] while nothing changes.
-const FIRST_POLL: Duration = Duration::from_millis(50);
-/// Slowest re-read interval without a file watch.
-const SLOWEST_POLL: Duration = Duration::from_millis(500);
-/// Slowest re-read interval when a file watch reports writes (it only guards against missed events).
-const SLOWEST_POLL_WATCHED: Duration = Duration::from_secs(2);
-/// Least time between two reads when writes keep coming.
-const MIN_GAP: Duration = Duration::from_millis(20);
 
 /// Arguments of `jobq wait`.
 #[derive(Debug, Args)]
@@ -65,47 +52,29 @@ pub async fn wait_for(ctx: &Context, client: &Client, id: &JobId) -> anyhow::Res
 
 /// Follows the job until it is terminal, drawing its progress; says on stderr how it ended.
 async fn follow(ctx: &Context, client: &Client, id: &JobId, timeout: Option<Duration>) -> anyhow::Result<Job> {
-    let started = Instant::now();
-    let deadline = timeout.map(|t| started + t);
-    let mut job = client.get(id.as_str()).await?;
-    // Any write may be the job's: a store that announces changes wakes the waiter at once.
-    let changed = Arc::new(Notify::new());
-    let watch = client.store().subscribe(&WakeOn::Changes, changed.clone());
-    let slowest = if watch.is_some() {
-        SLOWEST_POLL_WATCHED
-    } else {
-        SLOWEST_POLL
-    };
-    let bar = progress::percent(&job.job_type, ctx.quiet);
-    let mut poll = FIRST_POLL;
-    let mut last_read = Instant::now();
-    loop {
-        draw(&bar, &job);
-        if job.status.is_terminal() {
-            break;
-        }
-        let far_future = Instant::now() + Duration::from_secs(86_400 * 365);
-        tokio::select! {
-            _ = changed.notified(), if watch.is_some() => {}
-            _ = tokio::time::sleep(poll) => poll = (poll * 2).min(slowest),
-            _ = tokio::time::sleep_until(deadline.unwrap_or(far_future)) => {
+    // The bar is made at the first read, which names the job's type.
+    let mut bar = None;
+    let waited = client
+        .wait(id, timeout, |job| {
+            draw(
+                bar.get_or_insert_with(|| progress::percent(&job.job_type, ctx.quiet)),
+                job,
+            )
+        })
+        .await;
+    let job = match waited {
+        Ok(job) => job,
+        Err(err @ Error::TimedOut { .. }) => {
+            if let Some(bar) = bar {
                 bar.abandon();
-                return Err(anyhow::anyhow!(
-                    "job {id} is still {} after {} (wait again, or raise --timeout)",
-                    job.status,
-                    format_duration(started.elapsed())
-                ));
             }
+            anyhow::bail!("{err} (wait again, or raise --timeout)");
         }
-        tokio::time::sleep_until(last_read + MIN_GAP).await;
-        last_read = Instant::now();
-        let before = (job.status, job.progress.clone());
-        job = client.get(id.as_str()).await?;
-        if (job.status, job.progress.clone()) != before {
-            poll = FIRST_POLL;
-        }
+        Err(err) => return Err(err.into()),
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    bar.finish_and_clear();
     if !ctx.quiet {
         eprintln!("{}", closing_line(&job));
     }

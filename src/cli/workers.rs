@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::output::{print, print_json, table, when};
+use super::output::{print_rows, table, when};
 use super::{Context, OutputFormat};
 use crate::time::format_duration;
 
@@ -18,37 +18,31 @@ pub async fn run(ctx: &Context, _args: WorkersArgs) -> anyhow::Result<()> {
     let settings = &ctx.config.worker;
     let within = settings.stale_after.max(settings.heartbeat * 3);
     let workers = client.workers(within).await?;
-    if format == OutputFormat::Json {
-        return print_json(&workers);
-    }
-    if workers.is_empty() {
-        if !ctx.quiet {
-            eprintln!("no workers seen in the last {}", format_duration(within));
-        }
-        return Ok(());
-    }
     let now = client.now();
-    let mut t = table(&[
-        "NAME",
-        "HOST",
-        "PID",
-        "QUEUES",
-        "STARTED",
-        "LAST SEEN",
-        "JOBS DONE",
-        "ID",
-    ]);
-    for w in &workers {
-        t.add_row(vec![
-            w.name.clone(),
-            w.host.clone(),
-            w.pid.to_string(),
-            w.queues.join(","),
-            when(Some(w.started_at), now),
-            when(Some(w.last_seen_at), now),
-            w.jobs_done.to_string(),
-            w.id.clone(),
+    let none = format!("no workers seen in the last {}", format_duration(within));
+    print_rows(format, &workers, ctx.quiet, &none, |workers| {
+        let mut t = table(&[
+            "NAME",
+            "HOST",
+            "PID",
+            "QUEUES",
+            "STARTED",
+            "LAST SEEN",
+            "JOBS DONE",
+            "ID",
         ]);
-    }
-    print(&t.to_string())
+        for w in workers {
+            t.add_row(vec![
+                w.name.clone(),
+                w.host.clone(),
+                w.pid.to_string(),
+                w.queues.join(","),
+                when(Some(w.started_at), now),
+                when(Some(w.last_seen_at), now),
+                w.jobs_done.to_string(),
+                w.id.clone(),
+            ]);
+        }
+        t
+    })
 }

@@ -513,46 +513,37 @@ mod tests {
 
     #[test]
     fn exit_codes_map_to_outcomes() {
+        let quiet = Report::default;
         let ok = Report {
             result: Some(json!({"a": 1})),
-            ..Report::default()
+            ..quiet()
         };
-        assert_eq!(outcome_of(Exit::Code(0), ok), Outcome::success_with(json!({"a": 1})));
-        assert_eq!(outcome_of(Exit::Code(0), Report::default()), Outcome::success());
-        assert_eq!(
-            outcome_of(
+        let busy = Report {
+            retry_after: Some(Duration::from_secs(30)),
+            ..report("busy")
+        };
+        let cases = [
+            (Exit::Code(0), ok, Outcome::success_with(json!({"a": 1}))),
+            (Exit::Code(0), quiet(), Outcome::success()),
+            (
                 Exit::Code(75),
-                Report {
-                    retry_after: Some(Duration::from_secs(30)),
-                    ..report("busy")
-                }
+                busy,
+                Outcome::retry_after("busy", Duration::from_secs(30)),
             ),
-            Outcome::retry_after("busy", Duration::from_secs(30))
-        );
-        assert_eq!(
-            outcome_of(Exit::Code(75), Report::default()),
-            Outcome::retry("exited with code 75 (retry)")
-        );
-        assert_eq!(
-            outcome_of(Exit::Code(65), report("bad input\n")),
-            Outcome::fail("bad input")
-        );
-        assert_eq!(
-            outcome_of(Exit::Code(65), Report::default()),
-            Outcome::fail("exited with code 65 (fail)")
-        );
-        assert_eq!(
-            outcome_of(Exit::Code(1), report("Traceback: boom\n")),
-            Outcome::retry("exited with code 1: Traceback: boom")
-        );
-        assert_eq!(
-            outcome_of(Exit::Code(2), Report::default()),
-            Outcome::retry("exited with code 2")
-        );
-        assert_eq!(
-            outcome_of(Exit::Signal(9), Report::default()),
-            Outcome::retry("killed by signal 9 (SIGKILL)")
-        );
+            (Exit::Code(75), quiet(), Outcome::retry("exited with code 75 (retry)")),
+            (Exit::Code(65), report("bad input\n"), Outcome::fail("bad input")),
+            (Exit::Code(65), quiet(), Outcome::fail("exited with code 65 (fail)")),
+            (
+                Exit::Code(1),
+                report("Traceback: boom\n"),
+                Outcome::retry("exited with code 1: Traceback: boom"),
+            ),
+            (Exit::Code(2), quiet(), Outcome::retry("exited with code 2")),
+            (Exit::Signal(9), quiet(), Outcome::retry("killed by signal 9 (SIGKILL)")),
+        ];
+        for (exit, report, expected) in cases {
+            assert_eq!(outcome_of(exit, report), expected, "{exit:?}");
+        }
     }
 
     #[test]

@@ -433,22 +433,14 @@ mod tests {
 
     #[test]
     fn time_out_reasons_read_as_sentences() {
-        assert_eq!(
-            StopReason::TimedOut(Duration::from_millis(1500)).to_string(),
-            "timed out after 1.5s"
-        );
-        assert_eq!(
-            StopReason::TimedOut(Duration::from_millis(250)).to_string(),
-            "timed out after 250ms"
-        );
-        assert_eq!(
-            StopReason::TimedOut(Duration::from_secs(2)).to_string(),
-            "timed out after 2s"
-        );
-        assert_eq!(
-            StopReason::TimedOut(Duration::from_secs(90)).to_string(),
-            "timed out after 1m30s"
-        );
+        for (ms, sentence) in [
+            (1500, "timed out after 1.5s"),
+            (250, "timed out after 250ms"),
+            (2_000, "timed out after 2s"),
+            (90_000, "timed out after 1m30s"),
+        ] {
+            assert_eq!(StopReason::TimedOut(Duration::from_millis(ms)).to_string(), sentence);
+        }
     }
 
     #[tokio::test]

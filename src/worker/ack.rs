@@ -96,10 +96,11 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
     }
     if !finishes.is_empty() {
         let list = &finishes;
-        let applied = with_retries(s, "recording outcomes", |now| async move {
-            let _guard = s.gate().await;
-            s.store.finish(list, now).await
-        })
+        let applied = with_retries(
+            s,
+            "recording outcomes",
+            |now| async move { s.store.finish(list, now).await },
+        )
         .await;
         let applied = applied.unwrap_or_else(|| vec![false; finish_meta.len()]);
         log_finishes(s, &finishes, &finish_meta, &applied);
@@ -110,11 +111,7 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
     }
     if !releases.is_empty() {
         let list = &releases;
-        let released = with_retries(s, "releasing jobs", |_now| async move {
-            let _guard = s.gate().await;
-            s.store.release(list).await
-        })
-        .await;
+        let released = with_retries(s, "releasing jobs", |_now| async move { s.store.release(list).await }).await;
         let released = released.unwrap_or_else(|| vec![false; releases.len()]);
         for ((lease, (job_type, _)), ok) in releases.iter().zip(&release_meta).zip(&released) {
             if *ok {

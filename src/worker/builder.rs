@@ -18,7 +18,7 @@ use crate::config::{Config, HandlerConfig, WorkerSettings};
 use crate::error::{Error, Input, Result};
 use crate::handler::{self, DEFAULT_KILL_GRACE, Handler};
 use crate::retry::RetryPolicy;
-use crate::store::{DynStore, StoreKind, WorkerInfo};
+use crate::store::{DynStore, WorkerInfo};
 use crate::time::{Clock, SystemClock, UnixMillis, format_duration};
 
 /// Per-type settings of a handler registered in code.
@@ -237,7 +237,6 @@ impl WorkerBuilder {
         let info = registry_entry(self.name, &self.settings.queues, self.clock.now());
         let wake = Arc::new(Notify::new());
         let control = Arc::new(shutdown::Control::new(self.settings.shutdown_timeout, wake));
-        let gate = (self.store.kind() == StoreKind::Sqlite).then(|| tokio::sync::Mutex::new(()));
         let shared = Shared {
             id: info.id.clone(),
             info,
@@ -247,7 +246,6 @@ impl WorkerBuilder {
             default_retry: self.retry,
             handlers,
             fallback,
-            gate,
             state: Mutex::new(State::default()),
             slot_freed: Notify::new(),
             progress: Arc::new(Notify::new()),

@@ -167,11 +167,7 @@ impl Dispatcher<'_> {
             limit: window.limit,
             now: s.clock.now(),
         };
-        let result = {
-            let _guard = s.gate().await;
-            s.store.claim(&claim).await
-        };
-        match result {
+        match s.store.claim(&claim).await {
             Ok(jobs) => {
                 self.failures = 0;
                 Some(jobs)
@@ -377,7 +373,6 @@ impl Shared {
     /// Gives back jobs claimed but not started, without using an attempt.
     async fn release_excess(&self, excess: &[Lease]) {
         tracing::debug!("releasing {} claimed jobs this worker cannot start now", excess.len());
-        let _guard = self.gate().await;
         if let Err(e) = self.store.release(excess).await {
             // They stay running without heartbeats; the rescue sweep returns them to pending.
             tracing::warn!("could not release {} jobs over their type's limit: {e}", excess.len());

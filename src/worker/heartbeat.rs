@@ -73,11 +73,7 @@ async fn beat(s: &Shared, all: bool) {
     if beats.is_empty() {
         return;
     }
-    let answer = {
-        let _guard = s.gate().await;
-        s.store.heartbeat(&beats, s.clock.now()).await
-    };
-    let states = match answer {
+    let states = match s.store.heartbeat(&beats, s.clock.now()).await {
         Ok(states) => states,
         Err(e) => {
             tracing::warn!("heartbeat for {} jobs failed: {e}", beats.len());
@@ -110,11 +106,7 @@ pub(crate) async fn register(s: &Shared) -> crate::Result<()> {
     // passing one, such as a connection killed under it: try again a few times before giving up.
     let mut failures = 0;
     loop {
-        let result = {
-            let _guard = s.gate().await;
-            s.store.register_worker(&entry(s)).await
-        };
-        match result {
+        match s.store.register_worker(&entry(s)).await {
             Ok(()) => return Ok(()),
             Err(e) if failures < REGISTER_TRIES => {
                 failures += 1;
@@ -140,11 +132,7 @@ pub(crate) async fn registry(s: Arc<Shared>, stop: CancellationToken) {
             _ = stop.cancelled() => return,
             _ = tokio::time::sleep(s.settings.heartbeat) => {}
         }
-        let result = {
-            let _guard = s.gate().await;
-            s.store.register_worker(&entry(&s)).await
-        };
-        if let Err(e) = result {
+        if let Err(e) = s.store.register_worker(&entry(&s)).await {
             tracing::warn!("refreshing the worker registry failed: {e}");
         }
     }

@@ -224,7 +224,6 @@ async fn drain(s: &Shared, acks: &AckSender, cause: StopCause) {
 
 /// Leaves the registry once everything is written, and says how the run ended.
 async fn leave(s: &Shared, cause: StopCause) -> RunReport {
-    let _guard = s.gate().await;
     if let Err(e) = s.store.unregister_worker(&s.id).await {
         tracing::warn!("could not leave the worker registry: {e}");
     }
@@ -248,10 +247,6 @@ pub(crate) struct Shared {
     default_retry: RetryPolicy,
     handlers: HashMap<String, Arc<Registered>>,
     fallback: Option<Arc<Registered>>,
-    /// Serializes this process's writes to a single-writer store (SQLite): waiting here is a cheap
-    /// async wait, where two connections colliding would wait in SQLite's busy handler, which sleeps
-    /// in whole milliseconds.
-    gate: Option<tokio::sync::Mutex<()>>,
     state: Mutex<State>,
     /// Signalled whenever a handler finishes and frees a slot.
     slot_freed: Notify,
@@ -306,13 +301,6 @@ pub(crate) struct Held {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    async fn gate(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
-        match &self.gate {
-            Some(g) => Some(g.lock().await),
-            None => None,
-        }
     }
 
     fn busy(&self) -> u32 {

@@ -45,11 +45,7 @@ async fn sweep(s: &Shared) {
             now,
             limit: RESCUE_BATCH,
         };
-        let rescued = {
-            let _guard = s.gate().await;
-            s.store.rescue(&params).await
-        };
-        let rescued = match rescued {
+        let rescued = match s.store.rescue(&params).await {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!("the rescue sweep failed: {e}");

@@ -36,11 +36,7 @@ pub(crate) async fn run(s: Arc<Shared>, keep: Duration, stop: CancellationToken)
                 limit: RETENTION_BATCH,
                 ..Default::default()
             };
-            let result = {
-                let _guard = s.gate().await;
-                s.store.cleanup(&cleanup).await
-            };
-            match result {
+            match s.store.cleanup(&cleanup).await {
                 Ok(n) => {
                     deleted += n;
                     if n < u64::from(RETENTION_BATCH) {
