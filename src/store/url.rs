@@ -338,6 +338,12 @@ impl UrlOptions {
     }
 }
 
+/// For the stores' URL tests: what `read` makes of the URL `text`.
+#[cfg(test)]
+pub(crate) fn read_url<T>(text: &str, read: impl Fn(&StoreUrl) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    read(&StoreUrl::parse(text).expect("a test URL that parses"))
+}
+
 /// For the stores' URL tests: `parsed` (of a URL with user `u` and password `secret` on host `h`) was
 /// refused, its reason says `expected`, and the URL it names has its password replaced.
 #[cfg(test)]

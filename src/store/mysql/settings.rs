@@ -188,15 +188,16 @@ fn too_old(version: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::url::assert_refused_without_password;
+    use crate::store::url::{assert_refused_without_password, read_url};
 
-    fn settings(url: &str) -> Result<Settings, StoreError> {
-        Settings::parse(&StoreUrl::parse(url).unwrap())
+    /// What the store makes of a URL's options.
+    fn read(url: &str) -> Result<Settings, StoreError> {
+        read_url(url, Settings::parse)
     }
 
     #[test]
     fn jobq_options_are_taken_out_of_the_url() {
-        let s = settings(
+        let s = read(
             "mysql://u:secret@db.example:3307/app?connect_timeout=2&lock_wait_timeout=1500ms&wake_poll=20ms&ssl-mode=disabled",
         )
         .unwrap();
@@ -208,7 +209,7 @@ mod tests {
         assert_eq!(s.options.get_host(), "db.example");
         assert_eq!(s.options.get_port(), 3307);
         assert_eq!(s.options.get_database(), Some("app"));
-        let s = settings("mariadb://h/jobs?max_connections=3").unwrap();
+        let s = read("mariadb://h/jobs?max_connections=3").unwrap();
         assert_eq!((s.database.as_str(), s.max_connections), ("jobs", 3));
         assert_eq!(s.lock_wait_secs, DEFAULT_LOCK_WAIT_SECS);
         assert_eq!(s.wake_poll, DEFAULT_WAKE_POLL);
@@ -223,7 +224,7 @@ mod tests {
             ("mysql://u:secret@h", "no database"),
             ("mysql://u:secret@h/", "no database"),
         ] {
-            assert_refused_without_password(url, settings(url), expected);
+            assert_refused_without_password(url, read(url), expected);
         }
     }
 

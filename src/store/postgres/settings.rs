@@ -180,16 +180,16 @@ pub(super) fn is_unique_violation(e: &sqlx::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::url::assert_refused_without_password;
+    use crate::store::url::{assert_refused_without_password, read_url};
 
-    fn settings(url: &str) -> Result<Settings, StoreError> {
-        Settings::parse(&StoreUrl::parse(url).unwrap())
+    /// What the store makes of a URL's options.
+    fn read(url: &str) -> Result<Settings, StoreError> {
+        read_url(url, Settings::parse)
     }
 
     #[test]
     fn jobq_options_are_taken_out_of_the_url() {
-        let s =
-            settings("postgres://u:secret@db.example:6432/app?schema=jobq&sslmode=disable&connect_timeout=2").unwrap();
+        let s = read("postgres://u:secret@db.example:6432/app?schema=jobq&sslmode=disable&connect_timeout=2").unwrap();
         assert_eq!(s.schema.as_deref(), Some("jobq"));
         assert_eq!(s.connect_timeout, Duration::from_secs(2));
         assert_eq!(s.max_connections, DEFAULT_MAX_CONNECTIONS);
@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(s.options.get_port(), 6432);
         assert_eq!(s.options.get_database(), Some("app"));
         assert_eq!(s.options.get_application_name(), Some("jobq"));
-        let s = settings("postgresql://h/db?connect_timeout=1500ms&max_connections=3&application_name=shop").unwrap();
+        let s = read("postgresql://h/db?connect_timeout=1500ms&max_connections=3&application_name=shop").unwrap();
         assert_eq!(s.schema, None);
         assert_eq!(s.connect_timeout, Duration::from_millis(1500));
         assert_eq!(s.max_connections, 3);
@@ -211,7 +211,7 @@ mod tests {
             ("postgres://u:secret@h/db?max_connections=0", "max_connections=\"0\""),
             ("postgres://u:secret@h/db?connect_timeout=soon", "connect_timeout"),
         ] {
-            assert_refused_without_password(url, settings(url), expected);
+            assert_refused_without_password(url, read(url), expected);
         }
     }
 
