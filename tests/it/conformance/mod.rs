@@ -31,13 +31,7 @@ use crate::support::store_tests;
 // Each case gets a fresh, migrated store of its own, dropped (and its sandbox removed) when it returns.
 store_tests! {
     run |case, fixture| case(fixture().await.store()).await;
-    stores {
-        sqlite => support::sqlite_store,
-        postgres => support::postgres_store,
-        mysql => support::mysql_store,
-        redis => support::redis_store,
-        redis_cluster => support::redis_cluster_store,
-    }
+    stores every_store
     cases {
         enqueue::enqueue_returns_created_in_input_order,
         enqueue::enqueue_stores_every_field,
