@@ -797,6 +797,7 @@ async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>)
         ),
         "/gone" => ("410 Gone", String::new(), "no such user"),
         "/slow" => {
+            // Not a wait of the test's: the endpoint is slow, far past the handler's time-out (300 ms).
             tokio::time::sleep(Duration::from_secs(10)).await;
             ("200 OK", String::new(), "{}")
         }
