@@ -36,10 +36,9 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use jobq::Client;
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{self, StoreUrl};
+use jobq::store::{self, StoreKind, StoreUrl};
 use serde_json::json;
 use support::process::{self, Process};
-use support::server::ServerStore;
 use support::{TestStore, eventually};
 
 /// Waits of the bench: as long as the tests allow.
@@ -121,12 +120,8 @@ async fn main() {
 
 /// `store::connect` to servers that cannot be reached.
 async fn unreachable_servers(runs: usize) {
-    let urls = [
-        support::postgres::Postgres::UNREACHABLE,
-        support::mysql::Mysql::UNREACHABLE,
-        support::redis::Redis::UNREACHABLE,
-    ];
-    for url in urls.concat() {
+    let kinds = [StoreKind::Postgres, StoreKind::Mysql, StoreKind::Redis];
+    for url in kinds.into_iter().flat_map(support::server::unreachable) {
         let parsed = StoreUrl::parse(url).expect("a valid URL");
         let times = timed(runs, || async {
             store::connect(&parsed).await.expect_err("an unreachable server");

@@ -25,6 +25,17 @@ pub(crate) fn rounds_by_id<'a, T>(items: &'a [T], id: impl Fn(&'a T) -> &'a str)
     rounds
 }
 
+/// A claim's queues, each once, in the order named.
+pub(crate) fn distinct_queues(queues: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::with_capacity(queues.len());
+    for q in queues {
+        if !out.contains(&q.as_str()) {
+            out.push(q);
+        }
+    }
+    out
+}
+
 /// Sorts jobs in claim order, smallest (priority, run_at, id) first, as a claim hands them out (for
 /// answers that come back unordered or merged from several queues).
 pub(crate) fn sort_in_claim_order(jobs: &mut [Job]) {

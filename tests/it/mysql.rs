@@ -18,8 +18,11 @@ use jobq::worker::Worker;
 use sqlx::{Executor, MySqlConnection};
 
 use crate::support::jobs::*;
-use crate::support::mysql::{app_connection, connect_mysql, create_database, mysql_admin, mysql_url, with_database};
-use crate::support::{ServerSandbox, TestStore, eventually, fresh_name, lazy, mysql_store_in, within};
+use crate::support::mysql::{app_connection, create_database, mysql_admin, mysql_url, with_database};
+use crate::support::{
+    ServerSandbox, TestStore, connect, eventually, fresh_name, lazy, mysql_store_in, stop_worker, subscribe, within,
+    woken,
+};
 
 /// How long anything that should happen soon may take on a loaded test machine.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -35,7 +38,7 @@ async fn fixture_with(options: &str) -> (DynStore, ServerSandbox, String) {
     let database = fresh_name();
     let sandbox = create_database(&database).await;
     let url = format!("{}?{options}", with_database(&mysql_url(), &database));
-    let store = connect_mysql(&url).await;
+    let store = connect(&url).await;
     store.migrate().await.expect("migrate");
     (store, sandbox, database)
 }
@@ -187,8 +190,7 @@ async fn locked_rows_never_wedge_the_claim_loop() {
         succeeded(&store).await == JOBS as u64
     })
     .await;
-    handle.shutdown();
-    run.await.expect("worker task").expect("worker");
+    stop_worker(&handle, run).await;
     assert_eq!(ran.lock().unwrap().len(), JOBS);
 }
 
@@ -354,10 +356,7 @@ async fn a_finish_chosen_as_a_deadlock_victim_is_run_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plain_insert_wakes_an_idle_subscription() {
     let (store, database) = fixture().await;
-    let notify = Arc::new(tokio::sync::Notify::new());
-    let _subscription = store
-        .subscribe(&jobq::store::WakeOn::Ready(vec!["mail".to_string()]), notify.clone())
-        .expect("MySQL looks for work on its own");
+    let (_subscription, notify) = subscribe(&store, &["mail"]);
     let mut app = app_connection(&database).await;
     app.execute("INSERT INTO jobq_jobs (queue, job_type) VALUES ('other', 'x')")
         .await
@@ -373,9 +372,7 @@ async fn a_plain_insert_wakes_an_idle_subscription() {
     app.execute("INSERT INTO jobq_jobs (queue, job_type) VALUES ('mail', 'mail.send')")
         .await
         .expect("insert");
-    tokio::time::timeout(Duration::from_secs(5), notify.notified())
-        .await
-        .expect("woken by a plain INSERT");
+    woken(&notify, "a plain INSERT").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

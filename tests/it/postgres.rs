@@ -8,13 +8,12 @@
 //! its store drops. Waits end as soon as their condition holds (`support::eventually`); nothing sleeps.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use jobq::Client;
 use jobq::job::{JobSpec, NewJob};
-use jobq::store::{EnqueueOutcome, Lease, Stats};
+use jobq::store::{EnqueueOutcome, Lease};
 use jobq::time::UnixMillis;
 use serde_json::json;
 use sqlx::postgres::PgListener;
@@ -22,9 +21,9 @@ use sqlx::{Connection, Executor, PgConnection};
 use tokio::sync::Notify;
 
 use crate::support::jobs::*;
-use crate::support::postgres::{admin, app_connection, connect_postgres, postgres_url, with_schema};
+use crate::support::postgres::{admin, app_connection, postgres_url, with_schema};
 use crate::support::process;
-use crate::support::{TestStore, eventually, fresh_name, postgres_store_in, with_option};
+use crate::support::{TestStore, connect, eventually, fresh_name, postgres_store_in, subscribe, with_option, woken};
 
 /// How long anything that should happen at once may take on a loaded test machine.
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -35,28 +34,14 @@ async fn fixture() -> (TestStore, String) {
     (postgres_store_in(&schema).await, schema)
 }
 
-/// Waits until `notify` is signalled, failing the test after [`DEADLINE`].
-async fn woken(notify: &Notify, what: &str) {
-    tokio::time::timeout(DEADLINE, notify.notified())
-        .await
-        .unwrap_or_else(|_| panic!("not woken: {what}"));
-}
-
 /// Drops a permit `notify` may hold, so that the next wait needs a new signal.
 fn drain(notify: &Notify) {
     let _ = notify.notified().now_or_never();
 }
 
-/// How many jobs the store holds.
+/// How many jobs the store holds (in its one queue).
 async fn total(store: &TestStore) -> u64 {
-    let stats = store
-        .stats(&Stats {
-            queues: vec![],
-            now: T0,
-        })
-        .await
-        .expect("stats");
-    stats.queues[0].total()
+    stats(store, &[], T0).await[0].total()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -178,10 +163,7 @@ async fn the_insert_trigger_notifies_when_the_transaction_commits() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscription_wakes_on_inserts_releases_and_rescues() {
     let (store, schema) = fixture().await;
-    let notify = Arc::new(Notify::new());
-    let _subscription = store
-        .subscribe(&jobq::store::WakeOn::Ready(vec!["mail".to_string()]), notify.clone())
-        .expect("PostgreSQL pushes wake-ups");
+    let (_subscription, notify) = subscribe(&store, &["mail"]);
     // The listener signals once when it is connected (work may have arrived before it listened).
     woken(&notify, "listening").await;
 
@@ -212,10 +194,7 @@ async fn a_subscription_wakes_on_inserts_releases_and_rescues() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscription_reconnects_after_its_connection_is_killed() {
     let (store, schema) = fixture().await;
-    let notify = Arc::new(Notify::new());
-    let _subscription = store
-        .subscribe(&jobq::store::WakeOn::Ready(Vec::new()), notify.clone())
-        .expect("PostgreSQL pushes wake-ups");
+    let (_subscription, notify) = subscribe(&store, &[]);
     woken(&notify, "listening").await;
 
     let mut admin = admin().await;
@@ -303,7 +282,7 @@ async fn a_store_never_shows_its_password() {
         url.set_password(Some("s3cret")).expect("a URL that takes a password");
     }
     let password = format!(":{}@", url.password().expect("a password"));
-    let store = connect_postgres(url.as_str()).await;
+    let store = connect(url.as_str()).await;
     let info = store.info().await.expect("info");
     for shown in [format!("{store:?}"), format!("{info:?}"), info.url.clone()] {
         assert!(!shown.contains(&password), "{shown}");
@@ -342,7 +321,7 @@ async fn an_application_store_idle_for_a_while_rides_out_terminated_sessions() {
     let (_sandbox, schema) = fixture().await;
     let app = format!("jobq-idle-{schema}");
     let url = with_option(&with_schema(&postgres_url(), &schema), "application_name", &app);
-    let client = Client::new(connect_postgres(&url).await);
+    let client = Client::new(connect(&url).await);
     // Several pooled connections, all idle once these return.
     let specs = (0..4).map(|i| JobSpec::new("nap", json!({ "ms": i })));
     futures_util::future::join_all(specs.map(|s| client.enqueue(s))).await;

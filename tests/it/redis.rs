@@ -6,19 +6,17 @@
 //! Each test works under a fresh key prefix (`support::redis_store_in`), deleted when its store drops.
 //! Waits end as soon as their condition holds (`support::eventually`).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use jobq::job::{JobSpec, JobStatus};
 use jobq::store::{JobFilter, List};
 use jobq::time::UnixMillis;
 use serde_json::{Value, json};
-use tokio::sync::Notify;
 
 use crate::support::jobs::*;
 use crate::support::process::{self, Process};
-use crate::support::redis::{PrivateRedis, connect_redis, fresh_prefix, redis_cli, redis_url, with_prefix};
-use crate::support::{TestStore, eventually, lazy, private, redis_store_in};
+use crate::support::redis::{PrivateRedis, fresh_prefix, redis_cli, redis_url, with_prefix};
+use crate::support::{TestStore, connect, eventually, lazy, private, redis_store_in, subscribe, woken};
 
 /// How long anything that should happen at once may take on a loaded test machine.
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -111,7 +109,7 @@ async fn a_non_envelope_becomes_the_payload_of_the_default_type() {
         "{}&inbox_default_type=legacy.import",
         with_prefix(&redis_url(), &prefix)
     );
-    let store = connect_redis(&url).await;
+    let store = connect(&url).await;
     let inbox = format!("{prefix}inbox:default");
     redis_cli(&["LPUSH", &inbox, r#"{"user":5}"#]);
     redis_cli(&["LPUSH", &inbox, "42"]);
@@ -174,26 +172,17 @@ async fn the_items_of_an_ingester_that_died_are_taken_over_and_enqueued_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscription_wakes_on_enqueues_and_on_inbox_pushes() {
     let (store, prefix) = fixture().await;
-    let notify = Arc::new(Notify::new());
-    let _subscription = store
-        .subscribe(&jobq::store::WakeOn::Ready(vec!["mail".to_string()]), notify.clone())
-        .expect("redis pushes");
+    let (_subscription, notify) = subscribe(&store, &["mail"]);
     // The first signal says "connected".
-    tokio::time::timeout(DEADLINE, notify.notified())
-        .await
-        .expect("connected");
+    woken(&notify, "connecting").await;
 
     add(&store, spec("other").queue("elsewhere")).await;
     add(&store, spec("m1").queue("mail")).await;
     // How soon the signal comes is measured by `cargo bench --bench timings`, not asserted here.
-    tokio::time::timeout(DEADLINE, notify.notified())
-        .await
-        .expect("woken by an enqueue");
+    woken(&notify, "an enqueue").await;
 
     redis_cli(&["LPUSH", &format!("{prefix}inbox:mail"), r#"{"v":1,"jobType":"t"}"#]);
-    tokio::time::timeout(DEADLINE, notify.notified())
-        .await
-        .expect("woken by an inbox push");
+    woken(&notify, "an inbox push").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,7 +190,7 @@ async fn a_worker_carries_on_after_a_server_restart_that_lost_everything() {
     let port = private::free_port();
     let mut server = PrivateRedis::start(port).await;
     let url = server.url();
-    let store = connect_redis(&url).await;
+    let store = connect(&url).await;
     store.migrate().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let config = "[worker]\nheartbeat = \"100ms\"\nstale_after = \"2s\"\npoll_interval = \"50ms\"\n\n\

@@ -4,19 +4,14 @@
 //! on different nodes.
 
 use std::process::Command;
-use std::sync::Arc;
-use std::time::Duration;
 
 use jobq::store::Claim;
 use serde_json::{Value, json};
-use tokio::sync::Notify;
 
-use crate::support::TestStore;
 use crate::support::jobs::*;
 use crate::support::redis::{fresh_prefix, redis_cli_at, with_prefix};
 use crate::support::redis_cluster::{redis_cluster_store_in, redis_cluster_url};
-
-const DEADLINE: Duration = Duration::from_secs(10);
+use crate::support::{TestStore, subscribe, woken};
 
 /// A migrated store on the test cluster under a fresh prefix, and that prefix.
 async fn fixture() -> (TestStore, String) {
@@ -70,30 +65,18 @@ async fn an_inbox_on_a_cluster_wakes_its_worker_and_is_ingested_beside_another_s
     // Two queues in different slots: one subscription reads both, one claim serves both.
     let (mail, sms) = ("mail", "sms");
     assert_ne!(slot(mail), slot(sms));
-    let notify = Arc::new(Notify::new());
-    let _subscription = store
-        .subscribe(
-            &jobq::store::WakeOn::Ready(vec![mail.to_string(), sms.to_string()]),
-            notify.clone(),
-        )
-        .expect("redis pushes");
-    tokio::time::timeout(DEADLINE, notify.notified())
-        .await
-        .expect("connected");
+    let (_subscription, notify) = subscribe(&store, &[mail, sms]);
+    woken(&notify, "connecting").await;
 
     add(&store, spec("m").queue(mail).priority(5)).await;
-    tokio::time::timeout(DEADLINE, notify.notified())
-        .await
-        .expect("woken by an enqueue");
+    woken(&notify, "an enqueue").await;
     cli(&[
         "LPUSH",
         &format!("{prefix}inbox:{sms}"),
         r#"{"v":1,"jobId":"s","jobType":"t","priority":1}"#,
     ]);
     cli(&["LPUSH", &format!("{prefix}inbox:{sms}"), "not a job"]);
-    tokio::time::timeout(DEADLINE, notify.notified())
-        .await
-        .expect("woken by an inbox push");
+    woken(&notify, "an inbox push").await;
 
     let claim = Claim {
         queues: vec![mail.into(), sms.into()],

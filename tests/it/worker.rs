@@ -19,23 +19,8 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::support::process::{self, Process};
-use crate::support::{TestStore, eventually, lazy, store_tests};
-
-/// Settings that keep tests quick: fast heartbeats and polls, a short shutdown, exact back-off. Rescue
-/// stays well away (tests of rescue set their own): on a loaded machine a starved worker's heartbeat
-/// can be late by seconds, and a rescue would then run a job twice, as it should.
-const FAST: &str = r#"
-[worker]
-heartbeat = "200ms"
-stale_after = "10s"
-poll_interval = "50ms"
-shutdown_timeout = "500ms"
-
-[retry]
-base_delay = "100ms"
-jitter = 0.0
-"#;
+use crate::support::process::{self, FAST, Process};
+use crate::support::{TestStore, eventually, lazy, stop_worker, store_tests};
 
 /// `secs` seconds, for the bounds of waits.
 fn secs(secs: u64) -> Duration {
@@ -73,8 +58,10 @@ impl World {
         std::fs::write(&self.config, format!("url = {url}\n{config}")).unwrap();
     }
 
-    /// Adds to the config file an exec handler for `job_type` running `script`, with `extra` settings.
-    fn exec_handler(&self, job_type: &str, script: &Path, extra: &str) {
+    /// Adds to the config file an exec handler for `job_type`, a script `JOB_TYPE.sh` of `body` (see
+    /// [`World::script`]), with `extra` settings.
+    fn exec_handler(&self, job_type: &str, body: &str, extra: &str) {
+        let script = self.script(&format!("{job_type}.sh"), body);
         let config = std::fs::read_to_string(&self.config).unwrap();
         let handler = format!("[handlers.{job_type}]\nexec = [\"{}\"]\n{extra}", script.display());
         std::fs::write(&self.config, format!("{config}\n{handler}")).unwrap();
@@ -84,11 +71,13 @@ impl World {
         self.dir.path().join(name)
     }
 
-    /// Writes an executable shell script and returns its path.
+    /// Writes an executable shell script and returns its path. The script finds this world's folder
+    /// (for the files it leaves for the test) in `$D`.
     fn script(&self, name: &str, body: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
         let path = self.path(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let dir = self.dir.path().display();
+        std::fs::write(&path, format!("#!/bin/sh\nD='{dir}'\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path
     }
@@ -319,9 +308,9 @@ esac"#,
 
 async fn retries_back_off_exponentially_then_die(store: TestStore) {
     let world = World::new(store, &format!("{FAST}\nmultiplier = 3.0\n")).await;
-    let script = world.script("flaky.sh", "echo \"attempt $JOBQ_ATTEMPT failed\"; exit 75");
     // The type's max_attempts wins over the default the job was enqueued with.
-    world.exec_handler("flaky", &script, "max_attempts = 3\n");
+    let flaky = "echo \"attempt $JOBQ_ATTEMPT failed\"; exit 75";
+    world.exec_handler("flaky", flaky, "max_attempts = 3\n");
     let id = world.enqueue(JobSpec::new("flaky", json!({}))).await;
     let _worker = world.worker("w", &[]);
     let job = world.wait_status(&id, JobStatus::Dead, secs(20)).await;
@@ -356,14 +345,8 @@ async fn a_job_of_an_unknown_type_goes_dead_at_once(store: TestStore) {
 
 async fn cancelling_a_running_exec_job_kills_its_process_group(store: TestStore) {
     let world = World::new(store, FAST).await;
-    let script = world.script(
-        "long.sh",
-        &format!(
-            "sleep 300 &\necho $! > {dir}/child.pid\necho $$ > {dir}/parent.pid\nwait",
-            dir = world.dir.path().display()
-        ),
-    );
-    world.exec_handler("long", &script, "");
+    let long = "sleep 300 &\necho $! > $D/child.pid\necho $$ > $D/parent.pid\nwait";
+    world.exec_handler("long", long, "");
     let id = world.enqueue(JobSpec::new("long", json!({}))).await;
     let worker = world.worker("w", &[]);
     let parent = read_pid(&world.path("parent.pid"), secs(20)).await;
@@ -380,14 +363,9 @@ async fn cancelling_a_running_exec_job_kills_its_process_group(store: TestStore)
 async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm(store: TestStore) {
     let world = World::new(store, FAST).await;
     // `trap '' TERM` is inherited by the background sleep: only SIGKILL ends them.
-    let script = world.script(
-        "stubborn.sh",
-        &format!(
-            "trap '' TERM\nsleep 300 &\necho $! > {dir}/$JOBQ_JOB_ID.child\necho $$ > {dir}/$JOBQ_JOB_ID.parent\nwait\nwait",
-            dir = world.dir.path().display()
-        ),
-    );
-    world.exec_handler("stubborn", &script, "timeout = \"1s\"\nmax_attempts = 1\n");
+    let stubborn =
+        "trap '' TERM\nsleep 300 &\necho $! > $D/$JOBQ_JOB_ID.child\necho $$ > $D/$JOBQ_JOB_ID.parent\nwait\nwait";
+    world.exec_handler("stubborn", stubborn, "timeout = \"1s\"\nmax_attempts = 1\n");
     let by_type = world.enqueue(JobSpec::new("stubborn", json!({})).id("by-type")).await;
     // A job's own time-out wins over its type's.
     let by_job = world
@@ -420,14 +398,7 @@ async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm(store: TestStor
 
 async fn sigterm_releases_running_jobs_without_using_an_attempt(store: TestStore) {
     let world = World::new(store, FAST).await;
-    let script = world.script(
-        "slow.sh",
-        &format!(
-            "echo $$ > {dir}/$JOBQ_JOB_ID.pid\nexec sleep 300",
-            dir = world.dir.path().display()
-        ),
-    );
-    world.exec_handler("slow", &script, "");
+    world.exec_handler("slow", "echo $$ > $D/$JOBQ_JOB_ID.pid\nexec sleep 300", "");
     let a = world.enqueue(JobSpec::new("slow", json!({})).id("a")).await;
     let b = world.enqueue(JobSpec::new("slow", json!({})).id("b")).await;
     let worker = world.worker("w", &[]);
@@ -459,14 +430,9 @@ async fn a_killed_workers_job_is_rescued_and_completed_by_another(store: TestSto
         "[worker]\nheartbeat = \"200ms\"\nstale_after = \"1s\"\npoll_interval = \"50ms\"\nshutdown_timeout = \"500ms\"\n",
     )
     .await;
-    let script = world.script(
-        "once.sh",
-        &format!(
-            "if [ \"$JOBQ_ATTEMPT\" = 1 ]; then echo $$ > {dir}/first.pid; exec sleep 300; fi\necho \"::result {{\\\"attempt\\\":$JOBQ_ATTEMPT}}\"",
-            dir = world.dir.path().display()
-        ),
-    );
-    world.exec_handler("once", &script, "");
+    let once = "if [ \"$JOBQ_ATTEMPT\" = 1 ]; then echo $$ > $D/first.pid; exec sleep 300; fi\n\
+                echo \"::result {\\\"attempt\\\":$JOBQ_ATTEMPT}\"";
+    world.exec_handler("once", once, "");
     let id = world.enqueue(JobSpec::new("once", json!({}))).await;
     let first = world.worker("first", &[]);
     let orphan = read_pid(&world.path("first.pid"), secs(20)).await;
@@ -494,8 +460,7 @@ async fn a_killed_workers_job_is_rescued_and_completed_by_another(store: TestSto
 async fn three_workers_run_each_of_a_thousand_jobs_exactly_once(store: TestStore) {
     let world = World::new(store, FAST).await;
     let runs = world.path("runs.txt");
-    let script = world.script("record.sh", &format!("echo \"$JOBQ_JOB_ID\" >> {}", runs.display()));
-    world.exec_handler("rec", &script, "");
+    world.exec_handler("rec", "echo \"$JOBQ_JOB_ID\" >> $D/runs.txt", "");
     let specs: Vec<JobSpec> = (0..1000).map(|i| JobSpec::new("rec", json!({ "i": i }))).collect();
     let ids: HashSet<String> = world
         .client
@@ -526,19 +491,10 @@ async fn a_per_type_limit_is_never_exceeded(store: TestStore) {
     let running = world.path("running");
     std::fs::create_dir(&running).unwrap();
     let seen = world.path("seen.txt");
-    let script = world.script(
-        "limited.sh",
-        &format!(
-            "touch {r}/$JOBQ_JOB_ID\nls {r} | wc -l >> {seen}\nsleep 0.2\nls {r} | wc -l >> {seen}\nrm {r}/$JOBQ_JOB_ID",
-            r = running.display(),
-            seen = seen.display()
-        ),
-    );
-    world.exec_handler(
-        "limited",
-        &script,
-        "concurrency = 2\n[handlers.other]\nbuiltin = \"noop\"\n",
-    );
+    let limited = "touch $D/running/$JOBQ_JOB_ID\nls $D/running | wc -l >> $D/seen.txt\nsleep 0.2\n\
+                   ls $D/running | wc -l >> $D/seen.txt\nrm $D/running/$JOBQ_JOB_ID";
+    let other = "[handlers.other]\nbuiltin = \"noop\"\n";
+    world.exec_handler("limited", limited, &format!("concurrency = 2\n{other}"));
     let mut specs: Vec<JobSpec> = (0..12).map(|i| JobSpec::new("limited", json!({ "i": i }))).collect();
     specs.extend((0..20).map(|i| JobSpec::new("other", json!({ "i": i }))));
     world.client.enqueue_many(specs).await.unwrap();
@@ -841,6 +797,7 @@ async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>)
         ),
         "/gone" => ("410 Gone", String::new(), "no such user"),
         "/slow" => {
+            // Not a wait of the test's: the endpoint is slow, far past the handler's time-out (300 ms).
             tokio::time::sleep(Duration::from_secs(10)).await;
             ("200 OK", String::new(), "{}")
         }
@@ -906,12 +863,7 @@ async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries(store: 
     let job = world.wait_status(&panics, JobStatus::Succeeded, secs(20)).await;
     assert_eq!(job.attempt, 2);
     assert_eq!(last_error(&job), "handler panicked: boom on attempt 1");
-    handle.shutdown();
-    let report = tokio::time::timeout(Duration::from_secs(10), run)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let report = stop_worker(&handle, run).await;
     assert_eq!(report.cause, StopCause::Shutdown);
     assert_eq!(report.jobs_done, 3);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
@@ -976,12 +928,7 @@ async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unuse
         if n >= 302 { Ok(()) } else { Err(format!("{n} calls")) }
     })
     .await;
-    handle.shutdown();
-    let report = tokio::time::timeout(Duration::from_secs(20), run)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let report = stop_worker(&handle, run).await;
     assert_eq!(report.jobs_done, 300);
     let calls = calls.lock().unwrap().clone();
     let unique: HashSet<&String> = calls.iter().collect();
@@ -1011,13 +958,7 @@ async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unuse
 // end on one backend; each test gets a fresh store of its own.
 store_tests! {
     run |case, fixture| case(fixture().await).await;
-    stores {
-        sqlite => support::sqlite_store,
-        postgres => support::postgres_store,
-        mysql => support::mysql_store,
-        redis => support::redis_store,
-        redis_cluster => support::redis_cluster_store,
-    }
+    stores every_store
     cases {
         every_exec_outcome_follows_the_protocol,
         http_handlers_map_statuses_sign_bodies_and_honour_retry_after,

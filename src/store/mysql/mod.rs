@@ -30,7 +30,7 @@ use tokio::sync::Notify;
 use self::poll::Watcher;
 use self::settings::{Settings, is_duplicate};
 use self::statements::{TRANSIENT_TRIES, text};
-use super::batch::rounds_by_id;
+use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{SharedSql, SqlBackend, SqlPool};
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
@@ -87,6 +87,12 @@ impl SqlBackend for MysqlStore {
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
+        // The version was read when connecting; MariaDB says so in it.
+        let flavour = if self.version.to_ascii_lowercase().contains("mariadb") {
+            "MariaDB"
+        } else {
+            "MySQL"
+        };
         let row = self
             .sql
             .settings_row(
@@ -94,11 +100,6 @@ impl SqlBackend for MysqlStore {
                  CAST(@@SESSION.innodb_lock_wait_timeout AS CHAR), CAST(@@max_allowed_packet AS CHAR)",
             )
             .await?;
-        let flavour = if self.version.to_ascii_lowercase().contains("mariadb") {
-            "MariaDB"
-        } else {
-            "MySQL"
-        };
         Ok(StoreInfo {
             kind: KIND,
             url: self.url.redacted().to_string(),
@@ -131,15 +132,7 @@ impl SqlBackend for MysqlStore {
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
-        if claim.queues.is_empty() || claim.limit == 0 {
-            return Ok(Vec::new());
-        }
-        let mut queues: Vec<&str> = Vec::with_capacity(claim.queues.len());
-        for q in &claim.queues {
-            if !queues.contains(&q.as_str()) {
-                queues.push(q);
-            }
-        }
+        let queues = distinct_queues(&claim.queues);
         self.retrying("claim", TRANSIENT_TRIES, |_| false, || self.claim_once(claim, &queues))
             .await
     }

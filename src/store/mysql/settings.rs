@@ -196,7 +196,7 @@ mod tests {
     }
 
     #[test]
-    fn jobq_options_are_taken_out_of_the_url() {
+    fn timeouts_pool_size_and_wake_poll_are_taken_out_of_the_url() {
         let s = read(
             "mysql://u:secret@db.example:3307/app?connect_timeout=2&lock_wait_timeout=1500ms&wake_poll=20ms&ssl-mode=disabled",
         )

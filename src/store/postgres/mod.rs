@@ -32,7 +32,7 @@ use self::enqueue::enqueue_chunks;
 use self::lease::{append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
-use super::batch::rounds_by_id;
+use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{FinishRow, SharedSql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
@@ -162,15 +162,7 @@ impl SqlBackend for PostgresStore {
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
-        if claim.queues.is_empty() || claim.limit == 0 {
-            return Ok(Vec::new());
-        }
-        let mut queues: Vec<&str> = Vec::with_capacity(claim.queues.len());
-        for q in &claim.queues {
-            if !queues.contains(&q.as_str()) {
-                queues.push(q);
-            }
-        }
+        let queues = distinct_queues(&claim.queues);
         // The candidates: pending, ready, not excluded, in claim order, locked with SKIP LOCKED so that
         // concurrent claimers pass over each other's rows instead of queueing behind them. One queue is
         // one ordered scan of the ready index. Several queues are one ordering: each queue's best `limit`

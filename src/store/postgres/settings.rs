@@ -188,7 +188,7 @@ mod tests {
     }
 
     #[test]
-    fn jobq_options_are_taken_out_of_the_url() {
+    fn schema_timeout_and_pool_size_are_taken_out_of_the_url() {
         let s = read("postgres://u:secret@db.example:6432/app?schema=jobq&sslmode=disable&connect_timeout=2").unwrap();
         assert_eq!(s.schema.as_deref(), Some("jobq"));
         assert_eq!(s.connect_timeout, Duration::from_secs(2));

@@ -35,6 +35,7 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     /// Applies the pending migrations under the store's own migration lock (see [`Store::migrate`]).
     async fn apply_migrations(&self) -> Result<(), StoreError>;
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
+    /// Called with at least one queue and a limit above zero.
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError>;
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
@@ -147,6 +148,9 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+        if claim.queues.is_empty() || claim.limit == 0 {
+            return Ok(Vec::new());
+        }
         SqlBackend::claim(self, claim).await
     }
 

@@ -140,9 +140,6 @@ impl SqlBackend for SqliteStore {
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
         let _turn = self.gate.lock().await;
-        if claim.queues.is_empty() || claim.limit == 0 {
-            return Ok(Vec::new());
-        }
         // One ordered, limited scan of the ready index per queue; with several queues the per-queue
         // tops are merged, so a claim never sorts a whole backlog.
         let exclude = if claim.exclude_types.is_empty() {

@@ -190,18 +190,8 @@ fn enqueue_file_takes_envelopes_and_legacy_lines() {
             "\n",
         ),
     );
-    snap!(
-        "enqueue",
-        env.run([
-            "enqueue",
-            "--file",
-            "jobs.ndjson",
-            "--type",
-            "legacy.import",
-            "--queue",
-            "imports"
-        ])
-    );
+    let from_file = ["enqueue", "--file", "jobs.ndjson", "--type", "legacy.import"];
+    snap!("enqueue", env.run([&from_file[..], &["--queue", "imports"]].concat()));
     snap!("list", env.run(["list"]));
     let php1 = env.job("php-1");
     assert_eq!(
@@ -218,18 +208,7 @@ fn enqueue_file_takes_envelopes_and_legacy_lines() {
     assert_eq!(php2["queue"], "mail");
     assert_eq!(php2["runAt"], 1_893_456_000_000i64);
     // Reading the same file again finds every envelope with an id present already.
-    snap!(
-        "again",
-        env.run([
-            "enqueue",
-            "--file",
-            "jobs.ndjson",
-            "--type",
-            "legacy.import",
-            "-o",
-            "json"
-        ])
-    );
+    snap!("again", env.run([&from_file[..], &["-o", "json"]].concat()));
 }
 
 #[test]

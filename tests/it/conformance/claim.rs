@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use jobq::job::{JobSpec, JobStatus, Progress};
-use jobq::store::{Claim, DynStore, Heartbeat, Lease, Stats};
+use jobq::store::{Claim, DynStore, Heartbeat, Lease};
 
 use crate::support::jobs::*;
 
@@ -212,13 +212,7 @@ pub(super) async fn claim_is_exclusive(store: &DynStore) {
     let unique: HashSet<_> = all.iter().cloned().collect();
     assert_eq!(unique.len(), all.len(), "a job was claimed twice");
     assert_eq!(all.len(), JOBS, "every job is claimed once in total");
-    let stats = store
-        .stats(&Stats {
-            queues: vec![],
-            now: T0,
-        })
-        .await
-        .expect("stats");
-    assert_eq!(stats.queues.iter().map(|q| q.running).sum::<u64>(), JOBS as u64);
-    assert_eq!(stats.queues.iter().map(|q| q.ready).sum::<u64>(), 0);
+    let queues = stats(store, &[], T0).await;
+    assert_eq!(queues.iter().map(|q| q.running).sum::<u64>(), JOBS as u64);
+    assert_eq!(queues.iter().map(|q| q.ready).sum::<u64>(), 0);
 }

@@ -3,11 +3,31 @@
 
 use jobq::job::{JobSpec, JobStatus};
 use jobq::store::{Cleanup, DynStore, JobFilter};
+use jobq::time::UnixMillis;
 
 use crate::support::jobs::*;
 
 async fn cleanup(store: &DynStore, cleanup: Cleanup) -> u64 {
     store.cleanup(&cleanup).await.expect("cleanup")
+}
+
+/// `base` for the jobs that finished before `cutoff` only.
+fn finished_before(base: &Cleanup, cutoff: UnixMillis) -> Cleanup {
+    Cleanup {
+        finished_before: Some(cutoff),
+        ..base.clone()
+    }
+}
+
+/// `base` for the jobs in `statuses` only.
+fn in_statuses(base: &Cleanup, statuses: &[JobStatus]) -> Cleanup {
+    Cleanup {
+        filter: JobFilter {
+            statuses: statuses.to_vec(),
+            ..base.filter.clone()
+        },
+        ..base.clone()
+    }
 }
 
 async fn exists(store: &DynStore, name: &str) -> bool {
@@ -43,28 +63,8 @@ pub(super) async fn cleanup_touches_only_terminal_jobs_older_than_cutoff(store: 
     };
 
     // Finished *before* the cut-off: a job that finished at the cut-off stays.
-    assert_eq!(
-        cleanup(
-            store,
-            Cleanup {
-                finished_before: Some(at(1_000)),
-                ..all.clone()
-            }
-        )
-        .await,
-        0
-    );
-    assert_eq!(
-        cleanup(
-            store,
-            Cleanup {
-                finished_before: Some(at(1_001)),
-                ..all.clone()
-            }
-        )
-        .await,
-        4
-    );
+    assert_eq!(cleanup(store, finished_before(&all, at(1_000))).await, 0);
+    assert_eq!(cleanup(store, finished_before(&all, at(1_001))).await, 4);
     for status in JobStatus::ALL {
         assert_eq!(
             exists(store, &format!("q-{status}")).await,
@@ -75,21 +75,8 @@ pub(super) async fn cleanup_touches_only_terminal_jobs_older_than_cutoff(store: 
     assert!(exists(store, "recent").await);
 
     // Live jobs stay even with no cut-off, and even when asked for by status.
-    let live = vec![JobStatus::Pending, JobStatus::Running, JobStatus::Waiting];
-    assert_eq!(
-        cleanup(
-            store,
-            Cleanup {
-                filter: JobFilter {
-                    statuses: live,
-                    ..Default::default()
-                },
-                ..all.clone()
-            }
-        )
-        .await,
-        0
-    );
+    let live = [JobStatus::Pending, JobStatus::Running, JobStatus::Waiting];
+    assert_eq!(cleanup(store, in_statuses(&all, &live)).await, 0);
     assert_eq!(cleanup(store, all.clone()).await, 1);
     assert!(!exists(store, "recent").await);
     for name in ["q-pending", "q-running", "q-waiting"] {
@@ -156,31 +143,8 @@ pub(super) async fn cleanup_dry_run_counts_without_deleting(store: &DynStore) {
         ..Default::default()
     };
     assert_eq!(cleanup(store, dry.clone()).await, 4);
-    assert_eq!(
-        cleanup(
-            store,
-            Cleanup {
-                finished_before: Some(at(1_000)),
-                ..dry.clone()
-            }
-        )
-        .await,
-        0
-    );
-    assert_eq!(
-        cleanup(
-            store,
-            Cleanup {
-                filter: JobFilter {
-                    statuses: vec![JobStatus::Dead],
-                    ..Default::default()
-                },
-                ..dry.clone()
-            }
-        )
-        .await,
-        1
-    );
+    assert_eq!(cleanup(store, finished_before(&dry, at(1_000))).await, 0);
+    assert_eq!(cleanup(store, in_statuses(&dry, &[JobStatus::Dead])).await, 1);
     assert_eq!(
         cleanup(
             store,

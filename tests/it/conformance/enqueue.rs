@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{DynStore, Lease, Stats, StoreKind, Transition};
+use jobq::store::{DynStore, Lease, StoreKind, Transition};
 use serde_json::json;
 
 use crate::support::jobs::*;
@@ -145,17 +145,11 @@ pub(super) async fn enqueue_large_batch(store: &DynStore) {
     assert_eq!(get(store, &id("bulk-0003")).await.priority, 0);
     assert!(store.get(&id("keyed-late")).await.expect("get").is_none());
 
-    let stats = store
-        .stats(&Stats {
-            queues: vec![],
-            now: T0,
-        })
-        .await
-        .expect("stats");
-    assert_eq!(stats.queues.len(), 1);
-    assert_eq!(stats.queues[0].queue, "bulk");
-    assert_eq!(stats.queues[0].ready, JOBS as u64 + 1);
-    assert_eq!(stats.queues[0].total(), JOBS as u64 + 1);
+    let queues = stats(store, &[], T0).await;
+    assert_eq!(queues.len(), 1);
+    assert_eq!(queues[0].queue, "bulk");
+    assert_eq!(queues[0].ready, JOBS as u64 + 1);
+    assert_eq!(queues[0].total(), JOBS as u64 + 1);
     assert_eq!(get(store, &id("bulk-4999")).await.status, JobStatus::Pending);
 }
 
@@ -191,14 +185,7 @@ pub(super) async fn unique_key_coalesces_while_live(store: &DynStore) {
         vec![coalesced("u1")]
     );
 
-    let stats = store
-        .stats(&Stats {
-            queues: vec![],
-            now: at(10),
-        })
-        .await
-        .expect("stats");
-    assert_eq!(stats.queues[0].total(), 1);
+    assert_eq!(stats(store, &[], at(10)).await[0].total(), 1);
 }
 
 pub(super) async fn unique_key_frees_once_terminal(store: &DynStore) {

@@ -1,8 +1,8 @@
 //! The lease: heartbeats, finishing an attempt with each outcome, releasing, and the fence that makes a
 //! late answer from an old attempt or another worker change nothing.
 
-use jobq::job::{ERROR_HISTORY_CAP, JobError, JobStatus, Progress};
-use jobq::store::{Cancel, CancelTarget, DynStore, Finish, Heartbeat, Lease, LeaseState, Rescue, Stats, Transition};
+use jobq::job::{ERROR_HISTORY_CAP, Job, JobError, JobStatus, Progress};
+use jobq::store::{Cancel, CancelTarget, DynStore, Finish, Heartbeat, Lease, LeaseState, Rescue, Transition};
 use serde_json::json;
 
 use crate::support::jobs::*;
@@ -108,16 +108,9 @@ pub(super) async fn heartbeat_reports_lost(store: &DynStore) {
         [LeaseState::Held, LeaseState::Held]
     );
     // c is released, d rescued (its heartbeat is stale), e finished.
-    assert_eq!(store.release(std::slice::from_ref(&c)).await.expect("release"), [true]);
+    assert!(release(store, &c).await);
     assert!(finish(store, &e, Transition::Succeeded { result: None }, at(55)).await);
-    let rescued = store
-        .rescue(&Rescue {
-            stale_before: at(10),
-            now: at(60),
-            limit: 100,
-        })
-        .await
-        .expect("rescue");
+    let rescued = rescue_stale(store, at(10), at(60), 100).await;
     assert_eq!(rescued.iter().map(|r| r.id.to_string()).collect::<Vec<_>>(), ["d"]);
 
     let wrong_attempt = Lease {
@@ -255,83 +248,57 @@ pub(super) async fn finish_records_progress_reported_with_it(store: &DynStore) {
     assert_eq!(get(store, &beaten.id).await.progress, Some(reported));
 }
 
-pub(super) async fn finish_retry_schedules_pending_with_error(store: &DynStore) {
+/// Enqueues a job `j`, claims it at `T0` and finishes its attempt with `outcome` at `at(100)`; returns
+/// the job as stored then.
+async fn finish_the_first_attempt(store: &DynStore, outcome: Transition) -> Job {
     add(store, spec("j")).await;
     let lease = Lease::of(&claim_one(store, "default", WORKER, T0).await);
-    assert!(finish(store, &lease, retry("smtp timed out", at(30_000)), at(100)).await);
-    let job = get(store, &lease.id).await;
+    assert!(finish(store, &lease, outcome, at(100)).await);
+    get(store, &lease.id).await
+}
+
+/// The error history of a job whose first attempt ended at `at(100)` with `error`.
+fn first_attempt_error(error: &str) -> [JobError; 1] {
+    [JobError {
+        attempt: 1,
+        at: at(100),
+        error: error.into(),
+    }]
+}
+
+pub(super) async fn finish_retry_schedules_pending_with_error(store: &DynStore) {
+    let job = finish_the_first_attempt(store, retry("smtp timed out", at(30_000))).await;
     assert_eq!(job.status, JobStatus::Pending);
     assert_eq!(job.run_at, at(30_000));
     assert_eq!(
         job.attempt, 1,
         "a retry keeps the attempt count; the next claim raises it"
     );
-    assert_eq!(
-        job.errors,
-        [JobError {
-            attempt: 1,
-            at: at(100),
-            error: "smtp timed out".into()
-        }]
-    );
+    assert_eq!(job.errors, first_attempt_error("smtp timed out"));
     assert!(job.worker_id.is_none() && job.finished_at.is_none() && job.result.is_none());
 }
 
 pub(super) async fn finish_dead_records_error(store: &DynStore) {
-    add(store, spec("j")).await;
-    let lease = Lease::of(&claim_one(store, "default", WORKER, T0).await);
-    assert!(
-        finish(
-            store,
-            &lease,
-            Transition::Dead {
-                error: "bad input".into()
-            },
-            at(100)
-        )
-        .await
-    );
-    let job = get(store, &lease.id).await;
+    let dead = Transition::Dead {
+        error: "bad input".into(),
+    };
+    let job = finish_the_first_attempt(store, dead).await;
     assert_eq!(
         (job.status, job.finished_at, job.attempt),
         (JobStatus::Dead, Some(at(100)), 1)
     );
-    assert_eq!(
-        job.errors,
-        [JobError {
-            attempt: 1,
-            at: at(100),
-            error: "bad input".into()
-        }]
-    );
+    assert_eq!(job.errors, first_attempt_error("bad input"));
     assert!(job.worker_id.is_none());
     assert!(claim(store, "default", WORKER, 10, at(1_000_000)).await.is_empty());
 }
 
 pub(super) async fn finish_discarded_records_reason(store: &DynStore) {
-    add(store, spec("j")).await;
-    let lease = Lease::of(&claim_one(store, "default", WORKER, T0).await);
-    assert!(
-        finish(
-            store,
-            &lease,
-            Transition::Discarded {
-                reason: "order was refunded".into()
-            },
-            at(100)
-        )
-        .await
-    );
-    let job = get(store, &lease.id).await;
+    let discarded = Transition::Discarded {
+        reason: "order was refunded".into(),
+    };
+    let job = finish_the_first_attempt(store, discarded).await;
     assert_eq!((job.status, job.finished_at), (JobStatus::Discarded, Some(at(100))));
-    assert_eq!(
-        job.errors,
-        [JobError {
-            attempt: 1,
-            at: at(100),
-            error: "order was refunded".into()
-        }]
-    );
+    assert_eq!(job.errors, first_attempt_error("order was refunded"));
     assert!(job.worker_id.is_none());
     assert!(claim(store, "default", WORKER, 10, at(1_000_000)).await.is_empty());
 }
@@ -358,14 +325,8 @@ pub(super) async fn retried_job_is_claimable_at_its_run_at_with_the_next_attempt
     assert!(finish(store, &Lease::of(&first), retry("first", at(30_000)), at(100)).await);
 
     assert!(claim(store, "default", WORKER, 10, at(29_999)).await.is_empty());
-    let stats = store
-        .stats(&Stats {
-            queues: vec![],
-            now: at(29_999),
-        })
-        .await
-        .expect("stats");
-    assert_eq!((stats.queues[0].ready, stats.queues[0].scheduled), (0, 1));
+    let queues = stats(store, &[], at(29_999)).await;
+    assert_eq!((queues[0].ready, queues[0].scheduled), (0, 1));
 
     let second = claim_one(store, "default", WORKER, at(30_000)).await;
     assert_eq!((second.id.as_str(), second.attempt), ("j", 2));
@@ -409,7 +370,7 @@ pub(super) async fn release_does_not_use_an_attempt(store: &DynStore) {
         }),
     };
     store.heartbeat(&[beat], at(10)).await.expect("heartbeat");
-    assert_eq!(store.release(&[Lease::of(&job)]).await.expect("release"), [true]);
+    assert!(release(store, &Lease::of(&job)).await);
 
     let released = get(store, &job.id).await;
     assert_eq!((released.status, released.attempt), (JobStatus::Pending, 0));
@@ -427,7 +388,7 @@ pub(super) async fn release_does_not_use_an_attempt(store: &DynStore) {
     assert!(finish(store, &Lease::of(&again), retry("flaky", at(30)), at(25)).await);
     let second = claim_one(store, "default", WORKER, at(30)).await;
     assert_eq!(second.attempt, 2);
-    assert_eq!(store.release(&[Lease::of(&second)]).await.expect("release"), [true]);
+    assert!(release(store, &Lease::of(&second)).await);
     let job = get(store, &job.id).await;
     assert_eq!((job.status, job.attempt, job.errors.len()), (JobStatus::Pending, 1, 1));
     assert_eq!(claim_one(store, "default", WORKER, at(40)).await.attempt, 2);
@@ -451,14 +412,8 @@ pub(super) async fn release_is_fenced_like_finish(store: &DynStore) {
         (JobStatus::Running, 2, Some("worker-2"))
     );
 
-    assert_eq!(
-        store.release(std::slice::from_ref(&current)).await.expect("release"),
-        [true]
-    );
-    assert_eq!(
-        store.release(std::slice::from_ref(&current)).await.expect("release"),
-        [false]
-    );
+    assert!(release(store, &current).await);
+    assert!(!release(store, &current).await);
     let job = get(store, &current.id).await;
     assert_eq!((job.status, job.attempt), (JobStatus::Pending, 1));
 }

@@ -4,8 +4,9 @@
 //! Each behaviour is written once, as `async fn case(store: &DynStore)` in the module of its area, and
 //! named by the sentence it checks (`claim_is_exclusive`). `store_tests!` expands the whole list once per
 //! backend into `conformance::<store>::<case>`, so `cargo test --test it sqlite::` runs one backend and
-//! `cargo test --test it claim_` one area across all. A new backend is one line in the `stores` list at
-//! the bottom plus its fixture in `support` (River's `riverdrivertest.Exercise`, ripgrep's `rgtest!`).
+//! `cargo test --test it claim_` one area across all. A new backend is one line in the macro's
+//! `every_store` list (`support/mod.rs`) plus its fixture in `support` (River's
+//! `riverdrivertest.Exercise`, ripgrep's `rgtest!`); the worker tests get it too.
 //!
 //! Cases pass fixed instants (`support::jobs::T0` and offsets) wherever the contract takes `now`, so
 //! back-off, rescue and cleanup are exact; nothing sleeps. Every case gets a fresh, migrated store of its
@@ -33,13 +34,7 @@ use crate::support::store_tests;
 // Each case gets a fresh, migrated store of its own, dropped (and its sandbox removed) when it returns.
 store_tests! {
     run |case, fixture| case(fixture().await.store()).await;
-    stores {
-        sqlite => support::sqlite_store,
-        postgres => support::postgres_store,
-        mysql => support::mysql_store,
-        redis => support::redis_store,
-        redis_cluster => support::redis_cluster_store,
-    }
+    stores every_store
     cases {
         enqueue::enqueue_returns_created_in_input_order,
         enqueue::enqueue_stores_every_field,

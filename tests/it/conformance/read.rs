@@ -2,18 +2,9 @@
 //! first, and get.
 
 use jobq::job::{Job, JobSpec, JobStatus};
-use jobq::store::{Cleanup, DynStore, JobFilter, List, QueueStats, Stats};
-use jobq::time::UnixMillis;
+use jobq::store::{Cleanup, DynStore, JobFilter, List, QueueStats};
 
 use crate::support::jobs::*;
-
-async fn stats(store: &DynStore, queues: &[&str], now: UnixMillis) -> Vec<QueueStats> {
-    let params = Stats {
-        queues: queues.iter().map(|q| q.to_string()).collect(),
-        now,
-    };
-    store.stats(&params).await.expect("stats").queues
-}
 
 async fn list(store: &DynStore, filter: JobFilter) -> Vec<String> {
     ids(&list_page(store, filter, 100, 0).await)
@@ -21,6 +12,13 @@ async fn list(store: &DynStore, filter: JobFilter) -> Vec<String> {
 
 async fn list_page(store: &DynStore, filter: JobFilter, limit: u32, offset: u64) -> Vec<Job> {
     store.list(&List { filter, limit, offset }).await.expect("list")
+}
+
+/// The default filter as `set` changes it.
+fn filter(set: impl FnOnce(&mut JobFilter)) -> JobFilter {
+    let mut filter = JobFilter::default();
+    set(&mut filter);
+    filter
 }
 
 pub(super) async fn stats_counts_by_queue_and_status(store: &DynStore) {
@@ -131,28 +129,10 @@ pub(super) async fn list_filters_by_queue_type_status_and_creation_time(store: &
     add_all(store, [job("l1", "a", "x", -4_000), job("l4", "b", "y", -1_000)]).await;
 
     assert_eq!(list(store, JobFilter::default()).await, ["l4", "l3", "l2", "l1"]);
-    assert_eq!(
-        list(
-            store,
-            JobFilter {
-                queues: vec!["a".into()],
-                ..Default::default()
-            }
-        )
-        .await,
-        ["l2", "l1"]
-    );
-    assert_eq!(
-        list(
-            store,
-            JobFilter {
-                job_types: vec!["x".into()],
-                ..Default::default()
-            }
-        )
-        .await,
-        ["l3", "l1"]
-    );
+    let in_a = filter(|f| f.queues = vec!["a".into()]);
+    assert_eq!(list(store, in_a).await, ["l2", "l1"]);
+    let of_type_x = filter(|f| f.job_types = vec!["x".into()]);
+    assert_eq!(list(store, of_type_x).await, ["l3", "l1"]);
     let pending = JobFilter {
         statuses: vec![JobStatus::Pending],
         ..Default::default()
@@ -184,16 +164,8 @@ pub(super) async fn list_filters_by_queue_type_status_and_creation_time(store: &
     assert!(list(store, nothing).await.is_empty());
 
     // Listed jobs are whole jobs.
-    let jobs = list_page(
-        store,
-        JobFilter {
-            statuses: vec![JobStatus::Running],
-            ..Default::default()
-        },
-        10,
-        0,
-    )
-    .await;
+    let running = filter(|f| f.statuses = vec![JobStatus::Running]);
+    let jobs = list_page(store, running, 10, 0).await;
     assert_eq!(
         (jobs[0].job_type.as_str(), jobs[0].worker_id.as_deref(), jobs[0].attempt),
         ("y", Some(WORKER), 1)

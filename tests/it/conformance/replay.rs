@@ -2,10 +2,37 @@
 //! selected by id, queue, type and limit (oldest death first); nothing but dead jobs ever moves.
 
 use jobq::job::{JobId, JobSpec, JobStatus};
-use jobq::store::{DynStore, JobFilter, Lease, ReplayDead, Stats, Transition};
+use jobq::store::{DynStore, JobFilter, Lease, ReplayDead, Transition};
+use jobq::time::UnixMillis;
 
 use crate::support::jobs::*;
 
+/// Replays every dead job at `now`; returns the ids replayed.
+async fn replay_all(store: &DynStore, now: UnixMillis) -> Vec<String> {
+    replay(
+        store,
+        ReplayDead {
+            now,
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// Replays the dead jobs among `ids` at `now`; returns the ids replayed.
+async fn replay_ids(store: &DynStore, ids: Vec<JobId>, now: UnixMillis) -> Vec<String> {
+    replay(
+        store,
+        ReplayDead {
+            ids,
+            now,
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// Replays what `replay` selects; returns the ids replayed, sorted.
 async fn replay(store: &DynStore, replay: ReplayDead) -> Vec<String> {
     sorted(
         store
@@ -27,17 +54,7 @@ pub(super) async fn replay_dead_resets_attempt_keeping_errors(store: &DynStore) 
     assert!(finish(store, &Lease::of(&second), result, at(20)).await);
     let dead = get(store, &id("j")).await;
 
-    assert_eq!(
-        replay(
-            store,
-            ReplayDead {
-                now: at(1_000),
-                ..Default::default()
-            }
-        )
-        .await,
-        ["j"]
-    );
+    assert_eq!(replay_all(store, at(1_000)).await, ["j"]);
     let job = get(store, &id("j")).await;
     assert_eq!(
         (job.status, job.attempt, job.run_at),
@@ -116,9 +133,12 @@ pub(super) async fn replay_dead_by_ids_queue_type_and_limit(store: &DynStore) {
     };
     assert_eq!(replay(store, type_x).await, ["d3", "d5"]);
 
-    let stats = store.stats(&Stats { queues: vec![], now }).await.expect("stats");
     assert_eq!(
-        stats.queues.iter().map(|q| (q.dead, q.ready)).collect::<Vec<_>>(),
+        stats(store, &[], now)
+            .await
+            .iter()
+            .map(|q| (q.dead, q.ready))
+            .collect::<Vec<_>>(),
         [(0, 3), (0, 2)]
     );
 }
@@ -136,29 +156,8 @@ pub(super) async fn replay_ignores_non_dead_jobs(store: &DynStore) {
         make(store, spec(status.as_str()), status, T0).await;
     }
     let every_id: Vec<JobId> = others.iter().map(|s| id(s.as_str())).collect();
-    assert!(
-        replay(
-            store,
-            ReplayDead {
-                ids: every_id,
-                now: at(10),
-                ..Default::default()
-            }
-        )
-        .await
-        .is_empty()
-    );
-    assert!(
-        replay(
-            store,
-            ReplayDead {
-                now: at(10),
-                ..Default::default()
-            }
-        )
-        .await
-        .is_empty()
-    );
+    assert!(replay_ids(store, every_id, at(10)).await.is_empty());
+    assert!(replay_all(store, at(10)).await.is_empty());
     for status in others {
         let job = get(store, &id(status.as_str())).await;
         assert_eq!(job.status, status);
@@ -172,42 +171,10 @@ pub(super) async fn replay_brings_back_one_live_job_per_unique_key(store: &DynSt
     make(store, spec("k2").unique_key("k"), JobStatus::Dead, at(20)).await;
 
     // Any dead holder may come back while the key is free, not only the first one.
-    assert_eq!(
-        replay(
-            store,
-            ReplayDead {
-                ids: vec![id("k2")],
-                now: at(30),
-                ..Default::default()
-            }
-        )
-        .await,
-        ["k2"]
-    );
+    assert_eq!(replay_ids(store, vec![id("k2")], at(30)).await, ["k2"]);
     // While k2 is live, k1 stays dead.
-    assert!(
-        replay(
-            store,
-            ReplayDead {
-                ids: vec![id("k1")],
-                now: at(40),
-                ..Default::default()
-            }
-        )
-        .await
-        .is_empty()
-    );
-    assert!(
-        replay(
-            store,
-            ReplayDead {
-                now: at(40),
-                ..Default::default()
-            }
-        )
-        .await
-        .is_empty()
-    );
+    assert!(replay_ids(store, vec![id("k1")], at(40)).await.is_empty());
+    assert!(replay_all(store, at(40)).await.is_empty());
     assert_eq!(get(store, &id("k1")).await.status, JobStatus::Dead);
 
     // With the key free again and both candidates in one call, only one comes back.
@@ -221,14 +188,7 @@ pub(super) async fn replay_brings_back_one_live_job_per_unique_key(store: &DynSt
         )
         .await
     );
-    let back = replay(
-        store,
-        ReplayDead {
-            now: at(70),
-            ..Default::default()
-        },
-    )
-    .await;
+    let back = replay_all(store, at(70)).await;
     assert_eq!(back.len(), 1, "{back:?}");
     let statuses = [get(store, &id("k1")).await.status, get(store, &id("k2")).await.status];
     assert_eq!(sorted(statuses.to_vec()), [JobStatus::Pending, JobStatus::Dead]);

@@ -17,14 +17,7 @@ pub(super) async fn rescue_returns_stale_jobs_with_worker_lost(store: &DynStore)
     };
     store.heartbeat(&[b], at(50_000)).await.expect("heartbeat");
 
-    let rescued = store
-        .rescue(&Rescue {
-            stale_before: at(40_000),
-            now: at(100_000),
-            limit: 100,
-        })
-        .await
-        .expect("rescue");
+    let rescued = rescue_stale(store, at(40_000), at(100_000), 100).await;
     let expected = Rescued {
         id: id("a"),
         job_type: JOB_TYPE.into(),
@@ -46,14 +39,7 @@ pub(super) async fn rescue_returns_stale_jobs_with_worker_lost(store: &DynStore)
     assert!(a.worker_id.is_none() && a.finished_at.is_none());
 
     // A heartbeat exactly at the cut-off is not stale.
-    let none = store
-        .rescue(&Rescue {
-            stale_before: at(50_000),
-            now: at(100_000),
-            limit: 100,
-        })
-        .await
-        .expect("rescue");
+    let none = rescue_stale(store, at(50_000), at(100_000), 100).await;
     assert!(none.is_empty());
     assert_eq!(get(store, &id("b")).await.status, JobStatus::Running);
 
@@ -152,14 +138,7 @@ pub(super) async fn rescue_leaves_fresh_heartbeats_alone(store: &DynStore) {
         .expect("heartbeat");
     add(store, spec("pending").run_at(at(-100_000))).await;
 
-    let rescued = store
-        .rescue(&Rescue {
-            stale_before: at(-30_000),
-            now: T0,
-            limit: 100,
-        })
-        .await
-        .expect("rescue");
+    let rescued = rescue_stale(store, at(-30_000), T0, 100).await;
     assert_eq!(rescued.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["quiet"]);
     for status in statuses {
         assert_eq!(get(store, &id(status.as_str())).await.status, status);

@@ -9,15 +9,7 @@ pub(super) async fn migrate_is_idempotent(store: &DynStore) {
     // The fixture migrated already; again, and concurrently, is harmless and keeps the data.
     add(store, spec("kept")).await;
     store.migrate().await.expect("migrating a second time");
-    let concurrent: Vec<_> = (0..4)
-        .map(|_| {
-            let store = store.clone();
-            tokio::spawn(async move { store.migrate().await })
-        })
-        .collect();
-    for task in concurrent {
-        task.await.expect("migrate task").expect("concurrent migrate");
-    }
+    migrate_concurrently((0..4).map(|_| store.clone())).await;
     assert_eq!(get(store, &id("kept")).await.status, JobStatus::Pending);
     add(store, spec("after")).await;
 }

@@ -19,36 +19,26 @@ use jobq::job::{JobSpec, JobStatus};
 use jobq::store::{self, JobFilter, List, StoreError, StoreUrl};
 use serde_json::json;
 
-use crate::support::process::Process;
-use crate::support::server::{Killable, ServerStore};
+use crate::support::process::{FAST, Process};
+use crate::support::server::{Killer, ServerStore, unreachable};
 use crate::support::{eventually, lazy, store_tests, within};
 
 /// How long a wait for a worker's progress may take on a loaded test machine.
 const PROGRESS: Duration = Duration::from_secs(60);
 
-/// Quick heartbeats, rescue and retries, so a lost acknowledgement is recovered within seconds.
-const WORKER_CONFIG: &str = r#"
-[worker]
-heartbeat = "200ms"
-stale_after = "2s"
-poll_interval = "50ms"
-shutdown_timeout = "1s"
-
-[retry]
-base_delay = "100ms"
-jitter = 0.0
-
-[handlers.nap]
-builtin = "sleep"
-"#;
-
 /// How many jobs a worker runs through a fault: enough that the faults land while jobs are claimed,
 /// running and being acknowledged.
 const JOBS: u64 = 400;
 
-/// Starts `jobq worker` on `url`, 16 jobs at once, its files in `dir`.
+/// Starts `jobq worker` on `url`, 16 jobs at once, its files in `dir`: quick (`process::FAST`), and
+/// rescuing within seconds, so that a job whose acknowledgement was lost with its connection is soon
+/// run again.
 fn start_worker(dir: &tempfile::TempDir, url: &str, name: &str) -> Process {
-    Process::worker(dir.path(), url, WORKER_CONFIG, &["--concurrency", "16", "--name", name])
+    let config = format!(
+        "{}\n[handlers.nap]\nbuiltin = \"sleep\"\n",
+        FAST.replace("stale_after = \"10s\"", "stale_after = \"2s\"")
+    );
+    Process::worker(dir.path(), url, &config, &["--concurrency", "16", "--name", name])
 }
 
 /// Enqueues [`JOBS`] naps of 20–50 ms, so the worker is busy throughout (about a second at 16).
@@ -107,7 +97,7 @@ async fn stop(worker: &Process) {
 }
 
 async fn an_unreachable_server_fails_fast_without_the_password<S: ServerStore>(_server: &S) {
-    for url in S::UNREACHABLE {
+    for url in unreachable(S::KIND) {
         let parsed = url::Url::parse(url).expect("url");
         let password = parsed.password().expect("a URL with a password");
         // A bound on the wait that turns a hang into a failure; how long failing takes is measured by
@@ -132,11 +122,11 @@ async fn an_unreachable_server_fails_fast_without_the_password<S: ServerStore>(_
 
 async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: ServerStore>(server: &S) {
     let (store, corner) = server.store().await;
-    let mut connections = server.killable(&store, &corner).await;
+    let (url, mut connections) = server.killable(&store, &corner).await;
     let client = Client::new(store.store().clone());
     enqueue_naps(&client).await;
     let dir = tempfile::tempdir().unwrap();
-    let worker = &start_worker(&dir, connections.url(), "kill-test");
+    let worker = &start_worker(&dir, &url, "kill-test");
     // Kill the worker's connections again and again while it works through the queue: each time as
     // soon as it has connected again and got a job done since the last kill (counted once the kill is
     // over, so that a job done just before it does not count).

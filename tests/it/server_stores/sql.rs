@@ -21,7 +21,7 @@ use jobq::worker::Worker;
 use super::{JOBS, assert_all_succeeded, enqueue_naps, start_worker, stop, succeeded, wait_succeeded};
 use crate::support::jobs::*;
 use crate::support::server::{AppConnection, PrivateServer, SqlStore};
-use crate::support::{eventually, store_tests, within};
+use crate::support::{connect, eventually, stop_worker, store_tests};
 
 /// How long anything that should happen at once may take on a loaded test machine.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -32,7 +32,7 @@ const ORDER_INSERT: &str =
 
 async fn a_rolled_back_plain_insert_leaves_no_job<S: SqlStore>(server: &S) {
     let (store, corner) = server.store().await;
-    let mut app = server.app(&corner).await;
+    let mut app = S::App::open(&corner).await;
     app.run("BEGIN").await.expect("begin");
     app.run(ORDER_INSERT).await.expect("the documented insert");
     app.run("ROLLBACK").await.expect("rollback");
@@ -60,7 +60,7 @@ async fn commit_plain_inserts<S: SqlStore>(app: &mut S::App, writes: &[&str]) ->
 
 async fn a_committed_plain_insert_is_claimable_with_defaults_in_every_other_column<S: SqlStore>(server: &S) {
     let (store, corner) = server.store().await;
-    let mut app = server.app(&corner).await;
+    let mut app = S::App::open(&corner).await;
     let before = UnixMillis::now();
     // The application's own write and the job commit together (a transactional outbox).
     let returned = commit_plain_inserts::<S>(&mut app, &[S::ORDERS_TABLE, "INSERT INTO orders VALUES (1)"]).await;
@@ -152,7 +152,7 @@ async fn a_committed_plain_insert_is_run_by_an_idle_worker<S: SqlStore>(server: 
     })
     .await;
 
-    let mut app = server.app(&corner).await;
+    let mut app = S::App::open(&corner).await;
     commit_plain_inserts::<S>(&mut app, &[]).await;
     eventually("both committed jobs to run", DEADLINE, async || {
         let done = count(&store, JobStatus::Succeeded, UnixMillis::now()).await;
@@ -164,18 +164,14 @@ async fn a_committed_plain_insert_is_run_by_an_idle_worker<S: SqlStore>(server: 
     })
     .await;
     assert_eq!(get(&store, &id("order-1")).await.attempt, 1);
-    handle.shutdown();
-    let report = within("the worker's stop", DEADLINE, run)
-        .await
-        .expect("worker task")
-        .expect("worker");
+    let report = stop_worker(&handle, run).await;
     assert_eq!(report.jobs_done, 3, "the warm-up job and the two inserted ones");
     assert_eq!(*ran.lock().unwrap(), ["order-1"]);
 }
 
 async fn the_table_refuses_rows_jobq_could_not_read<S: SqlStore>(server: &S) {
     let (_store, corner) = server.store().await;
-    let mut app = server.app(&corner).await;
+    let mut app = S::App::open(&corner).await;
     for bad in [
         "INSERT INTO jobq_jobs (job_type, payload) VALUES ('t', '{not json')",
         "INSERT INTO jobq_jobs (job_type, meta) VALUES ('t', '[1, 2]')",
@@ -193,19 +189,10 @@ async fn concurrent_migrations_apply_each_version_once<S: SqlStore>(server: &S) 
     // touched yet.
     let mut stores = Vec::new();
     for _ in 0..6 {
-        stores.push(S::connect(&url).await);
+        stores.push(connect(&url).await);
     }
-    let racers: Vec<_> = stores
-        .iter()
-        .map(|s| {
-            let s = s.clone();
-            tokio::spawn(async move { s.migrate().await })
-        })
-        .collect();
-    for racer in racers {
-        racer.await.expect("migrate task").expect("a concurrent migrate");
-    }
-    let mut app = server.app(&corner).await;
+    migrate_concurrently(stores.iter().cloned()).await;
+    let mut app = S::App::open(&corner).await;
     let versions = app.ints("SELECT version FROM jobq_migrations ORDER BY version").await;
     let expected: Vec<i32> = (1..=migrate::latest(S::KIND) as i32).collect();
     assert_eq!(versions, expected);
@@ -213,11 +200,11 @@ async fn concurrent_migrations_apply_each_version_once<S: SqlStore>(server: &S) 
     assert_eq!(get(&stores[5], &id("after")).await.status, JobStatus::Pending);
 }
 
-async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(server: &S) {
+async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(_server: &S) {
     // A server of the test's own: the shared one must stay up for every other test.
-    let mut private = server.private_server().await;
+    let mut private = S::Private::start().await;
     let url = private.url();
-    let store = S::connect(&url).await;
+    let store = connect(&url).await;
     store.migrate().await.expect("migrate");
     let client = Client::new(store);
     enqueue_naps(&client).await;

@@ -7,8 +7,8 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, Stats,
-    Transition,
+    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, QueueStats,
+    Rescue, Rescued, Stats, Transition,
 };
 use jobq::time::UnixMillis;
 use serde_json::Value;
@@ -165,10 +165,18 @@ pub async fn get(store: &DynStore, id: &JobId) -> Job {
         .unwrap_or_else(|| panic!("job {id} should exist"))
 }
 
+/// The stats of `queues` (of every queue when empty) at `now`.
+pub async fn stats(store: &DynStore, queues: &[&str], now: UnixMillis) -> Vec<QueueStats> {
+    let params = Stats {
+        queues: queues.iter().map(|q| q.to_string()).collect(),
+        now,
+    };
+    store.stats(&params).await.expect("stats").queues
+}
+
 /// How many of the store's jobs have `status` at `now`.
 pub async fn count(store: &DynStore, status: JobStatus, now: UnixMillis) -> u64 {
-    let stats = store.stats(&Stats { queues: vec![], now }).await.expect("stats");
-    stats.queues.iter().map(|q| q.count(status)).sum()
+    stats(store, &[], now).await.iter().map(|q| q.count(status)).sum()
 }
 
 /// Applies one outcome under one lease; returns whether it applied.
@@ -188,6 +196,13 @@ pub async fn finish(store: &DynStore, lease: &Lease, outcome: Transition, now: U
     answers[0]
 }
 
+/// Releases one lease (back to pending without using an attempt); returns whether it applied.
+pub async fn release(store: &DynStore, lease: &Lease) -> bool {
+    let answers = store.release(std::slice::from_ref(lease)).await.expect("release");
+    assert_eq!(answers.len(), 1);
+    answers[0]
+}
+
 /// Sends one heartbeat without progress; returns the answer.
 pub async fn beat(store: &DynStore, lease: &Lease, now: UnixMillis) -> LeaseState {
     let answers = store
@@ -202,6 +217,27 @@ pub async fn beat(store: &DynStore, lease: &Lease, now: UnixMillis) -> LeaseStat
         .expect("heartbeat");
     assert_eq!(answers.len(), 1);
     answers[0]
+}
+
+/// Migrates each of `stores` at the same time, as separate processes would; each must succeed.
+pub async fn migrate_concurrently(stores: impl IntoIterator<Item = DynStore>) {
+    let racers: Vec<_> = stores
+        .into_iter()
+        .map(|store| tokio::spawn(async move { store.migrate().await }))
+        .collect();
+    for racer in racers {
+        racer.await.expect("migrate task").expect("a concurrent migrate");
+    }
+}
+
+/// Rescues up to `limit` running jobs whose heartbeat is older than `stale_before`, at `now`.
+pub async fn rescue_stale(store: &DynStore, stale_before: UnixMillis, now: UnixMillis, limit: u32) -> Vec<Rescued> {
+    let rescue = Rescue {
+        stale_before,
+        now,
+        limit,
+    };
+    store.rescue(&rescue).await.expect("rescue")
 }
 
 /// A retry outcome.

@@ -43,9 +43,13 @@ use std::fmt::{self, Display};
 use std::future::Future;
 use std::ops::Deref;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use jobq::store::{self, DynStore, StoreError, StoreUrl};
+use jobq::store::{self, DynStore, StoreError, StoreKind, StoreUrl, Subscription, WakeOn};
+use jobq::worker::{RunReport, WorkerHandle};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 
 /// A store that belongs to one test, with the sandbox that isolates it.
 pub struct TestStore {
@@ -193,10 +197,53 @@ pub fn shown(url: &str) -> String {
     StoreUrl::parse(url).map(|u| u.to_string()).unwrap_or_default()
 }
 
-/// Opens the store `url` names on a test server, failing the test with `hint` (how to start the
-/// server) when it cannot be reached, never skipping. `variable` is where the URL came from.
-pub async fn connect_server(url: &str, variable: &str, hint: &str) -> DynStore {
-    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("{variable}: {e}"));
+/// A server store's test server: the store's name, the variable that points at another server, the
+/// local server's URL, and how to start the local one.
+fn test_server(kind: StoreKind) -> (&'static str, &'static str, &'static str, &'static str) {
+    match kind {
+        StoreKind::Postgres => (
+            "PostgreSQL",
+            "JOBQ_TEST_POSTGRES_URL",
+            "postgres://postgres@127.0.0.1:5432/test",
+            "start the local one with `pg_ctlcluster --skip-systemctl-redirect 15 main start`",
+        ),
+        StoreKind::Mysql => (
+            "MySQL",
+            "JOBQ_TEST_MYSQL_URL",
+            "mysql://root@127.0.0.1:3306/test",
+            "start the local MariaDB with `start-stop-daemon --start --oknodo --background --exec \
+             /usr/sbin/mariadbd` (as .ci/run does)",
+        ),
+        StoreKind::Redis => (
+            "Redis",
+            "JOBQ_TEST_REDIS_URL",
+            "redis://127.0.0.1:6379/0",
+            "start the local one with `redis-server --daemonize yes`",
+        ),
+        StoreKind::Sqlite => unreachable!("SQLite needs no server"),
+    }
+}
+
+/// The URL of `kind`'s test server: its `JOBQ_TEST_*_URL`, else the local server.
+pub fn server_url(kind: StoreKind) -> String {
+    let (_, variable, local, _) = test_server(kind);
+    std::env::var(variable).unwrap_or_else(|_| local.to_string())
+}
+
+/// How to get `kind`'s test server, for failure messages.
+pub fn server_hint(kind: StoreKind) -> String {
+    let (name, variable, local, start) = test_server(kind);
+    format!("the {name} tests need a server: {start}, or point {variable} at another (default {local})")
+}
+
+/// Opens the store `url` names on a test server, failing the test with how to start that server when
+/// it cannot be reached, never skipping.
+pub async fn connect(url: &str) -> DynStore {
+    let parsed = StoreUrl::parse(url).unwrap_or_else(|e| panic!("a test store URL (see JOBQ_TEST_*_URL): {e}"));
+    let hint = match parsed.kind() {
+        StoreKind::Sqlite => String::new(),
+        kind => server_hint(kind),
+    };
     match store::connect(&parsed).await {
         Ok(store) => store,
         Err(e @ StoreError::Unavailable { .. }) => panic!("{:#}\n{hint}", anyhow::Error::from(e)),
@@ -206,6 +253,20 @@ pub async fn connect_server(url: &str, variable: &str, hint: &str) -> DynStore {
             anyhow::Error::from(e)
         ),
     }
+}
+
+/// Opens the store `url` names on a test server (failing with how to start the server), then puts the
+/// corner it works in in the charge of the sandbox `take_charge` makes, and migrates it; `what` names the
+/// store in failure messages.
+pub async fn migrated_store<S: Sandbox + 'static>(
+    url: String,
+    take_charge: impl FnOnce() -> S,
+    what: &str,
+) -> TestStore {
+    let store = connect(&url).await;
+    let sandbox = take_charge();
+    migrate(&store, what).await;
+    TestStore::new(store, url, sandbox)
 }
 
 /// Runs `migrate()` on a test store, failing the test with `what` (which store) when it fails.
@@ -303,6 +364,38 @@ impl<F: Fn() -> String> Display for Lazy<F> {
     }
 }
 
+/// Subscribes to `store`'s wake-ups for `queues` (every queue when empty): the subscription, to keep for
+/// as long as it is wanted, and what it signals.
+pub fn subscribe(store: &DynStore, queues: &[&str]) -> (Subscription, Arc<Notify>) {
+    let notify = Arc::new(Notify::new());
+    let queues: Vec<String> = queues.iter().map(|q| q.to_string()).collect();
+    let subscription = store
+        .subscribe(&WakeOn::Ready(queues), notify.clone())
+        .unwrap_or_else(|| panic!("the {} store pushes no wake-ups", store.kind()));
+    (subscription, notify)
+}
+
+/// Waits until `notify` is signalled, failing the test with `what` (what should have signalled) after
+/// 10 s.
+pub async fn woken(notify: &Notify, what: &str) {
+    within(
+        format!("a wake-up by {what}"),
+        Duration::from_secs(10),
+        notify.notified(),
+    )
+    .await
+}
+
+/// Asks a library worker to stop and returns its report, failing the test if it does not stop within
+/// 20 s or stops with an error.
+pub async fn stop_worker(handle: &WorkerHandle, run: JoinHandle<jobq::Result<RunReport>>) -> RunReport {
+    handle.shutdown();
+    within("the worker's stop", Duration::from_secs(20), run)
+        .await
+        .expect("the worker's task")
+        .expect("the worker's run")
+}
+
 /// Awaits `future`, failing the test with `what` if it has not finished after `timeout` (a hang turned
 /// into a failure, not a claim about speed).
 pub async fn within<T>(what: impl Display, timeout: Duration, future: impl Future<Output = T>) -> T {
@@ -324,11 +417,31 @@ pub async fn within<T>(what: impl Display, timeout: Duration, future: impl Futur
 /// }
 /// ```
 ///
+/// `stores every_store` stands for the list of every store: SQLite, PostgreSQL, MySQL, Redis and
+/// Redis Cluster, each with its fixture above.
+///
 /// Each test binds `case` to the case function (`super::claim::claim_is_exclusive`, or
 /// `super::rescue_returns_stale_jobs` for a case of the calling module itself) and `fixture` to the
 /// store's entry, then runs the expression after them. A case missing from the list is unused code, which `clippy -D
 /// warnings` refuses, so a list cannot fall behind its cases.
 macro_rules! store_tests {
+    (
+        run |$case:ident, $fixture:ident| $body:expr;
+        stores every_store
+        cases $cases:tt
+    ) => {
+        $crate::support::store_tests! {
+            run |$case, $fixture| $body;
+            stores {
+                sqlite => support::sqlite_store,
+                postgres => support::postgres_store,
+                mysql => support::mysql_store,
+                redis => support::redis_store,
+                redis_cluster => support::redis_cluster_store,
+            }
+            cases $cases
+        }
+    };
     (
         run |$case:ident, $fixture:ident| $body:expr;
         stores { $($store:ident => $open:expr),+ $(,)? }

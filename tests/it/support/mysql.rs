@@ -6,19 +6,16 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use jobq::store::{DynStore, StoreKind};
+use jobq::store::StoreKind;
 use sqlx::{Connection, Executor, MySqlConnection};
 use tokio::process::Command;
 
-use super::server::{AppConnection, Killable, PrivateServer, ServerStore, SqlStore};
-use super::{ServerSandbox, TestStore, connect_server, eventually, fresh_name, private, shown};
-
-/// The MySQL or MariaDB server the tests use, unless `JOBQ_TEST_MYSQL_URL` names another.
-pub const DEFAULT_MYSQL_URL: &str = "mysql://root@127.0.0.1:3306/test";
+use super::server::{Killer, PrivateServer, ServerStore, SqlStore};
+use super::{ServerSandbox, TestStore, eventually, fresh_name, private, server_hint, server_url, shown};
 
 /// The URL of the test MySQL server's base database.
 pub fn mysql_url() -> String {
-    std::env::var("JOBQ_TEST_MYSQL_URL").unwrap_or_else(|_| DEFAULT_MYSQL_URL.to_string())
+    server_url(StoreKind::Mysql)
 }
 
 /// `base` with its database replaced by `database` (query options kept).
@@ -28,22 +25,13 @@ pub fn with_database(base: &str, database: &str) -> String {
     url.to_string()
 }
 
-/// How to get a MySQL server for the tests, for failure messages.
-fn mysql_hint() -> String {
-    format!(
-        "the MySQL tests need a server: start the local MariaDB with \
-         `start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd` (as .ci/run does), \
-         or point JOBQ_TEST_MYSQL_URL at another (default {DEFAULT_MYSQL_URL})"
-    )
-}
-
 /// A connection to the test server's base database, for creating and dropping test databases and for
 /// tests that play an application or an operator.
 pub async fn mysql_admin() -> MySqlConnection {
     let url = mysql_url();
     MySqlConnection::connect(&url)
         .await
-        .unwrap_or_else(|e| panic!("connecting to {}: {e}\n{}", shown(&url), mysql_hint()))
+        .unwrap_or_else(|e| panic!("connecting to {}: {e}\n{}", shown(&url), server_hint(StoreKind::Mysql)))
 }
 
 /// A connection of an application's own to `database`.
@@ -53,12 +41,6 @@ pub async fn app_connection(database: &str) -> MySqlConnection {
         .expect("connecting as the application")
 }
 
-/// Opens a MySQL store on `url`, failing the test with how to start the server when it cannot be
-/// reached (never skipping).
-pub async fn connect_mysql(url: &str) -> DynStore {
-    connect_server(url, "JOBQ_TEST_MYSQL_URL", &mysql_hint()).await
-}
-
 /// A fresh MySQL store in a database of its own, migrated.
 pub async fn mysql_store() -> TestStore {
     mysql_store_in(&fresh_name()).await
@@ -66,11 +48,10 @@ pub async fn mysql_store() -> TestStore {
 
 /// A MySQL store in a new database `database`, migrated; the database is dropped with the store.
 pub async fn mysql_store_in(database: &str) -> TestStore {
+    // The store connects to the database, so it must exist first.
     let sandbox = create_database(database).await;
-    let url = with_database(&mysql_url(), database);
-    let store = connect_mysql(&url).await;
-    super::migrate(&store, &format!("MySQL test store (database {database})")).await;
-    TestStore::new(store, url, sandbox)
+    let what = format!("MySQL test store (database {database})");
+    super::migrated_store(with_database(&mysql_url(), database), || sandbox, &what).await
 }
 
 /// Creates `database` (utf8mb4) on the test server and takes charge of it: dropped with everything in
@@ -122,46 +103,26 @@ pub struct Mysql;
 
 impl ServerStore for Mysql {
     const KIND: StoreKind = StoreKind::Mysql;
-    const UNREACHABLE: &'static [&'static str] = &[
-        // Nothing listens on port 1: refused at once.
-        "mysql://user:s3cret@127.0.0.1:1/db",
-        // A non-routable address never answers: the connect time-out ends the wait.
-        "mysql://user:s3cret@10.255.255.1:3306/db?connect_timeout=1",
-    ];
-    type Killable = DatabaseConnections;
+    type Killer = DatabaseConnections;
 
-    async fn connect(url: &str) -> DynStore {
-        connect_mysql(url).await
-    }
-
-    async fn store(&self) -> (TestStore, String) {
-        let database = fresh_name();
-        (mysql_store_in(&database).await, database)
-    }
-
-    async fn killable(&self, store: &TestStore, database: &str) -> DatabaseConnections {
+    async fn killable(&self, store: &TestStore, database: &str) -> (String, DatabaseConnections) {
         // Connections are told apart by their database, which is this test's own: the kills reach the
         // test's own store too, which must ride them out as well.
-        DatabaseConnections {
-            url: store.url().to_string(),
+        let connections = DatabaseConnections {
             database: database.to_string(),
             admin: mysql_admin().await,
-        }
+        };
+        (store.url().to_string(), connections)
     }
 }
 
 /// Every connection to one test's database.
 pub struct DatabaseConnections {
-    url: String,
     database: String,
     admin: MySqlConnection,
 }
 
-impl Killable for DatabaseConnections {
-    fn url(&self) -> &str {
-        &self.url
-    }
-
+impl Killer for DatabaseConnections {
     async fn open(&mut self) -> usize {
         connections(&mut self.admin, &self.database).await.len()
     }
@@ -176,10 +137,6 @@ impl SqlStore for Mysql {
     type Private = PrivateMariadb;
     const ORDERS_TABLE: &'static str = "CREATE TABLE orders (id INT PRIMARY KEY) ENGINE = InnoDB";
 
-    async fn app(&self, database: &str) -> MySqlConnection {
-        app_connection(database).await
-    }
-
     async fn insert_type_only(app: &mut MySqlConnection) -> Option<String> {
         app.execute("INSERT INTO jobq_jobs (job_type) VALUES ('order.audit')")
             .await
@@ -193,23 +150,6 @@ impl SqlStore for Mysql {
         let sandbox = create_database(&database).await;
         (with_database(&mysql_url(), &database), database, sandbox)
     }
-
-    async fn private_server(&self) -> PrivateMariadb {
-        PrivateMariadb::start().await
-    }
-}
-
-impl AppConnection for MySqlConnection {
-    async fn run(&mut self, sql: &str) -> Result<(), sqlx::Error> {
-        Executor::execute(self, sql).await.map(drop)
-    }
-
-    async fn ints(&mut self, sql: &str) -> Vec<i32> {
-        sqlx::query_scalar(sql)
-            .fetch_all(self)
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
 }
 
 /// A MariaDB server of the test's own in a temp dir, on 127.0.0.1 at a free port, without grant
@@ -221,8 +161,17 @@ pub struct PrivateMariadb {
 }
 
 impl PrivateMariadb {
+    /// One of MariaDB's client programs, talking to this server as root.
+    fn client(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.args(["-h", "127.0.0.1", "-P", &self.port.to_string(), "-u", "root"]);
+        cmd
+    }
+}
+
+impl PrivateServer for PrivateMariadb {
     /// `mariadb-install-db` into a fresh folder, start, and create the database `jobq`.
-    pub async fn start() -> PrivateMariadb {
+    async fn start() -> PrivateMariadb {
         let dir = private::server_dir("jobq-mariadb-", "mysql");
         let port = private::free_port();
         let mut install = Command::new("mariadb-install-db");
@@ -258,15 +207,6 @@ impl PrivateMariadb {
         server
     }
 
-    /// One of MariaDB's client programs, talking to this server as root.
-    fn client(&self, program: &str) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.args(["-h", "127.0.0.1", "-P", &self.port.to_string(), "-u", "root"]);
-        cmd
-    }
-}
-
-impl PrivateServer for PrivateMariadb {
     fn url(&self) -> String {
         format!("mysql://root@127.0.0.1:{}/jobq", self.port)
     }

@@ -7,35 +7,21 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use jobq::store::{DynStore, StoreKind};
+use jobq::store::StoreKind;
 use sqlx::{Connection, Executor, PgConnection};
 use tempfile::TempDir;
 
-use super::server::{AppConnection, Killable, PrivateServer, ServerStore, SqlStore};
-use super::{ServerSandbox, TestStore, connect_server, fresh_name, private, shown, with_option};
-
-/// The PostgreSQL server the tests use, unless `JOBQ_TEST_POSTGRES_URL` names another.
-pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+use super::server::{Killer, PrivateServer, ServerStore, SqlStore};
+use super::{ServerSandbox, TestStore, fresh_name, private, server_url, shown, with_option};
 
 /// The base URL of the test PostgreSQL database (no `schema=` option).
 pub fn postgres_url() -> String {
-    std::env::var("JOBQ_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string())
+    server_url(StoreKind::Postgres)
 }
 
 /// `base` with the jobq option `schema=NAME` added.
 pub fn with_schema(base: &str, schema: &str) -> String {
     with_option(base, "schema", schema)
-}
-
-/// Opens a PostgreSQL store on `url`, failing the test with how to start the server when it cannot be
-/// reached (never skipping).
-pub async fn connect_postgres(url: &str) -> DynStore {
-    let hint = format!(
-        "the PostgreSQL tests need a server: start the local one with \
-         `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point JOBQ_TEST_POSTGRES_URL at another \
-         (default {DEFAULT_POSTGRES_URL})"
-    );
-    connect_server(url, "JOBQ_TEST_POSTGRES_URL", &hint).await
 }
 
 /// A fresh PostgreSQL store in a schema of its own, migrated.
@@ -47,12 +33,9 @@ pub async fn postgres_store() -> TestStore {
 /// the store.
 pub async fn postgres_store_in(schema: &str) -> TestStore {
     let base = postgres_url();
-    let url = with_schema(&base, schema);
-    let store = connect_postgres(&url).await;
     // The sandbox exists before the schema does, so a failed migration still cleans up after itself.
-    let sandbox = sandbox(&base, schema);
-    super::migrate(&store, &format!("PostgreSQL test store (schema {schema})")).await;
-    TestStore::new(store, url, sandbox)
+    let what = format!("PostgreSQL test store (schema {schema})");
+    super::migrated_store(with_schema(&base, schema), || sandbox(&base, schema), &what).await
 }
 
 /// Takes charge of `schema` (which may not exist yet) on the database `url` names: dropped with
@@ -91,47 +74,30 @@ pub struct Postgres;
 
 impl ServerStore for Postgres {
     const KIND: StoreKind = StoreKind::Postgres;
-    const UNREACHABLE: &'static [&'static str] = &[
-        // Nothing listens on port 1: refused at once.
-        "postgres://user:s3cret@127.0.0.1:1/db",
-        // A non-routable address never answers: the connect time-out ends the wait.
-        "postgres://user:s3cret@10.255.255.1:5432/db?connect_timeout=1",
-    ];
-    type Killable = Sessions;
+    type Killer = Sessions;
 
-    async fn connect(url: &str) -> DynStore {
-        connect_postgres(url).await
-    }
-
-    async fn store(&self) -> (TestStore, String) {
-        let schema = fresh_name();
-        (postgres_store_in(&schema).await, schema)
-    }
-
-    async fn killable(&self, store: &TestStore, schema: &str) -> Sessions {
+    async fn killable(&self, store: &TestStore, schema: &str) -> (String, Sessions) {
         // The sessions (pool and listener) of a store opened with this name carry it, and only they are
         // terminated: other tests share the server.
         let name = format!("jobq-kill-{schema}");
-        Sessions {
-            url: with_option(store.url(), "application_name", &name),
-            name,
-            admin: admin().await,
-        }
+        let url = with_option(store.url(), "application_name", &name);
+        (
+            url,
+            Sessions {
+                name,
+                admin: admin().await,
+            },
+        )
     }
 }
 
 /// The sessions whose `application_name` starts with one test's own name.
 pub struct Sessions {
-    url: String,
     name: String,
     admin: PgConnection,
 }
 
-impl Killable for Sessions {
-    fn url(&self) -> &str {
-        &self.url
-    }
-
+impl Killer for Sessions {
     async fn open(&mut self) -> usize {
         let open: i64 =
             sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE $1 || '%'")
@@ -160,10 +126,6 @@ impl SqlStore for Postgres {
     type Private = PrivatePostgres;
     const ORDERS_TABLE: &'static str = "CREATE TABLE orders (id int PRIMARY KEY)";
 
-    async fn app(&self, schema: &str) -> PgConnection {
-        app_connection(schema).await
-    }
-
     async fn insert_type_only(app: &mut PgConnection) -> Option<String> {
         let id = sqlx::query_scalar("INSERT INTO jobq_jobs (job_type) VALUES ('order.audit') RETURNING id")
             .fetch_one(app)
@@ -178,23 +140,6 @@ impl SqlStore for Postgres {
         let base = postgres_url();
         (with_schema(&base, &schema), schema.clone(), sandbox(&base, &schema))
     }
-
-    async fn private_server(&self) -> PrivatePostgres {
-        PrivatePostgres::start().await
-    }
-}
-
-impl AppConnection for PgConnection {
-    async fn run(&mut self, sql: &str) -> Result<(), sqlx::Error> {
-        Executor::execute(self, sql).await.map(drop)
-    }
-
-    async fn ints(&mut self, sql: &str) -> Vec<i32> {
-        sqlx::query_scalar(sql)
-            .fetch_all(self)
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
 }
 
 /// A PostgreSQL cluster of the test's own in a temp dir, listening on 127.0.0.1 at a free port, with
@@ -205,23 +150,6 @@ pub struct PrivatePostgres {
 }
 
 impl PrivatePostgres {
-    /// `initdb` into a fresh folder, then start.
-    pub async fn start() -> PrivatePostgres {
-        let mut server = PrivatePostgres {
-            dir: private::server_dir("jobq-pg-", "postgres"),
-            port: private::free_port(),
-        };
-        let data = server.data();
-        server
-            .pg(
-                "initdb",
-                &["-D", &data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"],
-            )
-            .await;
-        server.start_again().await;
-        server
-    }
-
     fn data(&self) -> String {
         self.dir.path().join("data").display().to_string()
     }
@@ -263,6 +191,23 @@ impl PrivatePostgres {
 }
 
 impl PrivateServer for PrivatePostgres {
+    /// `initdb` into a fresh folder, then start.
+    async fn start() -> PrivatePostgres {
+        let mut server = PrivatePostgres {
+            dir: private::server_dir("jobq-pg-", "postgres"),
+            port: private::free_port(),
+        };
+        let data = server.data();
+        server
+            .pg(
+                "initdb",
+                &["-D", &data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"],
+            )
+            .await;
+        server.start_again().await;
+        server
+    }
+
     fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }

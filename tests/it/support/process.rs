@@ -9,6 +9,21 @@ use std::time::Duration;
 
 use super::{eventually, lazy};
 
+/// Worker settings that keep tests quick: fast heartbeats and polls, a short shutdown, exact back-off.
+/// Rescue stays well away (tests of rescue set their own): on a loaded machine a starved worker's
+/// heartbeat can be late by seconds, and a rescue would then run a job twice, as it should.
+pub const FAST: &str = r#"
+[worker]
+heartbeat = "200ms"
+stale_after = "10s"
+poll_interval = "50ms"
+shutdown_timeout = "500ms"
+
+[retry]
+base_delay = "100ms"
+jitter = 0.0
+"#;
+
 /// Variables of the caller's environment that would change what a `jobq` process does.
 const CLEARED_ENV: [&str; 5] = [
     "JOBQ_URL",

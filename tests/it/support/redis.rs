@@ -6,17 +6,14 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use jobq::store::{DynStore, StoreKind};
+use jobq::store::StoreKind;
 
-use super::server::{Killable, ServerStore};
-use super::{ServerSandbox, TestStore, connect_server, eventually, fresh_name, shown, with_option};
-
-/// The Redis server the tests use, unless `JOBQ_TEST_REDIS_URL` names another.
-pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
+use super::server::{Killer, ServerStore};
+use super::{ServerSandbox, TestStore, eventually, fresh_name, server_url, shown, with_option};
 
 /// The base URL of the test Redis server (no `prefix=` option).
 pub fn redis_url() -> String {
-    std::env::var("JOBQ_TEST_REDIS_URL").unwrap_or_else(|_| DEFAULT_REDIS_URL.to_string())
+    server_url(StoreKind::Redis)
 }
 
 /// `base` with the jobq option `prefix=PREFIX` added.
@@ -29,16 +26,6 @@ pub fn fresh_prefix() -> String {
     format!("{}:", fresh_name())
 }
 
-/// Opens a Redis store on `url`, failing the test with how to start the server when it cannot be
-/// reached (never skipping).
-pub async fn connect_redis(url: &str) -> DynStore {
-    let hint = format!(
-        "the Redis tests need a server: start the local one with `redis-server --daemonize yes`, or point \
-         JOBQ_TEST_REDIS_URL at another (default {DEFAULT_REDIS_URL})"
-    );
-    connect_server(url, "JOBQ_TEST_REDIS_URL", &hint).await
-}
-
 /// A fresh Redis store under a key prefix of its own, migrated.
 pub async fn redis_store() -> TestStore {
     redis_store_in(&fresh_prefix()).await
@@ -47,11 +34,8 @@ pub async fn redis_store() -> TestStore {
 /// A Redis store under `prefix`, migrated; the prefix's keys are deleted with the store.
 pub async fn redis_store_in(prefix: &str) -> TestStore {
     let base = redis_url();
-    let url = with_prefix(&base, prefix);
-    let store = connect_redis(&url).await;
-    let sandbox = sandbox(&base, prefix);
-    super::migrate(&store, &format!("Redis test store (prefix {prefix})")).await;
-    TestStore::new(store, url, sandbox)
+    let what = format!("Redis test store (prefix {prefix})");
+    super::migrated_store(with_prefix(&base, prefix), || sandbox(&base, prefix), &what).await
 }
 
 /// Takes charge of the keys under `prefix` on the server `url` names: deleted when the sandbox drops.
@@ -114,21 +98,11 @@ pub struct Redis;
 
 impl ServerStore for Redis {
     const KIND: StoreKind = StoreKind::Redis;
-    // Nothing listens on port 1: refused at once.
-    const UNREACHABLE: &'static [&'static str] = &["redis://:secret@127.0.0.1:1/0?connect_timeout=2"];
-    type Killable = AclUser;
+    type Killer = AclUser;
 
-    async fn connect(url: &str) -> DynStore {
-        connect_redis(url).await
-    }
-
-    async fn store(&self) -> (TestStore, String) {
-        let prefix = fresh_prefix();
-        (redis_store_in(&prefix).await, prefix)
-    }
-
-    async fn killable(&self, _store: &TestStore, prefix: &str) -> AclUser {
-        AclUser::new(prefix)
+    async fn killable(&self, _store: &TestStore, prefix: &str) -> (String, AclUser) {
+        let user = AclUser::new();
+        (user.url(prefix), user)
     }
 }
 
@@ -136,29 +110,26 @@ impl ServerStore for Redis {
 /// deleted when dropped.
 pub struct AclUser {
     name: String,
-    url: String,
 }
 
 impl AclUser {
-    /// A new user that may do anything, and the test server's URL under `prefix` logging in as it.
-    pub fn new(prefix: &str) -> AclUser {
+    /// A new user that may do anything.
+    pub fn new() -> AclUser {
         let name = fresh_name();
         redis_cli(&["ACL", "SETUSER", &name, "on", &format!(">{name}"), "~*", "&*", "+@all"]);
+        AclUser { name }
+    }
+
+    /// The test server's URL under `prefix`, logging in as this user.
+    pub fn url(&self, prefix: &str) -> String {
         let mut url = url::Url::parse(&redis_url()).expect("JOBQ_TEST_REDIS_URL");
-        url.set_username(&name).expect("a URL that takes a user");
-        url.set_password(Some(&name)).expect("a URL that takes a password");
-        AclUser {
-            url: with_prefix(url.as_str(), prefix),
-            name,
-        }
+        url.set_username(&self.name).expect("a URL that takes a user");
+        url.set_password(Some(&self.name)).expect("a URL that takes a password");
+        with_prefix(url.as_str(), prefix)
     }
 }
 
-impl Killable for AclUser {
-    fn url(&self) -> &str {
-        &self.url
-    }
-
+impl Killer for AclUser {
     async fn open(&mut self) -> usize {
         let user = format!(" user={} ", self.name);
         redis_cli(&["CLIENT", "LIST"])

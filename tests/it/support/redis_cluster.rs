@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::private::free_port;
-use super::redis::{connect_redis, fresh_prefix, with_prefix};
+use super::redis::{fresh_prefix, with_prefix};
 use super::{ServerSandbox, TestStore, eventually};
 
 const NODES: usize = 3;
@@ -35,11 +35,14 @@ pub async fn redis_cluster_store() -> TestStore {
 /// A store on the test cluster under `prefix`, migrated.
 pub async fn redis_cluster_store_in(prefix: &str) -> TestStore {
     let url = with_prefix(&redis_cluster_url(), prefix);
-    let store = connect_redis(&url).await;
-    super::migrate(&store, "Redis Cluster test store").await;
     // The keys of one test go away with the cluster.
-    let keys = ServerSandbox::left_to_the_server(format!("Redis keys {prefix}* on the test process's own cluster"));
-    TestStore::new(store, url, keys)
+    let location = format!("Redis keys {prefix}* on the test process's own cluster");
+    super::migrated_store(
+        url,
+        || ServerSandbox::left_to_the_server(location),
+        "Redis Cluster test store",
+    )
+    .await
 }
 
 fn start() -> String {
