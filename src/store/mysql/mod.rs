@@ -31,7 +31,7 @@ use self::poll::Watcher;
 use self::settings::{Settings, is_duplicate};
 use self::statements::{TRANSIENT_TRIES, text};
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{SharedSql, SqlBackend, SqlPool};
+use super::sql::{SharedSql, SqlBackend, SqlPool, is_plain};
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
     Subscription, WakeOn,
@@ -124,7 +124,11 @@ impl SqlBackend for MysqlStore {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
-        if let Some(created) = self.sql.enqueue_plain(jobs, || self.insert_all(jobs)).await? {
+        if let Some(created) = self
+            .sql
+            .enqueue_plain(jobs, is_plain(jobs), || self.insert_all(jobs))
+            .await?
+        {
             return Ok(created);
         }
         self.retrying("enqueue", ENQUEUE_ROUNDS, is_duplicate, || self.enqueue_checked(jobs))

@@ -141,9 +141,11 @@ impl SqlBackend for PostgresStore {
         // an id repeated in the batch is answered after its first occurrence exists (or was coalesced
         // away).
         let rounds = rounds_by_id(jobs, |j| j.id.as_str());
+        // One round and no unique key is a plain batch: the rounds have looked at every id already.
+        let plain = rounds.len() == 1 && jobs.iter().all(|j| j.unique_key.is_none());
         if let Some(created) = self
             .sql
-            .enqueue_plain(jobs, || self.insert_all(jobs, &rounds[0]))
+            .enqueue_plain(jobs, plain, || self.insert_all(jobs, &rounds[0]))
             .await?
         {
             return Ok(created);

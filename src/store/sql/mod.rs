@@ -317,15 +317,17 @@ where
     /// every batch) goes in with plain `INSERT`s (`insert`), which skip the look-ups and conflict
     /// handling a unique key needs. An id that exists already makes them fail having changed nothing:
     /// `None` then (and for any other batch) means the caller answers the batch job by job.
+    /// `plain` says whether the batch is one ([`is_plain`], or what the caller already knows).
     pub async fn enqueue_plain<Fut>(
         &self,
         jobs: &[NewJob],
+        plain: bool,
         insert: impl FnOnce() -> Fut,
     ) -> Result<Option<Vec<Enqueued>>, StoreError>
     where
         Fut: Future<Output = Result<(), sqlx::Error>>,
     {
-        if !is_plain(jobs) {
+        if !plain {
             return Ok(None);
         }
         match insert().await {
