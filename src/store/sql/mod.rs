@@ -377,7 +377,12 @@ where
             }
         };
         for mut select in selections {
-            select.push(" ORDER BY j.id").push(self.dialect.for_update);
+            // Row locks are taken in id order, so that two overlapping cancels cannot deadlock; a
+            // store that locks no rows (SQLite holds the whole database) needs no order, and the
+            // answers are ordered below either way.
+            if !self.dialect.for_update.is_empty() {
+                select.push(" ORDER BY j.id").push(self.dialect.for_update);
+            }
             for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
                 found.push((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?));
             }
