@@ -11,7 +11,7 @@ use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::{Connection, Executor};
 
-use crate::store::sql::{self, Dialect, SqlPool};
+use crate::store::sql::{self, Dialect, FilterCancel, SqlPool};
 use crate::store::url::UrlOptions;
 use crate::store::{StoreError, StoreKind, StoreUrl};
 
@@ -30,6 +30,7 @@ const MIN_SERVER_VERSION: u32 = 130_000;
 
 /// How PostgreSQL spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
+    cancel_by_filter: FilterCancel::InOneStatement,
     numbered_placeholders: true,
     // JSON columns come back as text: `json` keeps the stored text as written.
     job_columns: "j.id, j.queue, j.job_type, j.payload::text, j.meta::text, j.priority, j.status, j.attempt, \

@@ -48,68 +48,40 @@ impl Lua {
 }
 
 macro_rules! lua {
-    ($name:literal) => {
+    ($name:ident) => {
         Lua::new(concat!(
             // The shebang makes Redis 7 check every key a script touches against its declared slot.
             "#!lua\n",
             include_str!("lua/common.lua"),
-            include_str!(concat!("lua/", $name, ".lua"))
+            include_str!(concat!("lua/", stringify!($name), ".lua"))
         ))
     };
 }
 
-/// Every script of the store.
-pub(crate) struct Scripts {
-    pub enqueue: Lua,
-    pub claim: Lua,
-    pub heartbeat: Lua,
-    pub finish: Lua,
-    pub release: Lua,
-    pub rescue: Lua,
-    pub cancel: Lua,
-    pub replay: Lua,
-    pub cleanup: Lua,
-    pub list: Lua,
-    pub stats: Lua,
-    pub inbox_take: Lua,
-    pub inbox_done: Lua,
+/// Declares the store's scripts once: a field of [`Scripts`] for each, named as its file in `lua/`,
+/// the list [`Scripts::all`] loads, and [`SCRIPTS`], read from the files at build time.
+macro_rules! scripts {
+    ($($name:ident),+ $(,)?) => {
+        /// Every script of the store.
+        pub(crate) struct Scripts {
+            $(pub $name: Lua,)+
+        }
+
+        impl Scripts {
+            pub(crate) fn all(&self) -> Vec<&Lua> {
+                vec![$(&self.$name),+]
+            }
+        }
+
+        pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
+            $($name: lua!($name),)+
+        });
+    };
 }
 
-impl Scripts {
-    pub(crate) fn all(&self) -> [&Lua; 13] {
-        [
-            &self.enqueue,
-            &self.claim,
-            &self.heartbeat,
-            &self.finish,
-            &self.release,
-            &self.rescue,
-            &self.cancel,
-            &self.replay,
-            &self.cleanup,
-            &self.list,
-            &self.stats,
-            &self.inbox_take,
-            &self.inbox_done,
-        ]
-    }
-}
-
-pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
-    enqueue: lua!("enqueue"),
-    claim: lua!("claim"),
-    heartbeat: lua!("heartbeat"),
-    finish: lua!("finish"),
-    release: lua!("release"),
-    rescue: lua!("rescue"),
-    cancel: lua!("cancel"),
-    replay: lua!("replay"),
-    cleanup: lua!("cleanup"),
-    list: lua!("list"),
-    stats: lua!("stats"),
-    inbox_take: lua!("inbox_take"),
-    inbox_done: lua!("inbox_done"),
-});
+scripts!(
+    enqueue, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats, inbox_take, inbox_done,
+);
 
 /// The arguments of `enqueue.lua` for jobs of one queue: the shape, the count, then the fields the
 /// jobs share once and id, payload, run and creation times per job (shape `S`), or every field per job

@@ -27,6 +27,8 @@ pub(crate) struct Dialect {
     pub skip_locked: &'static str,
     /// How a limited selection of rows is deleted.
     pub limited_delete: LimitedDelete,
+    /// How a cancel by filter finds the live jobs it cancels and what each was.
+    pub cancel_by_filter: FilterCancel,
     /// How an `INSERT` that finds its key taken updates the row instead.
     pub upsert: Upsert,
     /// The worker registry's `queues` column: how a JSON array of names is written into it and read
@@ -65,6 +67,18 @@ pub(crate) enum LimitedDelete {
     Inline,
 }
 
+/// How a store cancels the live jobs a filter selects and learns what each one was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FilterCancel {
+    /// One `WITH … FOR UPDATE` selection that an `UPDATE … FROM … RETURNING` cancels (PostgreSQL).
+    InOneStatement,
+    /// Select, then update by the same filter: the transaction holds the whole database, so the
+    /// second pass meets the same rows (SQLite).
+    SameFilterTwice,
+    /// Select and lock, then update the locked rows by id (MySQL, whose `UPDATE` returns no rows).
+    LockedIds,
+}
+
 /// How a store spells "insert, or update these columns of the row whose key is taken".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Upsert {
@@ -88,6 +102,7 @@ impl Dialect {
             for_update: " FOR UPDATE",
             skip_locked: "",
             limited_delete: LimitedDelete::BySubquery,
+            cancel_by_filter: FilterCancel::LockedIds,
             upsert: Upsert::OnConflict,
             queues_in: ("", ""),
             queues_out: "queues",

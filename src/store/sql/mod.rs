@@ -32,7 +32,7 @@ use sqlx::query::Query;
 use sqlx::{Arguments, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 pub(crate) use decode::{Cells, Decoder, ReadRow, count, job_from_row};
-pub(crate) use dialect::{Dialect, LimitedDelete, Upsert, is_network_error};
+pub(crate) use dialect::{Dialect, FilterCancel, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{
     EnqueuePlan, INSERT_NEW_JOBS, all_created, is_plain, max_attempts_column, meta_json, push_new_jobs, timeout_column,
 };
@@ -44,8 +44,8 @@ pub(crate) use store::{SharedSql, SqlBackend};
 use super::error::DriverError;
 use super::migrate;
 use super::{
-    Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Enqueued, List, QueueStats, ReplayDead, Rescued, Stats,
-    StoreError, StoreKind, StoreUrl, WorkerInfo,
+    Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Enqueued, JobFilter, List, QueueStats, ReplayDead, Rescued,
+    Stats, StoreError, StoreKind, StoreUrl, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::store::url::RedactedUrl;
@@ -356,46 +356,26 @@ where
     }
 
     async fn cancel_once(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
-        let mut found: Vec<(String, String)> = Vec::new();
-        let selections: Vec<Stmt> = match &cancel.target {
-            // By id every status, to answer each id.
-            CancelTarget::Ids(ids) => ids
-                .chunks(IDS_PER_STATEMENT)
-                .map(|chunk| {
-                    let mut s = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
-                    s.any_of("j.id", chunk.iter().map(|id| id.to_string()));
-                    s
-                })
-                .collect(),
-            CancelTarget::Filter(filter) => {
-                let mut s = self.stmt(format!(
-                    "SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
-                ));
-                s.filter("j", filter);
-                vec![s]
-            }
-        };
-        for mut select in selections {
-            // Row locks are taken in id order, so that two overlapping cancels cannot deadlock; a
-            // store that locks no rows (SQLite holds the whole database) needs no order, and the
-            // answers are ordered below either way.
-            if !self.dialect.for_update.is_empty() {
-                select.push(" ORDER BY j.id").push(self.dialect.for_update);
-            }
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                found.push((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?));
-            }
+        match &cancel.target {
+            CancelTarget::Ids(ids) => self.cancel_ids(ids, cancel.now).await,
+            CancelTarget::Filter(filter) => match self.dialect.cancel_by_filter {
+                FilterCancel::InOneStatement => self.cancel_filter_in_one_statement(filter, cancel.now).await,
+                FilterCancel::SameFilterTwice | FilterCancel::LockedIds => {
+                    self.cancel_filter_in_two_steps(filter, cancel.now).await
+                }
+            },
         }
-        let mut statuses: HashMap<String, JobStatus> = HashMap::with_capacity(found.len());
-        for (id, status) in found {
-            let status = Decoder {
-                kind: self.dialect.kind,
-                id: id.clone(),
-            }
-            .status(&status)
-            .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-            statuses.insert(id, status);
+    }
+
+    /// Cancels the live jobs among `ids` and answers for each id, in the order given, once.
+    async fn cancel_ids(&self, ids: &[JobId], now: UnixMillis) -> Result<Vec<CancelAnswer>, sqlx::Error> {
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut statuses: HashMap<String, JobStatus> = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
+            select.any_of("j.id", chunk.iter().map(|id| id.to_string()));
+            self.lock_in_id_order(&mut select);
+            statuses.extend(self.read_statuses(&select, &mut tx).await?);
         }
         let mut live: Vec<&str> = statuses
             .iter()
@@ -403,42 +383,117 @@ where
             .map(|(id, _)| id.as_str())
             .collect();
         live.sort_unstable();
-        for chunk in live.chunks(IDS_PER_STATEMENT) {
-            let mut update = self.stmt("UPDATE jobq_jobs SET status = 'cancelled', finished_at = ");
-            update
-                .bind(cancel.now.0)
-                .push(" WHERE 1 = 1")
-                .any_of("id", chunk.iter().map(|id| id.to_string()));
+        self.cancel_by_id(&live, now, &mut tx).await?;
+        tx.commit().await?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(ids
+            .iter()
+            .filter(|id| seen.insert(id.as_str()))
+            .map(|id| match statuses.get(id.as_str()) {
+                None => CancelAnswer::NotFound(id.clone()),
+                Some(&status) if status.is_terminal() => CancelAnswer::AlreadyTerminal { id: id.clone(), status },
+                Some(&previous) => CancelAnswer::Cancelled(Cancelled {
+                    id: id.clone(),
+                    previous,
+                }),
+            })
+            .collect())
+    }
+
+    /// Cancels the live jobs a filter selects in one statement that locks them in id order and says
+    /// what each was: no transaction to open, and one pass over the rows however many there are.
+    async fn cancel_filter_in_one_statement(
+        &self,
+        filter: &JobFilter,
+        now: UnixMillis,
+    ) -> Result<Vec<CancelAnswer>, sqlx::Error> {
+        let mut s = self.stmt(format!(
+            "WITH c AS (SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
+        ));
+        s.filter("j", filter)
+            .push(" ORDER BY j.id FOR UPDATE) UPDATE jobq_jobs AS u SET status = 'cancelled', finished_at = ")
+            .bind(now.0)
+            .push(" FROM c WHERE u.id = c.id RETURNING u.id, c.status");
+        let mut conn = self.pool.acquire().await?;
+        let mut cancelled = self.read_statuses(&s, &mut conn).await?;
+        cancelled.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(cancelled_answers(cancelled))
+    }
+
+    /// Cancels the live jobs a filter selects: reads them (locking them in id order where the store
+    /// locks rows), then cancels them, by the same filter where the transaction holds the whole
+    /// database (so that it selects the same rows), by id otherwise.
+    async fn cancel_filter_in_two_steps(
+        &self,
+        filter: &JobFilter,
+        now: UnixMillis,
+    ) -> Result<Vec<CancelAnswer>, sqlx::Error> {
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut select = self.stmt(format!(
+            "SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
+        ));
+        select.filter("j", filter);
+        self.lock_in_id_order(&mut select);
+        let mut found = self.read_statuses(&select, &mut tx).await?;
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        if self.dialect.cancel_by_filter == FilterCancel::SameFilterTwice {
+            let mut update = self.stmt("UPDATE jobq_jobs AS j SET status = 'cancelled', finished_at = ");
+            update.bind(now.0).push(&format!(" WHERE j.status IN {LIVE_STATUSES}"));
+            update.filter("j", filter);
             self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+        } else {
+            let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
+            self.cancel_by_id(&ids, now, &mut tx).await?;
         }
         tx.commit().await?;
-        Ok(match &cancel.target {
-            CancelTarget::Ids(ids) => {
-                let mut seen = std::collections::HashSet::new();
-                ids.iter()
-                    .filter(|id| seen.insert(id.as_str()))
-                    .map(|id| match statuses.get(id.as_str()) {
-                        None => CancelAnswer::NotFound(id.clone()),
-                        Some(&status) if status.is_terminal() => {
-                            CancelAnswer::AlreadyTerminal { id: id.clone(), status }
-                        }
-                        Some(&previous) => CancelAnswer::Cancelled(Cancelled {
-                            id: id.clone(),
-                            previous,
-                        }),
-                    })
-                    .collect()
-            }
-            CancelTarget::Filter(_) => live
-                .iter()
-                .map(|id| {
-                    CancelAnswer::Cancelled(Cancelled {
-                        id: JobId::from_stored(id.to_string()),
-                        previous: statuses[*id],
-                    })
-                })
-                .collect(),
-        })
+        Ok(cancelled_answers(found))
+    }
+
+    /// Row locks are taken in id order, so that two overlapping cancels cannot deadlock; a store that
+    /// locks no rows (SQLite holds the whole database) needs no order.
+    fn lock_in_id_order(&self, select: &mut Stmt) {
+        if !self.dialect.for_update.is_empty() {
+            select.push(" ORDER BY j.id").push(self.dialect.for_update);
+        }
+    }
+
+    /// Runs a statement whose rows are a job id and a status.
+    async fn read_statuses(
+        &self,
+        stmt: &Stmt,
+        conn: &mut <DB as sqlx::Database>::Connection,
+    ) -> Result<Vec<(String, JobStatus)>, sqlx::Error> {
+        let rows = self.query(stmt).map_err(encoding)?.fetch_all(&mut *conn).await?;
+        let mut read = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: String = row.try_get_unchecked(0)?;
+            let status: String = row.try_get_unchecked(1)?;
+            let decoder = Decoder {
+                kind: self.dialect.kind,
+                id,
+            };
+            let status = decoder.status(&status).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            read.push((decoder.id, status));
+        }
+        Ok(read)
+    }
+
+    /// Cancels the jobs of `ids` (sorted, live and locked by the caller), a bounded number a statement.
+    async fn cancel_by_id(
+        &self,
+        ids: &[&str],
+        now: UnixMillis,
+        conn: &mut <DB as sqlx::Database>::Connection,
+    ) -> Result<(), sqlx::Error> {
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt("UPDATE jobq_jobs SET status = 'cancelled', finished_at = ");
+            update
+                .bind(now.0)
+                .push(" WHERE 1 = 1")
+                .any_of("id", chunk.iter().map(|id| id.to_string()));
+            self.query(&update).map_err(encoding)?.execute(&mut *conn).await?;
+        }
+        Ok(())
     }
 
     /// Replays dead jobs, or tells which a replay would move (see
@@ -688,4 +743,17 @@ impl RowsAffected for sqlx::mysql::MySqlQueryResult {
     fn affected(&self) -> u64 {
         self.rows_affected()
     }
+}
+
+/// The answers of a cancel by filter: each job it cancelled, with what it was, in id order.
+fn cancelled_answers(cancelled: Vec<(String, JobStatus)>) -> Vec<CancelAnswer> {
+    cancelled
+        .into_iter()
+        .map(|(id, previous)| {
+            CancelAnswer::Cancelled(Cancelled {
+                id: JobId::from_stored(id),
+                previous,
+            })
+        })
+        .collect()
 }

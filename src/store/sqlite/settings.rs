@@ -6,12 +6,13 @@ use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
-use crate::store::sql::Dialect;
+use crate::store::sql::{Dialect, FilterCancel};
 use crate::store::url::UrlOptions;
 use crate::store::{StoreError, StoreKind, StoreUrl};
 
 /// How SQLite spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
+    cancel_by_filter: FilterCancel::SameFilterTwice,
     job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
          j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
          j.started_at, j.finished_at, j.heartbeat_at, j.worker_id",

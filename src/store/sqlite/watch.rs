@@ -36,10 +36,13 @@ pub(super) fn watch(path: &Path, notify: Arc<Notify>) -> Option<Subscription> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let name = path.file_name()?.to_os_string();
-    // The watcher calls back on a thread of its own; the writes it reports cross to the runtime here.
+    // The watcher calls back on a thread of its own. The first signal of a burst is given from there,
+    // waking the waiter straight away; the trailing one is left to a task on the runtime.
     let (writes, seen) = mpsc::unbounded_channel();
+    let first = notify.clone();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
         if event.is_ok_and(|e| touches_db(&e, &name)) {
+            first.notify_one();
             let _ = writes.send(());
         }
     })
@@ -52,11 +55,10 @@ pub(super) fn watch(path: &Path, notify: Arc<Notify>) -> Option<Subscription> {
     Some(Subscription::new(runtime.spawn(signal(watcher, seen, notify))))
 }
 
-/// Turns reported writes into wake-ups, twice per burst (see the module's text). Owns the watcher,
-/// which stops when the task ends.
+/// Gives each burst of writes its trailing signal (the watcher's callback gave the first; see the
+/// module's text). Owns the watcher, which stops when the task ends.
 async fn signal(_watcher: RecommendedWatcher, mut seen: mpsc::UnboundedReceiver<()>, notify: Arc<Notify>) {
     while seen.recv().await.is_some() {
-        notify.notify_one();
         tokio::time::sleep(SETTLE).await;
         // Writes reported during the pause belong to this burst: drop them and signal once more.
         while seen.try_recv().is_ok() {}
