@@ -315,6 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Jobs worked off by the drain workload')
             [CompletionResult]::new('--bulk-jobs', '--bulk-jobs', [CompletionResultType]::ParameterName, 'Jobs enqueued in bulk by the enqueue workload')
             [CompletionResult]::new('--single-jobs', '--single-jobs', [CompletionResultType]::ParameterName, 'Jobs enqueued one at a time by the enqueue workload')
+            [CompletionResult]::new('--producers', '--producers', [CompletionResultType]::ParameterName, 'Producers enqueueing those one-at-a-time jobs at once, each awaiting its own calls (as concurrent web requests do)')
             [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'Jobs per call when enqueueing in bulk')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Handlers each worker runs at once [default: [worker] concurrency, or 8]')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Handlers each worker runs at once [default: [worker] concurrency, or 8]')

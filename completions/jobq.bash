@@ -152,7 +152,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__bench)
-            opts="-c -o -q -v -h -V --jobs --bulk-jobs --single-jobs --batch-size --concurrency --processes --exec --rate --duration --latency-jobs --spacing --producer --queue --url --config --output --quiet --verbose --help --version enqueue drain steady latency all"
+            opts="-c -o -q -v -h -V --jobs --bulk-jobs --single-jobs --producers --batch-size --concurrency --processes --exec --rate --duration --latency-jobs --spacing --producer --queue --url --config --output --quiet --verbose --help --version enqueue drain steady latency all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -167,6 +167,10 @@ _jobq() {
                     return 0
                     ;;
                 --single-jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --producers)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

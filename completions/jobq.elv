@@ -298,6 +298,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --jobs 'Jobs worked off by the drain workload'
             cand --bulk-jobs 'Jobs enqueued in bulk by the enqueue workload'
             cand --single-jobs 'Jobs enqueued one at a time by the enqueue workload'
+            cand --producers 'Producers enqueueing those one-at-a-time jobs at once, each awaiting its own calls (as concurrent web requests do)'
             cand --batch-size 'Jobs per call when enqueueing in bulk'
             cand -c 'Handlers each worker runs at once [default: [worker] concurrency, or 8]'
             cand --concurrency 'Handlers each worker runs at once [default: [worker] concurrency, or 8]'

@@ -243,6 +243,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand migrate" -s V -l version -d 'P
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l jobs -d 'Jobs worked off by the drain workload' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l bulk-jobs -d 'Jobs enqueued in bulk by the enqueue workload' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l single-jobs -d 'Jobs enqueued one at a time by the enqueue workload' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l producers -d 'Producers enqueueing those one-at-a-time jobs at once, each awaiting its own calls (as concurrent web requests do)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l batch-size -d 'Jobs per call when enqueueing in bulk' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -s c -l concurrency -d 'Handlers each worker runs at once [default: [worker] concurrency, or 8]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l processes -d 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench' -r

@@ -4,11 +4,13 @@
 //! first call to the return of the last; the bulk time includes validating each batch. No worker
 //! runs meanwhile; the queue is emptied between the two parts, untimed.
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{Bench, BenchResult, Plan, Summary, rate};
+use super::{Bench, BenchError, BenchResult, Plan, Summary, rate};
 
 /// Enqueue figures.
 #[derive(Debug, Clone, Serialize)]
@@ -20,12 +22,14 @@ pub struct EnqueueReport {
     pub bulk: Option<BulkReport>,
 }
 
-/// One job per [`crate::Client::enqueue`] call, one call after another.
+/// One job per [`crate::Client::enqueue`] call, each producer's calls one after another.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SingleReport {
     /// Jobs enqueued.
     pub jobs: u64,
+    /// Producers enqueueing at once, each awaiting its own calls.
+    pub producers: u32,
     /// From the first call to the return of the last.
     pub seconds: f64,
     /// Jobs per second.
@@ -55,7 +59,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<EnqueueReport
         bulk: None,
     };
     if plan.single_jobs > 0 {
-        report.single = Some(single(bench, plan.single_jobs).await?);
+        report.single = Some(single(bench, plan.single_jobs, plan.producers).await?);
         bench.clear().await?;
     }
     if plan.bulk_jobs > 0 {
@@ -64,22 +68,46 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<EnqueueReport
     Ok(report)
 }
 
-async fn single(bench: &Bench, n: u64) -> BenchResult<SingleReport> {
+async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<SingleReport> {
     bench.progress.begin("enqueue, one at a time", n);
-    let mut calls = Vec::with_capacity(n as usize);
+    let done = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
-    for i in 0..n {
-        let call = Instant::now();
-        bench.client.enqueue(bench.spec(i)).await?;
-        calls.push(call.elapsed().as_secs_f64() * 1000.0);
-        if i % 64 == 0 {
-            bench.progress.set(i + 1);
+    // Each producer is a task of its own on the runtime's threads, as concurrent requests of a web
+    // server are; producer p enqueues jobs p, p + producers, p + 2 × producers, …
+    let tasks: Vec<_> = (0..u64::from(producers))
+        .map(|p| {
+            let (client, done) = (bench.client.clone(), done.clone());
+            let specs: Vec<_> = (p..n).step_by(producers as usize).map(|i| bench.spec(i)).collect();
+            tokio::spawn(async move {
+                let mut calls = Vec::with_capacity(specs.len());
+                for spec in specs {
+                    let call = Instant::now();
+                    client.enqueue(spec).await?;
+                    calls.push(call.elapsed().as_secs_f64() * 1000.0);
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok::<_, crate::Error>(calls)
+            })
+        })
+        .collect();
+    let all = futures_util::future::try_join_all(tasks);
+    tokio::pin!(all);
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    let finished = loop {
+        tokio::select! {
+            finished = &mut all => break finished,
+            _ = tick.tick() => bench.progress.set(done.load(Ordering::Relaxed)),
         }
-    }
+    };
     let seconds = started.elapsed().as_secs_f64();
+    let mut calls = Vec::with_capacity(n as usize);
+    for mine in finished.map_err(|e| BenchError::Incomplete(format!("a producer task failed: {e}")))? {
+        calls.extend(mine?);
+    }
     bench.progress.end();
     Ok(SingleReport {
         jobs: n,
+        producers,
         seconds,
         jobs_per_second: rate(n, seconds),
         call_ms: Summary::of(calls),

@@ -155,6 +155,8 @@ pub struct Plan {
     pub workloads: Vec<Workload>,
     /// Jobs enqueued one at a time.
     pub single_jobs: u64,
+    /// Producers sharing those one-at-a-time jobs, each awaiting its own calls.
+    pub producers: u32,
     /// Jobs enqueued in bulk.
     pub bulk_jobs: u64,
     /// Jobs per bulk call.
@@ -180,6 +182,7 @@ impl Default for Plan {
         Plan {
             workloads: Workload::ALL.to_vec(),
             single_jobs: 5_000,
+            producers: 1,
             bulk_jobs: 100_000,
             batch_size: 10_000,
             drain_jobs: 20_000,
@@ -203,6 +206,9 @@ impl Plan {
         }
         if self.concurrency == 0 {
             return invalid("the concurrency");
+        }
+        if self.producers == 0 {
+            return invalid("the number of producers");
         }
         let runs = |w: Workload| self.workloads.contains(&w);
         if runs(Workload::Drain) && self.drain_jobs == 0 {

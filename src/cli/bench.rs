@@ -42,6 +42,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 5_000)]
     pub single_jobs: u64,
 
+    /// Producers enqueueing those one-at-a-time jobs at once, each awaiting its own calls (as
+    /// concurrent web requests do)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub producers: u32,
+
     /// Jobs per call when enqueueing in bulk
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch_size: u64,
@@ -165,6 +170,7 @@ fn plan(ctx: &Context, args: &BenchArgs) -> Plan {
     Plan {
         workloads,
         single_jobs: args.single_jobs,
+        producers: args.producers,
         bulk_jobs: args.bulk_jobs,
         batch_size: usize::try_from(args.batch_size).unwrap_or(usize::MAX),
         drain_jobs: args.jobs,

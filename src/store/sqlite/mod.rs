@@ -11,6 +11,7 @@
 //! a cheap async wait, where two connections colliding would wait in SQLite's busy handler, which
 //! sleeps in whole milliseconds. Other processes are kept apart by SQLite's own lock (`busy_timeout`).
 
+mod group;
 mod migrate;
 mod settings;
 mod statements;
@@ -24,12 +25,13 @@ use async_trait::async_trait;
 use sqlx::{QueryBuilder, Row, Sqlite};
 use tokio::sync::{Mutex, MutexGuard, Notify};
 
+use self::group::Pending;
 use self::settings::{DIALECT, Settings};
 use self::statements::{append_error, split_progress};
 pub use self::watch::SETTLE;
 use super::batch::rounds_by_id;
 use super::sql::{
-    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, SharedSql, SqlBackend, SqlPool, in_claim_order, placeholders,
+    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, SharedSql, SqlBackend, SqlPool, in_claim_order, is_plain, placeholders,
     push_new_jobs,
 };
 use super::{
@@ -52,6 +54,8 @@ pub struct SqliteStore {
     synchronous: &'static str,
     /// Taken by every write of this process (see the module's text).
     gate: Arc<Mutex<()>>,
+    /// Jobs waiting for the next commit (group commit, see `group.rs`).
+    pending: Arc<Pending>,
 }
 
 impl SqliteStore {
@@ -64,7 +68,66 @@ impl SqliteStore {
             url: url.clone(),
             synchronous: settings.synchronous_name,
             gate: Arc::new(Mutex::new(())),
+            pending: Arc::default(),
         })
+    }
+}
+
+impl SqliteStore {
+    /// Enqueues a batch in a commit of its own; the caller holds the gate. A plain batch goes in with
+    /// one `INSERT` and no look-ups (one statement, one trip to the connection's thread); an id that
+    /// exists already fails it having changed nothing, and the batch is then answered job by job.
+    async fn enqueue_alone(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        if let Some(created) = self.sql.enqueue_plain(jobs, true, || self.insert_all(jobs)).await? {
+            return Ok(created);
+        }
+        self.enqueue_checked(jobs).await
+    }
+
+    /// Inserts a plain batch without looking first: one statement in SQLite's own implicit
+    /// transaction, or one immediate transaction of several statements for a large batch.
+    async fn insert_all(&self, jobs: &[NewJob]) -> Result<(), sqlx::Error> {
+        if jobs.len() <= ROWS_PER_STATEMENT {
+            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(INSERT_NEW_JOBS);
+            push_new_jobs(&mut qb, jobs);
+            qb.build().execute(&self.sql.pool).await?;
+            return Ok(());
+        }
+        let mut tx = self.sql.pool.begin_with(DIALECT.begin_write).await?;
+        for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
+            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(INSERT_NEW_JOBS);
+            push_new_jobs(&mut qb, chunk);
+            qb.build().execute(&mut *tx).await?;
+        }
+        tx.commit().await
+    }
+
+    /// Answers every job of a batch before writing any: which ids exist, who holds the unique keys.
+    /// The caller holds the gate.
+    async fn enqueue_checked(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        // The immediate transaction holds the write lock from the start, so what the look-ups below
+        // find stays true until the insert: every answer is decided before a row is written, and the
+        // insert needs no RETURNING (streaming a row back per job would cost more than the insert).
+        let mut tx = self
+            .sql
+            .pool
+            .begin_with(DIALECT.begin_write)
+            .await
+            .map_err(self.sql.fail("starting enqueue"))?;
+        let mut plan = EnqueuePlan::default();
+        for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
+            let stored_ids = self.existing_ids(&mut tx, chunk).await?;
+            let live_keys = self.live_unique_keys(&mut tx, chunk).await?;
+            let fresh = plan.decide(chunk, &stored_ids, &live_keys);
+            if fresh.is_empty() {
+                continue;
+            }
+            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(INSERT_NEW_JOBS);
+            push_new_jobs(&mut qb, fresh);
+            qb.build().execute(&mut *tx).await.map_err(self.sql.fail("enqueue"))?;
+        }
+        tx.commit().await.map_err(self.sql.fail("committing enqueue"))?;
+        Ok(plan.answers())
     }
 }
 
@@ -112,30 +175,14 @@ impl SqlBackend for SqliteStore {
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
-        let _turn = self.gate.lock().await;
-        // The immediate transaction holds the write lock from the start, so what the look-ups below
-        // find stays true until the insert: every answer is decided before a row is written, and the
-        // insert needs no RETURNING (streaming a row back per job would cost more than the insert).
-        let mut tx = self
-            .sql
-            .pool
-            .begin_with(DIALECT.begin_write)
-            .await
-            .map_err(self.sql.fail("starting enqueue"))?;
-        let mut plan = EnqueuePlan::default();
-        for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
-            let stored_ids = self.existing_ids(&mut tx, chunk).await?;
-            let live_keys = self.live_unique_keys(&mut tx, chunk).await?;
-            let fresh = plan.decide(chunk, &stored_ids, &live_keys);
-            if fresh.is_empty() {
-                continue;
-            }
-            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(INSERT_NEW_JOBS);
-            push_new_jobs(&mut qb, fresh);
-            qb.build().execute(&mut *tx).await.map_err(self.sql.fail("enqueue"))?;
+        if jobs.is_empty() {
+            return Ok(Vec::new());
         }
-        tx.commit().await.map_err(self.sql.fail("committing enqueue"))?;
-        Ok(plan.answers())
+        if is_plain(jobs) {
+            return self.enqueue_grouped(jobs).await;
+        }
+        let _turn = self.gate.lock().await;
+        self.enqueue_checked(jobs).await
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {

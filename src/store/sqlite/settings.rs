@@ -12,7 +12,6 @@ use crate::store::{StoreError, StoreKind, StoreUrl};
 
 /// How SQLite spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
-    cancel_by_filter: FilterCancel::SameFilterTwice,
     job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
          j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
          j.started_at, j.finished_at, j.heartbeat_at, j.worker_id",
@@ -22,11 +21,14 @@ pub(super) const DIALECT: Dialect = Dialect {
     // commit wakes them.
     begin_write: "BEGIN IMMEDIATE",
     for_update: "",
+    cancel_by_filter: FilterCancel::SameFilterTwice,
     now_millis: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
     migrations_exist: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobq_migrations'",
     migrations_table: "CREATE TABLE IF NOT EXISTS jobq_migrations (version INTEGER PRIMARY KEY, \
      name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at INTEGER NOT NULL)",
     restates_partial_index: true,
+    // An id that exists already, which sends an enqueue's plain insert to the checked path.
+    is_unique_violation,
     ..Dialect::of(StoreKind::Sqlite)
 };
 
@@ -82,4 +84,9 @@ impl Settings {
             .await
             .map_err(|e| StoreError::unavailable(StoreKind::Sqlite, &url.redacted(), &e))
     }
+}
+
+/// Whether a driver error is a unique index refusing a row.
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{DynStore, Lease, StoreKind, Transition};
+use jobq::store::{DynStore, Enqueued, Lease, StoreKind, Transition};
 use serde_json::json;
 
 use crate::support::jobs::*;
@@ -151,6 +151,55 @@ pub(super) async fn enqueue_large_batch(store: &DynStore) {
     assert_eq!(queues[0].ready, JOBS as u64 + 1);
     assert_eq!(queues[0].total(), JOBS as u64 + 1);
     assert_eq!(get(store, &id("bulk-4999")).await.status, JobStatus::Pending);
+}
+
+pub(super) async fn concurrent_producers_get_the_answers_of_their_own_jobs(store: &DynStore) {
+    const PRODUCERS: usize = 24;
+    const EACH: usize = 12;
+    add(store, spec("taken")).await;
+    // Each producer sends its own new jobs one at a time, an id that exists, and an id that one other
+    // producer sends at the same moment; a store may write the calls of producers that wait together
+    // in one commit, but every call gets the answer its jobs alone would get.
+    let producers: Vec<_> = (0..PRODUCERS)
+        .map(|p| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut answers = Vec::new();
+                for i in 0..EACH {
+                    let mine = format!("p{p:02}-{i:02}");
+                    answers.push((mine.clone(), enqueue(&store, [spec(&mine)]).await));
+                    if i % 4 == 0 {
+                        answers.push(("taken".to_string(), enqueue(&store, [spec("taken")]).await));
+                        let raced = format!("race-{:02}-{i:02}", p / 2);
+                        answers.push((raced.clone(), enqueue(&store, [spec(&raced)]).await));
+                    }
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut raced: std::collections::BTreeMap<String, Vec<Enqueued>> = Default::default();
+    for producer in producers {
+        for (name, answer) in producer.await.expect("a producer task") {
+            assert_eq!(answer.len(), 1, "one answer for {name}");
+            match name.as_str() {
+                "taken" => assert_eq!(answer, vec![duplicate("taken")]),
+                n if n.starts_with("race-") => raced.entry(name).or_default().extend(answer),
+                _ => assert_eq!(answer, vec![created(&name)]),
+            }
+        }
+    }
+    for (name, answers) in raced {
+        assert_eq!(
+            sorted(answers.iter().map(|a| format!("{:?}", a.outcome)).collect()),
+            vec!["Created".to_string(), "Duplicate".to_string()],
+            "{name}, sent by two producers at once, is created once"
+        );
+        assert_eq!(get(store, &id(&name)).await.status, JobStatus::Pending);
+    }
+    let queues = stats(store, &[], T0).await;
+    let races = PRODUCERS / 2 * EACH.div_ceil(4);
+    assert_eq!(queues[0].ready, (PRODUCERS * EACH + races + 1) as u64);
 }
 
 pub(super) async fn unique_key_coalesces_while_live(store: &DynStore) {

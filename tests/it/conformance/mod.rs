@@ -40,6 +40,7 @@ store_tests! {
         enqueue::enqueue_stores_every_field,
         enqueue::enqueue_duplicate_id_is_left_alone,
         enqueue::enqueue_large_batch,
+        enqueue::concurrent_producers_get_the_answers_of_their_own_jobs,
         enqueue::unique_key_coalesces_while_live,
         enqueue::unique_key_frees_once_terminal,
         enqueue::unique_keys_are_per_queue,
