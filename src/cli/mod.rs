@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::client::Client;
 use crate::config::{Config, Overrides};
+use crate::store::Usage;
 use exit::Exit;
 
 pub mod bench;
@@ -130,6 +131,16 @@ impl Command {
     pub fn wants_threads(&self) -> bool {
         matches!(self, Command::Worker(_) | Command::Bench(_))
     }
+
+    /// How the command uses the store's connections: the same commands run calls at once and want a
+    /// pool; the others make a few calls in turn and exit, on one connection.
+    pub fn store_usage(&self) -> Usage {
+        if self.wants_threads() {
+            Usage::Pooled
+        } else {
+            Usage::OneShot
+        }
+    }
 }
 
 /// What every subcommand gets: the resolved configuration and global flags.
@@ -143,6 +154,8 @@ pub struct Context {
     pub quiet: bool,
     /// `-v` count.
     pub verbose: u8,
+    /// How the subcommand uses the store's connections.
+    pub usage: Usage,
 }
 
 impl Context {
@@ -165,7 +178,7 @@ impl Context {
                     .with_context(|| format!("cannot create the default database folder {}", dir.display()))?;
             }
         }
-        let store = crate::store::connect(&self.config.url)
+        let store = crate::store::connect_for(&self.config.url, self.usage)
             .await
             .map_err(crate::Error::from)?;
         Ok(Client::new(store).with_limits(self.config.limits))
@@ -214,6 +227,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         output: cli.output,
         quiet: cli.quiet,
         verbose: cli.verbose,
+        usage: cli.command.store_usage(),
     };
     let done = match cli.command {
         // These two tell how the job they waited for ended.

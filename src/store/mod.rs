@@ -603,15 +603,38 @@ pub trait Store: Send + Sync + fmt::Debug {
     }
 }
 
-/// Opens the store a URL names, with its connection settings. Does not migrate.
+/// How the caller will use a store's connections, which decides how many a PostgreSQL or MySQL store
+/// may open. SQLite opens a file and Redis multiplexes one connection either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Usage {
+    /// Calls from many tasks at once for a long time (a worker, an application): a pool of up to the
+    /// URL's `max_connections`.
+    #[default]
+    Pooled,
+    /// A few calls one after another, then the process ends (`jobq enqueue`, `show`, `stats` …): one
+    /// connection, opened with the store and taken in turn by every call, whatever `max_connections`
+    /// says. A connection costs the server a process or a thread and the caller a handshake, which is
+    /// most of such a command's time; a second one would only wait for the first to be handed back.
+    OneShot,
+}
+
+/// Opens the store a URL names, with its connection settings, for [`Usage::Pooled`]. Does not migrate.
 pub async fn connect(url: &StoreUrl) -> Result<DynStore, StoreError> {
+    connect_for(url, Usage::Pooled).await
+}
+
+/// Opens the store a URL names, with its connection settings, for the given use. Does not migrate.
+pub async fn connect_for(url: &StoreUrl, usage: Usage) -> Result<DynStore, StoreError> {
+    #[cfg(not(any(feature = "postgres", feature = "mysql")))]
+    let _ = usage;
     match url.kind() {
         #[cfg(feature = "sqlite")]
         StoreKind::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(url).await?)),
         #[cfg(feature = "postgres")]
-        StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect(url).await?)),
+        StoreKind::Postgres => Ok(Arc::new(postgres::PostgresStore::connect_for(url, usage).await?)),
         #[cfg(feature = "mysql")]
-        StoreKind::Mysql => Ok(Arc::new(mysql::MysqlStore::connect(url).await?)),
+        StoreKind::Mysql => Ok(Arc::new(mysql::MysqlStore::connect_for(url, usage).await?)),
         #[cfg(feature = "redis")]
         StoreKind::Redis => Ok(Arc::new(redis::RedisStore::connect(url).await?)),
         // Reached by builds without some of the store features.

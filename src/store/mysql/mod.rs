@@ -34,7 +34,7 @@ use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{SharedSql, SqlBackend, SqlPool, is_plain};
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
-    Subscription, WakeOn,
+    Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, NewJob};
 use crate::time::UnixMillis;
@@ -63,8 +63,13 @@ impl MysqlStore {
     /// [`StoreError::Unavailable`] within `connect_timeout` when the server cannot be reached, and when
     /// it is older than MySQL 8.0.16 or MariaDB 10.6. Does not migrate.
     pub async fn connect(url: &StoreUrl) -> Result<MysqlStore, StoreError> {
+        MysqlStore::connect_for(url, Usage::Pooled).await
+    }
+
+    /// [`MysqlStore::connect`] for the given use: a one-shot use gets one connection.
+    pub async fn connect_for(url: &StoreUrl, usage: Usage) -> Result<MysqlStore, StoreError> {
         let settings = Settings::parse(url)?;
-        let (sql, version) = settings.open(url).await?;
+        let (sql, version) = settings.open(url, usage).await?;
         Ok(MysqlStore {
             sql,
             url: url.clone(),

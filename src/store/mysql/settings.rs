@@ -9,14 +9,14 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::Executor;
 use sqlx::MySql;
-use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlDatabaseError, MySqlPoolOptions};
-use sqlx::{Connection, Executor};
+use sqlx::mysql::{MySqlConnectOptions, MySqlDatabaseError, MySqlPoolOptions};
 
 use super::statements::text;
 use crate::store::sql::{self, Dialect, LimitedDelete, SqlPool, Upsert};
 use crate::store::url::UrlOptions;
-use crate::store::{StoreError, StoreKind, StoreUrl};
+use crate::store::{StoreError, StoreKind, StoreUrl, Usage};
 
 /// How long connecting may take unless the URL says otherwise (`connect_timeout`).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -100,28 +100,20 @@ impl Settings {
         })
     }
 
-    /// Checks that the server answers and is new enough, then makes the pool. Returns the server's
-    /// version too.
-    pub async fn open(&self, url: &StoreUrl) -> Result<(SqlPool<MySql>, String), StoreError> {
+    /// Makes the pool and, on its first connection, checks that the server answers and is new enough;
+    /// that connection stays in the pool for the first call. Returns the server's version too. A
+    /// one-shot use gets a pool of one.
+    pub async fn open(&self, url: &StoreUrl, usage: Usage) -> Result<(SqlPool<MySql>, String), StoreError> {
         let unavailable = |source: &(dyn std::error::Error + 'static)| {
             StoreError::unavailable(StoreKind::Mysql, &url.redacted(), source)
         };
-        let mut probe = sql::probe(StoreKind::Mysql, url, self.connect_timeout, async {
-            MySqlConnection::connect_with(&self.options).await
-        })
-        .await?;
-        let version: String = sqlx::query("SELECT VERSION()")
-            .fetch_one(&mut probe)
-            .await
-            .map(|row| text(&row, 0))
-            .map_err(|e| unavailable(&e))?;
-        let _ = probe.close().await;
-        if let Some(why) = too_old(&version) {
-            return Err(unavailable(&std::io::Error::other(why)));
-        }
         let setup = format!("SET SESSION innodb_lock_wait_timeout = {}", self.lock_wait_secs);
+        let max_connections = match usage {
+            Usage::OneShot => 1,
+            _ => self.max_connections,
+        };
         let pool = MySqlPoolOptions::new()
-            .max_connections(self.max_connections)
+            .max_connections(max_connections)
             .min_connections(0)
             // Waiting for a free connection is bounded too: a saturated or vanished server turns into an
             // error the caller can retry, never a hang.
@@ -137,6 +129,16 @@ impl Settings {
                 })
             })
             .connect_lazy_with(self.options.clone());
+        let mut first = sql::first_connection(StoreKind::Mysql, url, self.connect_timeout, &pool).await?;
+        let version: String = sqlx::query("SELECT VERSION()")
+            .fetch_one(&mut *first)
+            .await
+            .map(|row| text(&row, 0))
+            .map_err(|e| unavailable(&e))?;
+        drop(first);
+        if let Some(why) = too_old(&version) {
+            return Err(unavailable(&std::io::Error::other(why)));
+        }
         Ok((SqlPool::new(pool, &DIALECT, url.redacted()), version))
     }
 }

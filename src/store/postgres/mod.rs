@@ -36,7 +36,7 @@ use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{FinishRow, SharedSql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
-    Subscription, WakeOn,
+    Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -78,9 +78,14 @@ impl PostgresStore {
     /// [`StoreError::Unavailable`] within `connect_timeout` when the server cannot be reached, and
     /// when it is older than PostgreSQL 13. Does not migrate.
     pub async fn connect(url: &StoreUrl) -> Result<PostgresStore, StoreError> {
+        PostgresStore::connect_for(url, Usage::Pooled).await
+    }
+
+    /// [`PostgresStore::connect`] for the given use: a one-shot use gets one connection.
+    pub async fn connect_for(url: &StoreUrl, usage: Usage) -> Result<PostgresStore, StoreError> {
         let settings = Settings::parse(url)?;
         Ok(PostgresStore {
-            sql: settings.open(url).await?,
+            sql: settings.open(url, usage).await?,
             listen_options: settings.listen_options(),
             url: url.clone(),
             schema: settings.schema,

@@ -7,13 +7,13 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::Executor;
 use sqlx::Postgres;
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
-use sqlx::{Connection, Executor};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::store::sql::{self, Dialect, FilterCancel, SqlPool};
 use crate::store::url::UrlOptions;
-use crate::store::{StoreError, StoreKind, StoreUrl};
+use crate::store::{StoreError, StoreKind, StoreUrl, Usage};
 
 /// How long connecting may take unless the URL says otherwise (`connect_timeout`).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -82,25 +82,12 @@ impl Settings {
         })
     }
 
-    /// Checks that the server answers and is new enough, then makes the pool: connections set their
-    /// `search_path` and plan every execution of a prepared statement for its own parameters (the batch
-    /// statements join against arrays whose size only the parameters tell; see `lease.rs`).
-    pub async fn open(&self, url: &StoreUrl) -> Result<SqlPool<Postgres>, StoreError> {
-        let probe = sql::probe(StoreKind::Postgres, url, self.connect_timeout, async {
-            PgConnection::connect_with(&self.options).await
-        })
-        .await?;
-        let version = probe.server_version_num().unwrap_or(0);
-        let _ = probe.close().await;
-        if version != 0 && version < MIN_SERVER_VERSION {
-            let shown = format!("{}.{}", version / 10_000, version % 10_000);
-            let why = format!("PostgreSQL {shown} is too old: jobq needs PostgreSQL 13 or newer");
-            return Err(StoreError::unavailable(
-                StoreKind::Postgres,
-                &url.redacted(),
-                &std::io::Error::other(why),
-            ));
-        }
+    /// Makes the pool and, on its first connection, checks that the server answers and is new enough;
+    /// that connection stays in the pool for the first call. Connections set their `search_path` and
+    /// plan every execution of a prepared statement for its own parameters (the batch statements join
+    /// against arrays whose size only the parameters tell; see `lease.rs`). A one-shot use gets a pool
+    /// of one.
+    pub async fn open(&self, url: &StoreUrl, usage: Usage) -> Result<SqlPool<Postgres>, StoreError> {
         let session = match self.schema.as_deref() {
             Some(s) => format!(
                 "SET search_path TO {}; SET plan_cache_mode = force_custom_plan",
@@ -108,8 +95,12 @@ impl Settings {
             ),
             None => "SET plan_cache_mode = force_custom_plan".to_string(),
         };
+        let max_connections = match usage {
+            Usage::OneShot => 1,
+            _ => self.max_connections,
+        };
         let pool = PgPoolOptions::new()
-            .max_connections(self.max_connections)
+            .max_connections(max_connections)
             .min_connections(0)
             // A ping before each use is a round trip per store call: only a connection idle for a while
             // gets one (an application enqueuing now and then survives a failover unnoticed), while a
@@ -136,6 +127,19 @@ impl Settings {
                 })
             })
             .connect_lazy_with(self.options.clone());
+        let first = sql::first_connection(StoreKind::Postgres, url, self.connect_timeout, &pool).await?;
+        // The server sent its version when the session started: no round trip.
+        let version = first.server_version_num().unwrap_or(0);
+        drop(first);
+        if version != 0 && version < MIN_SERVER_VERSION {
+            let shown = format!("{}.{}", version / 10_000, version % 10_000);
+            let why = format!("PostgreSQL {shown} is too old: jobq needs PostgreSQL 13 or newer");
+            return Err(StoreError::unavailable(
+                StoreKind::Postgres,
+                &url.redacted(),
+                &std::io::Error::other(why),
+            ));
+        }
         Ok(SqlPool::new(pool, &DIALECT, url.redacted()))
     }
 

@@ -28,8 +28,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use sqlx::database::HasStatementCache;
+use sqlx::pool::PoolConnection;
 use sqlx::query::Query;
-use sqlx::{Arguments, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
+use sqlx::{Arguments, ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 pub(crate) use decode::{Cells, Decoder, ReadRow, count, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, LimitedDelete, Upsert, is_network_error};
@@ -51,20 +52,47 @@ use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::store::url::RedactedUrl;
 use crate::time::UnixMillis;
 
-/// Opens one connection directly, before the pool: a pool retries a refused connection until its
-/// time-out and then reports only that it timed out; this says why (refused, no such host, bad
-/// password, no TLS), or that nothing answered within `timeout`.
-pub(crate) async fn probe<C>(
+/// How long the pool's first connection may take before a direct attempt asks the server why it has
+/// not come (see [`first_connection`]). Far above a connection to a server on the same network (a few
+/// milliseconds, TLS included); short enough that a server nobody listens for is reported within a
+/// quarter of a second (the probe this replaced reported it at once, but cost every command a connection).
+const ASK_WHY_AFTER: Duration = Duration::from_millis(250);
+
+/// The pool's first connection, made within `timeout`, on which the store checks its server and which
+/// its first call then takes from the pool: a one-shot command opens this connection and no other.
+///
+/// sqlx's pool retries a refused connection until its own deadline (the server may be starting) and
+/// then says only that it timed out. So when the pool has no connection after [`ASK_WHY_AFTER`], one
+/// attempt outside the pool tells why: refused, no such host, a bad password, no TLS. If that attempt
+/// connects (a slow server, the one case with a second connection), it is closed and the pool's own
+/// attempt goes on. Either way nothing answering within `timeout` is an error that says so.
+pub(crate) async fn first_connection<DB: Database>(
     kind: StoreKind,
     url: &StoreUrl,
     timeout: Duration,
-    connect: impl Future<Output = Result<C, sqlx::Error>>,
-) -> Result<C, StoreError> {
+    pool: &Pool<DB>,
+) -> Result<PoolConnection<DB>, StoreError> {
     let unavailable =
         |source: &(dyn std::error::Error + 'static)| StoreError::unavailable(kind, &url.redacted(), source);
+    let connect = async {
+        let acquire = pool.acquire();
+        tokio::pin!(acquire);
+        tokio::select! {
+            biased;
+            got = &mut acquire => return got.map_err(|e| unavailable(&e)),
+            () = tokio::time::sleep(ASK_WHY_AFTER) => {}
+        }
+        let options = pool.connect_options();
+        match DB::Connection::connect_with(&options).await {
+            Ok(direct) => {
+                let _ = direct.close().await;
+            }
+            Err(e) => return Err(unavailable(&e)),
+        }
+        acquire.await.map_err(|e| unavailable(&e))
+    };
     match tokio::time::timeout(timeout, connect).await {
-        Ok(Ok(conn)) => Ok(conn),
-        Ok(Err(e)) => Err(unavailable(&e)),
+        Ok(got) => got,
         Err(_) => {
             let waited = crate::time::format_duration(timeout);
             let why = format!("no answer within {waited} (connect_timeout in the URL)");
@@ -652,12 +680,21 @@ where
 
     /// The newest migration recorded, `None` when jobq's tables do not exist yet.
     pub async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
+        let failed = || self.fail("reading the schema version");
+        // Both reads on one connection: taken from the pool twice, a pool of one would wait between
+        // them for the connection's return.
+        let mut conn = self.pool.acquire().await.map_err(failed())?;
         let exists = self.stmt(self.dialect.migrations_exist);
-        if self.fetch_all(&exists, "reading the schema version").await?.is_empty() {
+        let found = self
+            .query(&exists)?
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(failed())?;
+        if found.is_none() {
             return Ok(None);
         }
         let stmt = self.stmt("SELECT MAX(version) FROM jobq_migrations");
-        let rows = self.fetch_all(&stmt, "reading the schema version").await?;
+        let rows = self.query(&stmt)?.fetch_all(&mut *conn).await.map_err(failed())?;
         let version: Option<i32> = match rows.first() {
             Some(row) => row.try_get(0).map_err(self.fail("reading the schema version"))?,
             None => None,

@@ -19,7 +19,8 @@ use jobq::job::{JobSpec, JobStatus};
 use jobq::store::{self, JobFilter, List, StoreError, StoreUrl};
 use serde_json::json;
 
-use crate::support::process::{FAST, Process};
+use crate::support::counting::CountingRelay;
+use crate::support::process::{self, FAST, Process};
 use crate::support::server::{Killer, ServerStore, unreachable};
 use crate::support::{eventually, lazy, store_tests, within};
 
@@ -120,6 +121,44 @@ async fn an_unreachable_server_fails_fast_without_the_password<S: ServerStore>(_
     }
 }
 
+/// Issue 14: what a cron script or a PHP app runs, one `jobq` command at a time, opens one connection
+/// to the server, however many calls the command makes (the migration check, then its own).
+async fn issue_14_a_one_shot_command_opens_one_connection<S: ServerStore>(server: &S) {
+    let (store, _corner) = server.store().await;
+    let relay = CountingRelay::to(store.url()).await;
+    let home = tempfile::tempdir().expect("temp dir");
+    let run = async |args: &[&str]| {
+        let out = within(
+            format!("jobq {}", args.join(" ")),
+            PROGRESS,
+            tokio::process::Command::from(process::jobq())
+                .arg("--url")
+                .arg(relay.url())
+                .args(args)
+                .current_dir(home.path())
+                .env("HOME", home.path())
+                .env("XDG_CONFIG_HOME", home.path().join("config"))
+                .output(),
+        )
+        .await
+        .expect("running jobq");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "jobq {args:?}: {stderr}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let id = run(&["enqueue", "noop", "{}"]).await;
+    assert_eq!(relay.take(), 1, "connections of jobq enqueue");
+    for args in [
+        &["show", id.as_str()][..],
+        &["stats"],
+        &["list"],
+        &["cancel", id.as_str()],
+    ] {
+        run(args).await;
+        assert_eq!(relay.take(), 1, "connections of jobq {}", args.join(" "));
+    }
+}
+
 async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: ServerStore>(server: &S) {
     let (store, corner) = server.store().await;
     let (url, mut connections) = server.killable(&store, &corner).await;
@@ -190,6 +229,7 @@ store_tests! {
     }
     cases {
         an_unreachable_server_fails_fast_without_the_password,
+        issue_14_a_one_shot_command_opens_one_connection,
         a_running_worker_survives_kill_of_its_connections_and_loses_no_job,
     }
 }

@@ -23,6 +23,7 @@
 //! Nothing here sleeps for a fixed time: a test that needs something to happen first waits for it with
 //! [`eventually`], which fails with what it waited for and what it saw instead.
 
+pub mod counting;
 pub mod jobs;
 pub mod mysql;
 pub mod postgres;

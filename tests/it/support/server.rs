@@ -42,7 +42,8 @@ pub trait ServerStore {
 }
 
 /// URLs of `kind`'s servers that cannot be reached, each with a password that must never be shown: one
-/// where nothing listens (refused at once), and where the store has a connect time-out, a non-routable
+/// where nothing listens (refused, which the store reports after a quarter second of its pool's
+/// retries), and where the store has a connect time-out, a non-routable
 /// address (which never answers: the time-out ends the wait).
 pub fn unreachable(kind: StoreKind) -> &'static [&'static str] {
     match kind {
