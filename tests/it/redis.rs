@@ -1,7 +1,8 @@
 //! Redis behaviour beyond the shared contract and the server-store suite (`server_stores::redis`): the
 //! inbox that any client pushes to (driven here by `redis-cli`, a client that knows nothing of jobq),
 //! its rejected items and their listing by `jobq inbox`, items left behind by an ingester that died,
-//! wake-ups, a worker whose server restarts having lost everything, and the key layout.
+//! wake-ups, a worker whose server restarts having lost everything, the key layout, and the commands
+//! one job's calls send.
 //!
 //! Each test works under a fresh key prefix (`support::redis_store_in`), deleted when its store drops.
 //! Waits end as soon as their condition holds (`support::eventually`).
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::support::jobs::*;
 use crate::support::process::{self, Process};
-use crate::support::redis::{PrivateRedis, fresh_prefix, redis_cli, redis_url, with_prefix};
+use crate::support::redis::{Monitor, PrivateRedis, fresh_prefix, redis_cli, redis_url, with_prefix};
 use crate::support::{TestStore, connect, eventually, lazy, private, redis_store_in, subscribe, woken};
 
 /// How long anything that should happen at once may take on a loaded test machine.
@@ -341,4 +342,33 @@ async fn migrate_reports_the_key_layout_version() {
     let (code, out) = jobq(&with_prefix(&redis_url(), &prefix), &["migrate"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.trim_end().ends_with("is at schema version 2"), "{out}");
+}
+
+/// Issue 14: enqueueing, reading and finishing one job each send the server one command, one round
+/// trip (the queue registration is part of the enqueue script, the job's queue is found inside the
+/// get script). Counted with `MONITOR` on a server of the test's own, so no other test's commands mix
+/// in. A cluster registers a new queue with a second command (see `enqueue.lua`); not tested here.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_14_one_jobs_enqueue_get_and_finish_send_one_command_each() {
+    let server = PrivateRedis::start(private::free_port()).await;
+    let store = connect(&server.url()).await;
+    store.migrate().await.unwrap();
+    let mut monitor = Monitor::start(&server).await;
+
+    for name in ["first", "second"] {
+        add(&store, spec(name)).await;
+        assert_eq!(monitor.commands().await, ["EVALSHA"], "enqueue of {name}");
+    }
+    let unique = add(&store, spec("unique").unique_key("k")).await;
+    assert_eq!(monitor.commands().await, ["EVALSHA"], "enqueue with a unique key");
+    assert_eq!(get(&store, &unique).await.unique_key.as_deref(), Some("k"));
+    assert_eq!(monitor.commands().await, ["EVALSHA"], "get");
+    assert!(store.get(&id("nobody")).await.unwrap().is_none());
+    assert_eq!(monitor.commands().await, ["EVALSHA"], "get of an unknown id");
+
+    let job = claim_one(&store, "default", WORKER, T0).await;
+    monitor.commands().await;
+    let done = jobq::store::Transition::Succeeded { result: None };
+    assert!(finish(&store, &jobq::store::Lease::of(&job), done, T0).await);
+    assert_eq!(monitor.commands().await, ["EVALSHA"], "finish");
 }

@@ -144,8 +144,9 @@ impl RedisStore {
     }
 
     /// Takes a queue that cleanup left without jobs out of the registry, and puts it back if a job
-    /// arrived meanwhile. An enqueue registers its queue after its script has run (see `enqueue`), so
-    /// whichever order the two calls meet in, a queue with jobs ends up registered.
+    /// arrived meanwhile. An enqueue registers its queue in its script, or on a cluster after its
+    /// script has run when the script found the queue's marker gone, which cleanup's script deletes
+    /// (see `enqueue.lua`); so whichever order the calls meet in, a queue with jobs ends up registered.
     pub(super) async fn forget_queue(&self, queue: &str) -> Result<(), StoreError> {
         let registry = self.key("queues");
         let _: () = self

@@ -22,6 +22,7 @@
 //! | `{q}:done:<status>` | sorted set | terminal jobs by finish time (cleanup and replay read it) |
 //! | `{q}:uniq` | hash | unique key → the live job holding it |
 //! | `{q}:wake` | stream | one entry per batch that made work ready (wake-ups) |
+//! | `{q}:listed` | string | on a cluster: the queue is in `queues` (a marker that expires after a minute; see `enqueue.lua`) |
 //! | `queues` | set | every queue that has jobs (cleanup takes out a queue it empties) |
 //! | `workers`, `workers:seen` | hash, sorted set | the worker registry |
 //! | `inbox:<q>` | list | items pushed by any client (see [`inbox`]) |
@@ -36,7 +37,8 @@
 //!
 //! A job is found by its queue and id. Calls that carry a lease know the queue; calls by id alone
 //! (`get`, cancel or replay by id) look for the id in every queue of the `queues` set, so on Redis a
-//! job id is unique within its queue.
+//! job id is unique within its queue. On a single server `get` does that inside one script
+//! (`get.lua`, which a cluster would refuse: the keys it reads depend on what it read).
 //!
 //! A worker serving several queues whose slots differ (only on a cluster) first asks each slot for the
 //! jobs it would hand out, then claims from each as many as it has of the best ones overall: the same
@@ -68,7 +70,7 @@ use self::calls::{
     answer_id, by_queue, cancel_answers, finish_args, in_input_order, jobs_from, lease_args, opt_millis, progress_json,
     push_list, statuses,
 };
-use self::codec::{job_from_pairs, run_key};
+use self::codec::{job_from_pairs, packed_pairs, run_key};
 use self::connection::{Conn, Connector};
 use self::scripts::SCRIPTS;
 pub use self::settings::DEFAULT_PREFIX;
@@ -215,7 +217,7 @@ impl Store for RedisStore {
         // here saves a single server that round trip.
         if let Conn::Managed(conn) = &self.conn {
             let mut conn = Conn::Managed(conn.clone());
-            for lua in SCRIPTS.all() {
+            for lua in SCRIPTS.all(false) {
                 lua.load(&mut conn).await.map_err(self.fail("migrate"))?;
             }
         }
@@ -227,14 +229,11 @@ impl Store for RedisStore {
             return Ok(Vec::new());
         }
         let groups = by_queue(jobs, |j| j.queue.as_str());
-        // The queue registry is written by a command of its own, not by the scripts: it is a key of no
-        // queue's slot.
-        let mut register = redis::cmd("SADD");
-        register.arg(self.key("queues"));
-        for (q, _) in &groups {
-            register.arg(*q);
-        }
-        let registered = self.query::<()>(&register, "enqueue");
+        // On a single server each script registers its queue too, so one job is one round trip. On
+        // a cluster the registry is a key of no queue's slot: a script answers whether its queue
+        // still needs registering (rarely: see `enqueue.lua`), and that is a command of its own.
+        let cluster = self.is_cluster();
+        let registry = self.key("queues");
         // A large batch goes as several calls, sent back to back on one connection: Redis runs them in
         // order (so the first of two equal ids or unique keys still wins) and serves other clients in
         // between, and jobq encodes each call while Redis runs the one before.
@@ -249,25 +248,34 @@ impl Store for RedisStore {
             .collect();
         let calls = chunks.iter().map(|(g, members)| {
             let queue = groups[*g].0;
+            let registry = &registry;
             async move {
-                let mut cmd = self.queue_script(&SCRIPTS.enqueue, queue);
+                let mut cmd = if cluster {
+                    self.queue_script(&SCRIPTS.enqueue, queue)
+                } else {
+                    self.script(&SCRIPTS.enqueue, &[self.queue_prefix(queue), registry.clone()])
+                };
                 scripts::enqueue_args(&mut cmd, members);
                 let reply: Value = self.eval(&SCRIPTS.enqueue, &cmd, "enqueue", false).await?;
                 scripts::enqueued(members, reply)
             }
         });
-        // The queue is registered after its jobs are written, never before (see `forget_queue`): on
-        // one connection Redis runs commands in the order they were sent, and the registration is
-        // polled, so sent, after the scripts; a cluster may run them on other nodes, so it waits.
-        let answers = if self.is_cluster() {
-            let answers = try_join_all(calls).await?;
-            registered.await?;
-            answers
-        } else {
-            tokio::try_join!(try_join_all(calls), registered)?.0
-        };
+        let answers = try_join_all(calls).await?;
+        // The queue is registered after its jobs are written, never before (see `forget_queue`).
+        let mut unlisted: Vec<&str> = chunks
+            .iter()
+            .zip(&answers)
+            .filter(|(_, (_, register))| *register)
+            .map(|((g, _), _)| groups[*g].0)
+            .collect();
+        unlisted.dedup();
+        if !unlisted.is_empty() {
+            let _: () = self
+                .query(redis::cmd("SADD").arg(&registry).arg(&unlisted), "enqueue")
+                .await?;
+        }
         let mut per_group: Vec<Vec<Enqueued>> = groups.iter().map(|_| Vec::new()).collect();
-        for ((g, _), answer) in chunks.iter().zip(answers) {
+        for ((g, _), (answer, _)) in chunks.iter().zip(answers) {
             per_group[*g].extend(answer);
         }
         Ok(in_input_order(jobs.len(), &groups, per_group))
@@ -392,14 +400,31 @@ impl Store for RedisStore {
     }
 
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
-        let Some(queue) = self.locate(std::slice::from_ref(id), "get").await?.remove(0) else {
+        // A single server looks for the job in every queue in one script, one round trip.
+        if !self.is_cluster() {
+            let mut cmd = self.script(&SCRIPTS.get, &[self.key("queues")]);
+            cmd.arg(&self.settings.prefix).arg(id.as_str());
+            let reply: Option<Vec<u8>> = self.eval(&SCRIPTS.get, &cmd, "get", true).await?;
+            return match reply {
+                None => Ok(None),
+                Some(bytes) => match packed_pairs(&bytes) {
+                    Some(pairs) => job_from_pairs(&pairs).map(Some),
+                    None => Err(StoreError::query(KIND, "get", "a job reply that does not parse")),
+                },
+            };
+        }
+        // A cluster: the registry, then the job's hash in every queue at once (the first queue in
+        // name order that has it answers, as on a single server).
+        let queues = self.known_queues().await?;
+        let found = try_join_all(queues.iter().map(|q| {
+            let mut cmd = redis::cmd("HGETALL");
+            cmd.arg(format!("{}job:{id}", self.queue_prefix(q)));
+            async move { self.query::<Vec<String>>(&cmd, "get").await }
+        }))
+        .await?;
+        let Some((queue, fields)) = queues.iter().zip(&found).find(|(_, f)| !f.is_empty()) else {
             return Ok(None);
         };
-        let key = format!("{}job:{id}", self.queue_prefix(&queue));
-        let fields: Vec<String> = self.query(redis::cmd("HGETALL").arg(key), "get").await?;
-        if fields.is_empty() {
-            return Ok(None);
-        }
         // The hash holds neither its queue nor its id: the key names them.
         let mut pairs: Vec<(&str, &str)> = fields.chunks_exact(2).map(|f| (f[0].as_str(), f[1].as_str())).collect();
         pairs.extend([("q", queue.as_str()), ("id", id.as_str())]);

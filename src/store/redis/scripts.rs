@@ -49,9 +49,12 @@ impl Lua {
 
 macro_rules! lua {
     ($name:ident) => {
+        // The shebang makes Redis 7 check every key a script touches against its declared slot.
+        lua!($name, "#!lua\n")
+    };
+    ($name:ident, $shebang:literal) => {
         Lua::new(concat!(
-            // The shebang makes Redis 7 check every key a script touches against its declared slot.
-            "#!lua\n",
+            $shebang,
             include_str!("lua/common.lua"),
             include_str!(concat!("lua/", stringify!($name), ".lua"))
         ))
@@ -59,28 +62,38 @@ macro_rules! lua {
 }
 
 /// Declares the store's scripts once: a field of [`Scripts`] for each, named as its file in `lua/`,
-/// the list [`Scripts::all`] loads, and [`SCRIPTS`], read from the files at build time.
+/// the list [`Scripts::all`] loads, and [`SCRIPTS`], read from the files at build time. A script
+/// marked `single_server` is refused by a cluster (it touches keys it cannot declare) and is not
+/// loaded there.
 macro_rules! scripts {
-    ($($name:ident),+ $(,)?) => {
+    ($($name:ident),+ ; single_server: $($single:ident),+ $(,)?) => {
         /// Every script of the store.
         pub(crate) struct Scripts {
             $(pub $name: Lua,)+
+            $(pub $single: Lua,)+
         }
 
         impl Scripts {
-            pub(crate) fn all(&self) -> Vec<&Lua> {
-                vec![$(&self.$name),+]
+            /// The scripts a server runs: on a cluster, those not marked `single_server`.
+            pub(crate) fn all(&self, cluster: bool) -> Vec<&Lua> {
+                let mut all = vec![$(&self.$name),+];
+                if !cluster {
+                    all.extend([$(&self.$single),+]);
+                }
+                all
             }
         }
 
         pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
             $($name: lua!($name),)+
+            $($single: lua!($single, "#!lua flags=no-cluster\n"),)+
         });
     };
 }
 
 scripts!(
-    enqueue, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats, inbox_take, inbox_done,
+    enqueue, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats, inbox_take, inbox_done;
+    single_server: get,
 );
 
 /// The arguments of `enqueue.lua` for jobs of one queue: the shape, the count, then the fields the
@@ -141,11 +154,18 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
     }
 }
 
-/// The answers of `enqueue.lua`, one per job: `C`, `D`, or `K` and the id coalesced into; shape `S`
-/// answers with one string of letters.
-pub(crate) fn enqueued(jobs: &[&NewJob], reply: Value) -> Result<Vec<Enqueued>, StoreError> {
+/// The answers of `enqueue.lua`, one per job (`C`, `D`, or `K` and the id coalesced into; shape `S`
+/// answers with one string of letters), and whether the caller must register the queue itself.
+pub(crate) fn enqueued(jobs: &[&NewJob], reply: Value) -> Result<(Vec<Enqueued>, bool), StoreError> {
     let bad = |why: String| StoreError::query(KIND, "enqueue", why);
-    let answers: Vec<String> = match reply {
+    let (register, outcomes) = match reply {
+        Value::Array(mut pair) if pair.len() == 2 => {
+            let outcomes = pair.pop().unwrap_or(Value::Nil);
+            (matches!(pair.pop(), Some(Value::Int(1))), outcomes)
+        }
+        other => return Err(bad(format!("unexpected reply {other:?}"))),
+    };
+    let answers: Vec<String> = match outcomes {
         Value::BulkString(letters) => letters.into_iter().map(|l| char::from(l).to_string()).collect(),
         other => redis::from_redis_value(other).map_err(|e| bad(e.to_string()))?,
     };
@@ -163,7 +183,8 @@ pub(crate) fn enqueued(jobs: &[&NewJob], reply: Value) -> Result<Vec<Enqueued>, 
             };
             Ok(Enqueued { id, outcome })
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(|answers| (answers, register))
 }
 
 /// A worker record as `register_worker` stored it.

@@ -176,3 +176,26 @@ pub(super) async fn cleanup_limit_bounds_one_call(store: &DynStore) {
         assert_eq!(cleanup(store, batch.clone()).await, expected);
     }
 }
+
+pub(super) async fn a_queue_cleanup_emptied_is_found_again_after_its_next_enqueue(store: &DynStore) {
+    make(store, spec("first").queue("q"), JobStatus::Succeeded, at(1_000)).await;
+    let all = Cleanup {
+        limit: 100,
+        ..Default::default()
+    };
+    assert_eq!(cleanup(store, all).await, 1);
+    assert!(
+        stats(store, &[], at(2_000)).await.is_empty(),
+        "the emptied queue is gone"
+    );
+    // (On Redis the queue's registration is written again: by the enqueue script on one server, and
+    // on a cluster after it, because cleanup's script deleted the queue's marker.)
+    add(store, spec("second").queue("q")).await;
+    assert_eq!(get(store, &id("second")).await.queue, "q");
+    let queues: Vec<String> = stats(store, &[], at(2_000))
+        .await
+        .into_iter()
+        .map(|s| s.queue)
+        .collect();
+    assert_eq!(queues, ["q"]);
+}

@@ -87,6 +87,7 @@ store_tests! {
         cleanup::cleanup_by_status_and_queue,
         cleanup::cleanup_dry_run_counts_without_deleting,
         cleanup::cleanup_limit_bounds_one_call,
+        cleanup::a_queue_cleanup_emptied_is_found_again_after_its_next_enqueue,
         read::stats_counts_by_queue_and_status,
         read::stats_filtered_by_queue,
         read::list_filters_by_queue_type_status_and_creation_time,

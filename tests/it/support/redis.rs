@@ -1,9 +1,13 @@
 //! Redis test stores: a key prefix per test (`jobq_test_<random>:`) on `JOBQ_TEST_REDIS_URL` (default
 //! `redis://127.0.0.1:6379/0`), named in the store URL with `?prefix=`; the sandbox deletes the prefix's
 //! keys (SCAN + UNLINK). Also `redis-cli` for tests that play a client knowing nothing of jobq, what the
-//! server-store suite needs of Redis ([`Redis`]), and a private server to kill ([`PrivateRedis`]).
+//! server-store suite needs of Redis ([`Redis`]), a private server to kill ([`PrivateRedis`]), and
+//! the commands clients send it, as `MONITOR` shows them ([`Monitor`]).
 
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jobq::store::StoreKind;
@@ -195,6 +199,92 @@ impl PrivateRedis {
 }
 
 impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The commands clients send a server, as `MONITOR` shows them (a `redis-cli` process): on a private
+/// server nothing but the test sends any, so the count is exact.
+pub struct Monitor {
+    port: u16,
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    seen: usize,
+    marks: u32,
+}
+
+impl Monitor {
+    /// Starts monitoring the private server and waits until the monitor is on.
+    pub async fn start(server: &PrivateRedis) -> Monitor {
+        let mut child = Command::new("redis-cli")
+            .args(["-p", &server.port.to_string(), "monitor"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("running redis-cli monitor");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in out.lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let mut monitor = Monitor {
+            port: server.port,
+            child,
+            lines,
+            seen: 0,
+            marks: 0,
+        };
+        monitor.commands().await;
+        monitor
+    }
+
+    /// The names of the commands clients sent since the last call (not those scripts ran), in order:
+    /// a marker sent by another client ends the span, and that client's commands are left out.
+    pub async fn commands(&mut self) -> Vec<String> {
+        self.marks += 1;
+        let mark = format!("jobq-test-mark-{}", self.marks);
+        let port = self.port.to_string();
+        let lines = self.lines.clone();
+        eventually(
+            format!("the monitor to show {mark}"),
+            Duration::from_secs(10),
+            async || {
+                let _ = Command::new("redis-cli").args(["-p", &port, "echo", &mark]).output();
+                lines.lock().unwrap().iter().any(|l| l.contains(&mark))
+            },
+        )
+        .await;
+        let lines = self.lines.lock().unwrap();
+        let end = lines.iter().position(|l| l.contains(&mark)).unwrap();
+        // `<time> [<db> <client address>] "COMMAND" …`; scripts' commands show `lua` as their client.
+        let client = |line: &str| {
+            line.split_once('[')
+                .and_then(|(_, r)| r.split_once(']'))
+                .map(|(c, _)| c.to_string())
+        };
+        // Every `redis-cli` that sent a marker (a retried one may show up in the next span).
+        let markers: HashSet<String> = lines
+            .iter()
+            .filter(|l| l.contains("jobq-test-mark-"))
+            .filter_map(|l| client(l))
+            .collect();
+        let commands = lines[self.seen..end]
+            .iter()
+            .filter_map(|l| Some((client(l)?, l.split('"').nth(1)?.to_uppercase())))
+            .filter(|(c, _)| !markers.contains(c) && !c.ends_with(" lua"))
+            .map(|(_, command)| command)
+            .collect();
+        // The marker's client sent every later line up to and including its marker.
+        self.seen = end + 1;
+        commands
+    }
+}
+
+impl Drop for Monitor {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -1,8 +1,8 @@
 -- KEYS: the queue's prefix. ARGV: finished before ('' for any time), limit, dry run (0/1), status
 -- count, statuses…
 -- Deletes (or counts) up to `limit` terminal jobs matching. Returns how many, and 1 when the queue is
--- left without any job (its last keys, the wake-up stream among them, are then deleted too, and the
--- caller takes it out of the queue registry), else 0.
+-- left without any job (its last keys, the wake-up stream and a cluster's registration marker among
+-- them, are then deleted too, and the caller takes it out of the queue registry), else 0.
 local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
 local statuses = take(5, tonumber(ARGV[4]))
 if #statuses == 0 then
@@ -41,5 +41,5 @@ local left = redis.call('EXISTS', prios, Q .. 'run', Q .. 'wait', Q .. 'done:suc
 if left > 0 then
   return { count, 0 }
 end
-redis.call('DEL', Q .. 'wake', Q .. 'uniq')
+redis.call('DEL', Q .. 'wake', Q .. 'uniq', Q .. 'listed')
 return { count, 1 }

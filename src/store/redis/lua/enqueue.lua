@@ -1,16 +1,38 @@
--- KEYS: the queue's prefix. ARGV: shape, count, then
+-- KEYS: the queue's prefix, then on a single server the queue registry (`<prefix>queues`). ARGV:
+-- shape, count, then
 --   shape 'E' (each job its own fields): per job id, type, payload, meta, priority, max_attempts, run_at
 --     key, unique key, timeout, created_at ('' for absent optional fields);
 --   shape 'S' (fields shared by the whole batch, which has no unique keys and no id twice): type, meta,
 --     priority, max_attempts, timeout, then per job id, payload, run_at key, created_at. A bulk enqueue
 --     is usually this, and sends and reads under half the arguments.
--- Returns per job its outcome: 'C' created, 'D' duplicate, or 'K' and the id of the live job it
--- coalesced into; shape 'S' returns the outcomes as one string of letters ('C' or 'D').
+-- Returns { register, outcomes }: outcomes per job, 'C' created, 'D' duplicate, or 'K' and the id of
+-- the live job it coalesced into (shape 'S': one string of letters, 'C' or 'D'); register is 1 when
+-- the caller must add the queue to the registry itself (on a cluster only, see `register`), else 0.
 -- A new job is written without its queue (the key names it), status and attempt (absent means
 -- pending and 0), and without priority and max attempts at their defaults: every field a hash holds
 -- costs Redis time on the bulk path.
 local Q, shape, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local jp = Q .. 'job:'
+
+-- How long a cluster's enqueues trust the marker that says the queue is registered. Cleanup deletes
+-- the marker when it takes an emptied queue out of the registry, so the expiry only mends a
+-- registration that failed after its script ran (the connection dropped between the two calls).
+local LISTED_MS = 60000
+
+-- Puts the queue in the registry, in the same script as its jobs (one round trip per enqueue). On a
+-- cluster the registry is a key of another slot, which a script may not touch: the script keeps a
+-- marker in the queue's own slot instead and answers 1 when it was missing, and only then does the
+-- caller add the queue with a command of its own, after this script (see `forget_queue` for why after).
+local function register()
+  if KEYS[2] then
+    redis.call('SADD', KEYS[2], queue_of(Q))
+    return 0
+  end
+  if redis.call('SET', Q .. 'listed', '1', 'NX', 'PX', LISTED_MS) then
+    return 1
+  end
+  return 0
+end
 
 -- The arguments of HSET for a new job: its key, then field/value pairs. Those every job has come
 -- first, at fixed places (key 1, payload 5, run_at 7, created_at 9); the optional ones follow, only
@@ -70,7 +92,7 @@ if shape == 'S' then
     redis.call('ZADD', Q .. 'prios', pr, pr)
     wake(Q)
   end
-  return table.concat(out)
+  return { register(), table.concat(out) }
 end
 
 local uniq = Q .. 'uniq'
@@ -115,4 +137,4 @@ batch_flush(pending, 'ZADD')
 if created then
   wake(Q)
 end
-return out
+return { register(), out }
