@@ -106,6 +106,11 @@ impl std::fmt::Display for DriverError {
 impl std::error::Error for DriverError {}
 
 impl DriverError {
+    /// A driver's message as it is, for a driver whose error chain would not cut to it.
+    pub fn new(message: String) -> DriverError {
+        DriverError(message)
+    }
+
     /// The deepest message of `err`'s source chain.
     pub fn deepest(err: &(dyn std::error::Error + 'static)) -> DriverError {
         let mut current = err;

@@ -9,5 +9,6 @@ mod postgres;
 mod redis;
 mod redis_cluster;
 mod server_stores;
+mod sqlite;
 mod support;
 mod worker;

@@ -95,7 +95,7 @@ impl SqliteStore {
             Err(group) => group,
         };
         let all: Vec<NewJob> = group.iter().flat_map(|w| w.jobs.iter().cloned()).collect();
-        if is_plain(&all) && self.insert_all(&all).await.is_ok() {
+        if is_plain(&all) && self.insert_all(&all).is_ok() {
             for waiting in group {
                 let _ = waiting.answer.send(Ok(all_created(&waiting.jobs)));
             }

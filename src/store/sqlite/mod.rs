@@ -5,12 +5,14 @@
 //! to SQLite as multi-row statements (`VALUES (…), (…)`) so a worker pays one statement per batch, not
 //! per job. What the SQL stores share (get, list, cleanup, the worker registry, the migration loop)
 //! runs in `SqlPool` (`store/sql/`); `settings.rs` opens the file, `migrate.rs` locks the migration, `watch.rs`
-//! wakes workers on writes, `statements.rs` holds the look-ups the transitions below use.
+//! wakes workers on writes, `statements.rs` holds the look-ups the transitions below use, and
+//! `direct.rs` runs the plain insert of new jobs in the calling thread, outside sqlx.
 //!
 //! One process's writes take turns on [`SqliteStore`]'s gate before they reach SQLite: waiting there is
 //! a cheap async wait, where two connections colliding would wait in SQLite's busy handler, which
 //! sleeps in whole milliseconds. Other processes are kept apart by SQLite's own lock (`busy_timeout`).
 
+mod direct;
 mod group;
 mod migrate;
 mod settings;
@@ -25,14 +27,15 @@ use async_trait::async_trait;
 use sqlx::{QueryBuilder, Row, Sqlite};
 use tokio::sync::{Mutex, MutexGuard, Notify};
 
+use self::direct::{DirectWriter, InsertError};
 use self::group::Pending;
 use self::settings::{DIALECT, Settings};
 use self::statements::{append_error, split_progress};
 pub use self::watch::SETTLE;
 use super::batch::rounds_by_id;
 use super::sql::{
-    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, SharedSql, SqlBackend, SqlPool, in_claim_order, is_plain, placeholders,
-    push_new_jobs,
+    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, SharedSql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain,
+    placeholders, push_new_jobs,
 };
 use super::{
     Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, QueueStats, Rescue, Rescued, Stats, StatsReport, StoreError,
@@ -56,6 +59,8 @@ pub struct SqliteStore {
     gate: Arc<Mutex<()>>,
     /// Jobs waiting for the next commit (group commit, see `group.rs`).
     pending: Arc<Pending>,
+    /// The connection plain inserts run on, in the calling thread (see `direct.rs`).
+    direct: Arc<DirectWriter>,
 }
 
 impl SqliteStore {
@@ -69,37 +74,27 @@ impl SqliteStore {
             synchronous: settings.synchronous_name,
             gate: Arc::new(Mutex::new(())),
             pending: Arc::default(),
+            direct: Arc::new(DirectWriter::new(url, &settings)),
         })
     }
 }
 
 impl SqliteStore {
-    /// Enqueues a batch in a commit of its own; the caller holds the gate. A plain batch goes in with
-    /// one `INSERT` and no look-ups (one statement, one trip to the connection's thread); an id that
-    /// exists already fails it having changed nothing, and the batch is then answered job by job.
+    /// Enqueues a batch in a commit of its own; the caller holds the gate and the batch is plain. It goes in with
+    /// one `INSERT` and no look-ups, on the dedicated connection; an id that exists already fails it
+    /// having changed nothing, and the batch is then answered job by job.
     async fn enqueue_alone(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
-        if let Some(created) = self.sql.enqueue_plain(jobs, true, || self.insert_all(jobs)).await? {
-            return Ok(created);
+        match self.insert_all(jobs) {
+            Ok(()) => Ok(all_created(jobs)),
+            Err(InsertError::IdTaken) => self.enqueue_checked(jobs).await,
+            Err(InsertError::Store(e)) => Err(e),
         }
-        self.enqueue_checked(jobs).await
     }
 
-    /// Inserts a plain batch without looking first: one statement in SQLite's own implicit
-    /// transaction, or one immediate transaction of several statements for a large batch.
-    async fn insert_all(&self, jobs: &[NewJob]) -> Result<(), sqlx::Error> {
-        if jobs.len() <= ROWS_PER_STATEMENT {
-            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(INSERT_NEW_JOBS);
-            push_new_jobs(&mut qb, jobs);
-            qb.build().execute(&self.sql.pool).await?;
-            return Ok(());
-        }
-        let mut tx = self.sql.pool.begin_with(DIALECT.begin_write).await?;
-        for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
-            let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(INSERT_NEW_JOBS);
-            push_new_jobs(&mut qb, chunk);
-            qb.build().execute(&mut *tx).await?;
-        }
-        tx.commit().await
+    /// Inserts a plain batch without looking first (see [`DirectWriter::insert_all`]); the caller
+    /// holds the gate.
+    fn insert_all(&self, jobs: &[NewJob]) -> Result<(), InsertError> {
+        self.direct.insert_all(jobs, ROWS_PER_STATEMENT)
     }
 
     /// Answers every job of a batch before writing any: which ids exist, who holds the unique keys.

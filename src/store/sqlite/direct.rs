@@ -1,0 +1,206 @@
+//! The plain insert of new jobs (the one statement every `Client::enqueue` of a job without a unique
+//! key comes down to) on a connection of its own, run in the calling thread.
+//!
+//! sqlx's SQLite driver runs each connection on a worker thread of its own and sends every statement
+//! there over a channel, its answer coming back over another: two thread wake-ups per statement, which
+//! cost a lone producer more than SQLite's own work on the row (issue 14). This connection is opened
+//! lazily through `rusqlite`, on the same SQLite library sqlx links, with the pragmas the pool's
+//! connections get (`settings.rs`), and its statements are prepared once and cached.
+//!
+//! It must only ever be used under [`super::SqliteStore`]'s write gate: it is one more writer of this
+//! process, and the gate is what keeps this process's writers from meeting in SQLite's busy handler.
+//! Everything else (look-ups, the checked enqueue, transitions, reads) stays on the sqlx pool.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, ffi};
+use tokio::runtime::{Handle, RuntimeFlavor};
+
+use super::KIND;
+use super::settings::Settings;
+use crate::job::NewJob;
+use crate::store::error::DriverError;
+use crate::store::sql::{INSERT_NEW_JOBS, max_attempts_column, meta_json, timeout_column};
+use crate::store::url::RedactedUrl;
+use crate::store::{StoreError, StoreUrl};
+
+/// Values per row of [`INSERT_NEW_JOBS`].
+const COLUMNS: usize = 11;
+
+/// Statements kept prepared: one per batch size met, so a lone producer's one-row insert and the
+/// group commit's usual sizes stay prepared.
+const CACHED_STATEMENTS: usize = 32;
+
+/// The dedicated connection and what opening it takes.
+pub(super) struct DirectWriter {
+    path: PathBuf,
+    url: RedactedUrl,
+    synchronous: &'static str,
+    busy_timeout: Duration,
+    /// `None` until the first insert opens it.
+    connection: Mutex<Option<Connection>>,
+}
+
+impl std::fmt::Debug for DirectWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DirectWriter")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a plain insert did not happen.
+pub(super) enum InsertError {
+    /// A job's id is stored already; nothing was written.
+    IdTaken,
+    /// Anything else, already mapped to meaning.
+    Store(StoreError),
+}
+
+impl DirectWriter {
+    pub fn new(url: &StoreUrl, settings: &Settings) -> DirectWriter {
+        DirectWriter {
+            path: url.sqlite_path(),
+            url: url.redacted(),
+            synchronous: settings.synchronous_name,
+            busy_timeout: settings.busy_timeout,
+            connection: Mutex::new(None),
+        }
+    }
+
+    /// Inserts a plain batch (no unique key, no id twice) without looking first: one statement in
+    /// SQLite's own implicit transaction, or, past `rows_per_statement` rows, one immediate
+    /// transaction of several statements. The caller holds the write gate.
+    ///
+    /// A call can block (an fsync at synchronous=FULL, or `busy_timeout` while another process holds
+    /// the write lock), so on a multi-thread runtime it tells tokio, which moves the thread's other
+    /// tasks elsewhere meanwhile; a current-thread runtime (the one-shot commands) has nothing else
+    /// to run and calls it as it is.
+    pub fn insert_all(&self, jobs: &[NewJob], rows_per_statement: usize) -> Result<(), InsertError> {
+        let run = || self.insert_blocking(jobs, rows_per_statement);
+        match Handle::try_current().map(|h| h.runtime_flavor()) {
+            Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
+            _ => run(),
+        }
+    }
+
+    fn insert_blocking(&self, jobs: &[NewJob], rows_per_statement: usize) -> Result<(), InsertError> {
+        let mut slot = self.connection.lock().unwrap_or_else(|e| e.into_inner());
+        let connection = match &mut *slot {
+            Some(connection) => connection,
+            empty => empty.insert(self.open()?),
+        };
+        let written = if jobs.len() <= rows_per_statement {
+            insert(connection, jobs)
+        } else {
+            connection
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .and_then(|tx| {
+                    for chunk in jobs.chunks(rows_per_statement) {
+                        insert(&tx, chunk)?;
+                    }
+                    tx.commit()
+                })
+        };
+        written.map_err(|e| {
+            if is_id_taken(&e) {
+                InsertError::IdTaken
+            } else {
+                InsertError::Store(StoreError::query(KIND, "enqueue", driver_error(&e)))
+            }
+        })
+    }
+
+    /// Opens the file (which the pool has opened, created and migrated already) with the pool's pragmas.
+    fn open(&self) -> Result<Connection, InsertError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let open = || -> rusqlite::Result<Connection> {
+            let connection = Connection::open_with_flags(&self.path, flags)?;
+            connection.busy_timeout(self.busy_timeout)?;
+            // The same pragmas, in the same order, as `Settings::open` gives the pool (foreign_keys is
+            // sqlx's own default).
+            connection.pragma_update(None, "journal_mode", "WAL")?;
+            connection.pragma_update(None, "foreign_keys", "ON")?;
+            connection.pragma_update(None, "synchronous", self.synchronous)?;
+            connection.pragma_update(None, "cache_size", -32000)?;
+            connection.pragma_update(None, "temp_store", "memory")?;
+            connection.set_prepared_statement_cache_capacity(CACHED_STATEMENTS);
+            Ok(connection)
+        };
+        open().map_err(|e| InsertError::Store(StoreError::unavailable(KIND, &self.url, &driver_error(&e))))
+    }
+}
+
+/// One multi-row `INSERT` of `jobs`, from the statement cache.
+fn insert(connection: &Connection, jobs: &[NewJob]) -> rusqlite::Result<()> {
+    let mut statement = connection.prepare_cached(&insert_text(jobs.len()))?;
+    let mut at = 0;
+    let mut bind = |value: &dyn rusqlite::ToSql| {
+        at += 1;
+        statement.raw_bind_parameter(at, value)
+    };
+    for job in jobs {
+        // The values and types sqlx binds in `push_new_jobs`, so both paths write the same rows.
+        bind(&job.id.as_str())?;
+        bind(&job.queue.as_str())?;
+        bind(&job.job_type.as_str())?;
+        bind(&job.payload.get())?;
+        bind(&meta_json(job))?;
+        bind(&job.priority)?;
+        bind(&max_attempts_column(job))?;
+        bind(&job.run_at.0)?;
+        bind(&job.unique_key.as_deref())?;
+        bind(&timeout_column(job))?;
+        bind(&job.created_at.0)?;
+    }
+    statement.raw_execute()?;
+    Ok(())
+}
+
+/// [`INSERT_NEW_JOBS`] with `VALUES` for `rows` rows.
+fn insert_text(rows: usize) -> String {
+    let row = format!("({})", ["?"; COLUMNS].join(", "));
+    let mut text = String::with_capacity(INSERT_NEW_JOBS.len() + 7 + rows * (row.len() + 2));
+    text.push_str(INSERT_NEW_JOBS);
+    text.push_str("VALUES ");
+    for i in 0..rows {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(&row);
+    }
+    text
+}
+
+/// An id stored already: the primary key (or a unique index) refused a row.
+fn is_id_taken(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ConstraintViolation
+        && matches!(f.extended_code, ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE))
+}
+
+/// The error as the sqlx pool's connections word it (`(code: 5) database is locked`), so an error
+/// reads the same whichever connection met it.
+fn driver_error(e: &rusqlite::Error) -> DriverError {
+    match e {
+        rusqlite::Error::SqliteFailure(f, Some(message)) => {
+            DriverError::new(format!("(code: {}) {message}", f.extended_code))
+        }
+        rusqlite::Error::SqliteFailure(f, None) => DriverError::new(format!("(code: {}) {f}", f.extended_code)),
+        other => DriverError::deepest(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_text_has_a_placeholder_per_value() {
+        let text = insert_text(2);
+        assert!(text.starts_with(INSERT_NEW_JOBS));
+        assert!(text.ends_with("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        assert_eq!(INSERT_NEW_JOBS.matches(',').count() + 1, COLUMNS);
+    }
+}
