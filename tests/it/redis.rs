@@ -349,7 +349,7 @@ async fn migrate_reports_the_key_layout_version() {
 /// get script). Counted with `MONITOR` on a server of the test's own, so no other test's commands mix
 /// in. A cluster registers a new queue with a second command (see `enqueue.lua`); not tested here.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_14_one_jobs_enqueue_get_and_finish_send_one_command_each() {
+async fn one_jobs_enqueue_get_and_finish_send_one_command_each() {
     let server = PrivateRedis::start(private::free_port()).await;
     let store = connect(&server.url()).await;
     store.migrate().await.unwrap();

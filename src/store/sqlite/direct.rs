@@ -3,7 +3,7 @@
 //!
 //! sqlx's SQLite driver runs each connection on a worker thread of its own and sends every statement
 //! there over a channel, its answer coming back over another: two thread wake-ups per statement, which
-//! cost a lone producer more than SQLite's own work on the row (issue 14). This connection is opened
+//! cost a lone producer more than SQLite's own work on the row. This connection is opened
 //! lazily through `rusqlite`, on the same SQLite library sqlx links, with the pragmas the pool's
 //! connections get (`settings.rs`), and its statements are prepared once and cached.
 //!

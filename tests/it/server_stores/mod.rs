@@ -123,7 +123,7 @@ async fn an_unreachable_server_fails_fast_without_the_password<S: ServerStore>(_
 
 /// Issue 14: what a cron script or a PHP app runs, one `jobq` command at a time, opens one connection
 /// to the server, however many calls the command makes (the migration check, then its own).
-async fn issue_14_a_one_shot_command_opens_one_connection<S: ServerStore>(server: &S) {
+async fn a_one_shot_command_opens_one_connection<S: ServerStore>(server: &S) {
     let (store, _corner) = server.store().await;
     let relay = CountingRelay::to(store.url()).await;
     let home = tempfile::tempdir().expect("temp dir");
@@ -229,7 +229,7 @@ store_tests! {
     }
     cases {
         an_unreachable_server_fails_fast_without_the_password,
-        issue_14_a_one_shot_command_opens_one_connection,
+        a_one_shot_command_opens_one_connection,
         a_running_worker_survives_kill_of_its_connections_and_loses_no_job,
     }
 }
