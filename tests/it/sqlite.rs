@@ -31,12 +31,14 @@ async fn fixture(options: &str) -> (DynStore, TempDir, std::path::PathBuf) {
     (store, dir, file)
 }
 
-/// A second connection to the file holding SQLite's write lock (an immediate transaction), as another
-/// process's writer would.
-fn hold_write_lock(file: &std::path::Path) -> Connection {
+/// A store with one job written (so the direct connection is open), and a second connection to its
+/// file holding SQLite's write lock (an immediate transaction), as another process's writer would.
+async fn locked_by_another_writer(options: &str) -> (DynStore, TempDir, Connection) {
+    let (store, dir, file) = fixture(options).await;
+    store.enqueue(&[new_job(spec("before"))]).await.unwrap();
     let other = Connection::open(file).expect("opening a second connection");
     other.execute_batch("BEGIN IMMEDIATE").expect("taking the write lock");
-    other
+    (store, dir, other)
 }
 
 #[test]
@@ -74,9 +76,7 @@ fn an_enqueue_on_a_current_thread_runtime_is_written() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_enqueue_waits_for_another_writer_within_busy_timeout() {
-    let (store, _dir, file) = fixture("busy_timeout=30s").await;
-    store.enqueue(&[new_job(spec("before"))]).await.unwrap();
-    let other = hold_write_lock(&file);
+    let (store, _dir, other) = locked_by_another_writer("busy_timeout=30s").await;
     let mut waiting = {
         let store = store.clone();
         tokio::spawn(async move { store.enqueue(&[new_job(spec("during"))]).await })
@@ -95,9 +95,7 @@ async fn an_enqueue_waits_for_another_writer_within_busy_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_enqueue_past_busy_timeout_fails_saying_the_database_is_locked() {
-    let (store, _dir, file) = fixture("busy_timeout=100ms").await;
-    store.enqueue(&[new_job(spec("before"))]).await.unwrap();
-    let other = hold_write_lock(&file);
+    let (store, _dir, other) = locked_by_another_writer("busy_timeout=100ms").await;
     let failed = within(
         "an enqueue meeting a held write lock",
         DEADLINE,
