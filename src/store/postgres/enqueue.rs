@@ -97,6 +97,10 @@ impl PostgresStore {
     /// skip the arbiter-index probes of ON CONFLICT; one statement, or one transaction of several.
     /// Fails with a unique violation when an id exists already, having changed nothing.
     pub(super) async fn insert_all(&self, jobs: &[NewJob], indexes: &[usize]) -> Result<(), sqlx::Error> {
+        if let [only] = indexes {
+            let mut conn = self.sql.pool.acquire().await?;
+            return insert_one(&mut conn, &jobs[*only]).await;
+        }
         let chunks = enqueue_chunks(jobs, indexes);
         if let [chunk] = chunks.as_slice() {
             let mut conn = self.sql.pool.acquire().await?;
@@ -225,4 +229,28 @@ pub(super) fn enqueue_chunks<'a>(jobs: &[NewJob], indexes: &'a [usize]) -> Vec<&
     batch::chunks(indexes, ROWS_PER_STATEMENT, BYTES_PER_STATEMENT, |i| {
         job_bytes(&jobs[i])
     })
+}
+
+/// One job, the call a web request makes: a `VALUES` row plans and binds for less than the arrays
+/// of a batch (`unnest`), measured 5–10 % faster a call. Fails like the batch insert when the id
+/// exists.
+async fn insert_one(conn: &mut PgConnection, job: &NewJob) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
+         timeout_ms, created_at) VALUES ($1, $2, $3, $4::json, $5::json, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(job.id.as_str())
+    .bind(job.queue.as_str())
+    .bind(job.job_type.as_str())
+    .bind(job.payload.get())
+    .bind(meta_json(job))
+    .bind(job.priority)
+    .bind(max_attempts_column(job))
+    .bind(job.run_at.0)
+    .bind(job.unique_key.as_deref())
+    .bind(timeout_column(job))
+    .bind(job.created_at.0)
+    .execute(conn)
+    .await
+    .map(|_| ())
 }
