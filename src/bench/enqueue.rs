@@ -18,6 +18,9 @@ use super::{Bench, BenchError, BenchResult, Plan, Summary, rate};
 pub struct EnqueueReport {
     /// One job per call.
     pub single: Option<SingleReport>,
+    /// Each of those jobs read back by id, one [`crate::Client::get`] after another (as `jobq show`
+    /// or an application polling a job does).
+    pub get: Option<GetReport>,
     /// Batches.
     pub bulk: Option<BulkReport>,
 }
@@ -33,6 +36,20 @@ pub struct SingleReport {
     /// From the first call to the return of the last.
     pub seconds: f64,
     /// Jobs per second.
+    pub jobs_per_second: f64,
+    /// Time of one call, in milliseconds.
+    pub call_ms: Option<Summary>,
+}
+
+/// One job read per [`crate::Client::get`] call, one call after another.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetReport {
+    /// Jobs read.
+    pub jobs: u64,
+    /// From the first call to the return of the last.
+    pub seconds: f64,
+    /// Reads per second.
     pub jobs_per_second: f64,
     /// Time of one call, in milliseconds.
     pub call_ms: Option<Summary>,
@@ -56,10 +73,13 @@ pub struct BulkReport {
 pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<EnqueueReport> {
     let mut report = EnqueueReport {
         single: None,
+        get: None,
         bulk: None,
     };
     if plan.single_jobs > 0 {
-        report.single = Some(single(bench, plan.single_jobs, plan.producers).await?);
+        let (enqueued, ids) = single(bench, plan.single_jobs, plan.producers).await?;
+        report.single = Some(enqueued);
+        report.get = Some(get(bench, &ids).await?);
         bench.clear().await?;
     }
     if plan.bulk_jobs > 0 {
@@ -68,7 +88,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<EnqueueReport
     Ok(report)
 }
 
-async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<SingleReport> {
+async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleReport, Vec<String>)> {
     bench.progress.begin("enqueue, one at a time", n);
     let done = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -80,13 +100,15 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<SingleRepo
             let specs: Vec<_> = (p..n).step_by(producers as usize).map(|i| bench.spec(i)).collect();
             tokio::spawn(async move {
                 let mut calls = Vec::with_capacity(specs.len());
+                let mut ids = Vec::with_capacity(specs.len());
                 for spec in specs {
                     let call = Instant::now();
-                    client.enqueue(spec).await?;
+                    let enqueued = client.enqueue(spec).await?;
                     calls.push(call.elapsed().as_secs_f64() * 1000.0);
+                    ids.push(enqueued.id.to_string());
                     done.fetch_add(1, Ordering::Relaxed);
                 }
-                Ok::<_, crate::Error>(calls)
+                Ok::<_, crate::Error>((calls, ids))
             })
         })
         .collect();
@@ -101,13 +123,40 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<SingleRepo
     };
     let seconds = started.elapsed().as_secs_f64();
     let mut calls = Vec::with_capacity(n as usize);
+    let mut ids = Vec::with_capacity(n as usize);
     for mine in finished.map_err(|e| BenchError::Incomplete(format!("a producer task failed: {e}")))? {
-        calls.extend(mine?);
+        let (their_calls, their_ids) = mine?;
+        calls.extend(their_calls);
+        ids.extend(their_ids);
     }
     bench.progress.end();
-    Ok(SingleReport {
+    let report = SingleReport {
         jobs: n,
         producers,
+        seconds,
+        jobs_per_second: rate(n, seconds),
+        call_ms: Summary::of(calls),
+    };
+    Ok((report, ids))
+}
+
+async fn get(bench: &Bench, ids: &[String]) -> BenchResult<GetReport> {
+    let n = ids.len() as u64;
+    bench.progress.begin("get, one at a time", n);
+    let mut calls = Vec::with_capacity(ids.len());
+    let started = Instant::now();
+    for (i, id) in ids.iter().enumerate() {
+        let call = Instant::now();
+        bench.client.get(id).await?;
+        calls.push(call.elapsed().as_secs_f64() * 1000.0);
+        if i % 64 == 0 {
+            bench.progress.set(i as u64 + 1);
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    bench.progress.end();
+    Ok(GetReport {
+        jobs: n,
         seconds,
         jobs_per_second: rate(n, seconds),
         call_ms: Summary::of(calls),

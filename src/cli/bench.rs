@@ -238,6 +238,19 @@ fn render(r: &Report) -> String {
                 detail,
             ));
         }
+        if let Some(g) = &e.get {
+            let detail = g
+                .call_ms
+                .map(|c| format!("per call p50 {} ms, p99 {} ms", ms(c.p50), ms(c.p99)));
+            t.add_row(row(
+                "get",
+                "one at a time, by id",
+                g.jobs,
+                Some(g.seconds),
+                Some(g.jobs_per_second),
+                detail,
+            ));
+        }
         if let Some(b) = &e.bulk {
             let what = format!("bulk, {} per call", thousands(b.batch_size as f64));
             t.add_row(row(
