@@ -323,11 +323,11 @@ impl Config {
             None => StoreUrl::sqlite_file(&default_database()),
         };
         let url = match &f.inbox_default_type {
-            Some(t) if url.kind() == crate::store::StoreKind::Redis => {
+            Some(t) => {
                 crate::job::validate_type(t).map_err(|e| in_file("inbox_default_type", e.reason))?;
-                url.with_default_option("inbox_default_type", t)
+                url.with_inbox_default_type(t)
             }
-            _ => url,
+            None => url,
         };
         let max_payload_bytes = match env("JOBQ_MAX_PAYLOAD_BYTES") {
             Some(v) => v

@@ -4,7 +4,6 @@ use clap::Args;
 
 use super::output::{print, print_json, print_ndjson, short, table, when};
 use super::{Context, OutputFormat};
-use crate::store::StoreKind;
 
 /// Arguments of `jobq inbox`.
 #[derive(Debug, Args)]
@@ -38,7 +37,7 @@ pub async fn run(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
     let url = &ctx.config.url;
     // Said before connecting: opening a store that has no inbox would create its file or schema for
     // nothing (the store itself would refuse the call, as unsupported).
-    if url.kind() != StoreKind::Redis {
+    if !url.has_inbox() {
         return Err(crate::Error::invalid(
             crate::error::Input::Url,
             format!(

@@ -177,6 +177,23 @@ impl StoreUrl {
         }
     }
 
+    /// Whether the store keeps an inbox that any client pushes raw items to (`jobq inbox`): Redis
+    /// only; the SQL stores take jobs through their tables.
+    pub fn has_inbox(&self) -> bool {
+        self.kind == StoreKind::Redis
+    }
+
+    /// The URL carrying the config's `inbox_default_type` (the job type of an inbox item that is not
+    /// an envelope) as a URL option, unless the URL sets one: for a store with an inbox; any other
+    /// URL is returned as it is, since the setting means nothing there.
+    pub fn with_inbox_default_type(self, job_type: &str) -> StoreUrl {
+        if self.has_inbox() {
+            self.with_default_option("inbox_default_type", job_type)
+        } else {
+            self
+        }
+    }
+
     /// The URL with the query option `key=value` added, unless its query sets `key` already: how
     /// settings from a config file reach a store that reads them from its URL.
     pub fn with_default_option(self, key: &str, value: &str) -> StoreUrl {
@@ -409,6 +426,20 @@ mod tests {
         assert_eq!(kind("rediss://h"), StoreKind::Redis);
         assert!(StoreUrl::parse("jobs.db").is_err());
         assert!(StoreUrl::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn only_a_store_with_an_inbox_takes_the_inbox_default_type() {
+        let redis = StoreUrl::parse("redis://h/0")
+            .unwrap()
+            .with_inbox_default_type("legacy.mail");
+        assert_eq!(redis.expose(), "redis://h/0?inbox_default_type=legacy.mail");
+        let sqlite = StoreUrl::parse("sqlite:///tmp/jobs.db").unwrap();
+        assert!(!sqlite.has_inbox());
+        assert_eq!(
+            sqlite.with_inbox_default_type("legacy.mail").expose(),
+            "sqlite:///tmp/jobs.db"
+        );
     }
 
     #[test]
