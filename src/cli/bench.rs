@@ -12,7 +12,7 @@ use indicatif::ProgressBar;
 
 use super::output::{print, print_json, stderr_is_terminal, table};
 use super::{Context, OutputFormat, progress};
-use crate::bench::{Bench, BenchError, BenchHandler, Plan, Progress, Report, Setup, Workload};
+use crate::bench::{Bench, BenchError, BenchHandler, Plan, Progress, Report, Setup, Summary, Workload};
 use crate::time::parse_duration;
 
 /// Arguments of `jobq bench`.
@@ -225,31 +225,32 @@ fn render(r: &Report) -> String {
     );
     let mut t = table(&["WORKLOAD", "WHAT", "JOBS", "SECONDS", "JOBS/S", "DETAIL"]);
     if let Some(e) = &r.enqueue {
+        let per_call = |c: Option<Summary>| c.map(|c| format!("per call p50 {} ms, p99 {} ms", ms(c.p50), ms(c.p99)));
         if let Some(s) = &e.single {
-            let detail = s
-                .call_ms
-                .map(|c| format!("per call p50 {} ms, p99 {} ms", ms(c.p50), ms(c.p99)));
-            t.add_row(row(
+            let what = match s.producers {
+                1 => "one at a time".to_string(),
+                n => format!("one at a time, {n} producers"),
+            };
+            let row = row(
                 "enqueue",
-                "one at a time",
+                &what,
                 s.jobs,
                 Some(s.seconds),
                 Some(s.jobs_per_second),
-                detail,
-            ));
+                per_call(s.call_ms),
+            );
+            t.add_row(row);
         }
         if let Some(g) = &e.get {
-            let detail = g
-                .call_ms
-                .map(|c| format!("per call p50 {} ms, p99 {} ms", ms(c.p50), ms(c.p99)));
-            t.add_row(row(
+            let row = row(
                 "get",
                 "one at a time, by id",
                 g.jobs,
                 Some(g.seconds),
                 Some(g.jobs_per_second),
-                detail,
-            ));
+                per_call(g.call_ms),
+            );
+            t.add_row(row);
         }
         if let Some(b) = &e.bulk {
             let what = format!("bulk, {} per call", thousands(b.batch_size as f64));
