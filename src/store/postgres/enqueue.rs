@@ -10,7 +10,7 @@ use sqlx::{PgConnection, Postgres, QueryBuilder, Row};
 use super::{BYTES_PER_STATEMENT, KIND, PostgresStore, ROWS_PER_STATEMENT};
 use crate::job::{JobId, NewJob};
 use crate::store::batch::{self, job_bytes};
-use crate::store::sql::{LIVE_STATUSES, max_attempts_column, meta_json, push_new_jobs, timeout_column};
+use crate::store::sql::{LIVE_STATUSES, NewJobRow, push_new_jobs};
 use crate::store::{EnqueueOutcome, Enqueued, StoreError};
 
 /// Attempts at one enqueue round whose conflicts vanish before they can be read (a coalescing holder
@@ -37,18 +37,18 @@ impl PostgresStore {
         indexes: &[usize],
         clashes: Clashes,
     ) -> Result<HashSet<String>, sqlx::Error> {
-        let rows = || indexes.iter().map(|&i| &jobs[i]);
-        let ids: Vec<&str> = rows().map(|j| j.id.as_str()).collect();
-        let queues: Vec<&str> = rows().map(|j| j.queue.as_str()).collect();
-        let types: Vec<&str> = rows().map(|j| j.job_type.as_str()).collect();
-        let payloads: Vec<&str> = rows().map(|j| j.payload.get()).collect();
-        let metas: Vec<String> = rows().map(meta_json).collect();
-        let priorities: Vec<i32> = rows().map(|j| j.priority).collect();
-        let max_attempts: Vec<i32> = rows().map(max_attempts_column).collect();
-        let run_ats: Vec<i64> = rows().map(|j| j.run_at.0).collect();
-        let keys: Vec<Option<&str>> = rows().map(|j| j.unique_key.as_deref()).collect();
-        let timeouts: Vec<Option<i64>> = rows().map(timeout_column).collect();
-        let created: Vec<i64> = rows().map(|j| j.created_at.0).collect();
+        let rows: Vec<NewJobRow> = indexes.iter().map(|&i| NewJobRow::of(&jobs[i])).collect();
+        let ids: Vec<&str> = rows.iter().map(|r| r.id).collect();
+        let queues: Vec<&str> = rows.iter().map(|r| r.queue).collect();
+        let types: Vec<&str> = rows.iter().map(|r| r.job_type).collect();
+        let payloads: Vec<&str> = rows.iter().map(|r| r.payload).collect();
+        let metas: Vec<&str> = rows.iter().map(|r| r.meta.as_str()).collect();
+        let priorities: Vec<i32> = rows.iter().map(|r| r.priority).collect();
+        let max_attempts: Vec<i32> = rows.iter().map(|r| r.max_attempts).collect();
+        let run_ats: Vec<i64> = rows.iter().map(|r| r.run_at).collect();
+        let keys: Vec<Option<&str>> = rows.iter().map(|r| r.unique_key).collect();
+        let timeouts: Vec<Option<i64>> = rows.iter().map(|r| r.timeout_ms).collect();
+        let created: Vec<i64> = rows.iter().map(|r| r.created_at).collect();
         // status, attempt and errors take the column defaults. With Skip, rows go in input order (ORDER
         // BY ord), so a later job of the batch coalesces into an earlier one, and ON CONFLICT DO NOTHING
         // with no target covers both the primary key (duplicate id) and the partial unique index of

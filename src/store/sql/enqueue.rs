@@ -9,7 +9,7 @@ use crate::job::{JobId, NewJob};
 use crate::store::{EnqueueOutcome, Enqueued};
 
 /// A job's meta map as the JSON text the tables store.
-pub fn meta_json(job: &NewJob) -> String {
+fn meta_json(job: &NewJob) -> String {
     if job.meta.is_empty() {
         "{}".to_string()
     } else {
@@ -95,15 +95,41 @@ pub(crate) fn all_created(jobs: &[NewJob]) -> Vec<Enqueued> {
         .collect()
 }
 
-/// The integer columns of a new job as the tables hold them: more than two billion attempts is
-/// "never give up" either way, and a time-out past `i64::MAX` milliseconds is none in practice.
-pub(crate) fn max_attempts_column(job: &NewJob) -> i32 {
-    job.max_attempts.min(i32::MAX as u32) as i32
+/// The values of a new job's row, in [`INSERT_NEW_JOBS`]'s column order, as every SQL store's
+/// enqueue binds them (sqlx's `VALUES` rows, PostgreSQL's arrays, SQLite's direct connection), so
+/// that no path writes a job differently.
+pub(crate) struct NewJobRow<'a> {
+    pub id: &'a str,
+    pub queue: &'a str,
+    pub job_type: &'a str,
+    pub payload: &'a str,
+    pub meta: String,
+    pub priority: i32,
+    pub max_attempts: i32,
+    pub run_at: i64,
+    pub unique_key: Option<&'a str>,
+    pub timeout_ms: Option<i64>,
+    pub created_at: i64,
 }
 
-/// See [`max_attempts_column`].
-pub(crate) fn timeout_column(job: &NewJob) -> Option<i64> {
-    job.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64)
+impl<'a> NewJobRow<'a> {
+    /// The row of `job`. More than two billion attempts is "never give up" either way, and a time-out
+    /// past `i64::MAX` milliseconds is none in practice.
+    pub fn of(job: &'a NewJob) -> NewJobRow<'a> {
+        NewJobRow {
+            id: job.id.as_str(),
+            queue: &job.queue,
+            job_type: &job.job_type,
+            payload: job.payload.get(),
+            meta: meta_json(job),
+            priority: job.priority,
+            max_attempts: job.max_attempts.min(i32::MAX as u32) as i32,
+            run_at: job.run_at.0,
+            unique_key: job.unique_key.as_deref(),
+            timeout_ms: job.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64),
+            created_at: job.created_at.0,
+        }
+    }
 }
 
 /// The start of a multi-row insert of new jobs: the columns a producer sets; status, attempt, errors
@@ -124,16 +150,17 @@ where
     Option<i64>: Encode<'a, DB> + Type<DB>,
 {
     qb.push_values(jobs, |mut row, job| {
-        row.push_bind(job.id.as_str())
-            .push_bind(job.queue.as_str())
-            .push_bind(job.job_type.as_str())
-            .push_bind(job.payload.get())
-            .push_bind(meta_json(job))
-            .push_bind(job.priority)
-            .push_bind(max_attempts_column(job))
-            .push_bind(job.run_at.0)
-            .push_bind(job.unique_key.as_deref())
-            .push_bind(timeout_column(job))
-            .push_bind(job.created_at.0);
+        let r = NewJobRow::of(job);
+        row.push_bind(r.id)
+            .push_bind(r.queue)
+            .push_bind(r.job_type)
+            .push_bind(r.payload)
+            .push_bind(r.meta)
+            .push_bind(r.priority)
+            .push_bind(r.max_attempts)
+            .push_bind(r.run_at)
+            .push_bind(r.unique_key)
+            .push_bind(r.timeout_ms)
+            .push_bind(r.created_at);
     });
 }

@@ -34,9 +34,7 @@ use sqlx::{Arguments, ColumnIndex, Connection, Database, Decode, Encode, Executo
 
 pub(crate) use decode::{Cells, Decoder, ReadRow, count, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, LimitedDelete, Upsert, is_network_error};
-pub(crate) use enqueue::{
-    EnqueuePlan, INSERT_NEW_JOBS, all_created, is_plain, max_attempts_column, meta_json, push_new_jobs, timeout_column,
-};
+pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use lease::{FinishRow, in_claim_order};
 pub(crate) use stmt::{Bind, Stmt};

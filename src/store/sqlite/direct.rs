@@ -22,7 +22,7 @@ use super::KIND;
 use super::settings::Settings;
 use crate::job::NewJob;
 use crate::store::error::DriverError;
-use crate::store::sql::{INSERT_NEW_JOBS, max_attempts_column, meta_json, timeout_column};
+use crate::store::sql::{INSERT_NEW_JOBS, NewJobRow, placeholders};
 use crate::store::url::RedactedUrl;
 use crate::store::{StoreError, StoreUrl};
 
@@ -142,18 +142,18 @@ fn insert(connection: &Connection, jobs: &[NewJob]) -> rusqlite::Result<()> {
         statement.raw_bind_parameter(at, value)
     };
     for job in jobs {
-        // The values and types sqlx binds in `push_new_jobs`, so both paths write the same rows.
-        bind(&job.id.as_str())?;
-        bind(&job.queue.as_str())?;
-        bind(&job.job_type.as_str())?;
-        bind(&job.payload.get())?;
-        bind(&meta_json(job))?;
-        bind(&job.priority)?;
-        bind(&max_attempts_column(job))?;
-        bind(&job.run_at.0)?;
-        bind(&job.unique_key.as_deref())?;
-        bind(&timeout_column(job))?;
-        bind(&job.created_at.0)?;
+        let r = NewJobRow::of(job);
+        bind(&r.id)?;
+        bind(&r.queue)?;
+        bind(&r.job_type)?;
+        bind(&r.payload)?;
+        bind(&r.meta)?;
+        bind(&r.priority)?;
+        bind(&r.max_attempts)?;
+        bind(&r.run_at)?;
+        bind(&r.unique_key)?;
+        bind(&r.timeout_ms)?;
+        bind(&r.created_at)?;
     }
     statement.raw_execute()?;
     Ok(())
@@ -161,17 +161,8 @@ fn insert(connection: &Connection, jobs: &[NewJob]) -> rusqlite::Result<()> {
 
 /// [`INSERT_NEW_JOBS`] with `VALUES` for `rows` rows.
 fn insert_text(rows: usize) -> String {
-    let row = format!("({})", ["?"; COLUMNS].join(", "));
-    let mut text = String::with_capacity(INSERT_NEW_JOBS.len() + 7 + rows * (row.len() + 2));
-    text.push_str(INSERT_NEW_JOBS);
-    text.push_str("VALUES ");
-    for i in 0..rows {
-        if i > 0 {
-            text.push_str(", ");
-        }
-        text.push_str(&row);
-    }
-    text
+    let row = format!("({})", placeholders(COLUMNS));
+    format!("{INSERT_NEW_JOBS}VALUES {}", vec![row; rows].join(", "))
 }
 
 /// An id stored already: the primary key (or a unique index) refused a row.

@@ -87,22 +87,29 @@ impl SqliteStore {
     /// then lets the gate go.
     async fn write_pending(&self, _turn: OwnedMutexGuard<()>) {
         let group = self.pending.take();
-        let group = match <[Waiting; 1]>::try_from(group) {
+        let mut group = match <[Waiting; 1]>::try_from(group) {
             Ok([one]) => {
                 let _ = one.answer.send(self.enqueue_alone(&one.jobs).await);
                 return;
             }
             Err(group) => group,
         };
-        let all: Vec<NewJob> = group.iter().flat_map(|w| w.jobs.iter().cloned()).collect();
-        if is_plain(&all) && self.insert_all(&all).is_ok() {
-            for waiting in group {
-                let _ = waiting.answer.send(Ok(all_created(&waiting.jobs)));
-            }
-            return;
+        // The batches' jobs moved into one list, each batch then a range of it.
+        let mut all: Vec<NewJob> = Vec::with_capacity(group.iter().map(|w| w.jobs.len()).sum());
+        let mut ranges = Vec::with_capacity(group.len());
+        for waiting in &mut group {
+            ranges.push(all.len()..all.len() + waiting.jobs.len());
+            all.append(&mut waiting.jobs);
         }
-        for waiting in group {
-            let _ = waiting.answer.send(self.enqueue_alone(&waiting.jobs).await);
+        let shared = is_plain(&all) && self.insert_all(&all).is_ok();
+        for (waiting, range) in group.into_iter().zip(ranges) {
+            let jobs = &all[range];
+            let answer = if shared {
+                Ok(all_created(jobs))
+            } else {
+                self.enqueue_alone(jobs).await
+            };
+            let _ = waiting.answer.send(answer);
         }
     }
 }

@@ -77,11 +77,9 @@ impl SqliteStore {
             direct: Arc::new(DirectWriter::new(url, &settings)),
         })
     }
-}
 
-impl SqliteStore {
-    /// Enqueues a batch in a commit of its own; the caller holds the gate and the batch is plain. It goes in with
-    /// one `INSERT` and no look-ups, on the dedicated connection; an id that exists already fails it
+    /// Enqueues a plain batch in a commit of its own; the caller holds the gate. It goes in with one
+    /// `INSERT` and no look-ups, on the dedicated connection; an id that exists already fails it
     /// having changed nothing, and the batch is then answered job by job.
     async fn enqueue_alone(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
         match self.insert_all(jobs) {
