@@ -9,12 +9,13 @@ use std::time::Duration;
 
 use crate::error::{Error, Input, Result};
 use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
+use crate::schedule::Schedule;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::store::{
     self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, List, RejectedItem,
-    ReplayDead, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
+    ReplayDead, ScheduleState, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
@@ -135,6 +136,28 @@ impl Client {
             return Ok(Vec::new());
         }
         Ok(self.store.enqueue(jobs).await?)
+    }
+
+    /// What the store recorded of each schedule, in order (`None` for one never seen by a worker).
+    pub async fn schedule_states(&self, schedules: &[Schedule]) -> Result<Vec<Option<ScheduleState>>> {
+        let keys: Vec<_> = schedules.iter().map(Schedule::key).collect();
+        Ok(self.store.schedules(&keys).await?)
+    }
+
+    /// Enqueues one run of a schedule now, outside its tick sequence (its ticks are not affected).
+    pub async fn trigger_schedule(&self, schedule: &Schedule) -> Result<Enqueued> {
+        let job = schedule.triggered_job(self.now(), &self.limits);
+        let mut out = self.store.enqueue(std::slice::from_ref(&job)).await?;
+        Ok(out.remove(0))
+    }
+
+    /// Pauses a schedule for every worker of the store, or resumes it; a resume skips the ticks
+    /// missed while paused unless `catch_up`.
+    pub async fn set_schedule_paused(&self, schedule: &Schedule, paused: bool, catch_up: bool) -> Result<()> {
+        Ok(self
+            .store
+            .set_schedule_paused(&schedule.key(), paused, self.now(), !catch_up)
+            .await?)
     }
 
     /// One job; `NotFound` when there is none.

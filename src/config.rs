@@ -13,6 +13,8 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::job::{DEFAULT_MAX_PAYLOAD_BYTES, Limits};
 use crate::retry::RetryPolicy;
+use crate::schedule::{CatchUp, Schedule, When};
+use crate::store::Overlap;
 use crate::store::StoreUrl;
 use crate::time::parse_duration;
 
@@ -38,6 +40,44 @@ pub struct FileConfig {
     /// Handlers by job type (`*` for every other type).
     #[serde(default)]
     pub handlers: BTreeMap<String, HandlerFile>,
+    /// Schedules by name.
+    #[serde(default)]
+    pub schedules: BTreeMap<String, ScheduleFile>,
+}
+
+/// `[schedules.NAME]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleFile {
+    /// A cron expression: 5 fields, 6 with seconds first, or `@hourly`, `@daily`, `@weekly`, `@monthly`.
+    pub cron: Option<String>,
+    /// A fixed interval, aligned to multiples of itself since the Unix epoch.
+    pub every: Option<String>,
+    /// The job type.
+    #[serde(rename = "type")]
+    pub job_type: Option<String>,
+    /// The payload: inline TOML, or a string of JSON.
+    pub payload: Option<toml::Value>,
+    /// The queue (default `default`).
+    pub queue: Option<String>,
+    /// Meta added to each tick's job.
+    pub meta: Option<BTreeMap<String, String>>,
+    /// The job's priority.
+    pub priority: Option<i32>,
+    /// The job's attempts.
+    pub max_attempts: Option<u32>,
+    /// The job's time-out.
+    pub timeout: Option<String>,
+    /// IANA time zone the cron expression is read in (default UTC).
+    pub timezone: Option<String>,
+    /// Each tick's job runs up to this much after the tick.
+    pub jitter: Option<String>,
+    /// Missed ticks enqueued within this window (default: only the newest; `0s`: none).
+    pub catch_up: Option<String>,
+    /// `allow`, `skip` or `one-pending`.
+    pub overlap: Option<String>,
+    /// Paused in this config.
+    pub paused: Option<bool>,
 }
 
 /// `[retry]` and the retry keys of a handler.
@@ -74,6 +114,8 @@ pub struct WorkerFile {
     pub retention: Option<String>,
     /// How often an idle worker looks for work where the store cannot wake it.
     pub poll_interval: Option<String>,
+    /// Run the scheduler (default true).
+    pub schedules: Option<bool>,
 }
 
 /// `[handlers."type"]`.
@@ -150,6 +192,8 @@ pub struct WorkerSettings {
     pub retention: Option<Duration>,
     /// Idle poll interval.
     pub poll_interval: Duration,
+    /// Runs the scheduler beside the dispatcher.
+    pub schedules: bool,
 }
 
 impl Default for WorkerSettings {
@@ -162,6 +206,7 @@ impl Default for WorkerSettings {
             shutdown_timeout: Duration::from_secs(30),
             retention: None,
             poll_interval: Duration::from_millis(200),
+            schedules: true,
         }
     }
 }
@@ -219,6 +264,8 @@ pub struct Config {
     pub worker: WorkerSettings,
     /// Handlers by type.
     pub handlers: BTreeMap<String, HandlerConfig>,
+    /// Schedules, by name.
+    pub schedules: Vec<Schedule>,
 }
 
 /// Inputs from outside the file: flags and the environment.
@@ -363,6 +410,9 @@ impl Config {
             worker.poll_interval = d;
         }
         worker.retention = dur(&w.retention, "retention")?;
+        if let Some(on) = w.schedules {
+            worker.schedules = on;
+        }
         if let Some(q) = env("JOBQ_QUEUES").filter(|q| !q.is_empty()) {
             worker.queues = q
                 .split(',')
@@ -387,6 +437,14 @@ impl Config {
             let handler = handler_config(h, base, retry).map_err(|e| in_file(&what, e))?;
             handlers.insert(job_type, handler);
         }
+        let mut schedules = Vec::new();
+        for (name, file) in f.schedules {
+            let schedule = schedule_config(&name, file).map_err(|(key, reason)| {
+                let what = format!("[schedules.{name:?}] {key}");
+                in_file(what.trim_end(), reason)
+            })?;
+            schedules.push(schedule);
+        }
         Ok(Config {
             url,
             url_source,
@@ -399,6 +457,7 @@ impl Config {
             retry,
             worker,
             handlers,
+            schedules,
         })
     }
 
@@ -406,6 +465,83 @@ impl Config {
     pub fn uses_default_database(&self) -> bool {
         self.url_source == UrlSource::Default
     }
+}
+
+/// A schedule from its table; a refusal names the key at fault (empty for the table as a whole).
+fn schedule_config(name: &str, f: ScheduleFile) -> std::result::Result<Schedule, (&'static str, String)> {
+    crate::job::validate_type(name).map_err(|e| ("", format!("schedule name: {}", e.reason)))?;
+    let duration =
+        |key: &'static str, v: &Option<String>| -> std::result::Result<Option<Duration>, (&'static str, String)> {
+            v.as_deref().map(parse_duration).transpose().map_err(|e| (key, e))
+        };
+    let when = match (&f.cron, &f.every) {
+        (Some(cron), None) => When::cron(cron, f.timezone.as_deref().unwrap_or("UTC")).map_err(|e| {
+            let key = if e.starts_with("unknown time zone") {
+                "timezone"
+            } else {
+                "cron"
+            };
+            (key, e)
+        })?,
+        (None, Some(_)) => {
+            if f.timezone.is_some() {
+                return Err((
+                    "timezone",
+                    "applies to cron only; an interval counts from the Unix epoch".into(),
+                ));
+            }
+            let every = duration("every", &f.every)?.unwrap_or_default();
+            When::every(every).map_err(|e| ("every", e))?
+        }
+        (Some(_), Some(_)) => return Err(("", "give cron or every, not both".into())),
+        (None, None) => return Err(("", "needs cron or every".into())),
+    };
+    let job_type = f
+        .job_type
+        .ok_or(("type", "missing: the type of the job each tick enqueues".to_string()))?;
+    crate::job::validate_type(&job_type).map_err(|e| ("type", e.reason))?;
+    let payload = match &f.payload {
+        None => serde_json::Value::Null,
+        Some(toml::Value::String(text)) => {
+            serde_json::from_str(text).map_err(|e| ("payload", format!("is not JSON: {e}")))?
+        }
+        Some(other) => serde_json::to_value(other).map_err(|e| ("payload", e.to_string()))?,
+    };
+    let payload = serde_json::value::to_raw_value(&payload).map_err(|e| ("payload", e.to_string()))?;
+    let queue = f.queue.unwrap_or_else(|| crate::job::DEFAULT_QUEUE.to_string());
+    crate::job::validate_queue(&queue).map_err(|e| ("queue", e.reason))?;
+    if f.max_attempts == Some(0) {
+        return Err(("max_attempts", "must be at least 1".into()));
+    }
+    let timeout = duration("timeout", &f.timeout)?;
+    if timeout.is_some_and(|t| t.is_zero()) {
+        return Err(("timeout", "must be longer than zero".into()));
+    }
+    let catch_up = match duration("catch_up", &f.catch_up)? {
+        Some(window) => CatchUp::Within(window),
+        None => CatchUp::Latest,
+    };
+    let overlap = match f.overlap.as_deref() {
+        None => Overlap::Allow,
+        Some(text) => {
+            Overlap::parse(text).ok_or(("overlap", format!("{text:?} is not one of allow, skip, one-pending")))?
+        }
+    };
+    Ok(Schedule {
+        name: name.to_string(),
+        when,
+        job_type,
+        payload,
+        queue,
+        meta: f.meta.unwrap_or_default(),
+        priority: f.priority.unwrap_or(0),
+        max_attempts: f.max_attempts,
+        timeout,
+        jitter: duration("jitter", &f.jitter)?,
+        catch_up,
+        overlap,
+        paused: f.paused.unwrap_or(false),
+    })
 }
 
 /// A config error about `key`, with the file it is in (when it is in one) leading the sentence.

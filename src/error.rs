@@ -40,6 +40,13 @@ pub enum Error {
         /// The ids that name no job (one, unless a call asked for several).
         ids: Vec<String>,
     },
+    /// No schedule of that name is configured.
+    #[error("no schedule named {name:?} in the config (jobq schedules lists them)")]
+    #[non_exhaustive]
+    NoSuchSchedule {
+        /// The name asked for.
+        name: String,
+    },
     /// The configuration is unusable.
     #[error("{reason}")]
     #[non_exhaustive]

@@ -20,6 +20,7 @@ pub mod error;
 pub mod handler;
 pub mod job;
 pub mod retry;
+pub mod schedule;
 pub mod store;
 pub mod time;
 pub mod worker;

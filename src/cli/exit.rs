@@ -87,7 +87,7 @@ impl From<&crate::Error> for Exit {
     fn from(e: &crate::Error) -> Exit {
         match e {
             crate::Error::Invalid { .. } | crate::Error::Config { .. } => Exit::Usage,
-            crate::Error::NotFound { .. } => Exit::NotFound,
+            crate::Error::NotFound { .. } | crate::Error::NoSuchSchedule { .. } => Exit::NotFound,
             crate::Error::TimedOut { .. } => Exit::Failure,
             crate::Error::Store(e) => Exit::of_store(e),
         }

@@ -26,6 +26,7 @@ pub mod migrate;
 pub mod output;
 pub mod progress;
 pub mod replay_dead;
+pub mod schedules;
 pub mod show;
 pub mod stats;
 pub mod wait;
@@ -112,6 +113,8 @@ pub enum Command {
     Cleanup(cleanup::CleanupArgs),
     /// List the workers that are running
     Workers(workers::WorkersArgs),
+    /// Show, trigger, pause and resume the configured schedules
+    Schedules(schedules::SchedulesArgs),
     /// List the Redis inbox items that could not become jobs
     Inbox(inbox::InboxArgs),
     /// Create or upgrade the store's schema
@@ -242,6 +245,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
         Command::Inbox(args) => inbox::run(&ctx, args).await,
         Command::Workers(args) => workers::run(&ctx, args).await,
+        Command::Schedules(args) => schedules::run(&ctx, args).await,
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,
         Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),

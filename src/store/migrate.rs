@@ -33,23 +33,44 @@ impl Migration {
     }
 }
 
-const SQLITE: &[Migration] = &[Migration {
-    version: 1,
-    name: "jobs",
-    sql: include_str!("migrations/sqlite/0001_jobs.sql"),
-}];
+const SQLITE: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "jobs",
+        sql: include_str!("migrations/sqlite/0001_jobs.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "schedules",
+        sql: include_str!("migrations/sqlite/0002_schedules.sql"),
+    },
+];
 
-const POSTGRES: &[Migration] = &[Migration {
-    version: 1,
-    name: "jobs",
-    sql: include_str!("migrations/postgres/0001_jobs.sql"),
-}];
+const POSTGRES: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "jobs",
+        sql: include_str!("migrations/postgres/0001_jobs.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "schedules",
+        sql: include_str!("migrations/postgres/0002_schedules.sql"),
+    },
+];
 
-const MYSQL: &[Migration] = &[Migration {
-    version: 1,
-    name: "jobs",
-    sql: include_str!("migrations/mysql/0001_jobs.sql"),
-}];
+const MYSQL: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "jobs",
+        sql: include_str!("migrations/mysql/0001_jobs.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "schedules",
+        sql: include_str!("migrations/mysql/0002_schedules.sql"),
+    },
+];
 
 /// The migrations of a SQL store, oldest first (empty for Redis, which has no schema).
 pub fn migrations(kind: StoreKind) -> &'static [Migration] {

@@ -27,6 +27,7 @@ pub mod mysql;
 pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod schedules;
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
@@ -34,6 +35,8 @@ pub mod sqlite;
 pub mod url;
 
 pub use error::StoreError;
+pub(crate) use schedules::decide as decide_tick;
+pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
 pub use url::{RedactedUrl, StoreKind, StoreUrl};
 
 /// A store shared by the tasks of a process.
@@ -563,6 +566,38 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Forgets the workers not seen since `seen_before` (they died without leaving the registry);
     /// returns how many.
     async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
+
+    /// The recorded state of each schedule of `keys`, in input order; `None` for one the store has no
+    /// record of. The state carries the status of the schedule's last job (`None` when that job is
+    /// gone). Changes nothing.
+    async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError>;
+
+    /// Records each schedule of `keys` that has no record yet, not paused, with no tick handled and
+    /// `not_before = now` (no tick before its first sighting is ever enqueued); leaves recorded ones as
+    /// they are. Idempotent; racing calls record each schedule once.
+    async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError>;
+
+    /// Fires ticks, each atomically with the record of its schedule, in input order (several ticks of
+    /// one schedule come oldest first): a tick of a schedule with no record is `Unknown`, of a paused
+    /// one `Paused`, at or before the last tick handled or before `not_before` `AlreadyHandled`;
+    /// otherwise it becomes the last tick handled, and unless its overlap rule holds it back
+    /// (`Skipped`, judged by the status of the schedule's last job) its job is enqueued and becomes the
+    /// schedule's last job (`Enqueued`; if a job with its id exists already, that job becomes the last
+    /// job and the answer is `AlreadyHandled`). However many workers fire the same tick at once, its
+    /// job is enqueued once, and a tick handled once is never enqueued again, even after its job is
+    /// deleted.
+    async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError>;
+
+    /// Pauses or resumes a schedule, recording it first (as `register_schedules` would) if needed.
+    /// Resuming with `skip_missed` moves `not_before` to `now`, so the ticks missed while paused are
+    /// never enqueued; without it they are caught up as after any other gap.
+    async fn set_schedule_paused(
+        &self,
+        key: &ScheduleKey,
+        paused: bool,
+        now: UnixMillis,
+        skip_missed: bool,
+    ) -> Result<(), StoreError>;
 
     /// The items pushed to the store's inbox (a list any client can push envelopes to) that could not
     /// become jobs, with why: of `queues` (every queue when empty), oldest first, at most `limit` per

@@ -17,7 +17,9 @@ use super::{Shared, State, Worker, shutdown};
 use crate::config::{Config, HandlerConfig, WorkerSettings};
 use crate::error::{Error, Input, Result};
 use crate::handler::{self, DEFAULT_KILL_GRACE, Handler};
+use crate::job::Limits;
 use crate::retry::RetryPolicy;
+use crate::schedule::Schedule;
 use crate::store::{DynStore, WorkerInfo};
 use crate::time::{Clock, SystemClock, UnixMillis, format_duration};
 
@@ -63,6 +65,8 @@ pub struct WorkerBuilder {
     max_memory: Option<u64>,
     kill_grace: Duration,
     watch: bool,
+    schedules: Vec<Schedule>,
+    limits: Limits,
 }
 
 impl std::fmt::Debug for WorkerBuilder {
@@ -90,6 +94,8 @@ impl WorkerBuilder {
             max_memory: None,
             kill_grace: DEFAULT_KILL_GRACE,
             watch: true,
+            schedules: Vec::new(),
+            limits: Limits::default(),
         }
     }
 
@@ -97,7 +103,22 @@ impl WorkerBuilder {
     pub fn config(self, config: &Config) -> Result<WorkerBuilder> {
         self.settings(&config.worker)
             .retry_policy(config.retry)
+            .limits(config.limits)
+            .schedules(config.schedules.clone())
             .configured_handlers(&config.handlers)
+    }
+
+    /// Schedules whose ticks this worker's scheduler enqueues (unless the settings turn the scheduler
+    /// off); every worker of a store may run the same ones, and each tick is enqueued once.
+    pub fn schedules(mut self, schedules: Vec<Schedule>) -> WorkerBuilder {
+        self.schedules = schedules;
+        self
+    }
+
+    /// Enqueue limits for the jobs the worker itself makes (schedules' ticks).
+    pub fn limits(mut self, limits: Limits) -> WorkerBuilder {
+        self.limits = limits;
+        self
     }
 
     /// Queues, concurrency, heartbeat, rescue threshold, shutdown time-out, retention and poll interval.
@@ -258,6 +279,8 @@ impl WorkerBuilder {
             max_jobs: self.max_jobs,
             max_memory: self.max_memory,
             kill_grace: self.kill_grace,
+            schedules: tokio::sync::watch::channel(Arc::new(self.schedules)).0,
+            limits: self.limits,
         };
         Ok(Worker {
             shared: Arc::new(shared),

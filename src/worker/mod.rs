@@ -30,8 +30,9 @@ use tokio_util::sync::CancellationToken;
 use crate::config::WorkerSettings;
 use crate::error::Result;
 use crate::handler::{JobContext, StopReason};
-use crate::job::{Job, JobId};
+use crate::job::{Job, JobId, Limits};
 use crate::retry::RetryPolicy;
+use crate::schedule::Schedule;
 use crate::store::{DynStore, Lease, WorkerInfo};
 use crate::time::Clock;
 
@@ -155,13 +156,22 @@ impl Worker {
 }
 
 /// Starts the tasks that run beside the dispatcher until `stop` fires: the heartbeat, the registry
-/// refresh, the rescue sweep, and, when configured, retention and the memory check.
+/// refresh, the rescue sweep, and, when configured, the scheduler, retention and the memory check.
 fn spawn_background(s: &Arc<Shared>, stop: &CancellationToken) -> Vec<JoinHandle<()>> {
     let mut tasks = vec![
         tokio::spawn(heartbeat::run(s.clone(), stop.clone())),
         tokio::spawn(heartbeat::registry(s.clone(), stop.clone())),
         tokio::spawn(rescue::run(s.clone(), stop.clone())),
     ];
+    if s.settings.schedules && !s.burst && !s.schedules.borrow().is_empty() {
+        tasks.push(tokio::spawn(crate::schedule::run_scheduler(
+            s.store.clone(),
+            s.clock.clone(),
+            s.limits,
+            s.schedules.subscribe(),
+            stop.clone(),
+        )));
+    }
     if let Some(keep) = s.settings.retention {
         tasks.push(tokio::spawn(sweep::run(s.clone(), keep, stop.clone())));
     }
@@ -263,6 +273,10 @@ pub(crate) struct Shared {
     max_jobs: Option<u64>,
     max_memory: Option<u64>,
     kill_grace: Duration,
+    /// The schedules the scheduler runs (a reload sends new ones).
+    schedules: tokio::sync::watch::Sender<Arc<Vec<Schedule>>>,
+    /// Enqueue limits for the jobs the worker makes itself.
+    limits: Limits,
 }
 
 /// What the worker holds right now.

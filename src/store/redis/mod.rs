@@ -22,6 +22,7 @@
 //! | `{q}:done:<status>` | sorted set | terminal jobs by finish time (cleanup and replay read it) |
 //! | `{q}:uniq` | hash | unique key → the live job holding it |
 //! | `{q}:wake` | stream | one entry per batch that made work ready (wake-ups) |
+//! | `{q}:sched:<name>` | hash | a schedule whose jobs go to `q`: its record (see `lua/schedules.lua`) |
 //! | `{q}:listed` | string | on a cluster: the queue is in `queues` (a marker that expires after a minute; see `enqueue.lua`) |
 //! | `queues` | set | every queue that has jobs (cleanup takes out a queue it empties) |
 //! | `workers`, `workers:seen` | hash, sorted set | the worker registry |
@@ -53,6 +54,7 @@ mod calls;
 mod codec;
 mod connection;
 pub mod inbox;
+mod schedules;
 mod scripts;
 mod settings;
 mod subscribe;
@@ -78,8 +80,8 @@ use self::settings::Settings;
 use super::error::DriverError;
 use super::{
     Cancel, CancelAnswer, CancelTarget, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List,
-    QueueStats, RejectedItem, ReplayDead, Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
-    StoreUrl, Subscription, WakeOn, WorkerInfo,
+    QueueStats, RejectedItem, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
+    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -682,6 +684,28 @@ impl Store for RedisStore {
                 })
             })
             .collect()
+    }
+
+    async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError> {
+        self.read_schedules(keys).await
+    }
+
+    async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError> {
+        self.add_schedules(keys, now).await
+    }
+
+    async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
+        self.fire(ticks).await
+    }
+
+    async fn set_schedule_paused(
+        &self,
+        key: &ScheduleKey,
+        paused: bool,
+        now: UnixMillis,
+        skip_missed: bool,
+    ) -> Result<(), StoreError> {
+        self.pause_schedule(key, paused, now, skip_missed).await
     }
 
     async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {

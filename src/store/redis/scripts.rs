@@ -92,7 +92,8 @@ macro_rules! scripts {
 }
 
 scripts!(
-    enqueue, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats, inbox_take, inbox_done;
+    enqueue, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats, inbox_take, inbox_done,
+    schedules, tick, schedule_pause;
     single_server: get,
 );
 

@@ -36,6 +36,9 @@ pub(crate) struct Dialect {
     pub queues_in: (&'static str, &'static str),
     /// See `queues_in`.
     pub queues_out: &'static str,
+    /// What a JSON column's bound text is wrapped in (PostgreSQL types a text parameter as text, which
+    /// a `json` column refuses without a cast).
+    pub json_in: (&'static str, &'static str),
     /// The server's clock in Unix milliseconds, for bookkeeping that no job depends on.
     pub now_millis: &'static str,
     /// A query that returns a row when jobq's tables exist (`jobq_migrations`).
@@ -106,6 +109,7 @@ impl Dialect {
             upsert: Upsert::OnConflict,
             queues_in: ("", ""),
             queues_out: "queues",
+            json_in: ("", ""),
             now_millis: "",
             migrations_exist: "",
             migrations_table: "",
@@ -133,6 +137,16 @@ impl Dialect {
 }
 
 /// Never unreachable: a store that opens a file, where every failure is a refusal.
+impl Dialect {
+    /// The tail of an `INSERT` that leaves an existing row with the same `key` as it is.
+    pub fn insert_ignoring(&self, key: &str) -> String {
+        match self.upsert {
+            Upsert::OnConflict => format!(" ON CONFLICT ({key}) DO NOTHING"),
+            Upsert::OnDuplicateKey => format!(" ON DUPLICATE KEY UPDATE {key} = {key}"),
+        }
+    }
+}
+
 pub(crate) fn never(_: &sqlx::Error) -> bool {
     false
 }

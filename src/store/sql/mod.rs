@@ -20,6 +20,7 @@ mod dialect;
 mod enqueue;
 mod filter;
 mod lease;
+mod schedules;
 mod stmt;
 mod store;
 
@@ -166,7 +167,9 @@ where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
     for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
     for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
     for<'q> i32: Encode<'q, DB> + Type<DB>,
     for<'r> String: Decode<'r, DB>,
     for<'r> i64: Decode<'r, DB>,
@@ -184,6 +187,8 @@ where
                 Bind::Text(v) => args.add(v.clone()),
                 Bind::Int(v) => args.add(*v),
                 Bind::Int32(v) => args.add(*v),
+                Bind::OptText(v) => args.add(v.clone()),
+                Bind::OptInt(v) => args.add(*v),
             };
             added.map_err(|e| StoreError::query(self.dialect.kind, "encoding a value", e))?;
         }

@@ -15,6 +15,22 @@ pub(crate) enum Bind {
     Int(i64),
     /// A 32-bit integer (`INTEGER` columns: versions, attempts).
     Int32(i32),
+    /// Text or NULL.
+    OptText(Option<String>),
+    /// A 64-bit integer or NULL.
+    OptInt(Option<i64>),
+}
+
+impl From<Option<String>> for Bind {
+    fn from(v: Option<String>) -> Bind {
+        Bind::OptText(v)
+    }
+}
+
+impl From<Option<i64>> for Bind {
+    fn from(v: Option<i64>) -> Bind {
+        Bind::OptInt(v)
+    }
 }
 
 impl From<String> for Bind {

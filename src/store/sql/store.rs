@@ -14,7 +14,8 @@ use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, QueueStats, ReplayDead,
-    Rescue, Rescued, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, WakeOn, WorkerInfo,
+    Rescue, Rescued, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
+    Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -68,6 +69,16 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
     async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
+    async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError>;
+    async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError>;
+    async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError>;
+    async fn set_schedule_paused(
+        &self,
+        key: &ScheduleKey,
+        paused: bool,
+        now: UnixMillis,
+        skip_missed: bool,
+    ) -> Result<(), StoreError>;
 }
 
 /// [`SharedSql`] for the pool of one sqlx database: each method is [`SqlPool`]'s own. Written per
@@ -112,6 +123,24 @@ macro_rules! shared_sql {
             }
             async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
                 SqlPool::forget_workers(self, seen_before).await
+            }
+            async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError> {
+                SqlPool::schedules(self, keys).await
+            }
+            async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError> {
+                SqlPool::register_schedules(self, keys, now).await
+            }
+            async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
+                SqlPool::fire_ticks(self, ticks).await
+            }
+            async fn set_schedule_paused(
+                &self,
+                key: &ScheduleKey,
+                paused: bool,
+                now: UnixMillis,
+                skip_missed: bool,
+            ) -> Result<(), StoreError> {
+                SqlPool::set_schedule_paused(self, key, paused, now, skip_missed).await
             }
         }
     };
@@ -215,6 +244,31 @@ impl<T: SqlBackend> Store for T {
     async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
         let _turn = self.write_turn().await;
         self.shared().forget_workers(seen_before).await
+    }
+
+    async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError> {
+        self.shared().schedules(keys).await
+    }
+
+    async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().register_schedules(keys, now).await
+    }
+
+    async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().fire_ticks(ticks).await
+    }
+
+    async fn set_schedule_paused(
+        &self,
+        key: &ScheduleKey,
+        paused: bool,
+        now: UnixMillis,
+        skip_missed: bool,
+    ) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().set_schedule_paused(key, paused, now, skip_missed).await
     }
 
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {

@@ -141,3 +141,56 @@ local function batch_flush(b, command)
     end
   end
 end
+
+-- How long a cluster's enqueues trust the marker that says the queue is registered. Cleanup deletes
+-- the marker when it takes an emptied queue out of the registry, so the expiry only mends a
+-- registration that failed after its script ran (the connection dropped between the two calls).
+local LISTED_MS = 60000
+
+-- Puts the queue in the registry (KEYS[2] of the scripts that create jobs, on a single server), in
+-- the same script as its jobs (one round trip per enqueue). On a
+-- cluster the registry is a key of another slot, which a script may not touch: the script keeps a
+-- marker in the queue's own slot instead and answers 1 when it was missing, and only then does the
+-- caller add the queue with a command of its own, after this script (see `forget_queue` for why after).
+local function register_queue(Q, registry)
+  if registry then
+    redis.call('SADD', registry, queue_of(Q))
+    return 0
+  end
+  if redis.call('SET', Q .. 'listed', '1', 'NX', 'PX', LISTED_MS) then
+    return 1
+  end
+  return 0
+end
+
+-- The arguments of HSET for a new job: its key, then field/value pairs. Those every job has come
+-- first, at fixed places (key 1, payload 5, run_at 7, created_at 9); the optional ones follow, only
+-- when set and not at their default.
+local function hset_args(t, m, pr, ma, to, u)
+  local a = { '', 't', t, 'p', '', 'r', '', 'c', '' }
+  local function opt(field, value, default)
+    if value ~= default then
+      a[#a + 1] = field
+      a[#a + 1] = value
+    end
+  end
+  opt('pr', pr, '0')
+  opt('ma', ma, DEFAULT_MAX_ATTEMPTS)
+  opt('m', m, '')
+  opt('to', to, '')
+  opt('u', u, '')
+  return a
+end
+
+-- A job's status ('pending' when its hash holds none), or false when there is no such job.
+local function job_status(Q, id)
+  local k = jkey(Q, id)
+  local s = redis.call('HGET', k, 's')
+  if s then
+    return s
+  end
+  if redis.call('EXISTS', k) == 1 then
+    return 'pending'
+  end
+  return false
+end

@@ -7,51 +7,12 @@
 --     is usually this, and sends and reads under half the arguments.
 -- Returns { register, outcomes }: outcomes per job, 'C' created, 'D' duplicate, or 'K' and the id of
 -- the live job it coalesced into (shape 'S': one string of letters, 'C' or 'D'); register is 1 when
--- the caller must add the queue to the registry itself (on a cluster only, see `register`), else 0.
+-- the caller must add the queue to the registry itself (on a cluster only, see `register_queue`), else 0.
 -- A new job is written without its queue (the key names it), status and attempt (absent means
 -- pending and 0), and without priority and max attempts at their defaults: every field a hash holds
 -- costs Redis time on the bulk path.
 local Q, shape, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local jp = Q .. 'job:'
-
--- How long a cluster's enqueues trust the marker that says the queue is registered. Cleanup deletes
--- the marker when it takes an emptied queue out of the registry, so the expiry only mends a
--- registration that failed after its script ran (the connection dropped between the two calls).
-local LISTED_MS = 60000
-
--- Puts the queue in the registry, in the same script as its jobs (one round trip per enqueue). On a
--- cluster the registry is a key of another slot, which a script may not touch: the script keeps a
--- marker in the queue's own slot instead and answers 1 when it was missing, and only then does the
--- caller add the queue with a command of its own, after this script (see `forget_queue` for why after).
-local function register()
-  if KEYS[2] then
-    redis.call('SADD', KEYS[2], queue_of(Q))
-    return 0
-  end
-  if redis.call('SET', Q .. 'listed', '1', 'NX', 'PX', LISTED_MS) then
-    return 1
-  end
-  return 0
-end
-
--- The arguments of HSET for a new job: its key, then field/value pairs. Those every job has come
--- first, at fixed places (key 1, payload 5, run_at 7, created_at 9); the optional ones follow, only
--- when set and not at their default.
-local function hset_args(t, m, pr, ma, to, u)
-  local a = { '', 't', t, 'p', '', 'r', '', 'c', '' }
-  local function opt(field, value, default)
-    if value ~= default then
-      a[#a + 1] = field
-      a[#a + 1] = value
-    end
-  end
-  opt('pr', pr, '0')
-  opt('ma', ma, DEFAULT_MAX_ATTEMPTS)
-  opt('m', m, '')
-  opt('to', to, '')
-  opt('u', u, '')
-  return a
-end
 
 if shape == 'S' then
   local t, m, pr, ma, to = ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
@@ -92,7 +53,7 @@ if shape == 'S' then
     redis.call('ZADD', Q .. 'prios', pr, pr)
     wake(Q)
   end
-  return { register(), table.concat(out) }
+  return { register_queue(Q, KEYS[2]), table.concat(out) }
 end
 
 local uniq = Q .. 'uniq'
@@ -137,4 +98,4 @@ batch_flush(pending, 'ZADD')
 if created then
   wake(Q)
 end
-return { register(), out }
+return { register_queue(Q, KEYS[2]), out }

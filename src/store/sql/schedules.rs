@@ -1,0 +1,274 @@
+//! The schedule methods of the SQL stores, written once (see the schedule methods of
+//! [`crate::store::Store`]). Firing ticks is one transaction: lock the schedules' rows in name order
+//! (so two workers firing overlapping batches cannot deadlock; SQLite's immediate transaction holds
+//! the whole file instead), decide every tick in Rust with the rules every store shares
+//! ([`crate::store::decide_tick`]), insert the jobs that are due, move each schedule's record, wake the
+//! queues' workers, commit. A second worker firing the same tick waits for the first one's lock and
+//! then finds the tick handled.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::str::FromStr;
+
+use sqlx::database::HasStatementCache;
+use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
+
+use super::{IDS_PER_STATEMENT, RowsAffected, SqlPool, Stmt, encoding};
+use crate::job::{JobId, JobStatus, NewJob};
+use crate::store::sql::NewJobRow;
+use crate::store::{ScheduleKey, ScheduleState, StoreError, Tick, TickOutcome, decide_tick};
+use crate::time::UnixMillis;
+
+/// Columns of a schedule's record as the statements below read it, the last job's status included.
+const SCHEDULE_COLUMNS: &str = "s.name, s.last_tick, s.not_before, s.paused, s.last_job, \
+     (SELECT j.status FROM jobq_jobs j WHERE j.id = s.last_job)";
+
+impl<DB> SqlPool<DB>
+where
+    DB: Database + HasStatementCache,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> i32: Encode<'q, DB> + Type<DB>,
+    for<'r> String: Decode<'r, DB>,
+    for<'r> Option<String>: Decode<'r, DB>,
+    for<'r> i64: Decode<'r, DB>,
+    for<'r> Option<i64>: Decode<'r, DB>,
+    for<'r> i32: Decode<'r, DB>,
+    DB::QueryResult: RowsAffected,
+    usize: ColumnIndex<DB::Row>,
+{
+    /// The recorded state of each schedule, in input order.
+    pub async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError> {
+        let mut found: HashMap<String, ScheduleState> = HashMap::new();
+        for chunk in keys.chunks(IDS_PER_STATEMENT) {
+            let stmt = self.select_schedules(chunk, false);
+            for row in self.fetch_all(&stmt, "reading schedules").await? {
+                let state = schedule_from_row::<DB>(&row).map_err(self.fail("reading schedules"))?;
+                found.insert(state.name.clone(), state);
+            }
+        }
+        Ok(keys.iter().map(|k| found.get(&k.name).cloned()).collect())
+    }
+
+    /// Records the schedules that have no record yet.
+    pub async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError> {
+        for key in keys {
+            let stmt = self.insert_schedule(key, now, false);
+            self.execute(&stmt, "recording a schedule").await?;
+        }
+        Ok(())
+    }
+
+    /// Pauses or resumes a schedule, recording it first if needed.
+    pub async fn set_schedule_paused(
+        &self,
+        key: &ScheduleKey,
+        paused: bool,
+        now: UnixMillis,
+        skip_missed: bool,
+    ) -> Result<(), StoreError> {
+        let operation = if paused {
+            "pausing a schedule"
+        } else {
+            "resuming a schedule"
+        };
+        self.execute(&self.insert_schedule(key, now, paused), operation).await?;
+        let mut update = self.stmt("UPDATE jobq_schedules SET paused = ");
+        update.bind(i32::from(paused)).push(", updated_at = ").bind(now.0);
+        if !paused && skip_missed {
+            // Never backwards: a resume must not reopen ticks before an earlier start.
+            update
+                .push(", not_before = CASE WHEN not_before < ")
+                .bind(now.0)
+                .push(" THEN ")
+                .bind(now.0)
+                .push(" ELSE not_before END");
+        }
+        update.push(" WHERE name = ").bind(key.name.as_str());
+        self.execute(&update, operation).await.map(drop)
+    }
+
+    /// Fires ticks: one transaction, retried when it loses a lock race.
+    pub async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
+        if ticks.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.retrying("firing schedule ticks", self.dialect.is_unique_violation, || {
+            self.fire_ticks_once(ticks)
+        })
+        .await
+    }
+
+    async fn fire_ticks_once(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, sqlx::Error> {
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let names: BTreeSet<&str> = ticks.iter().map(|t| t.schedule.as_str()).collect();
+        let mut states: HashMap<String, ScheduleState> = HashMap::new();
+        let names: Vec<&str> = names.into_iter().collect();
+        for chunk in names.chunks(IDS_PER_STATEMENT) {
+            let keys: Vec<ScheduleKey> = chunk
+                .iter()
+                .map(|n| ScheduleKey {
+                    name: n.to_string(),
+                    queue: String::new(),
+                })
+                .collect();
+            let select = self.select_schedules(&keys, true);
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                let state = schedule_from_row::<DB>(&row)?;
+                states.insert(state.name.clone(), state);
+            }
+        }
+        let before: HashMap<String, ScheduleState> = states.clone();
+        let mut outcomes = Vec::with_capacity(ticks.len());
+        let mut due: Vec<&NewJob> = Vec::new();
+        for tick in ticks {
+            let outcome = match states.get_mut(&tick.schedule) {
+                None => TickOutcome::Unknown,
+                Some(state) => decide_tick(state, tick),
+            };
+            if matches!(outcome, TickOutcome::Enqueued(_)) {
+                due.push(&tick.job);
+            }
+            outcomes.push(outcome);
+        }
+        // A tick's job may exist already (its schedule's record was lost and made anew): it stays as
+        // it is, and stands for the tick.
+        let existing = self.existing_ids(&mut tx, &due).await?;
+        for outcome in &mut outcomes {
+            if matches!(outcome, TickOutcome::Enqueued(id) if existing.contains(id.as_str())) {
+                *outcome = TickOutcome::AlreadyHandled;
+            }
+        }
+        let fresh: Vec<&NewJob> = due.into_iter().filter(|j| !existing.contains(j.id.as_str())).collect();
+        for job in &fresh {
+            let insert = self.insert_job(job);
+            self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
+        }
+        let now = ticks.iter().map(|t| t.job.created_at).max().unwrap_or(UnixMillis(0));
+        for (name, state) in &states {
+            if before.get(name) == Some(state) {
+                continue;
+            }
+            let mut update = self.stmt("UPDATE jobq_schedules SET last_tick = ");
+            update
+                .bind(state.last_tick.map(|t| t.0))
+                .push(", last_job = ")
+                .bind(state.last_job.as_ref().map(|j| j.to_string()))
+                .push(", updated_at = ")
+                .bind(now.0)
+                .push(" WHERE name = ")
+                .bind(name.as_str());
+            self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+        }
+        self.notify_ready(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
+            .await?;
+        tx.commit().await?;
+        Ok(outcomes)
+    }
+
+    /// The ids of `jobs` that the table holds.
+    async fn existing_ids(&self, conn: &mut DB::Connection, jobs: &[&NewJob]) -> Result<HashSet<String>, sqlx::Error> {
+        let mut found = HashSet::new();
+        for chunk in jobs.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT id FROM jobq_jobs WHERE 1 = 1");
+            select.any_of("id", chunk.iter().map(|j| j.id.to_string()));
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await? {
+                found.insert(row.try_get::<String, _>(0)?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// `SELECT` of the records of `keys` by name, locking them in name order when `lock`.
+    fn select_schedules(&self, keys: &[ScheduleKey], lock: bool) -> Stmt {
+        let mut stmt = self.stmt(format!("SELECT {SCHEDULE_COLUMNS} FROM jobq_schedules s WHERE 1 = 1"));
+        stmt.any_of("s.name", keys.iter().map(|k| k.name.clone()));
+        if lock {
+            stmt.push(" ORDER BY s.name").push(self.dialect.for_update);
+        }
+        stmt
+    }
+
+    /// `INSERT` of a schedule's first record, doing nothing when it has one.
+    fn insert_schedule(&self, key: &ScheduleKey, now: UnixMillis, paused: bool) -> Stmt {
+        let mut stmt = self.stmt(
+            "INSERT INTO jobq_schedules (name, queue, last_tick, not_before, paused, last_job, updated_at) VALUES (",
+        );
+        stmt.bind(key.name.as_str())
+            .push(", ")
+            .bind(key.queue.as_str())
+            .push(", NULL, ")
+            .bind(now.0)
+            .push(", ")
+            .bind(i32::from(paused))
+            .push(", NULL, ")
+            .bind(now.0)
+            .push(")")
+            .push(&self.dialect.insert_ignoring("name"));
+        stmt
+    }
+
+    /// `INSERT` of one new job, as every enqueue path writes it ([`NewJobRow`]).
+    fn insert_job(&self, job: &NewJob) -> Stmt {
+        let r = NewJobRow::of(job);
+        let (json_open, json_close) = self.dialect.json_in;
+        let mut stmt = self.stmt(format!("{}VALUES (", super::INSERT_NEW_JOBS));
+        stmt.bind(r.id)
+            .push(", ")
+            .bind(r.queue)
+            .push(", ")
+            .bind(r.job_type)
+            .push(", ")
+            .push(json_open)
+            .bind(r.payload)
+            .push(json_close)
+            .push(", ")
+            .push(json_open)
+            .bind(r.meta)
+            .push(json_close)
+            .push(", ")
+            .bind(r.priority)
+            .push(", ")
+            .bind(r.max_attempts)
+            .push(", ")
+            .bind(r.run_at)
+            .push(", ")
+            .bind(r.unique_key.map(str::to_string))
+            .push(", ")
+            .bind(r.timeout_ms)
+            .push(", ")
+            .bind(r.created_at)
+            .push(")")
+            .keep();
+        stmt
+    }
+}
+
+/// A schedule's record from a row of [`SCHEDULE_COLUMNS`].
+fn schedule_from_row<DB>(row: &DB::Row) -> Result<ScheduleState, sqlx::Error>
+where
+    DB: Database,
+    for<'r> String: Decode<'r, DB> + Type<DB>,
+    for<'r> Option<String>: Decode<'r, DB> + Type<DB>,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
+    for<'r> Option<i64>: Decode<'r, DB> + Type<DB>,
+    for<'r> i32: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let status: Option<String> = row.try_get(5)?;
+    let last_job_status = status
+        .map(|s| JobStatus::from_str(&s))
+        .transpose()
+        .map_err(|e| sqlx::Error::Decode(e.into()))?;
+    Ok(ScheduleState {
+        name: row.try_get(0)?,
+        last_tick: row.try_get::<Option<i64>, _>(1)?.map(UnixMillis),
+        not_before: UnixMillis(row.try_get(2)?),
+        paused: row.try_get::<i32, _>(3)? != 0,
+        last_job: row.try_get::<Option<String>, _>(4)?.map(JobId::from_stored),
+        last_job_status,
+    })
+}
