@@ -18,9 +18,9 @@ use crate::store::sql::NewJobRow;
 use crate::store::{ScheduleKey, ScheduleState, StoreError, Tick, TickOutcome, decide_tick};
 use crate::time::UnixMillis;
 
-/// Columns of a schedule's record as the statements below read it, the last job's status included.
-const SCHEDULE_COLUMNS: &str = "s.name, s.last_tick, s.not_before, s.paused, s.last_job, \
-     (SELECT j.status FROM jobq_jobs j WHERE j.id = s.last_job)";
+/// Columns of a schedule's record as the statements below read it, the last job's status included
+/// (from a join: MySQL reports a scalar subquery's text as binary).
+const SCHEDULE_COLUMNS: &str = "s.name, s.last_tick, s.not_before, s.paused, s.last_job, j.status";
 
 impl<DB> SqlPool<DB>
 where
@@ -121,6 +121,7 @@ where
                 states.insert(state.name.clone(), state);
             }
         }
+        self.last_job_statuses(&mut tx, &mut states).await?;
         let before: HashMap<String, ScheduleState> = states.clone();
         let mut outcomes = Vec::with_capacity(ticks.len());
         let mut due: Vec<&NewJob> = Vec::new();
@@ -176,20 +177,54 @@ where
             let mut select = self.stmt("SELECT id FROM jobq_jobs WHERE 1 = 1");
             select.any_of("id", chunk.iter().map(|j| j.id.to_string()));
             for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await? {
-                found.insert(row.try_get::<String, _>(0)?);
+                found.insert(row.try_get_unchecked::<String, _>(0)?);
             }
         }
         Ok(found)
     }
 
-    /// `SELECT` of the records of `keys` by name, locking them in name order when `lock`.
+    /// `SELECT` of the records of `keys` by name, locking them in name order when `lock`. A locking
+    /// read leaves the last job's status out (no lock on the jobs' rows, and PostgreSQL locks no
+    /// outer join's nullable side): [`SqlPool::last_job_statuses`] reads it in the same transaction.
     fn select_schedules(&self, keys: &[ScheduleKey], lock: bool) -> Stmt {
-        let mut stmt = self.stmt(format!("SELECT {SCHEDULE_COLUMNS} FROM jobq_schedules s WHERE 1 = 1"));
+        let from = if lock {
+            "SELECT s.name, s.last_tick, s.not_before, s.paused, s.last_job, NULL FROM jobq_schedules s WHERE 1 = 1"
+                .to_string()
+        } else {
+            format!(
+                "SELECT {SCHEDULE_COLUMNS} FROM jobq_schedules s LEFT JOIN jobq_jobs j ON j.id = s.last_job \
+                 WHERE 1 = 1"
+            )
+        };
+        let mut stmt = self.stmt(from);
         stmt.any_of("s.name", keys.iter().map(|k| k.name.clone()));
         if lock {
             stmt.push(" ORDER BY s.name").push(self.dialect.for_update);
         }
         stmt
+    }
+
+    /// Fills in the status of each state's last job, read on `conn`.
+    async fn last_job_statuses(
+        &self,
+        conn: &mut DB::Connection,
+        states: &mut HashMap<String, ScheduleState>,
+    ) -> Result<(), sqlx::Error> {
+        let ids: Vec<String> = states.values().filter_map(|s| s.last_job.as_ref().map(|j| j.to_string())).collect();
+        let mut statuses: HashMap<String, JobStatus> = HashMap::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT id, status FROM jobq_jobs WHERE 1 = 1");
+            select.any_of("id", chunk.iter().cloned());
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await? {
+                let status: String = row.try_get_unchecked(1)?;
+                let status = JobStatus::from_str(&status).map_err(|e| sqlx::Error::Decode(e.into()))?;
+                statuses.insert(row.try_get_unchecked(0)?, status);
+            }
+        }
+        for state in states.values_mut() {
+            state.last_job_status = state.last_job.as_ref().and_then(|j| statuses.get(j.as_str()).copied());
+        }
+        Ok(())
     }
 
     /// `INSERT` of a schedule's first record, doing nothing when it has one.
@@ -258,17 +293,18 @@ where
     for<'r> i32: Decode<'r, DB> + Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    let status: Option<String> = row.try_get(5)?;
+    // Text is read unchecked: MySQL flags text in a binary collation (jobq's) as binary.
+    let status: Option<String> = row.try_get_unchecked(5)?;
     let last_job_status = status
         .map(|s| JobStatus::from_str(&s))
         .transpose()
         .map_err(|e| sqlx::Error::Decode(e.into()))?;
     Ok(ScheduleState {
-        name: row.try_get(0)?,
+        name: row.try_get_unchecked(0)?,
         last_tick: row.try_get::<Option<i64>, _>(1)?.map(UnixMillis),
         not_before: UnixMillis(row.try_get(2)?),
         paused: row.try_get::<i32, _>(3)? != 0,
-        last_job: row.try_get::<Option<String>, _>(4)?.map(JobId::from_stored),
+        last_job: row.try_get_unchecked::<Option<String>, _>(4)?.map(JobId::from_stored),
         last_job_status,
     })
 }

@@ -26,6 +26,7 @@ mod lease;
 mod read;
 mod replay;
 mod rescue;
+mod schedules;
 mod schema;
 mod workers;
 
@@ -99,5 +100,11 @@ store_tests! {
         schema::migrate_is_idempotent,
         schema::info_describes_the_store,
         inbox::only_the_redis_store_has_an_inbox,
+        schedules::schedules_are_recorded_once_from_their_first_sighting,
+        schedules::a_tick_is_enqueued_once_and_never_again_even_after_its_job_is_gone,
+        schedules::racing_fires_enqueue_each_tick_once,
+        schedules::overlap_rules_hold_ticks_back_while_the_last_job_lives,
+        schedules::paused_schedules_fire_nothing_and_a_resume_may_skip_what_was_missed,
+        schedules::a_tick_of_an_unrecorded_schedule_is_unknown,
     }
 }
