@@ -210,7 +210,10 @@ where
         conn: &mut DB::Connection,
         states: &mut HashMap<String, ScheduleState>,
     ) -> Result<(), sqlx::Error> {
-        let ids: Vec<String> = states.values().filter_map(|s| s.last_job.as_ref().map(|j| j.to_string())).collect();
+        let ids: Vec<String> = states
+            .values()
+            .filter_map(|s| s.last_job.as_ref().map(|j| j.to_string()))
+            .collect();
         let mut statuses: HashMap<String, JobStatus> = HashMap::new();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt("SELECT id, status FROM jobq_jobs WHERE 1 = 1");
