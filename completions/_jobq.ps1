@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
+            [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
@@ -276,6 +277,111 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'jobq;schedules' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'The next tick times of a schedule, computed (the store is not touched)')
+            [CompletionResult]::new('trigger', 'trigger', [CompletionResultType]::ParameterValue, 'Enqueue one run now, outside the tick sequence, and print its job id')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop every worker from enqueueing the schedule''s ticks (within a second; survives restarts)')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the schedule''s ticks be enqueued again')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'jobq;schedules;next' {
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;schedules;trigger' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;schedules;pause' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;schedules;resume' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--catch-up', '--catch-up', [CompletionResultType]::ParameterName, 'Also enqueue the ticks missed while paused, as its catch_up allows (default: skip them)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;schedules;help' {
+            [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'The next tick times of a schedule, computed (the store is not touched)')
+            [CompletionResult]::new('trigger', 'trigger', [CompletionResultType]::ParameterValue, 'Enqueue one run now, outside the tick sequence, and print its job id')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop every worker from enqueueing the schedule''s ticks (within a second; survives restarts)')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the schedule''s ticks be enqueued again')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'jobq;schedules;help;next' {
+            break
+        }
+        'jobq;schedules;help;trigger' {
+            break
+        }
+        'jobq;schedules;help;pause' {
+            break
+        }
+        'jobq;schedules;help;resume' {
+            break
+        }
+        'jobq;schedules;help;help' {
+            break
+        }
         'jobq;inbox' {
             [CompletionResult]::new('-Q', '-Q ', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
@@ -383,6 +489,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('replay-dead', 'replay-dead', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
+            [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
@@ -419,6 +526,25 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;workers' {
+            break
+        }
+        'jobq;help;schedules' {
+            [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'The next tick times of a schedule, computed (the store is not touched)')
+            [CompletionResult]::new('trigger', 'trigger', [CompletionResultType]::ParameterValue, 'Enqueue one run now, outside the tick sequence, and print its job id')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop every worker from enqueueing the schedule''s ticks (within a second; survives restarts)')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the schedule''s ticks be enqueued again')
+            break
+        }
+        'jobq;help;schedules;next' {
+            break
+        }
+        'jobq;help;schedules;trigger' {
+            break
+        }
+        'jobq;help;schedules;pause' {
+            break
+        }
+        'jobq;help;schedules;resume' {
             break
         }
         'jobq;help;inbox' {

@@ -52,6 +52,9 @@ _jobq() {
             jobq,replay-dead)
                 cmd="jobq__subcmd__replay__subcmd__dead"
                 ;;
+            jobq,schedules)
+                cmd="jobq__subcmd__schedules"
+                ;;
             jobq,show)
                 cmd="jobq__subcmd__show"
                 ;;
@@ -100,6 +103,9 @@ _jobq() {
             jobq__subcmd__help,replay-dead)
                 cmd="jobq__subcmd__help__subcmd__replay__subcmd__dead"
                 ;;
+            jobq__subcmd__help,schedules)
+                cmd="jobq__subcmd__help__subcmd__schedules"
+                ;;
             jobq__subcmd__help,show)
                 cmd="jobq__subcmd__help__subcmd__show"
                 ;;
@@ -115,6 +121,48 @@ _jobq() {
             jobq__subcmd__help,workers)
                 cmd="jobq__subcmd__help__subcmd__workers"
                 ;;
+            jobq__subcmd__help__subcmd__schedules,next)
+                cmd="jobq__subcmd__help__subcmd__schedules__subcmd__next"
+                ;;
+            jobq__subcmd__help__subcmd__schedules,pause)
+                cmd="jobq__subcmd__help__subcmd__schedules__subcmd__pause"
+                ;;
+            jobq__subcmd__help__subcmd__schedules,resume)
+                cmd="jobq__subcmd__help__subcmd__schedules__subcmd__resume"
+                ;;
+            jobq__subcmd__help__subcmd__schedules,trigger)
+                cmd="jobq__subcmd__help__subcmd__schedules__subcmd__trigger"
+                ;;
+            jobq__subcmd__schedules,help)
+                cmd="jobq__subcmd__schedules__subcmd__help"
+                ;;
+            jobq__subcmd__schedules,next)
+                cmd="jobq__subcmd__schedules__subcmd__next"
+                ;;
+            jobq__subcmd__schedules,pause)
+                cmd="jobq__subcmd__schedules__subcmd__pause"
+                ;;
+            jobq__subcmd__schedules,resume)
+                cmd="jobq__subcmd__schedules__subcmd__resume"
+                ;;
+            jobq__subcmd__schedules,trigger)
+                cmd="jobq__subcmd__schedules__subcmd__trigger"
+                ;;
+            jobq__subcmd__schedules__subcmd__help,help)
+                cmd="jobq__subcmd__schedules__subcmd__help__subcmd__help"
+                ;;
+            jobq__subcmd__schedules__subcmd__help,next)
+                cmd="jobq__subcmd__schedules__subcmd__help__subcmd__next"
+                ;;
+            jobq__subcmd__schedules__subcmd__help,pause)
+                cmd="jobq__subcmd__schedules__subcmd__help__subcmd__pause"
+                ;;
+            jobq__subcmd__schedules__subcmd__help,resume)
+                cmd="jobq__subcmd__schedules__subcmd__help__subcmd__resume"
+                ;;
+            jobq__subcmd__schedules__subcmd__help,trigger)
+                cmd="jobq__subcmd__schedules__subcmd__help__subcmd__trigger"
+                ;;
             *)
                 ;;
         esac
@@ -122,7 +170,7 @@ _jobq() {
 
     case "${cmd}" in
         jobq)
-            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel replay-dead replay cleanup workers inbox migrate bench completions man help"
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel replay-dead replay cleanup workers schedules inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -426,7 +474,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help)
-            opts="enqueue worker stats list show wait cancel replay-dead cleanup workers inbox migrate bench completions man help"
+            opts="enqueue worker stats list show wait cancel replay-dead cleanup workers schedules inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -582,6 +630,76 @@ _jobq() {
         jobq__subcmd__help__subcmd__replay__subcmd__dead)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__schedules)
+            opts="next trigger pause resume"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__schedules__subcmd__next)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__schedules__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__schedules__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__schedules__subcmd__trigger)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -850,6 +968,244 @@ _jobq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules)
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version next trigger pause resume help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__help)
+            opts="next trigger pause resume help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__help__subcmd__next)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__help__subcmd__trigger)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__next)
+            opts="-o -q -v -h -V --count --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__pause)
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__resume)
+            opts="-o -q -v -h -V --catch-up --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__schedules__subcmd__trigger)
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -41,6 +41,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand replay 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
+            cand schedules 'Show, trigger, pause and resume the configured schedules'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
@@ -261,6 +262,100 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'jobq;schedules'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand next 'The next tick times of a schedule, computed (the store is not touched)'
+            cand trigger 'Enqueue one run now, outside the tick sequence, and print its job id'
+            cand pause 'Stop every worker from enqueueing the schedule''s ticks (within a second; survives restarts)'
+            cand resume 'Let the schedule''s ticks be enqueued again'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;schedules;next'= {
+            cand --count 'How many'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;schedules;trigger'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;schedules;pause'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;schedules;resume'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --catch-up 'Also enqueue the ticks missed while paused, as its catch_up allows (default: skip them)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;schedules;help'= {
+            cand next 'The next tick times of a schedule, computed (the store is not touched)'
+            cand trigger 'Enqueue one run now, outside the tick sequence, and print its job id'
+            cand pause 'Stop every worker from enqueueing the schedule''s ticks (within a second; survives restarts)'
+            cand resume 'Let the schedule''s ticks be enqueued again'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;schedules;help;next'= {
+        }
+        &'jobq;schedules;help;trigger'= {
+        }
+        &'jobq;schedules;help;pause'= {
+        }
+        &'jobq;schedules;help;resume'= {
+        }
+        &'jobq;schedules;help;help'= {
+        }
         &'jobq;inbox'= {
             cand -Q 'Only these queues (repeatable) [default: every queue]'
             cand --queue 'Only these queues (repeatable) [default: every queue]'
@@ -363,6 +458,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
+            cand schedules 'Show, trigger, pause and resume the configured schedules'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
@@ -389,6 +485,20 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;cleanup'= {
         }
         &'jobq;help;workers'= {
+        }
+        &'jobq;help;schedules'= {
+            cand next 'The next tick times of a schedule, computed (the store is not touched)'
+            cand trigger 'Enqueue one run now, outside the tick sequence, and print its job id'
+            cand pause 'Stop every worker from enqueueing the schedule''s ticks (within a second; survives restarts)'
+            cand resume 'Let the schedule''s ticks be enqueued again'
+        }
+        &'jobq;help;schedules;next'= {
+        }
+        &'jobq;help;schedules;trigger'= {
+        }
+        &'jobq;help;schedules;pause'= {
+        }
+        &'jobq;help;schedules;resume'= {
         }
         &'jobq;help;inbox'= {
         }

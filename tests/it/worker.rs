@@ -486,6 +486,59 @@ async fn three_workers_run_each_of_a_thousand_jobs_exactly_once(store: TestStore
     assert_eq!(stats.queues[0].succeeded, 1000, "{stats:?}");
 }
 
+/// The `scheduledFor` of every job the schedule `beat` enqueued, oldest first.
+async fn beat_ticks(world: &World) -> Vec<i64> {
+    let list = jobq::store::List {
+        filter: Default::default(),
+        limit: 10_000,
+        offset: 0,
+    };
+    let jobs = world.client.list(&list).await.unwrap();
+    let mut ticks: Vec<i64> = jobs
+        .iter()
+        .filter(|j| j.meta.get("schedule").map(String::as_str) == Some("beat"))
+        .map(|j| jobq::time::parse_instant_str(&j.meta["scheduledFor"]).unwrap().0)
+        .collect();
+    ticks.sort();
+    ticks
+}
+
+async fn three_workers_enqueue_every_tick_once_through_a_kill_and_a_restart(store: TestStore) {
+    let world = World::new(store,
+        "[worker]\nheartbeat = \"200ms\"\nstale_after = \"1s\"\npoll_interval = \"50ms\"\nshutdown_timeout = \"500ms\"\n\
+         [handlers.tick]\nbuiltin = \"noop\"\n[schedules.beat]\nevery = \"1s\"\ntype = \"tick\"\n",
+    )
+    .await;
+    let a = world.worker("a", &[]);
+    let b = world.worker("b", &[]);
+    let c = world.worker("c", &[]);
+    let ticks_reach = async |n: usize| {
+        eventually(format!("{n} ticks enqueued"), secs(90), async || {
+            let got = beat_ticks(&world).await.len();
+            if got >= n { Ok(()) } else { Err(format!("{got} ticks")) }
+        })
+        .await
+    };
+    ticks_reach(8).await;
+    a.signal(libc::SIGKILL);
+    a.exit(secs(5)).await;
+    ticks_reach(16).await;
+    b.signal(libc::SIGTERM);
+    assert!(b.exit(secs(10)).await.success(), "{}", b.log());
+    let b2 = world.worker("b2", &[]);
+    ticks_reach(32).await;
+    for w in [&c, &b2] {
+        w.signal(libc::SIGTERM);
+        assert!(w.exit(secs(10)).await.success(), "{}", w.log());
+    }
+    let ticks = beat_ticks(&world).await;
+    assert!(ticks.len() >= 32, "{} ticks", ticks.len());
+    // Every second from the first tick to the last, once: no tick skipped, none twice, through a
+    // kill -9 and a restart.
+    let expected: Vec<i64> = (0..ticks.len() as i64).map(|n| ticks[0] + n * 1_000).collect();
+    assert_eq!(ticks, expected, "one job per tick, every tick");
+}
+
 async fn a_per_type_limit_is_never_exceeded(store: TestStore) {
     let world = World::new(store, FAST).await;
     let running = world.path("running");
@@ -969,6 +1022,7 @@ store_tests! {
         sigterm_releases_running_jobs_without_using_an_attempt,
         a_killed_workers_job_is_rescued_and_completed_by_another,
         three_workers_run_each_of_a_thousand_jobs_exactly_once,
+        three_workers_enqueue_every_tick_once_through_a_kill_and_a_restart,
         a_per_type_limit_is_never_exceeded,
         max_jobs_stops_the_worker_after_that_many,
         retention_deletes_finished_jobs_older_than_it,

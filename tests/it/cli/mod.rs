@@ -38,6 +38,7 @@ mod help;
 mod list;
 mod migrate;
 mod replay_dead;
+mod schedules;
 mod show;
 mod stats;
 
