@@ -8,14 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{Error, Input, Result};
+use crate::events::{MAX_EVENT_ID_BYTES, Subscriptions};
 use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use crate::schedule::Schedule;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::store::{
-    self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Enqueued, JobFilter, List, RejectedItem,
-    ReplayDead, ScheduleState, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
+    self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Emit, EmitOutcome, Enqueued, Event,
+    JobFilter, List, RejectedItem, ReplayDead, ScheduleState, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
@@ -49,6 +50,32 @@ pub struct CancelReport {
     pub already_terminal: Vec<(JobId, JobStatus)>,
     /// No such job.
     pub not_found: Vec<String>,
+}
+
+/// An event for [`Client::emit`].
+#[derive(Debug, Clone, Default)]
+pub struct EventSpec {
+    /// Its name, e.g. `user.registered`.
+    pub name: String,
+    /// Its payload, which every job it becomes carries.
+    pub payload: serde_json::Value,
+    /// Its id (a producer that may retry should give one); a UUIDv7 when absent.
+    pub id: Option<String>,
+    /// Meta every job it becomes carries.
+    pub meta: std::collections::BTreeMap<String, String>,
+    /// Accept an event nobody subscribes to (it is recorded, and becomes no job).
+    pub allow_none: bool,
+}
+
+/// What [`Client::emit`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Emitted {
+    /// The event's id.
+    pub event_id: String,
+    /// Emitted now, or a duplicate of an earlier emit.
+    pub outcome: EmitOutcome,
+    /// The ids of its jobs, in the order of the subscriptions.
+    pub jobs: Vec<JobId>,
 }
 
 /// What `cleanup` should delete.
@@ -158,6 +185,64 @@ impl Client {
             .store
             .set_schedule_paused(&schedule.key(), paused, self.now(), !catch_up)
             .await?)
+    }
+
+    /// Emits an event: records it and enqueues the jobs `subscriptions` says it becomes, all in one
+    /// store transaction (all or none). Emitting an id that was emitted before changes nothing
+    /// (`EmitOutcome::Duplicate`, with the ids its jobs have). An event nobody subscribes to is refused,
+    /// so that a misspelt name does not drop work silently, unless `event.allow_none`.
+    pub async fn emit(&self, subscriptions: &Subscriptions, event: EventSpec) -> Result<Emitted> {
+        crate::job::validate_type(&event.name)
+            .map_err(|e| Error::invalid(Input::Event, format!("event name: {}", e.reason)))?;
+        let id = match event.id {
+            Some(id) => {
+                if id.is_empty() || id.len() > MAX_EVENT_ID_BYTES || id.chars().any(char::is_control) {
+                    return Err(Error::invalid(
+                        Input::Event,
+                        format!("event id must be 1 to {MAX_EVENT_ID_BYTES} bytes long, without control characters"),
+                    ));
+                }
+                id
+            }
+            None => JobId::generate().to_string(),
+        };
+        if subscriptions.of(&event.name).is_empty() && !event.allow_none {
+            return Err(Error::invalid(
+                Input::Event,
+                format!(
+                    "no jobs subscribe to event {:?}: add [events.{:?}] with jobs = [...] to the config, or allow it with --allow-none",
+                    event.name, event.name
+                ),
+            ));
+        }
+        let payload = serde_json::value::to_raw_value(&event.payload)
+            .map_err(|e| Error::invalid(Input::Payload, format!("payload: {e}")))?;
+        if payload.get().len() > self.limits.max_payload_bytes {
+            return Err(Error::invalid(
+                Input::Payload,
+                format!(
+                    "payload is {} bytes, over the limit of {} bytes (max_payload_bytes in the config)",
+                    payload.get().len(),
+                    self.limits.max_payload_bytes
+                ),
+            ));
+        }
+        let now = self.now();
+        let event = Event {
+            id,
+            name: event.name,
+            payload,
+            meta: event.meta,
+        };
+        let jobs = subscriptions.jobs_of(&event, now, &self.limits);
+        let job_ids = jobs.iter().map(|j| j.id.clone()).collect();
+        let emit = Emit { event, jobs, now };
+        let outcome = self.store.emit(std::slice::from_ref(&emit)).await?.remove(0);
+        Ok(Emitted {
+            event_id: emit.event.id,
+            outcome,
+            jobs: job_ids,
+        })
     }
 
     /// One job; `NotFound` when there is none.

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::events::{Subscriber, Subscriptions};
 use crate::job::{DEFAULT_MAX_PAYLOAD_BYTES, Limits};
 use crate::retry::RetryPolicy;
 use crate::schedule::{CatchUp, Schedule, When};
@@ -43,6 +44,37 @@ pub struct FileConfig {
     /// Schedules by name.
     #[serde(default)]
     pub schedules: BTreeMap<String, ScheduleFile>,
+    /// Events by name: the jobs each becomes.
+    #[serde(default)]
+    pub events: BTreeMap<String, EventFile>,
+}
+
+/// `[events."NAME"]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventFile {
+    /// The jobs the event becomes.
+    #[serde(default)]
+    pub jobs: Vec<SubscriberFile>,
+}
+
+/// One entry of an event's `jobs`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubscriberFile {
+    /// The job type.
+    #[serde(rename = "type")]
+    pub job_type: Option<String>,
+    /// The queue (default `default`).
+    pub queue: Option<String>,
+    /// The priority.
+    pub priority: Option<i32>,
+    /// The attempts.
+    pub max_attempts: Option<u32>,
+    /// The time-out.
+    pub timeout: Option<String>,
+    /// Meta added to the job.
+    pub meta: Option<BTreeMap<String, String>>,
 }
 
 /// `[schedules.NAME]`.
@@ -266,6 +298,8 @@ pub struct Config {
     pub handlers: BTreeMap<String, HandlerConfig>,
     /// Schedules, by name.
     pub schedules: Vec<Schedule>,
+    /// The jobs each event becomes.
+    pub events: Subscriptions,
 }
 
 /// Inputs from outside the file: flags and the environment.
@@ -445,6 +479,14 @@ impl Config {
             })?;
             schedules.push(schedule);
         }
+        let mut events = Subscriptions::default();
+        for (name, file) in f.events {
+            let subscribers = event_config(&name, file).map_err(|(key, reason)| {
+                let what = format!("[events.{name:?}] {key}");
+                in_file(what.trim_end(), reason)
+            })?;
+            events.0.insert(name, subscribers);
+        }
         Ok(Config {
             url,
             url_source,
@@ -458,6 +500,7 @@ impl Config {
             worker,
             handlers,
             schedules,
+            events,
         })
     }
 
@@ -465,6 +508,47 @@ impl Config {
     pub fn uses_default_database(&self) -> bool {
         self.url_source == UrlSource::Default
     }
+}
+
+/// An event's subscribers from its table; a refusal names the key at fault.
+fn event_config(name: &str, f: EventFile) -> std::result::Result<Vec<Subscriber>, (String, String)> {
+    crate::job::validate_type(name).map_err(|e| (String::new(), format!("event name: {}", e.reason)))?;
+    if f.jobs.is_empty() {
+        return Err((
+            "jobs".into(),
+            "is empty: list the jobs the event becomes, e.g. jobs = [{ type = \"mail.welcome\" }]".into(),
+        ));
+    }
+    let mut out = Vec::with_capacity(f.jobs.len());
+    for (n, job) in f.jobs.into_iter().enumerate() {
+        let at = |key: &str| format!("jobs[{n}] {key}");
+        let job_type = job
+            .job_type
+            .ok_or_else(|| (at("type"), "missing: the type of the job".to_string()))?;
+        crate::job::validate_type(&job_type).map_err(|e| (at("type"), e.reason))?;
+        let mut subscriber = Subscriber::new(job_type);
+        if let Some(queue) = job.queue {
+            crate::job::validate_queue(&queue).map_err(|e| (at("queue"), e.reason))?;
+            subscriber.queue = queue;
+        }
+        subscriber.priority = job.priority.unwrap_or(0);
+        if job.max_attempts == Some(0) {
+            return Err((at("max_attempts"), "must be at least 1".into()));
+        }
+        subscriber.max_attempts = job.max_attempts;
+        subscriber.timeout = job
+            .timeout
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .map_err(|e| (at("timeout"), e))?;
+        if subscriber.timeout.is_some_and(|t| t.is_zero()) {
+            return Err((at("timeout"), "must be longer than zero".into()));
+        }
+        subscriber.meta = job.meta.unwrap_or_default();
+        out.push(subscriber);
+    }
+    Ok(out)
 }
 
 /// A schedule from its table; a refusal names the key at fault (empty for the table as a whole).

@@ -178,6 +178,8 @@ pub enum Input {
     Confirmation,
     /// A benchmark's plan.
     Bench,
+    /// An event's name or id.
+    Event,
 }
 
 impl Input {
@@ -189,6 +191,7 @@ impl Input {
             Input::JobsFile => "jobsFile",
             Input::JobId => "jobId",
             Input::JobType => "jobType",
+            Input::Event => "event",
             Input::Queue => "queue",
             Input::Payload => "payload",
             Input::Meta => "meta",

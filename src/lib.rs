@@ -17,6 +17,7 @@
 pub mod client;
 pub mod config;
 pub mod error;
+pub mod events;
 pub mod handler;
 pub mod job;
 pub mod retry;

@@ -128,22 +128,7 @@ struct Defaults {
 impl Defaults {
     fn from_args(args: &EnqueueArgs) -> Result<Defaults, Error> {
         let invalid = |input: Input, flag: &str, e: String| Error::invalid(input, format!("{flag}: {e}"));
-        let mut meta = BTreeMap::new();
-        for entry in &args.meta {
-            let Some((k, v)) = entry.split_once('=') else {
-                return Err(Error::invalid(
-                    Input::Meta,
-                    format!("--meta {entry:?}: expected KEY=VALUE"),
-                ));
-            };
-            if k.is_empty() {
-                return Err(Error::invalid(
-                    Input::Meta,
-                    format!("--meta {entry:?}: the key is empty"),
-                ));
-            }
-            meta.insert(k.to_string(), v.to_string());
-        }
+        let meta = parse_meta(&args.meta)?;
         let timeout = args
             .timeout
             .as_deref()
@@ -291,7 +276,28 @@ fn parse_lines(
     Ok(jobs)
 }
 
-fn read_payload(arg: Option<&str>) -> Result<Value, Error> {
+/// `--meta KEY=VALUE` entries as a map.
+pub(crate) fn parse_meta(entries: &[String]) -> Result<BTreeMap<String, String>, Error> {
+    let mut meta = BTreeMap::new();
+    for entry in entries {
+        let Some((k, v)) = entry.split_once('=') else {
+            return Err(Error::invalid(
+                Input::Meta,
+                format!("--meta {entry:?}: expected KEY=VALUE"),
+            ));
+        };
+        if k.is_empty() {
+            return Err(Error::invalid(
+                Input::Meta,
+                format!("--meta {entry:?}: the key is empty"),
+            ));
+        }
+        meta.insert(k.to_string(), v.to_string());
+    }
+    Ok(meta)
+}
+
+pub(crate) fn read_payload(arg: Option<&str>) -> Result<Value, Error> {
     let (text, source) = match arg {
         None => return Ok(json!({})),
         Some("-") => {

@@ -16,6 +16,7 @@ pub mod bench;
 pub mod cancel;
 pub mod cleanup;
 pub mod confirm;
+pub mod emit;
 pub mod enqueue;
 pub mod exit;
 pub mod filter;
@@ -115,6 +116,8 @@ pub enum Command {
     Workers(workers::WorkersArgs),
     /// Show, trigger, pause and resume the configured schedules
     Schedules(schedules::SchedulesArgs),
+    /// Emit an event: enqueue the jobs the config subscribes to it, all or none
+    Emit(emit::EmitArgs),
     /// List the Redis inbox items that could not become jobs
     Inbox(inbox::InboxArgs),
     /// Create or upgrade the store's schema
@@ -246,6 +249,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Inbox(args) => inbox::run(&ctx, args).await,
         Command::Workers(args) => workers::run(&ctx, args).await,
         Command::Schedules(args) => schedules::run(&ctx, args).await,
+        Command::Emit(args) => emit::run(&ctx, args).await,
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,
         Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),

@@ -44,6 +44,11 @@ const SQLITE: &[Migration] = &[
         name: "schedules",
         sql: include_str!("migrations/sqlite/0002_schedules.sql"),
     },
+    Migration {
+        version: 3,
+        name: "events",
+        sql: include_str!("migrations/sqlite/0003_events.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -57,6 +62,11 @@ const POSTGRES: &[Migration] = &[
         name: "schedules",
         sql: include_str!("migrations/postgres/0002_schedules.sql"),
     },
+    Migration {
+        version: 3,
+        name: "events",
+        sql: include_str!("migrations/postgres/0003_events.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -69,6 +79,11 @@ const MYSQL: &[Migration] = &[
         version: 2,
         name: "schedules",
         sql: include_str!("migrations/mysql/0002_schedules.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "events",
+        sql: include_str!("migrations/mysql/0003_events.sql"),
     },
 ];
 

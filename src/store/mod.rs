@@ -20,6 +20,7 @@ use crate::time::UnixMillis;
 
 pub(crate) mod batch;
 mod error;
+mod events;
 pub mod migrate;
 #[cfg(feature = "mysql")]
 pub mod mysql;
@@ -35,6 +36,7 @@ pub mod sqlite;
 pub mod url;
 
 pub use error::StoreError;
+pub use events::{Emit, EmitOutcome, Event, Expander};
 pub(crate) use schedules::decide as decide_tick;
 pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
 pub use url::{RedactedUrl, StoreKind, StoreUrl};
@@ -598,6 +600,19 @@ pub trait Store: Send + Sync + fmt::Debug {
         now: UnixMillis,
         skip_missed: bool,
     ) -> Result<(), StoreError>;
+
+    /// Emits events, each atomically: an event whose id the store holds already is `Duplicate` and
+    /// changes nothing; otherwise the event is recorded (as expanded) and every one of its jobs is
+    /// enqueued, all or none (on a Redis Cluster, an event whose jobs go to queues of several hash
+    /// slots is written slot by slot, each part once, so a repeated emit completes a broken one).
+    /// Answers in input order.
+    async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError>;
+
+    /// Expands up to `limit` events that applications stored themselves (SQL: rows inserted into
+    /// `jobq_events` with `expanded_at` NULL; Redis: items pushed onto the `events` list), oldest
+    /// first, each into the jobs `expander` makes of it, exactly once however many workers expand at
+    /// once and whichever of them dies midway. Returns how many events were expanded (0: none waiting).
+    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError>;
 
     /// The items pushed to the store's inbox (a list any client can push envelopes to) that could not
     /// become jobs, with why: of `queues` (every queue when empty), oldest first, at most `limit` per

@@ -372,3 +372,59 @@ async fn one_jobs_enqueue_get_and_finish_send_one_command_each() {
     assert!(finish(&store, &jobq::store::Lease::of(&job), done, T0).await);
     assert_eq!(monitor.commands().await, ["EVALSHA"], "finish");
 }
+
+/// What the pushed events become in these tests: two jobs each, `evt:<id>#1` and `#2`.
+fn two_jobs(event: &jobq::store::Event, now: UnixMillis) -> Vec<jobq::job::NewJob> {
+    (1..=2)
+        .map(|n| {
+            let spec = JobSpec::new(JOB_TYPE, serde_json::from_str(event.payload.get()).unwrap())
+                .id(format!("evt:{}#{n}", event.id))
+                .meta("event", event.name.clone());
+            jobq::job::NewJob::validate(spec, now, &Default::default()).unwrap()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_after_one_died() {
+    let (store, prefix) = fixture().await;
+    let list = format!("{prefix}events");
+    redis_cli(&[
+        "LPUSH",
+        &list,
+        r#"{"event":"user.registered","id":"ev-1","payload":{"userId":7}}"#,
+    ]);
+    redis_cli(&["LPUSH", &list, r#"{"event":"user.deleted"}"#]);
+    redis_cli(&["LPUSH", &list, "not an event"]);
+    let now = UnixMillis::now();
+    let racers = (0..4).map(|_| store.expand_events(&two_jobs, 100, now));
+    let expanded: usize = futures_util::future::join_all(racers)
+        .await
+        .into_iter()
+        .map(|n| n.expect("expand"))
+        .sum();
+    assert_eq!(expanded, 2, "two events, each expanded once");
+    assert_eq!(first_jobs(&store).await.len(), 4);
+    let first = get(&store, &id("evt:ev-1#1")).await;
+    assert_eq!(first.payload.get(), r#"{"userId":7}"#);
+    let rejected = redis_cli(&["LRANGE", &format!("{{{list}}}:rejected"), "0", "-1"]);
+    assert!(rejected.contains("not an event"), "{rejected}");
+
+    // A worker that took a batch and died: its list is taken over once stale, and the events it had
+    // already emitted are not emitted twice.
+    let registry = format!("{{{list}}}:processing");
+    let processing = format!("{registry}:0190a0b0-0000-7000-8000-000000000000");
+    redis_cli(&[
+        "RPUSH",
+        &processing,
+        r#"{"event":"user.registered","id":"ev-1"}"#,
+        r#"{"event":"order.paid","id":"ev-2"}"#,
+    ]);
+    redis_cli(&["HSET", &registry, &processing, &now.0.to_string()]);
+    let stale = jobq::store::redis::inbox::STALE_AFTER.as_millis() as i64;
+    let later = UnixMillis(now.0 + stale + 1);
+    assert_eq!(store.expand_events(&two_jobs, 100, later).await.expect("expand"), 2);
+    assert_eq!(redis_cli(&["EXISTS", &processing]).trim(), "0");
+    let jobs = first_jobs(&store).await;
+    assert_eq!(jobs.len(), 6, "ev-1 again is a duplicate; ev-2 is new: {jobs:?}");
+}

@@ -199,7 +199,7 @@ impl RedisStore {
 /// The id of the `n`th item of a processing list that gives none: the list's name ends in a fresh
 /// UUIDv7, and the item's place is added to its random bits, so the ids are new, distinct, and the
 /// same each time the list is ingested.
-fn item_id(list: &str, n: usize) -> String {
+pub(super) fn item_id(list: &str, n: usize) -> String {
     let base = list
         .rsplit(':')
         .next()

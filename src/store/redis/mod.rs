@@ -29,6 +29,9 @@
 //! | `inbox:<q>` | list | items pushed by any client (see [`inbox`]) |
 //! | `{<prefix>inbox:<q>}:processing`, `…:processing:<id>` | hash, lists | items being ingested |
 //! | `{<prefix>inbox:<q>}:rejected` | list | inbox items that are not jobs, with the reason |
+//! | `events` | list | events pushed by any client (see `events.rs`) |
+//! | `{<prefix>events}:processing`, `…:processing:<id>`, `…:rejected` | hash, lists | events being expanded, items that are not events |
+//! | `event:<id>` | string | an emitted event's record (its name); on a cluster `{<prefix>events}:emitted:event:<id>`, and `{q}:event:<id>` per hash slot of its queues |
 //! | `inbox-rejected` | set | queues that have rejected inbox items |
 //! | `version` | string | the layout version |
 //!
@@ -53,6 +56,7 @@
 mod calls;
 mod codec;
 mod connection;
+mod events;
 pub mod inbox;
 mod schedules;
 mod scripts;
@@ -79,9 +83,10 @@ pub use self::settings::DEFAULT_PREFIX;
 use self::settings::Settings;
 use super::error::DriverError;
 use super::{
-    Cancel, CancelAnswer, CancelTarget, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List,
-    QueueStats, RejectedItem, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
-    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
+    Cancel, CancelAnswer, CancelTarget, Claim, Cleanup, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat,
+    Lease, LeaseState, List, QueueStats, RejectedItem, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats,
+    StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Tick, TickOutcome, WakeOn,
+    WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -706,6 +711,14 @@ impl Store for RedisStore {
         skip_missed: bool,
     ) -> Result<(), StoreError> {
         self.pause_schedule(key, paused, now, skip_missed).await
+    }
+
+    async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
+        self.emit_events(events).await
+    }
+
+    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
+        self.expand_pushed_events(expander, limit, now).await
     }
 
     async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {

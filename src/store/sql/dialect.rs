@@ -25,6 +25,9 @@ pub(crate) struct Dialect {
     /// Appended to a selection of rows to delete in bounded batches: rows another transaction holds
     /// are passed over, not waited for ("" where nothing can hold a row).
     pub skip_locked: &'static str,
+    /// Appended to a selection of rows to take and change (waiting events): rows another transaction
+    /// holds are passed over ("" where one writer holds the whole store).
+    pub lock_skipping: &'static str,
     /// How a limited selection of rows is deleted.
     pub limited_delete: LimitedDelete,
     /// How a cancel by filter finds the live jobs it cancels and what each was.
@@ -104,6 +107,7 @@ impl Dialect {
             begin_write: "BEGIN",
             for_update: " FOR UPDATE",
             skip_locked: "",
+            lock_skipping: " FOR UPDATE SKIP LOCKED",
             limited_delete: LimitedDelete::BySubquery,
             cancel_by_filter: FilterCancel::LockedIds,
             upsert: Upsert::OnConflict,

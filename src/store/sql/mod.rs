@@ -20,9 +20,9 @@ mod dialect;
 mod enqueue;
 mod filter;
 mod lease;
-mod schedules;
 mod stmt;
 mod store;
+mod ticks_and_events;
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -13,9 +13,9 @@ use tokio::sync::{MutexGuard, Notify};
 use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
-    Cancel, CancelAnswer, Claim, Cleanup, Enqueued, Finish, Heartbeat, Lease, LeaseState, List, QueueStats, ReplayDead,
-    Rescue, Rescued, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
-    Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
+    Cancel, CancelAnswer, Claim, Cleanup, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat, Lease, LeaseState,
+    List, QueueStats, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError,
+    StoreInfo, StoreKind, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -79,6 +79,8 @@ pub(crate) trait SharedSql: Send + Sync {
         now: UnixMillis,
         skip_missed: bool,
     ) -> Result<(), StoreError>;
+    async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError>;
+    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError>;
 }
 
 /// [`SharedSql`] for the pool of one sqlx database: each method is [`SqlPool`]'s own. Written per
@@ -141,6 +143,17 @@ macro_rules! shared_sql {
                 skip_missed: bool,
             ) -> Result<(), StoreError> {
                 SqlPool::set_schedule_paused(self, key, paused, now, skip_missed).await
+            }
+            async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
+                SqlPool::emit(self, events).await
+            }
+            async fn expand_events(
+                &self,
+                expander: &Expander,
+                limit: usize,
+                now: UnixMillis,
+            ) -> Result<usize, StoreError> {
+                SqlPool::expand_events(self, expander, limit, now).await
             }
         }
     };
@@ -269,6 +282,16 @@ impl<T: SqlBackend> Store for T {
     ) -> Result<(), StoreError> {
         let _turn = self.write_turn().await;
         self.shared().set_schedule_paused(key, paused, now, skip_missed).await
+    }
+
+    async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().emit(events).await
+    }
+
+    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().expand_events(expander, limit, now).await
     }
 
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {

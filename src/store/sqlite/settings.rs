@@ -21,6 +21,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     // commit wakes them.
     begin_write: "BEGIN IMMEDIATE",
     for_update: "",
+    lock_skipping: "",
     cancel_by_filter: FilterCancel::SameFilterTwice,
     now_millis: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
     migrations_exist: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobq_migrations'",

@@ -169,6 +169,107 @@ async fn a_committed_plain_insert_is_run_by_an_idle_worker<S: SqlStore>(server: 
     assert_eq!(*ran.lock().unwrap(), ["order-1"]);
 }
 
+/// What the stored events become in these tests: two jobs each, `evt:<id>#1` and `#2`.
+fn two_jobs(event: &jobq::store::Event, now: UnixMillis) -> Vec<jobq::job::NewJob> {
+    (1..=2)
+        .map(|n| {
+            let spec = jobq::job::JobSpec::new(JOB_TYPE, serde_json::from_str(event.payload.get()).unwrap())
+                .id(format!("evt:{}#{n}", event.id))
+                .meta("event", event.name.clone());
+            jobq::job::NewJob::validate(spec, now, &Default::default()).unwrap()
+        })
+        .collect()
+}
+
+async fn events_an_application_commits_are_expanded_once_by_racing_workers<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let mut app = S::App::open(&corner).await;
+    app.run("BEGIN").await.expect("begin");
+    app.run("INSERT INTO jobq_events (id, name, payload) VALUES ('rolled', 'user.registered', '{\"userId\":1}')")
+        .await
+        .expect("the documented event insert");
+    app.run("ROLLBACK").await.expect("rollback");
+    app.run("BEGIN").await.expect("begin");
+    app.run("INSERT INTO jobq_events (id, name, payload) VALUES ('ev-1', 'user.registered', '{\"userId\":7}')")
+        .await
+        .expect("the documented event insert");
+    // Even the id may be left out.
+    app.run("INSERT INTO jobq_events (name) VALUES ('user.deleted')")
+        .await
+        .expect("an event with its name alone");
+    app.run("COMMIT").await.expect("commit");
+    let now = UnixMillis::now();
+    let racers = (0..4).map(|_| store.expand_events(&two_jobs, 100, now));
+    let expanded: usize = futures_util::future::join_all(racers)
+        .await
+        .into_iter()
+        .map(|n| n.expect("expand"))
+        .sum();
+    assert_eq!(expanded, 2, "the two committed events, each by one worker");
+    assert_eq!(store.expand_events(&two_jobs, 100, now).await.expect("expand"), 0);
+    let jobs = store
+        .list(&List {
+            filter: JobFilter::default(),
+            limit: 100,
+            offset: 0,
+        })
+        .await
+        .expect("list");
+    assert_eq!(jobs.len(), 4, "{jobs:?}");
+    assert!(jobs.iter().all(|j| !j.id.as_str().contains("rolled")));
+    let first = get(&store, &id("evt:ev-1#1")).await;
+    assert_eq!(first.payload.get(), r#"{"userId":7}"#);
+    assert_eq!(first.meta["event"], "user.registered");
+}
+
+async fn an_emit_that_fails_partway_leaves_nothing<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let mut app = S::App::open(&corner).await;
+    // The server refuses the second job of the event (a trigger of the test's own).
+    let postgres = store.kind() == jobq::store::StoreKind::Postgres;
+    let refuse = match store.kind() {
+        jobq::store::StoreKind::Postgres => vec![
+            "CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+             IF NEW.job_type = 'boom' THEN RAISE EXCEPTION 'boom refused'; END IF; RETURN NEW; END $$",
+            "CREATE TRIGGER refuse_boom BEFORE INSERT ON jobq_jobs FOR EACH ROW EXECUTE FUNCTION refuse_boom()",
+        ],
+        _ => vec![
+            "CREATE TRIGGER refuse_boom BEFORE INSERT ON jobq_jobs FOR EACH ROW BEGIN \
+             IF NEW.job_type = 'boom' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom refused'; END IF; END",
+        ],
+    };
+    for sql in refuse {
+        app.run(sql).await.expect("the refusing trigger");
+    }
+    let event = jobq::store::Event {
+        id: "partway".into(),
+        name: "order.paid".into(),
+        payload: raw("{}"),
+        meta: Default::default(),
+    };
+    let mut jobs = two_jobs(&event, T0);
+    jobs[1].job_type = "boom".into();
+    let emit = jobq::store::Emit { event, jobs, now: T0 };
+    let failed = store.emit(std::slice::from_ref(&emit)).await;
+    assert!(failed.is_err(), "{failed:?}");
+    assert!(
+        store.get(&id("evt:partway#1")).await.expect("get").is_none(),
+        "no job of the event"
+    );
+    // Nor was the event recorded: once the server accepts its jobs, the same id emits.
+    let drop = if postgres {
+        "DROP TRIGGER refuse_boom ON jobq_jobs"
+    } else {
+        "DROP TRIGGER refuse_boom"
+    };
+    app.run(drop).await.expect("drop the trigger");
+    let mut emit = emit;
+    emit.jobs[1].job_type = JOB_TYPE.into();
+    let answers = store.emit(std::slice::from_ref(&emit)).await.expect("emit");
+    assert_eq!(answers, [jobq::store::EmitOutcome::Emitted]);
+    assert!(store.get(&id("evt:partway#2")).await.expect("get").is_some());
+}
+
 async fn the_table_refuses_rows_jobq_could_not_read<S: SqlStore>(server: &S) {
     let (_store, corner) = server.store().await;
     let mut app = S::App::open(&corner).await;
@@ -247,6 +348,8 @@ store_tests! {
         a_committed_plain_insert_is_claimable_with_defaults_in_every_other_column,
         a_committed_plain_insert_is_run_by_an_idle_worker,
         the_table_refuses_rows_jobq_could_not_read,
+        events_an_application_commits_are_expanded_once_by_racing_workers,
+        an_emit_that_fails_partway_leaves_nothing,
         concurrent_migrations_apply_each_version_once,
         a_running_worker_rides_out_a_server_restart,
     }

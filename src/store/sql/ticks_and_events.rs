@@ -1,12 +1,22 @@
-//! The schedule methods of the SQL stores, written once (see the schedule methods of
-//! [`crate::store::Store`]). Firing ticks is one transaction: lock the schedules' rows in name order
+//! The jobs a SQL store makes from a record of its own, written once: schedules' ticks and events
+//! (see the schedule and event methods of [`crate::store::Store`]). Each is one transaction that
+//! writes the record and the jobs together.
+//!
+//! Firing ticks is one transaction: lock the schedules' rows in name order
 //! (so two workers firing overlapping batches cannot deadlock; SQLite's immediate transaction holds
 //! the whole file instead), decide every tick in Rust with the rules every store shares
 //! ([`crate::store::decide_tick`]), insert the jobs that are due, move each schedule's record, wake the
 //! queues' workers, commit. A second worker firing the same tick waits for the first one's lock and
 //! then finds the tick handled.
+//!
+//! Emitting events is one transaction for the whole call: the ids already recorded are read first
+//! (those events are duplicates), then each new event is recorded and its jobs inserted. Two callers
+//! emitting one new id at once both find it missing; the second's insert then fails on the primary
+//! key, its transaction rolls back whole and runs again, and finds the event recorded. Expanding the
+//! events applications stored locks the oldest waiting rows (skipping rows another worker holds),
+//! inserts their jobs and marks them expanded, in one transaction.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::str::FromStr;
 
 use sqlx::database::HasStatementCache;
@@ -15,8 +25,13 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, 
 use super::{IDS_PER_STATEMENT, RowsAffected, SqlPool, Stmt, encoding};
 use crate::job::{JobId, JobStatus, NewJob};
 use crate::store::sql::NewJobRow;
-use crate::store::{ScheduleKey, ScheduleState, StoreError, Tick, TickOutcome, decide_tick};
+use crate::store::{
+    Emit, EmitOutcome, Event, Expander, ScheduleKey, ScheduleState, StoreError, Tick, TickOutcome, decide_tick,
+};
 use crate::time::UnixMillis;
+
+/// Jobs per multi-row `INSERT`: 11 values each, well under every server's limit on placeholders.
+const JOBS_PER_STATEMENT: usize = 500;
 
 /// Columns of a schedule's record as the statements below read it, the last job's status included
 /// (from a join: MySQL reports a scalar subquery's text as binary).
@@ -144,10 +159,7 @@ where
             }
         }
         let fresh: Vec<&NewJob> = due.into_iter().filter(|j| !existing.contains(j.id.as_str())).collect();
-        for job in &fresh {
-            let insert = self.insert_job(job);
-            self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
-        }
+        self.insert_all_jobs(&mut tx, &fresh).await?;
         let now = ticks.iter().map(|t| t.job.created_at).max().unwrap_or(UnixMillis(0));
         for (name, state) in &states {
             if before.get(name) == Some(state) {
@@ -249,40 +261,197 @@ where
         stmt
     }
 
-    /// `INSERT` of one new job, as every enqueue path writes it ([`NewJobRow`]).
-    fn insert_job(&self, job: &NewJob) -> Stmt {
-        let r = NewJobRow::of(job);
+    /// `INSERT` of new jobs, as every enqueue path writes them ([`NewJobRow`]): one statement for
+    /// up to [`JOBS_PER_STATEMENT`] jobs.
+    fn insert_jobs(&self, jobs: &[&NewJob]) -> Stmt {
         let (json_open, json_close) = self.dialect.json_in;
-        let mut stmt = self.stmt(format!("{}VALUES (", super::INSERT_NEW_JOBS));
-        stmt.bind(r.id)
+        let mut stmt = self.stmt(format!("{}VALUES ", super::INSERT_NEW_JOBS));
+        for (n, job) in jobs.iter().enumerate() {
+            let r = NewJobRow::of(job);
+            stmt.push(if n == 0 { "(" } else { ", (" })
+                .bind(r.id)
+                .push(", ")
+                .bind(r.queue)
+                .push(", ")
+                .bind(r.job_type)
+                .push(", ")
+                .push(json_open)
+                .bind(r.payload)
+                .push(json_close)
+                .push(", ")
+                .push(json_open)
+                .bind(r.meta)
+                .push(json_close)
+                .push(", ")
+                .bind(r.priority)
+                .push(", ")
+                .bind(r.max_attempts)
+                .push(", ")
+                .bind(r.run_at)
+                .push(", ")
+                .bind(r.unique_key.map(str::to_string))
+                .push(", ")
+                .bind(r.timeout_ms)
+                .push(", ")
+                .bind(r.created_at)
+                .push(")");
+        }
+        stmt.keep();
+        stmt
+    }
+
+    /// Inserts new jobs on `conn`, a statement per [`JOBS_PER_STATEMENT`].
+    async fn insert_all_jobs(&self, conn: &mut DB::Connection, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {
+        for chunk in jobs.chunks(JOBS_PER_STATEMENT) {
+            let insert = self.insert_jobs(chunk);
+            self.query(&insert).map_err(encoding)?.execute(&mut *conn).await?;
+        }
+        Ok(())
+    }
+
+    /// Emits events in one transaction, retried when it loses a race for an id.
+    pub async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
+        if events.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.retrying("emitting events", self.dialect.is_unique_violation, || {
+            self.emit_once(events)
+        })
+        .await
+    }
+
+    async fn emit_once(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, sqlx::Error> {
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut known: HashSet<String> = HashSet::new();
+        for chunk in events.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT id FROM jobq_events WHERE 1 = 1");
+            select.any_of("id", chunk.iter().map(|e| e.event.id.clone()));
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                known.insert(row.try_get_unchecked::<String, _>(0)?);
+            }
+        }
+        let mut outcomes = Vec::with_capacity(events.len());
+        let mut jobs: Vec<&NewJob> = Vec::new();
+        for emit in events {
+            // A second event with one id in the same call is a duplicate of the first.
+            if !known.insert(emit.event.id.clone()) {
+                outcomes.push(EmitOutcome::Duplicate);
+                continue;
+            }
+            let record = self.insert_event(&emit.event, emit.now, Some(emit.now));
+            self.query(&record).map_err(encoding)?.execute(&mut *tx).await?;
+            jobs.extend(emit.jobs.iter());
+            outcomes.push(EmitOutcome::Emitted);
+        }
+        self.insert_all_jobs(&mut tx, &jobs).await?;
+        self.notify_ready(&mut tx, jobs.iter().map(|j| j.queue.as_str()))
+            .await?;
+        tx.commit().await?;
+        Ok(outcomes)
+    }
+
+    /// Expands up to `limit` waiting events in one transaction.
+    pub async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
+        self.retrying("expanding events", self.dialect.is_unique_violation, || {
+            self.expand_once(expander, limit, now)
+        })
+        .await
+    }
+
+    async fn expand_once(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, sqlx::Error> {
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut select = self.stmt(
+            "SELECT id, name, payload, meta FROM jobq_events WHERE expanded_at IS NULL ORDER BY created_at, id LIMIT ",
+        );
+        select
+            .bind(limit.min(i64::MAX as usize) as i64)
+            .push(self.dialect.lock_skipping);
+        let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let mut ids = Vec::with_capacity(rows.len());
+        let mut made: Vec<NewJob> = Vec::new();
+        for row in &rows {
+            let event = event_from_row::<DB>(row)?;
+            made.extend(expander(&event, now));
+            ids.push(event.id);
+        }
+        // A job of an event expanded before (its row lost its mark in a restore) stays as it is.
+        let refs: Vec<&NewJob> = made.iter().collect();
+        let existing = self.existing_ids(&mut tx, &refs).await?;
+        let fresh: Vec<&NewJob> = refs.into_iter().filter(|j| !existing.contains(j.id.as_str())).collect();
+        self.insert_all_jobs(&mut tx, &fresh).await?;
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut mark = self.stmt("UPDATE jobq_events SET expanded_at = ");
+            mark.bind(now.0)
+                .push(" WHERE expanded_at IS NULL")
+                .any_of("id", chunk.iter().cloned());
+            self.query(&mark).map_err(encoding)?.execute(&mut *tx).await?;
+        }
+        self.notify_ready(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
+            .await?;
+        tx.commit().await?;
+        Ok(rows.len())
+    }
+
+    /// `INSERT` of an event's record.
+    fn insert_event(&self, event: &Event, now: UnixMillis, expanded_at: Option<UnixMillis>) -> Stmt {
+        let (json_open, json_close) = self.dialect.json_in;
+        let meta = if event.meta.is_empty() {
+            "{}".to_string()
+        } else {
+            serde_json::to_string(&event.meta).unwrap_or_else(|_| "{}".into())
+        };
+        let mut stmt = self.stmt("INSERT INTO jobq_events (id, name, payload, meta, created_at, expanded_at) VALUES (");
+        stmt.bind(event.id.as_str())
             .push(", ")
-            .bind(r.queue)
-            .push(", ")
-            .bind(r.job_type)
+            .bind(event.name.as_str())
             .push(", ")
             .push(json_open)
-            .bind(r.payload)
+            .bind(event.payload.get())
             .push(json_close)
             .push(", ")
             .push(json_open)
-            .bind(r.meta)
+            .bind(meta)
             .push(json_close)
             .push(", ")
-            .bind(r.priority)
+            .bind(now.0)
             .push(", ")
-            .bind(r.max_attempts)
-            .push(", ")
-            .bind(r.run_at)
-            .push(", ")
-            .bind(r.unique_key.map(str::to_string))
-            .push(", ")
-            .bind(r.timeout_ms)
-            .push(", ")
-            .bind(r.created_at)
+            .bind(expanded_at.map(|t| t.0))
             .push(")")
             .keep();
         stmt
     }
+}
+
+/// An event from a row of (id, name, payload, meta).
+fn event_from_row<DB>(row: &DB::Row) -> Result<Event, sqlx::Error>
+where
+    DB: Database,
+    for<'r> String: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let bad = |e: String| sqlx::Error::Decode(e.into());
+    let payload: String = row.try_get_unchecked(2)?;
+    let payload = serde_json::value::RawValue::from_string(super::decode::compact_json(payload))
+        .map_err(|e| bad(format!("an event's payload: {e}")))?;
+    let meta: String = row.try_get_unchecked(3)?;
+    let meta: BTreeMap<String, serde_json::Value> =
+        serde_json::from_str(&meta).map_err(|e| bad(format!("an event's meta: {e}")))?;
+    Ok(Event {
+        id: row.try_get_unchecked(0)?,
+        name: row.try_get_unchecked(1)?,
+        payload,
+        // Meta values are text; an application's number or flag is kept as its JSON text.
+        meta: meta
+            .into_iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => (k, s),
+                other => (k, other.to_string()),
+            })
+            .collect(),
+    })
 }
 
 /// A schedule's record from a row of [`SCHEDULE_COLUMNS`].
