@@ -45,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
             [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
+            [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
@@ -95,6 +96,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--burst', '--burst', [CompletionResultType]::ParameterName, 'Exit once no job is ready (after finishing the running ones)')
+            [CompletionResult]::new('--reload-on-change', '--reload-on-change', [CompletionResultType]::ParameterName, 'Reload the config file whenever it changes on disk, as SIGHUP does')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
@@ -382,6 +384,24 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
         'jobq;schedules;help;help' {
             break
         }
+        'jobq;emit' {
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The event''s id: emitting it again enqueues nothing [default: a new UUIDv7]')
+            [CompletionResult]::new('--meta', '--meta', [CompletionResultType]::ParameterName, 'Meta entry every job gets (repeatable), e.g. --meta tenantId=42')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--allow-none', '--allow-none', [CompletionResultType]::ParameterName, 'Accept an event nobody subscribes to (it becomes no job)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'jobq;inbox' {
             [CompletionResult]::new('-Q', '-Q ', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
@@ -490,6 +510,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
             [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
+            [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
@@ -545,6 +566,9 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;schedules;resume' {
+            break
+        }
+        'jobq;help;emit' {
             break
         }
         'jobq;help;inbox' {

@@ -28,6 +28,9 @@ _jobq() {
             jobq,completions)
                 cmd="jobq__subcmd__completions"
                 ;;
+            jobq,emit)
+                cmd="jobq__subcmd__emit"
+                ;;
             jobq,enqueue)
                 cmd="jobq__subcmd__enqueue"
                 ;;
@@ -81,6 +84,9 @@ _jobq() {
                 ;;
             jobq__subcmd__help,completions)
                 cmd="jobq__subcmd__help__subcmd__completions"
+                ;;
+            jobq__subcmd__help,emit)
+                cmd="jobq__subcmd__help__subcmd__emit"
                 ;;
             jobq__subcmd__help,enqueue)
                 cmd="jobq__subcmd__help__subcmd__enqueue"
@@ -170,7 +176,7 @@ _jobq() {
 
     case "${cmd}" in
         jobq)
-            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel replay-dead replay cleanup workers schedules inbox migrate bench completions man help"
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel replay-dead replay cleanup workers schedules emit inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,6 +405,44 @@ _jobq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        jobq__subcmd__emit)
+            opts="-o -q -v -h -V --id --meta --allow-none --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --meta)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         jobq__subcmd__enqueue)
             opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --meta --unique-key --id --wait --file --type --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -474,7 +518,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help)
-            opts="enqueue worker stats list show wait cancel replay-dead cleanup workers schedules inbox migrate bench completions man help"
+            opts="enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -530,6 +574,20 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__emit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1332,7 +1390,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__worker)
-            opts="-c -o -q -v -h -V --queue --concurrency --burst --max-jobs --max-memory --nice --name --log-format --kill-grace --url --config --output --quiet --verbose --help --version"
+            opts="-c -o -q -v -h -V --queue --concurrency --burst --max-jobs --max-memory --nice --name --log-format --kill-grace --reload-on-change --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -42,6 +42,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
             cand schedules 'Show, trigger, pause and resume the configured schedules'
+            cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
@@ -90,6 +91,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -o 'Output format'
             cand --output 'Output format'
             cand --burst 'Exit once no job is ready (after finishing the running ones)'
+            cand --reload-on-change 'Reload the config file whenever it changes on disk, as SIGHUP does'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more (repeat for debug logs)'
@@ -356,6 +358,23 @@ set edit:completion:arg-completer[jobq] = {|@words|
         }
         &'jobq;schedules;help;help'= {
         }
+        &'jobq;emit'= {
+            cand --id 'The event''s id: emitting it again enqueues nothing [default: a new UUIDv7]'
+            cand --meta 'Meta entry every job gets (repeatable), e.g. --meta tenantId=42'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --allow-none 'Accept an event nobody subscribes to (it becomes no job)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'jobq;inbox'= {
             cand -Q 'Only these queues (repeatable) [default: every queue]'
             cand --queue 'Only these queues (repeatable) [default: every queue]'
@@ -459,6 +478,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
             cand schedules 'Show, trigger, pause and resume the configured schedules'
+            cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
@@ -499,6 +519,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;schedules;pause'= {
         }
         &'jobq;help;schedules;resume'= {
+        }
+        &'jobq;help;emit'= {
         }
         &'jobq;help;inbox'= {
         }

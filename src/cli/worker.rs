@@ -1,22 +1,31 @@
 //! `jobq worker`: runs the worker runtime in the foreground (for systemd, runit, supervisord,
-//! Kubernetes) with the configured handlers, until SIGTERM/SIGINT or a self-imposed limit.
-//! Also home of [`init_logging`], the tracing setup of long-running commands.
+//! Kubernetes) with the configured handlers, until SIGTERM/SIGINT or a self-imposed limit. SIGHUP,
+//! and with `--reload-on-change` a change to the config file, reloads the config into the running
+//! worker (`worker/reload.rs`). Also home of [`init_logging`], the tracing setup of long-running
+//! commands.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use tokio::signal::unix::{SignalKind, signal};
 
 use super::Context;
+use crate::config::{Config, WorkerSettings};
 use crate::time::parse_duration;
 use crate::worker::{Worker, on_signals};
+
+mod reload;
+
+use reload::Reloader;
 
 /// Arguments of `jobq worker`.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Handlers come from the config file's [handlers.\"TYPE\"] sections (exec, http or builtin).\n\
 Stop with SIGTERM or Ctrl-C: running jobs get shutdown_timeout to finish, then go back to pending;\n\
-a second signal stops them at once.\n\nExamples:\n  jobq worker --queue default --queue mail --concurrency 8\n  jobq worker --burst          # run what is ready, then exit"
+a second signal stops them at once. SIGHUP reloads the config file: handlers, their settings,\n\
+[retry], concurrency and schedules apply to jobs claimed from then on.\n\nExamples:\n  jobq worker --queue default --queue mail --concurrency 8\n  jobq worker --burst          # run what is ready, then exit\n  jobq worker --reload-on-change"
 )]
 pub struct WorkerArgs {
     /// Queue to take jobs from (repeatable, or comma-separated) [default: [worker] queues, or default]
@@ -58,6 +67,10 @@ pub struct WorkerArgs {
     /// Time a stopped program gets between SIGTERM and SIGKILL
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "5s")]
     pub kill_grace: Duration,
+
+    /// Reload the config file whenever it changes on disk, as SIGHUP does
+    #[arg(long)]
+    pub reload_on_change: bool,
 }
 
 /// How log lines are written (to stderr).
@@ -73,22 +86,23 @@ pub enum LogFormat {
 /// Runs `jobq worker`.
 pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
     init_logging(args.log_format, ctx.verbose, ctx.quiet);
-    if ctx.config.handlers.is_empty() {
-        return Err(crate::Error::config(
-            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)",
-        )
-        .into());
-    }
+    check_handlers(&ctx.config)?;
     if let Some(n) = args.nice {
         set_nice(n)?;
     }
-    let mut settings = ctx.config.worker.clone();
-    if !args.queues.is_empty() {
-        settings.queues = args.queues.clone();
-    }
-    if let Some(c) = args.concurrency {
-        settings.concurrency = c;
-    }
+    let flags = SettingFlags {
+        queues: args.queues.clone(),
+        concurrency: args.concurrency,
+    };
+    let settings = flags.apply(&ctx.config);
+    // Before the worker starts: SIGHUP's default action ends the process, and a file that cannot be
+    // watched is bad usage, not a log line.
+    let hangups = signal(SignalKind::hangup())?;
+    let changes = if args.reload_on_change {
+        Some(reload::watch_file(&ctx.config)?)
+    } else {
+        None
+    };
     let client = ctx.client().await?;
     let mut builder = Worker::builder(client.store().clone())
         .config(&ctx.config)?
@@ -102,10 +116,42 @@ pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
     }
     let worker = builder.build()?;
     let signals = tokio::spawn(on_signals(worker.handle(), settings.shutdown_timeout));
+    let reloader = Reloader::new(ctx.config.clone(), flags, worker.handle());
+    let reloads = tokio::spawn(reloader.run(hangups, changes));
     let report = worker.run().await;
     signals.abort();
+    reloads.abort();
     report?;
     Ok(())
+}
+
+/// Refuses a config without handlers, at start and at a reload.
+fn check_handlers(config: &Config) -> Result<(), crate::Error> {
+    if config.handlers.is_empty() {
+        return Err(crate::Error::config(
+            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)",
+        ));
+    }
+    Ok(())
+}
+
+/// The flags that win over the config's `[worker]` settings, at start and at every reload.
+struct SettingFlags {
+    queues: Vec<String>,
+    concurrency: Option<u32>,
+}
+
+impl SettingFlags {
+    fn apply(&self, config: &Config) -> WorkerSettings {
+        let mut settings = config.worker.clone();
+        if !self.queues.is_empty() {
+            settings.queues = self.queues.clone();
+        }
+        if let Some(c) = self.concurrency {
+            settings.concurrency = c;
+        }
+        settings
+    }
 }
 
 /// Sets up logging to stderr: `text` (colour on a terminal) or `json`. `verbose` (-v count) and

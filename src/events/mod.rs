@@ -8,8 +8,12 @@
 //! (`evt:<event id>#1`, `#2`, …), and carry the event's payload, its meta, and `meta.event` and
 //! `meta.eventId`.
 
+mod expander;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
+
+pub use expander::{EXPAND_POLL, run as run_expander};
 
 use crate::job::{JobId, Limits, NewJob};
 use crate::store::Event;

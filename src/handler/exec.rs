@@ -64,6 +64,32 @@ impl ExecHandler {
     }
 }
 
+/// Checks that `program` can be started, before any job needs it: a path (with a `/`) must name an
+/// executable file, a bare name must be one in a folder of `PATH`. The program is looked for again
+/// at each run, so a file replaced on disk later is what runs then.
+pub fn check_program(program: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable =
+        |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if program.contains('/') {
+        let path = std::path::Path::new(program);
+        return match std::fs::metadata(path) {
+            Err(_) => Err(format!("program {program} does not exist")),
+            Ok(_) if !executable(path) => Err(format!("program {program} is not an executable file")),
+            Ok(_) => Ok(()),
+        };
+    }
+    // Without PATH the spawn falls back to the system's default folders; leave it to the run.
+    let Some(path) = std::env::var_os("PATH") else {
+        return Ok(());
+    };
+    if std::env::split_paths(&path).any(|dir| executable(&dir.join(program))) {
+        Ok(())
+    } else {
+        Err(format!("program {program} is not found on PATH"))
+    }
+}
+
 #[async_trait]
 impl Handler for ExecHandler {
     async fn run(&self, job: &Job, cx: &JobContext) -> Outcome {
@@ -454,6 +480,28 @@ mod tests {
         let mut r = Report::default();
         r.tail.push(tail.as_bytes());
         r
+    }
+
+    #[test]
+    fn programs_are_checked_by_path_or_on_path() {
+        assert_eq!(check_program("sh"), Ok(()));
+        assert_eq!(check_program("/bin/sh"), Ok(()));
+        assert_eq!(
+            check_program("/no/such/program"),
+            Err("program /no/such/program does not exist".into())
+        );
+        assert_eq!(
+            check_program("no-such-program-jobq"),
+            Err("program no-such-program-jobq is not found on PATH".into())
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain.txt");
+        std::fs::write(&plain, "not a program").unwrap();
+        let plain = plain.display().to_string();
+        assert_eq!(
+            check_program(&plain),
+            Err(format!("program {plain} is not an executable file"))
+        );
     }
 
     #[test]

@@ -327,13 +327,18 @@ impl<H: Handler + ?Sized> Handler for Arc<H> {
     }
 }
 
-/// Builds the handler a config entry describes. `job_type` names the entry in errors. Reads an http
-/// handler's signing key from its `secret_env` variable now, so a missing secret stops the worker at
-/// start rather than failing every job.
+/// Builds the handler a config entry describes. `job_type` names the entry in errors. Checks that an
+/// exec handler's program exists and reads an http handler's signing key from its `secret_env`
+/// variable now, so a missing program or secret stops the worker at start (or refuses a reload)
+/// rather than failing every job.
 pub fn from_config(job_type: &str, kind: &HandlerKind) -> crate::Result<Arc<dyn Handler>> {
     Ok(match kind {
         HandlerKind::Exec { argv } => {
-            Arc::new(ExecHandler::new(argv.clone()).map_err(|e| handler_error(job_type, "exec", e))?)
+            let handler = ExecHandler::new(argv.clone()).map_err(|e| handler_error(job_type, "exec", e))?;
+            // A missing program would fail every job of the type; refuse it up front (a worker's start
+            // or reload) instead.
+            exec::check_program(&argv[0]).map_err(|e| handler_error(job_type, "exec", e))?;
+            Arc::new(handler)
         }
         HandlerKind::Http { url, secret_env } => {
             let secret = match secret_env {

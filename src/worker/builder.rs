@@ -1,22 +1,25 @@
 //! Making a worker: [`WorkerBuilder`] gathers the store, queues, concurrency, handlers, limits and
 //! clock, and [`WorkerBuilder::build`] checks them all at once, resolves each handler's options
-//! against the worker's defaults ([`Registered`]) and sets up the state the run shares.
+//! against the worker's defaults (the reloadable part, `live.rs`) and sets up the state the run
+//! shares.
 //!
 //! Every refusal happens here, before a worker exists, so a run never starts with settings that
 //! would make workers rescue each other's live jobs or spin. Building never touches the store and
 //! never spawns a task: nothing runs until [`super::Worker::run`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use super::live::{Given, HandlerSet, Live, LiveCell};
 use super::{Shared, State, Worker, shutdown};
 use crate::config::{Config, HandlerConfig, WorkerSettings};
 use crate::error::{Error, Input, Result};
-use crate::handler::{self, DEFAULT_KILL_GRACE, Handler};
+use crate::events::Subscriptions;
+use crate::handler::{DEFAULT_KILL_GRACE, Handler};
 use crate::job::Limits;
 use crate::retry::RetryPolicy;
 use crate::schedule::Schedule;
@@ -44,21 +47,13 @@ impl From<&HandlerConfig> for HandlerOptions {
     }
 }
 
-/// A handler as the runtime uses it.
-pub(super) struct Registered {
-    pub(super) handler: Arc<dyn Handler>,
-    pub(super) timeout: Option<Duration>,
-    pub(super) concurrency: Option<u32>,
-    pub(super) retry: RetryPolicy,
-}
-
 /// Builds a [`Worker`]: store, queues, concurrency, handlers, limits, clock.
 pub struct WorkerBuilder {
     store: DynStore,
     clock: Arc<dyn Clock>,
     settings: WorkerSettings,
     retry: RetryPolicy,
-    handlers: HashMap<String, (Arc<dyn Handler>, HandlerOptions)>,
+    handlers: HandlerSet,
     name: Option<String>,
     burst: bool,
     max_jobs: Option<u64>,
@@ -66,16 +61,15 @@ pub struct WorkerBuilder {
     kill_grace: Duration,
     watch: bool,
     schedules: Vec<Schedule>,
+    events: Subscriptions,
     limits: Limits,
 }
 
 impl std::fmt::Debug for WorkerBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut types: Vec<&String> = self.handlers.keys().collect();
-        types.sort();
         f.debug_struct("WorkerBuilder")
             .field("settings", &self.settings)
-            .field("handlers", &types)
+            .field("handlers", &self.handlers.types())
             .finish_non_exhaustive()
     }
 }
@@ -87,7 +81,7 @@ impl WorkerBuilder {
             clock: Arc::new(SystemClock),
             settings: WorkerSettings::default(),
             retry: RetryPolicy::default(),
-            handlers: HashMap::new(),
+            handlers: HandlerSet::default(),
             name: None,
             burst: false,
             max_jobs: None,
@@ -95,6 +89,7 @@ impl WorkerBuilder {
             kill_grace: DEFAULT_KILL_GRACE,
             watch: true,
             schedules: Vec::new(),
+            events: Subscriptions::default(),
             limits: Limits::default(),
         }
     }
@@ -105,6 +100,7 @@ impl WorkerBuilder {
             .retry_policy(config.retry)
             .limits(config.limits)
             .schedules(config.schedules.clone())
+            .events(config.events.clone())
             .configured_handlers(&config.handlers)
     }
 
@@ -115,7 +111,15 @@ impl WorkerBuilder {
         self
     }
 
-    /// Enqueue limits for the jobs the worker itself makes (schedules' ticks).
+    /// Which jobs each event becomes: the worker expands the events applications stored themselves
+    /// (see [`crate::store::Store::expand_events`]) with these. A worker with none leaves stored
+    /// events alone.
+    pub fn events(mut self, events: Subscriptions) -> WorkerBuilder {
+        self.events = events;
+        self
+    }
+
+    /// Enqueue limits for the jobs the worker itself makes (schedules' ticks, expanded events).
     pub fn limits(mut self, limits: Limits) -> WorkerBuilder {
         self.limits = limits;
         self
@@ -129,11 +133,7 @@ impl WorkerBuilder {
 
     /// Handlers from a config's `[handlers]` table (exec, http, builtin).
     pub fn configured_handlers(mut self, handlers: &BTreeMap<String, HandlerConfig>) -> Result<WorkerBuilder> {
-        for (job_type, config) in handlers {
-            let handler = handler::from_config(job_type, &config.kind)?;
-            self.handlers
-                .insert(job_type.clone(), (handler, HandlerOptions::from(config)));
-        }
+        self.handlers.insert_configured(handlers)?;
         Ok(self)
     }
 
@@ -149,7 +149,12 @@ impl WorkerBuilder {
         handler: impl Handler + 'static,
         options: HandlerOptions,
     ) -> WorkerBuilder {
-        self.handlers.insert(job_type.into(), (Arc::new(handler), options));
+        let given = Given {
+            handler: Arc::new(handler),
+            options,
+            kind: None,
+        };
+        self.handlers.insert(job_type.into(), given);
         self
     }
 
@@ -249,12 +254,14 @@ impl WorkerBuilder {
     /// Checks the settings and makes the worker.
     pub fn build(self) -> Result<Worker> {
         self.check()?;
-        let mut handlers = registered(self.handlers, self.retry)?;
-        let fallback = handlers.remove("*");
-        let may_prefetch = handlers
-            .values()
-            .chain(fallback.iter())
-            .all(|h| h.concurrency.is_none());
+        let live = Live::new(
+            self.handlers,
+            self.retry,
+            self.settings.concurrency,
+            Arc::new(self.schedules),
+            self.limits.default_max_attempts,
+        )?;
+        let live = Arc::new(LiveCell::new(live, self.events, self.settings.clone()));
         let info = registry_entry(self.name, &self.settings.queues, self.clock.now());
         let wake = Arc::new(Notify::new());
         let control = Arc::new(shutdown::Control::new(self.settings.shutdown_timeout, wake));
@@ -264,9 +271,7 @@ impl WorkerBuilder {
             store: self.store,
             clock: self.clock,
             settings: self.settings,
-            default_retry: self.retry,
-            handlers,
-            fallback,
+            live,
             state: Mutex::new(State::default()),
             slot_freed: Notify::new(),
             progress: Arc::new(Notify::new()),
@@ -274,12 +279,10 @@ impl WorkerBuilder {
             jobs_done: AtomicU64::new(0),
             next_seq: AtomicU64::new(0),
             mean_run_us: AtomicU64::new(u64::MAX),
-            may_prefetch,
             burst: self.burst,
             max_jobs: self.max_jobs,
             max_memory: self.max_memory,
             kill_grace: self.kill_grace,
-            schedules: tokio::sync::watch::channel(Arc::new(self.schedules)).0,
             limits: self.limits,
         };
         Ok(Worker {
@@ -327,30 +330,6 @@ impl WorkerBuilder {
         }
         Ok(())
     }
-}
-
-/// The handlers as the runtime uses them, each with its retry policy resolved against the worker's.
-fn registered(
-    handlers: HashMap<String, (Arc<dyn Handler>, HandlerOptions)>,
-    default_retry: RetryPolicy,
-) -> Result<HashMap<String, Arc<Registered>>> {
-    let mut out = HashMap::new();
-    for (job_type, (handler, options)) in handlers {
-        if options.concurrency == Some(0) {
-            return Err(Error::invalid(
-                Input::Concurrency,
-                format!("the concurrency of {job_type:?} must be at least 1"),
-            ));
-        }
-        let registered = Registered {
-            handler,
-            timeout: options.timeout,
-            concurrency: options.concurrency,
-            retry: options.retry.unwrap_or(default_retry),
-        };
-        out.insert(job_type, Arc::new(registered));
-    }
-    Ok(out)
 }
 
 /// A new worker's registry entry. Its id names it (the host name unless `name` says otherwise), the

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 
 use super::ack::{Ack, AckSender};
 use super::run::run_job;
-use super::{Held, Queued, Shared, State, StopCause, backoff, outcome};
+use super::{Held, Live, Queued, Shared, State, StopCause, backoff, outcome};
 use crate::job::Job;
 use crate::store::{Claim, Finish, Lease, WakeOn};
 use crate::time::format_duration;
@@ -59,7 +59,6 @@ pub(super) async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watch: bool) {
         claimed: 0,
         failures: 0,
         idle_poll: if watched { s.settings.poll_interval } else { FAST_POLL },
-        gather: (s.settings.concurrency / 4).max(1),
     };
     dispatcher.run().await;
     drop(subscription);
@@ -77,15 +76,15 @@ struct Dispatcher<'a> {
     failures: u32,
     /// The next idle wait.
     idle_poll: Duration,
-    /// A claim smaller than this waits a moment for more slots to free up.
-    gather: u32,
 }
 
 impl Dispatcher<'_> {
     async fn run(&mut self) {
         let s = self.s;
         while !s.control.stop.is_cancelled() {
-            let window = s.window(self.claimed);
+            // One snapshot per round: a reload meanwhile applies from the next round's claim on.
+            let live = s.live();
+            let window = s.window(&live, self.claimed);
             if window.limit == 0 {
                 if self.budget_used() {
                     return;
@@ -93,7 +92,7 @@ impl Dispatcher<'_> {
                 self.wait_for_slot().await;
                 continue;
             }
-            let Some(window) = self.gather(window).await else {
+            let Some(window) = self.gather(&live, window).await else {
                 return;
             };
             // Burst mode ends on an empty claim only if the worker held nothing when the claim began: a
@@ -104,7 +103,7 @@ impl Dispatcher<'_> {
             };
             let got = jobs.len();
             tracing::trace!(asked = window.limit, got, "claimed");
-            self.claimed += s.start(jobs, self.acks).await;
+            self.claimed += s.start(&live, jobs, self.acks).await;
             if got as u32 >= window.limit {
                 // A full batch: more may be ready; claim again as soon as slots free up.
                 continue;
@@ -127,19 +126,22 @@ impl Dispatcher<'_> {
         false
     }
 
-    /// Waits until a slot frees up or the worker stops.
+    /// Waits until a slot frees up, a reload may have added some, or the worker stops.
     async fn wait_for_slot(&self) {
         tokio::select! {
             _ = self.s.slot_freed.notified() => {}
+            _ = self.s.live.reloaded.notified() => {}
             _ = self.s.control.stop.cancelled() => {}
         }
     }
 
     /// While handlers are finishing one after another, a moment's wait gathers their slots into one
     /// claim instead of a claim per freed slot. `None` when the worker stops meanwhile.
-    async fn gather(&self, mut window: Window) -> Option<Window> {
+    async fn gather(&self, live: &Live, mut window: Window) -> Option<Window> {
         let s = self.s;
-        if window.limit >= self.gather || s.busy() == 0 {
+        // A claim smaller than a quarter of the concurrency waits a moment for more slots.
+        let enough = (live.concurrency / 4).max(1);
+        if window.limit >= enough || s.busy() == 0 {
             return Some(window);
         }
         let until = Instant::now() + GATHER;
@@ -149,8 +151,8 @@ impl Dispatcher<'_> {
                 _ = tokio::time::sleep_until(until) => break,
                 _ = s.control.stop.cancelled() => return None,
             }
-            window = s.window(self.claimed);
-            if window.limit >= self.gather || s.busy() == 0 {
+            window = s.window(live, self.claimed);
+            if window.limit >= enough || s.busy() == 0 {
                 break;
             }
         }
@@ -199,8 +201,8 @@ impl Dispatcher<'_> {
     }
 
     /// Nothing more is ready for now. Waits for a write to the store, the poll interval (delayed jobs
-    /// and back-offs become ready silently), or, when a type limit or burst mode held the claim back,
-    /// for a slot to free up.
+    /// and back-offs become ready silently), a reload (which may serve types nobody served), or, when
+    /// a type limit or burst mode held the claim back, for a slot to free up.
     async fn idle(&mut self, window: &Window, got: usize) {
         let s = self.s;
         if !self.watched {
@@ -215,6 +217,7 @@ impl Dispatcher<'_> {
             biased;
             _ = s.control.stop.cancelled() => {}
             _ = s.control.wake.notified() => {}
+            _ = s.live.reloaded.notified() => {}
             _ = s.slot_freed.notified(), if on_slot => {}
             _ = tokio::time::sleep(self.idle_poll) => {}
         }
@@ -227,13 +230,13 @@ impl Shared {
     /// then bound the rate; so for handlers that average under [`PREFETCH_BELOW`] the worker also
     /// claims about [`PREFETCH_WINDOW`] of work ahead. Slower handlers get none: a prefetched job
     /// waits holding its lease while other workers might have run it.
-    fn prefetch_room(&self) -> u32 {
+    fn prefetch_room(&self, live: &Live) -> u32 {
         let mean = self.mean_run_us.load(Ordering::Relaxed);
-        if !self.may_prefetch || self.control.stop.is_cancelled() || mean >= PREFETCH_BELOW.as_micros() as u64 {
+        if !live.may_prefetch || self.control.stop.is_cancelled() || mean >= PREFETCH_BELOW.as_micros() as u64 {
             return 0;
         }
         let per_slot = PREFETCH_WINDOW.as_micros() as u64 / mean.max(1);
-        (u64::from(self.settings.concurrency) * per_slot).min(PREFETCH_MAX) as u32
+        (u64::from(live.concurrency) * per_slot).min(PREFETCH_MAX) as u32
     }
 
     /// True when handlers take clearly longer than prefetching is for (a single hiccup of a fast
@@ -253,10 +256,10 @@ impl Shared {
 
     /// The next claim's size: free slots, the rest of the `max_jobs` budget, and, when every type this
     /// worker serves has a limit, the room left under those limits; types at their limit are excluded.
-    fn window(&self, claimed: u64) -> Window {
+    fn window(&self, live: &Live, claimed: u64) -> Window {
         let st = self.lock();
-        let mut limit = self.settings.concurrency.saturating_sub(st.busy);
-        let prefetch = self.prefetch_room().saturating_sub(st.queued.len() as u32);
+        let mut limit = live.concurrency.saturating_sub(st.busy);
+        let prefetch = self.prefetch_room(live).saturating_sub(st.queued.len() as u32);
         limit = limit.saturating_add(prefetch);
         if let Some(max) = self.max_jobs {
             limit = limit.min(u32::try_from(max.saturating_sub(claimed)).unwrap_or(u32::MAX));
@@ -265,14 +268,14 @@ impl Shared {
             .by_type
             .iter()
             .filter(|(t, n)| {
-                self.handler_for(t)
+                live.handler_for(t)
                     .and_then(|h| h.concurrency)
                     .is_some_and(|max| **n >= max)
             })
             .map(|(t, _)| t.clone())
             .collect();
-        if self.fallback.is_none() && self.handlers.values().all(|h| h.concurrency.is_some()) {
-            let room: u32 = self
+        if live.fallback.is_none() && live.handlers.values().all(|h| h.concurrency.is_some()) {
+            let room: u32 = live
                 .handlers
                 .iter()
                 .map(|(t, h)| {
@@ -289,7 +292,7 @@ impl Shared {
     /// Takes claimed jobs on: spawns a task per job within the limits, answers unregistered types at
     /// once, and releases what it cannot start (over a type's limit, or claimed as shutdown began).
     /// Returns how many jobs it took on.
-    async fn start(self: &Arc<Self>, jobs: Vec<Job>, acks: &AckSender) -> u64 {
+    async fn start(self: &Arc<Self>, live: &Live, jobs: Vec<Job>, acks: &AckSender) -> u64 {
         let stopping = self.control.stop.is_cancelled();
         let mut excess = Vec::new();
         let mut taken = 0;
@@ -300,7 +303,7 @@ impl Shared {
                     excess.push(Lease::of(&job));
                     continue;
                 }
-                match self.take_on(&mut st, job, acks) {
+                match self.take_on(live, &mut st, job, acks) {
                     Ok(()) => taken += 1,
                     Err(lease) => excess.push(lease),
                 }
@@ -314,10 +317,10 @@ impl Shared {
 
     /// Takes one claimed job on: holds its lease, and runs it in a free slot or queues it for the next
     /// one. Gives its lease back as the error when its type is at its limit.
-    fn take_on(self: &Arc<Self>, st: &mut State, job: Job, acks: &AckSender) -> Result<(), Lease> {
+    fn take_on(self: &Arc<Self>, live: &Live, st: &mut State, job: Job, acks: &AckSender) -> Result<(), Lease> {
         let lease = Lease::of(&job);
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-        let Some(reg) = self.handler_for(&job.job_type).cloned() else {
+        let Some(reg) = live.handler_for(&job.job_type).cloned() else {
             self.answer_unregistered(st, job, lease, seq, acks);
             return Ok(());
         };
@@ -339,7 +342,7 @@ impl Shared {
                 seq,
             },
         );
-        if st.busy < self.settings.concurrency {
+        if st.busy < live.concurrency {
             st.busy += 1;
             tokio::spawn(run_job(self.clone(), job, reg, cx, acks.clone(), seq));
         } else {

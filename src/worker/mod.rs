@@ -10,7 +10,9 @@
 //! writes them in batches (`ack.rs`), so a busy worker pays a store round trip per batch, never per
 //! job. Beside them run the job heartbeat and the registry refresh (`heartbeat.rs`), the rescue sweep
 //! (`rescue.rs`), retention (`sweep.rs`), the memory check and the signal handling ([`shutdown`]).
-//! The builder (`builder.rs`) checks the settings before any of this starts.
+//! The builder (`builder.rs`) checks the settings before any of this starts. The handlers, their
+//! settings, the concurrency and the schedules sit behind one swappable pointer (`live.rs`), which
+//! [`WorkerHandle::reload`] replaces while the worker runs (`reload.rs`).
 //!
 //! Nothing here decides a job's fate by itself: `outcome.rs` maps each run's end to a transition, and
 //! every transition is fenced by the job's lease in the store, so a worker that lost a job (rescued,
@@ -31,8 +33,6 @@ use crate::config::WorkerSettings;
 use crate::error::Result;
 use crate::handler::{JobContext, StopReason};
 use crate::job::{Job, JobId, Limits};
-use crate::retry::RetryPolicy;
-use crate::schedule::Schedule;
 use crate::store::{DynStore, Lease, WorkerInfo};
 use crate::time::Clock;
 
@@ -40,15 +40,18 @@ mod ack;
 mod builder;
 mod dispatch;
 mod heartbeat;
+mod live;
 mod outcome;
+mod reload;
 mod rescue;
 mod run;
 pub mod shutdown;
 mod sweep;
 
 use ack::AckSender;
-use builder::Registered;
 pub use builder::{HandlerOptions, WorkerBuilder};
+use live::{Live, LiveCell, Registered};
+pub use reload::{Reload, ReloadReport};
 pub use shutdown::{StopCause, WorkerHandle, on_signals};
 
 /// A configured worker, ready to run. See [`Worker::builder`].
@@ -103,10 +106,11 @@ impl Worker {
         &self.shared.id
     }
 
-    /// A handle to stop or wake the worker from elsewhere.
+    /// A handle to stop, wake or reload the worker from elsewhere.
     pub fn handle(&self) -> WorkerHandle {
         WorkerHandle {
             control: self.shared.control.clone(),
+            live: self.shared.live.clone(),
         }
     }
 
@@ -127,13 +131,15 @@ impl Worker {
     pub async fn run(self) -> Result<RunReport> {
         let s = self.shared;
         heartbeat::register(&s).await?;
+        let live = s.live();
         tracing::info!(
             worker = %s.id,
             queues = ?s.settings.queues,
-            concurrency = s.settings.concurrency,
-            handlers = ?s.handler_names(),
+            concurrency = live.concurrency,
+            handlers = ?live.handler_names(),
             "worker started"
         );
+        drop(live);
         let background = CancellationToken::new();
         let (ack_tx, ack_rx) = tokio::sync::mpsc::unbounded_channel();
         let acks = tokio::spawn(ack::run(s.clone(), ack_rx));
@@ -156,19 +162,32 @@ impl Worker {
 }
 
 /// Starts the tasks that run beside the dispatcher until `stop` fires: the heartbeat, the registry
-/// refresh, the rescue sweep, and, when configured, the scheduler, retention and the memory check.
+/// refresh, the rescue sweep, the scheduler and the events expander (unless in a burst), and, when
+/// configured, retention and the memory check.
 fn spawn_background(s: &Arc<Shared>, stop: &CancellationToken) -> Vec<JoinHandle<()>> {
     let mut tasks = vec![
         tokio::spawn(heartbeat::run(s.clone(), stop.clone())),
         tokio::spawn(heartbeat::registry(s.clone(), stop.clone())),
         tokio::spawn(rescue::run(s.clone(), stop.clone())),
     ];
-    if s.settings.schedules && !s.burst && !s.schedules.borrow().is_empty() {
+    // Even with no schedules yet: a reload may bring some, and an idle scheduler makes no store calls.
+    if s.settings.schedules && !s.burst {
         tasks.push(tokio::spawn(crate::schedule::run_scheduler(
             s.store.clone(),
             s.clock.clone(),
             s.limits,
-            s.schedules.subscribe(),
+            s.live.scheduled.subscribe(),
+            stop.clone(),
+        )));
+    }
+    // Even with no subscriptions yet (a reload may bring some): until then it makes no store calls
+    // and leaves stored events to workers that subscribe.
+    if !s.burst {
+        tasks.push(tokio::spawn(crate::events::run_expander(
+            s.store.clone(),
+            s.clock.clone(),
+            s.limits,
+            s.live.events.subscribe(),
             stop.clone(),
         )));
     }
@@ -253,10 +272,11 @@ pub(crate) struct Shared {
     id: String,
     /// The registry entry, refreshed with the time and count.
     info: WorkerInfo,
+    /// The settings the worker started with. Its `concurrency` is only the starting value: the
+    /// current one is the live setup's.
     settings: WorkerSettings,
-    default_retry: RetryPolicy,
-    handlers: HashMap<String, Arc<Registered>>,
-    fallback: Option<Arc<Registered>>,
+    /// Handlers, their settings, concurrency and schedules: what a reload swaps.
+    live: Arc<LiveCell>,
     state: Mutex<State>,
     /// Signalled whenever a handler finishes and frees a slot.
     slot_freed: Notify,
@@ -267,14 +287,10 @@ pub(crate) struct Shared {
     next_seq: AtomicU64,
     /// Moving average of handler run time in microseconds (`u64::MAX` before the first run).
     mean_run_us: AtomicU64,
-    /// True when no handler has a per-type limit, which prefetching would have to respect.
-    may_prefetch: bool,
     burst: bool,
     max_jobs: Option<u64>,
     max_memory: Option<u64>,
     kill_grace: Duration,
-    /// The schedules the scheduler runs (a reload sends new ones).
-    schedules: tokio::sync::watch::Sender<Arc<Vec<Schedule>>>,
     /// Enqueue limits for the jobs the worker makes itself.
     limits: Limits,
 }
@@ -326,17 +342,9 @@ impl Shared {
         st.busy == 0 && st.leases.is_empty()
     }
 
-    fn handler_for(&self, job_type: &str) -> Option<&Arc<Registered>> {
-        self.handlers.get(job_type).or(self.fallback.as_ref())
-    }
-
-    fn handler_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.handlers.keys().cloned().collect();
-        names.sort();
-        if self.fallback.is_some() {
-            names.push("*".into());
-        }
-        names
+    /// The handlers and limits as they are now; take one per claim round, not one per job.
+    fn live(&self) -> Arc<Live> {
+        self.live.snapshot()
     }
 
     fn new_context(&self) -> JobContext {

@@ -47,7 +47,7 @@ async fn run_one(s: &Shared, Queued { job, reg, cx, seq }: Queued, acks: &AckSen
         run_handler(&reg, &job, &cx, timeout).await
     };
     s.record_run(started.elapsed());
-    let max_attempts = outcome::max_attempts(&job, &reg.retry, &s.default_retry);
+    let max_attempts = outcome::max_attempts(&job, &reg.retry, &reg.default_retry);
     let stop = cx.stop_reason();
     let verdict = outcome::verdict(end, stop, &job, &reg.retry, max_attempts, s.clock.now(), rand::random());
     // Hand the slot on (or free it) before handing the verdict over: the acknowledger stops

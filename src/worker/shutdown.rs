@@ -142,10 +142,13 @@ impl Control {
 }
 
 /// Controls a running [`super::Worker`] from elsewhere (a signal handler, a test, an application's
-/// own shutdown path). Cheap to clone.
+/// own shutdown path): stops it, wakes it, and reloads its handlers and settings
+/// ([`WorkerHandle::reload`]). Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct WorkerHandle {
     pub(crate) control: Arc<Control>,
+    /// What a reload swaps (only that: a handle keeps neither the store nor the jobs alive).
+    pub(crate) live: Arc<super::LiveCell>,
 }
 
 impl WorkerHandle {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::{Job, JobId, JobSpec, JobStatus};
-use jobq::worker::{HandlerOptions, StopCause, Worker};
+use jobq::worker::{HandlerOptions, Reload, StopCause, Worker};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -52,10 +52,21 @@ impl World {
         world
     }
 
-    /// Replaces the config file with the store's `url` line followed by `config`.
+    /// Replaces the config file with the store's `url` line followed by `config`, writing it in place.
     fn write_config(&self, config: &str) {
+        std::fs::write(&self.config, self.config_text(config)).unwrap();
+    }
+
+    /// Replaces the config file as most editors save one: a new file renamed over the old.
+    fn replace_config(&self, config: &str) {
+        let new = self.path("jobq.toml.new");
+        std::fs::write(&new, self.config_text(config)).unwrap();
+        std::fs::rename(&new, &self.config).unwrap();
+    }
+
+    fn config_text(&self, config: &str) -> String {
         let url = toml::Value::String(self.store.url().to_string());
-        std::fs::write(&self.config, format!("url = {url}\n{config}")).unwrap();
+        format!("url = {url}\n{config}")
     }
 
     /// Adds to the config file an exec handler for `job_type`, a script `JOB_TYPE.sh` of `body` (see
@@ -539,6 +550,30 @@ async fn three_workers_enqueue_every_tick_once_through_a_kill_and_a_restart(stor
     assert_eq!(ticks, expected, "one job per tick, every tick");
 }
 
+async fn an_emitted_event_runs_every_subscribed_job_once(store: TestStore) {
+    let world = World::new(store, &format!(
+        "{FAST}[events.\"user.registered\"]\njobs = [{{ type = \"welcome\" }}, {{ type = \"crm\", queue = \"crm\" }}]\n"
+    ))
+    .await;
+    let record = "echo \"$JOBQ_JOB_TYPE $JOBQ_JOB_ID\" >> $D/runs.txt";
+    world.exec_handler("welcome", record, "");
+    world.exec_handler("crm", record, "");
+    let (code, out, err) = world.run(&["emit", "user.registered", r#"{"userId":7}"#, "--id", "signup-7"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().collect::<Vec<_>>(), ["evt:signup-7#1", "evt:signup-7#2"]);
+    let (code, out, _) = world.run(&["emit", "user.registered", r#"{"userId":7}"#, "--id", "signup-7"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 2, "the same ids again, nothing new");
+    let (code, _, err) = world.run(&["emit", "user.registerd", "{}"]);
+    assert_eq!(code, 2, "an event nobody subscribes to: {err}");
+    let worker = world.worker("w", &["--burst", "--queue", "default,crm"]);
+    assert!(worker.exit(secs(60)).await.success(), "{}", worker.log());
+    let runs = std::fs::read_to_string(world.path("runs.txt")).unwrap();
+    let mut lines: Vec<&str> = runs.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["crm evt:signup-7#2", "welcome evt:signup-7#1"]);
+}
+
 async fn a_per_type_limit_is_never_exceeded(store: TestStore) {
     let world = World::new(store, FAST).await;
     let running = world.path("running");
@@ -1007,6 +1042,200 @@ async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unuse
     );
 }
 
+/// An exec handler for `job_type` running `script`.
+fn exec_config(job_type: &str, script: &Path) -> String {
+    format!("[handlers.{job_type}]\nexec = [\"{}\"]\n", script.display())
+}
+
+/// A script that leaves `JOB_ID.ran` saying `version` ran the job.
+fn versioned(world: &World, version: &str) -> PathBuf {
+    world.script(
+        &format!("{version}.sh"),
+        &format!("echo {version} > \"$D/$JOBQ_JOB_ID.ran\""),
+    )
+}
+
+/// Which version of the handler ran a job (see [`versioned`]).
+fn ran(world: &World, id: &JobId) -> String {
+    let path = world.path(&format!("{id}.ran"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), world.logs()))
+        .trim()
+        .to_string()
+}
+
+/// The lines of a log that contain `needle`.
+fn lines_with(log: &str, needle: &str) -> Vec<String> {
+    log.lines().filter(|l| l.contains(needle)).map(String::from).collect()
+}
+
+/// Waits until the log has at least `n` lines containing `needle`, and returns them.
+async fn wait_lines(worker: &Process, needle: &str, n: usize) -> Vec<String> {
+    eventually(format!("{n} log lines saying {needle:?}"), secs(20), async || {
+        let log = worker.log();
+        let lines = lines_with(&log, needle);
+        if lines.len() >= n { Ok(lines) } else { Err(log) }
+    })
+    .await
+}
+
+async fn sighup_reloads_handlers_and_settings_for_jobs_claimed_after_it(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    // v1 holds the job `held` until the test opens the gate, so that it runs across the reload.
+    let v1 = world.script(
+        "v1.sh",
+        "if [ \"$JOBQ_JOB_ID\" = held ]; then\n  while [ ! -e \"$D/gate\" ]; do sleep 0.05; done\nfi\n\
+         echo v1 > \"$D/$JOBQ_JOB_ID.ran\"",
+    );
+    let v2 = versioned(&world, "v2");
+    world.write_config(&format!("{FAST}\n{}", exec_config("t", &v1)));
+    let worker = world.worker("w", &[]);
+    let first = world.enqueue(JobSpec::new("t", json!({})).id("first")).await;
+    world.wait_status(&first, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(ran(&world, &first), "v1");
+    let held = world.enqueue(JobSpec::new("t", json!({})).id("held")).await;
+    world.wait_status(&held, JobStatus::Running, secs(20)).await;
+
+    // A new script for `t`, a new type, a new concurrency, and new queues, which need a restart.
+    let settings = "[worker]\nconcurrency = 4\nqueues = [\"default\", \"other\"]\n";
+    world.write_config(&format!(
+        "{}\n{}[handlers.u]\nbuiltin = \"noop\"\n",
+        FAST.replace("[worker]\n", settings),
+        exec_config("t", &v2)
+    ));
+    worker.signal(libc::SIGHUP);
+    let reloaded = "config reloaded: handlers added u; changed t; concurrency 8 -> 4";
+    worker.wait_log(reloaded, secs(20)).await;
+    let log = worker.log();
+    assert_eq!(lines_with(&log, "config reloaded").len(), 2, "{log}");
+    assert!(
+        log.contains("config reloaded without its changes to [worker] queues: it needs a restart"),
+        "{log}"
+    );
+
+    let second = world.enqueue(JobSpec::new("t", json!({})).id("second")).await;
+    world.wait_status(&second, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(
+        ran(&world, &second),
+        "v2",
+        "a job claimed after the reload runs the new handler"
+    );
+    let added = world.enqueue(JobSpec::new("u", json!({}))).await;
+    world.wait_status(&added, JobStatus::Succeeded, secs(20)).await;
+    std::fs::write(world.path("gate"), "").unwrap();
+    let job = world.wait_status(&held, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(
+        (ran(&world, &held).as_str(), job.attempt),
+        ("v1", 1),
+        "the job running across the reload kept its handler and was not disturbed"
+    );
+    worker.assert_running();
+}
+
+async fn a_config_that_no_longer_loads_is_refused_on_reload_and_the_worker_keeps_its_own(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    let v1 = versioned(&world, "v1");
+    let good = format!("{FAST}\n{}", exec_config("t", &v1));
+    world.write_config(&good);
+    let worker = world.worker("w", &[]);
+    worker.wait_log("worker started", secs(20)).await;
+    let broken = [
+        // Not TOML: named by file and line (below).
+        format!("{good}\n[handlers.u\nbuiltin = \"noop\"\n"),
+        // TOML, but a value out of range.
+        format!("{good}\n[handlers.u]\nbuiltin = \"noop\"\nmax_attempts = 0\n"),
+        // Valid, but its handler cannot be built: the program is not there.
+        format!("{FAST}\n{}", exec_config("t", &world.path("gone.sh"))),
+    ];
+    for (n, config) in broken.iter().enumerate() {
+        world.write_config(config);
+        let problem = match n {
+            0 => {
+                let text = std::fs::read_to_string(&world.config).unwrap();
+                let line = text.lines().position(|l| l == "[handlers.u").unwrap() + 1;
+                format!("jobq.toml:{line}:")
+            }
+            1 => "[handlers.\"u\"]: max_attempts must be at least 1".to_string(),
+            _ => format!("program {} does not exist", world.path("gone.sh").display()),
+        };
+        worker.signal(libc::SIGHUP);
+        let refusals = wait_lines(&worker, "config not reloaded", n + 1).await;
+        assert_eq!(refusals.len(), n + 1, "one refusal per SIGHUP: {refusals:#?}");
+        assert!(refusals[n].contains(&problem), "{problem:?} in {:?}", refusals[n]);
+        // The record's fields follow its message on the same line: the refusal is one line.
+        assert!(refusals[n].ends_with("cause=\"SIGHUP\""), "{:?}", refusals[n]);
+    }
+    let log = worker.log();
+    assert!(!log.contains("config reloaded"), "{log}");
+    worker.assert_running();
+    let job = world.enqueue(JobSpec::new("t", json!({}))).await;
+    world.wait_status(&job, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(ran(&world, &job), "v1", "the worker kept the handler it had");
+}
+
+async fn reload_on_change_picks_up_an_edited_config_without_a_signal(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    let scripts = ["v1", "v2", "v3"].map(|v| versioned(&world, v));
+    world.write_config(&format!("{FAST}\n{}", exec_config("t", &scripts[0])));
+    let worker = world.worker("w", &["--reload-on-change"]);
+    worker.wait_log("worker started", secs(20)).await;
+    let a = world.enqueue(JobSpec::new("t", json!({}))).await;
+    world.wait_status(&a, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(ran(&world, &a), "v1");
+
+    // Written in place, then replaced by a rename as most editors save: each edit is one reload.
+    world.write_config(&format!("{FAST}\n{}", exec_config("t", &scripts[1])));
+    wait_lines(&worker, "config reloaded: handlers changed t", 1).await;
+    let b = world.enqueue(JobSpec::new("t", json!({}))).await;
+    world.wait_status(&b, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(ran(&world, &b), "v2");
+    world.replace_config(&format!("{FAST}\n{}", exec_config("t", &scripts[2])));
+    wait_lines(&worker, "config reloaded: handlers changed t", 2).await;
+    let c = world.enqueue(JobSpec::new("t", json!({}))).await;
+    world.wait_status(&c, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(ran(&world, &c), "v3");
+    let log = worker.log();
+    assert!(
+        !log.contains("nothing changed"),
+        "reading the file for a reload must not count as a change to it:\n{log}"
+    );
+}
+
+async fn a_reload_in_code_swaps_rust_handlers_and_refuses_a_zero_concurrency(store: TestStore) {
+    let world = World::new(store, "").await;
+    let answer =
+        |version: &'static str| handler_fn(move |_job, _cx| async move { Outcome::success_with(json!(version)) });
+    let worker = Worker::builder(world.client.store().clone())
+        .poll_interval(Duration::from_millis(20))
+        .handler("greet", answer("v1"))
+        .build()
+        .unwrap();
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+    let result = async |world: &World| {
+        let id = world.enqueue(JobSpec::new("greet", json!({}))).await;
+        handle.wake();
+        let job = world.wait_status(&id, JobStatus::Succeeded, secs(20)).await;
+        job.result.map(|r| r.get().to_string())
+    };
+    assert_eq!(result(&world).await.as_deref(), Some("\"v1\""));
+
+    let refused = handle.reload(Reload::new().handler("greet", answer("v2")).concurrency(0));
+    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!(
+        result(&world).await.as_deref(),
+        Some("\"v1\""),
+        "a refused reload changes nothing"
+    );
+
+    let report = handle
+        .reload(Reload::new().handler("greet", answer("v2")).concurrency(2))
+        .unwrap();
+    assert_eq!(report.to_string(), "handlers changed greet; concurrency 8 -> 2");
+    assert_eq!(result(&world).await.as_deref(), Some("\"v2\""));
+    stop_worker(&handle, run).await;
+}
+
 // One module of tests per store, so `cargo test --test it worker::postgres::` runs the worker end to
 // end on one backend; each test gets a fresh store of its own.
 store_tests! {
@@ -1023,6 +1252,7 @@ store_tests! {
         a_killed_workers_job_is_rescued_and_completed_by_another,
         three_workers_run_each_of_a_thousand_jobs_exactly_once,
         three_workers_enqueue_every_tick_once_through_a_kill_and_a_restart,
+        an_emitted_event_runs_every_subscribed_job_once,
         a_per_type_limit_is_never_exceeded,
         max_jobs_stops_the_worker_after_that_many,
         retention_deletes_finished_jobs_older_than_it,
@@ -1030,5 +1260,9 @@ store_tests! {
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,
         a_job_enqueued_by_another_process_wakes_the_idle_worker,
         fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unused,
+        sighup_reloads_handlers_and_settings_for_jobs_claimed_after_it,
+        a_config_that_no_longer_loads_is_refused_on_reload_and_the_worker_keeps_its_own,
+        reload_on_change_picks_up_an_edited_config_without_a_signal,
+        a_reload_in_code_swaps_rust_handlers_and_refuses_a_zero_concurrency,
     }
 }

@@ -21,7 +21,10 @@ fn a_schedule_that_does_not_parse_is_refused_naming_the_schedule_and_the_key() {
     let cases = [
         ("cron = \"61 * * * *\"\ntype = \"t\"", "cron"),
         ("every = \"soon\"\ntype = \"t\"", "every"),
-        ("cron = \"0 3 * * *\"\ntimezone = \"Mars/Olympus\"\ntype = \"t\"", "timezone"),
+        (
+            "cron = \"0 3 * * *\"\ntimezone = \"Mars/Olympus\"\ntype = \"t\"",
+            "timezone",
+        ),
         ("every = \"1m\"\ntype = \"t\"\noverlap = \"sometimes\"", "overlap"),
         ("every = \"1m\"", "type"),
         ("every = \"1m\"\ntype = \"t\"\npayload = \"{not json\"", "payload"),

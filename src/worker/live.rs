@@ -1,0 +1,216 @@
+//! The part of a worker's setup that a reload may replace while the worker runs ([`Live`]): the
+//! handlers with their per-type settings, the default retry policy, the total concurrency and the
+//! schedules; and the one swappable pointer it sits behind ([`LiveCell`]), beside the event
+//! subscriptions the expander follows.
+//!
+//! A reload never reaches into what already runs. The dispatcher takes one snapshot per claim round
+//! (an `Arc` clone under a read lock held for nanoseconds), and every job keeps the `Arc<Registered>`
+//! it was taken on with, so a running or prefetched job finishes with the handler, time-out and
+//! retry policy it started with; only jobs claimed after the swap see the new ones. This module
+//! resolves and checks a set of handlers; deciding what a reload changed is `reload.rs`'s, and
+//! nothing here touches the store.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock, RwLockWriteGuard};
+
+use tokio::sync::{Notify, watch};
+
+use super::HandlerOptions;
+use crate::config::{HandlerConfig, HandlerKind, WorkerSettings};
+use crate::error::{Error, Input, Result};
+use crate::events::Subscriptions;
+use crate::handler::{self, Handler};
+use crate::retry::RetryPolicy;
+use crate::schedule::Schedule;
+
+/// A handler as given to a builder or a reload, before its retry policy is resolved.
+#[derive(Clone)]
+pub(super) struct Given {
+    pub(super) handler: Arc<dyn Handler>,
+    pub(super) options: HandlerOptions,
+    /// How the config file describes it, for config-made handlers: a reload compares these to tell a
+    /// changed handler from the same one built again (code handlers are compared by identity).
+    pub(super) kind: Option<HandlerKind>,
+}
+
+/// Handlers by job type (`*` for every type without its own), as given.
+#[derive(Clone, Default)]
+pub(super) struct HandlerSet(pub(super) HashMap<String, Given>);
+
+impl HandlerSet {
+    /// Adds (or replaces) the handler of `job_type`.
+    pub(super) fn insert(&mut self, job_type: String, given: Given) {
+        self.0.insert(job_type, given);
+    }
+
+    /// Builds and adds the handlers of a config's `[handlers]` table. Fails on the first that cannot be
+    /// built (an exec program that does not exist, an http handler's unset `secret_env`), adding none.
+    pub(super) fn insert_configured<'a>(
+        &mut self,
+        handlers: impl IntoIterator<Item = (&'a String, &'a HandlerConfig)>,
+    ) -> Result<()> {
+        let mut built = Vec::new();
+        for (job_type, config) in handlers {
+            let given = Given {
+                handler: handler::from_config(job_type, &config.kind)?,
+                options: HandlerOptions::from(config),
+                kind: Some(config.kind.clone()),
+            };
+            built.push((job_type.clone(), given));
+        }
+        self.0.extend(built);
+        Ok(())
+    }
+
+    /// The job types, sorted, for `Debug`.
+    pub(super) fn types(&self) -> Vec<&String> {
+        let mut types: Vec<&String> = self.0.keys().collect();
+        types.sort();
+        types
+    }
+}
+
+/// A handler as the runtime uses it: its options resolved against the worker's defaults.
+pub(super) struct Registered {
+    pub(super) handler: Arc<dyn Handler>,
+    pub(super) timeout: Option<std::time::Duration>,
+    pub(super) concurrency: Option<u32>,
+    pub(super) retry: RetryPolicy,
+    /// The worker's default policy when this was resolved: a job's attempts are judged against the
+    /// default it started under (`outcome::max_attempts`), even if a reload changes it meanwhile.
+    pub(super) default_retry: RetryPolicy,
+}
+
+/// The reloadable setup, resolved and checked. Never changed in place: a reload makes a new one.
+pub(crate) struct Live {
+    /// The handlers as given, kept so a reload that changes only the default retry policy can
+    /// resolve them again.
+    pub(super) given: HandlerSet,
+    pub(super) handlers: HashMap<String, Arc<Registered>>,
+    pub(super) fallback: Option<Arc<Registered>>,
+    pub(super) default_retry: RetryPolicy,
+    /// Jobs run at once.
+    pub(super) concurrency: u32,
+    /// True when no handler has a per-type limit, which prefetching would have to respect.
+    pub(super) may_prefetch: bool,
+    /// The schedules as given (the scheduler gets them with `tick_attempts` filled in).
+    pub(super) schedules: Arc<Vec<Schedule>>,
+    /// The attempts of a tick's job whose schedule names none: the enqueue limits' default at build,
+    /// then the default retry policy's once a reload changes that, as a restart would.
+    pub(super) tick_attempts: u32,
+}
+
+impl Live {
+    /// Resolves `given` against `default_retry` and checks the limits.
+    pub(super) fn new(
+        given: HandlerSet,
+        default_retry: RetryPolicy,
+        concurrency: u32,
+        schedules: Arc<Vec<Schedule>>,
+        tick_attempts: u32,
+    ) -> Result<Live> {
+        if concurrency == 0 {
+            return Err(Error::invalid(Input::Concurrency, "concurrency must be at least 1"));
+        }
+        let mut handlers = HashMap::new();
+        for (job_type, g) in &given.0 {
+            if g.options.concurrency == Some(0) {
+                return Err(Error::invalid(
+                    Input::Concurrency,
+                    format!("the concurrency of {job_type:?} must be at least 1"),
+                ));
+            }
+            let registered = Registered {
+                handler: g.handler.clone(),
+                timeout: g.options.timeout,
+                concurrency: g.options.concurrency,
+                retry: g.options.retry.unwrap_or(default_retry),
+                default_retry,
+            };
+            handlers.insert(job_type.clone(), Arc::new(registered));
+        }
+        let fallback = handlers.remove("*");
+        let may_prefetch = handlers
+            .values()
+            .chain(fallback.iter())
+            .all(|h| h.concurrency.is_none());
+        Ok(Live {
+            given,
+            handlers,
+            fallback,
+            default_retry,
+            concurrency,
+            may_prefetch,
+            schedules,
+            tick_attempts,
+        })
+    }
+
+    pub(super) fn handler_for(&self, job_type: &str) -> Option<&Arc<Registered>> {
+        self.handlers.get(job_type).or(self.fallback.as_ref())
+    }
+
+    /// The job types served, sorted, `*` last.
+    pub(super) fn handler_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.handlers.keys().cloned().collect();
+        names.sort();
+        if self.fallback.is_some() {
+            names.push("*".into());
+        }
+        names
+    }
+
+    /// The schedules as the scheduler runs them: a tick's job without attempts of its own gets
+    /// `tick_attempts`, which is what the scheduler's enqueue limits would have given it at build.
+    pub(super) fn scheduled(&self) -> Arc<Vec<Schedule>> {
+        let mut schedules = self.schedules.as_ref().clone();
+        for s in &mut schedules {
+            s.max_attempts.get_or_insert(self.tick_attempts);
+        }
+        Arc::new(schedules)
+    }
+}
+
+/// Where the current [`Live`] sits, shared by the worker and its handles.
+pub(crate) struct LiveCell {
+    current: RwLock<Arc<Live>>,
+    /// The schedules the scheduler runs; it subscribes, a reload sends.
+    pub(super) scheduled: watch::Sender<Arc<Vec<Schedule>>>,
+    /// The event subscriptions the expander runs with; it subscribes, a reload sends.
+    pub(super) events: watch::Sender<Arc<Subscriptions>>,
+    /// Signalled after a swap, so a dispatcher waiting for a slot or for work looks again with the
+    /// new concurrency and handlers.
+    pub(super) reloaded: Notify,
+    /// The settings the worker started with, which only a restart changes (a reload compares them).
+    pub(super) fixed: WorkerSettings,
+}
+
+impl std::fmt::Debug for LiveCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveCell")
+            .field("handlers", &self.snapshot().handler_names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveCell {
+    pub(super) fn new(live: Live, events: Subscriptions, fixed: WorkerSettings) -> LiveCell {
+        LiveCell {
+            scheduled: watch::channel(live.scheduled()).0,
+            events: watch::channel(Arc::new(events)).0,
+            current: RwLock::new(Arc::new(live)),
+            reloaded: Notify::new(),
+            fixed,
+        }
+    }
+
+    /// The setup as it is now. Cheap: one read lock around an `Arc` clone.
+    pub(super) fn snapshot(&self) -> Arc<Live> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The slot a reload swaps; holding it keeps two reloads from interleaving.
+    pub(super) fn slot(&self) -> RwLockWriteGuard<'_, Arc<Live>> {
+        self.current.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
