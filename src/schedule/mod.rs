@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
-pub use plan::due_ticks;
+pub use plan::{due_ticks, missed_ticks};
 pub use scheduler::{SCHEDULER_POLL, run as run_scheduler};
 pub use when::When;
 
@@ -65,6 +65,16 @@ pub struct Schedule {
     pub overlap: Overlap,
     /// Paused by the config (`jobq schedules resume` cannot override it).
     pub paused: bool,
+}
+
+impl CatchUp {
+    /// How the config spells it.
+    pub fn describe(self) -> String {
+        match self {
+            CatchUp::Latest => "the newest missed tick (default)".into(),
+            CatchUp::Within(window) => format!("\"{}\"", crate::time::format_duration(window)),
+        }
+    }
 }
 
 impl Schedule {

@@ -47,3 +47,14 @@ pub fn due_ticks(
     }
     due
 }
+
+/// How many ticks of `schedule` were missed: those after what the store handled and at or before
+/// `watching_since` (or `now`, if earlier), counted up to [`MAX_TICKS_PER_ROUND`].
+pub fn missed_ticks(schedule: &Schedule, state: &ScheduleState, now: UnixMillis, watching_since: UnixMillis) -> usize {
+    let handled = state.handled_until();
+    let until = watching_since.min(now);
+    if handled >= until {
+        return 0;
+    }
+    schedule.when.ticks_between(handled, until, MAX_TICKS_PER_ROUND).len()
+}

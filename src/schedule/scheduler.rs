@@ -9,7 +9,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::{Schedule, due_ticks};
+use std::collections::HashMap;
+
+use super::{Schedule, due_ticks, missed_ticks};
 use crate::job::Limits;
 use crate::store::{DynStore, ScheduleKey, StoreError, Tick, TickOutcome};
 use crate::time::{Clock, UnixMillis};
@@ -29,6 +31,9 @@ struct Scheduler {
     watching_since: Option<UnixMillis>,
     /// The last store failure was logged; the next is not, until a round succeeds.
     failing: bool,
+    /// Per schedule, the handled tick after which missed ticks were last reported: each gap is
+    /// reported once, not every round until a tick is handled.
+    reported_gaps: HashMap<String, UnixMillis>,
 }
 
 /// Runs the schedules `schedules` holds (a reload sends new ones) until `stop` fires.
@@ -45,6 +50,7 @@ pub async fn run(
         limits,
         watching_since: None,
         failing: false,
+        reported_gaps: HashMap::new(),
     };
     loop {
         let current = schedules.borrow_and_update().clone();
@@ -97,7 +103,9 @@ impl Scheduler {
             let Some(state) = state.as_ref().filter(|s| !s.paused) else {
                 continue;
             };
-            for at in due_ticks(schedule, state, now, since) {
+            let due = due_ticks(schedule, state, now, since);
+            self.report_gap(schedule, state, now, since, &due);
+            for at in due {
                 ticks.push(schedule.tick(at, now, &self.limits));
             }
         }
@@ -109,6 +117,34 @@ impl Scheduler {
         }
         let after = self.clock.now();
         Ok(active.iter().filter_map(|s| s.when.next_after(after)).min())
+    }
+}
+
+impl Scheduler {
+    /// Says once per gap how many ticks of a schedule were missed (every worker down, or the store
+    /// unreachable) and how many of them its catch-up rule enqueues.
+    fn report_gap(
+        &mut self,
+        schedule: &Schedule,
+        state: &crate::store::ScheduleState,
+        now: UnixMillis,
+        since: UnixMillis,
+        due: &[UnixMillis],
+    ) {
+        let missed = missed_ticks(schedule, state, now, since);
+        let handled = state.handled_until();
+        if missed == 0 || self.reported_gaps.get(&schedule.name) == Some(&handled) {
+            return;
+        }
+        self.reported_gaps.insert(schedule.name.clone(), handled);
+        let enqueued = due.iter().filter(|&&t| t <= since).count();
+        tracing::info!(
+            schedule = %schedule.name,
+            missed,
+            enqueued,
+            "schedule: ticks were missed while no worker watched; catch_up = {} enqueues {enqueued}",
+            schedule.catch_up.describe()
+        );
     }
 }
 

@@ -499,6 +499,11 @@ async fn three_workers_run_each_of_a_thousand_jobs_exactly_once(store: TestStore
 
 /// The `scheduledFor` of every job the schedule `beat` enqueued, oldest first.
 async fn beat_ticks(world: &World) -> Vec<i64> {
+    ticks_of(world, "beat").await
+}
+
+/// The `scheduledFor` of every job the schedule `name` enqueued, oldest first.
+async fn ticks_of(world: &World, name: &str) -> Vec<i64> {
     let list = jobq::store::List {
         filter: Default::default(),
         limit: 10_000,
@@ -507,7 +512,7 @@ async fn beat_ticks(world: &World) -> Vec<i64> {
     let jobs = world.client.list(&list).await.unwrap();
     let mut ticks: Vec<i64> = jobs
         .iter()
-        .filter(|j| j.meta.get("schedule").map(String::as_str) == Some("beat"))
+        .filter(|j| j.meta.get("schedule").map(String::as_str) == Some(name))
         .map(|j| jobq::time::parse_instant_str(&j.meta["scheduledFor"]).unwrap().0)
         .collect();
     ticks.sort();
@@ -548,6 +553,187 @@ async fn three_workers_enqueue_every_tick_once_through_a_kill_and_a_restart(stor
     // kill -9 and a restart.
     let expected: Vec<i64> = (0..ticks.len() as i64).map(|n| ticks[0] + n * 1_000).collect();
     assert_eq!(ticks, expected, "one job per tick, every tick");
+}
+
+/// Waits until the wall clock has passed `until` (the scenario is elapsed time itself: workers that
+/// stay down, a pause that lasts).
+async fn wall_clock_passes(until: jobq::time::UnixMillis) {
+    eventually(format!("the clock to pass {until}"), secs(60), async || {
+        jobq::time::UnixMillis::now() > until
+    })
+    .await;
+}
+
+const EVERY_SECOND: &str = "[handlers.tick]\nbuiltin = \"noop\"\n\
+    [schedules.latest]\nevery = \"1s\"\ntype = \"tick\"\n\
+    [schedules.window]\nevery = \"1s\"\ntype = \"tick\"\ncatch_up = \"5s\"\n\
+    [schedules.none]\nevery = \"1s\"\ntype = \"tick\"\ncatch_up = \"0s\"\n";
+
+async fn missed_ticks_follow_catch_up_after_every_worker_was_down(store: TestStore) {
+    let world = World::new(store, &format!("{FAST}{EVERY_SECOND}")).await;
+    let first = world.worker("first", &[]);
+    for name in ["latest", "window", "none"] {
+        eventually(format!("two ticks of {name}"), secs(60), async || {
+            ticks_of(&world, name).await.len() >= 2
+        })
+        .await;
+    }
+    first.signal(libc::SIGTERM);
+    assert!(first.exit(secs(10)).await.success(), "{}", first.log());
+    let stopped = jobq::time::UnixMillis::now();
+    let last_before: Vec<i64> = {
+        let mut out = Vec::new();
+        for name in ["latest", "window", "none"] {
+            out.push(*ticks_of(&world, name).await.last().unwrap());
+        }
+        out
+    };
+    // Every worker down for ten seconds.
+    wall_clock_passes(stopped.plus(secs(10))).await;
+    let restarted = jobq::time::UnixMillis::now();
+    let second = world.worker("second", &[]);
+    for name in ["latest", "window", "none"] {
+        eventually(format!("a tick of {name} after the restart"), secs(60), async || {
+            ticks_of(&world, name).await.last().is_some_and(|&t| t > restarted.0)
+        })
+        .await;
+    }
+    second.signal(libc::SIGTERM);
+    assert!(second.exit(secs(10)).await.success(), "{}", second.log());
+    // What each catch-up rule enqueued of the gap, as the worker reports it and as the store holds it.
+    let log = second.log();
+    let reported = |name: &str| -> usize {
+        let line = log
+            .lines()
+            .find(|l| l.contains("ticks were missed") && l.contains(&format!("schedule={name} ")))
+            .unwrap_or_else(|| panic!("no catch-up line for {name} in {log}"));
+        let field = line.split("enqueued=").nth(1).unwrap();
+        field
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // Ticks from the gap that can only have been missed ones: at least a second before the restart.
+    let from_gap = async |n: usize, name: &str| -> usize {
+        ticks_of(&world, name)
+            .await
+            .into_iter()
+            .filter(|&t| t > last_before[n] && t <= restarted.0 - 1_000)
+            .count()
+    };
+    assert_eq!(reported("latest"), 1, "{log}");
+    assert_eq!(
+        from_gap(0, "latest").await,
+        0,
+        "only the newest missed tick, which is within the last second"
+    );
+    let window = reported("window");
+    assert!((4..=6).contains(&window), "catch_up = 5s enqueued {window}: {log}");
+    let window_in_store = from_gap(1, "window").await;
+    assert!(
+        (3..=6).contains(&window_in_store),
+        "{window_in_store} ticks of the 5 s window"
+    );
+    assert_eq!(reported("none"), 0, "{log}");
+    assert_eq!(from_gap(2, "none").await, 0);
+    // Whatever was caught up, no tick twice.
+    for name in ["latest", "window", "none"] {
+        let ticks = ticks_of(&world, name).await;
+        let mut unique = ticks.clone();
+        unique.dedup();
+        assert_eq!(ticks, unique, "{name}");
+    }
+}
+
+async fn overlap_skip_never_lets_two_ticks_jobs_live_at_once(store: TestStore) {
+    let world = World::new(
+        store,
+        &format!("{FAST}[schedules.slow]\nevery = \"1s\"\ntype = \"slow\"\noverlap = \"skip\"\n"),
+    )
+    .await;
+    world.exec_handler("slow", "sleep 2.5", "");
+    let worker = world.worker("w", &[]);
+    eventually("three of its jobs to finish", secs(90), async || {
+        let jobs = world
+            .client
+            .list(&jobq::store::List {
+                filter: Default::default(),
+                limit: 100,
+                offset: 0,
+            })
+            .await
+            .unwrap();
+        jobs.iter().filter(|j| j.status == JobStatus::Succeeded).count() >= 3
+    })
+    .await;
+    worker.signal(libc::SIGTERM);
+    assert!(worker.exit(secs(20)).await.success(), "{}", worker.log());
+    let mut jobs = world
+        .client
+        .list(&jobq::store::List {
+            filter: Default::default(),
+            limit: 100,
+            offset: 0,
+        })
+        .await
+        .unwrap();
+    jobs.sort_by_key(|j| j.created_at);
+    // Each tick's job was created only once the one before it had finished.
+    for pair in jobs.windows(2) {
+        let finished = pair[0]
+            .finished_at
+            .unwrap_or_else(|| panic!("{:?} still alive when {:?} was enqueued", pair[0], pair[1]));
+        assert!(pair[1].created_at >= finished, "{:?} overlaps {:?}", pair[0], pair[1]);
+    }
+    let first = jobq::time::parse_instant_str(&jobs[0].meta["scheduledFor"]).unwrap();
+    let last = jobq::time::parse_instant_str(&jobs[jobs.len() - 1].meta["scheduledFor"]).unwrap();
+    let ticks = (last.0 - first.0) / 1_000 + 1;
+    assert!(
+        (jobs.len() as i64) < ticks,
+        "ticks were skipped: {} jobs for {ticks} ticks",
+        jobs.len()
+    );
+}
+
+async fn a_schedule_paused_through_the_cli_stops_within_a_second_and_resumes(store: TestStore) {
+    let world = World::new(
+        store,
+        &format!("{FAST}[handlers.tick]\nbuiltin = \"noop\"\n[schedules.beat]\nevery = \"1s\"\ntype = \"tick\"\n"),
+    )
+    .await;
+    let worker = world.worker("w", &[]);
+    eventually("two ticks", secs(60), async || beat_ticks(&world).await.len() >= 2).await;
+    let (code, _, err) = world.run(&["schedules", "pause", "beat"]);
+    assert_eq!(code, 0, "{err}");
+    let paused = jobq::time::UnixMillis::now();
+    wall_clock_passes(paused.plus(secs(3))).await;
+    let late: Vec<i64> = beat_ticks(&world)
+        .await
+        .into_iter()
+        .filter(|&t| t > paused.0 + 1_000)
+        .collect();
+    assert!(
+        late.is_empty(),
+        "ticks enqueued more than a second after the pause: {late:?}"
+    );
+    let (code, _, err) = world.run(&["schedules", "resume", "beat"]);
+    assert_eq!(code, 0, "{err}");
+    let resumed = jobq::time::UnixMillis::now();
+    eventually("a tick after the resume", secs(30), async || {
+        beat_ticks(&world).await.last().is_some_and(|&t| t > resumed.0)
+    })
+    .await;
+    // The ticks of the pause were skipped, not caught up.
+    let during: Vec<i64> = beat_ticks(&world)
+        .await
+        .into_iter()
+        .filter(|&t| t > paused.0 + 1_000 && t <= resumed.0)
+        .collect();
+    assert!(during.is_empty(), "ticks of the pause were enqueued: {during:?}");
+    worker.signal(libc::SIGTERM);
+    assert!(worker.exit(secs(10)).await.success(), "{}", worker.log());
 }
 
 async fn an_emitted_event_runs_every_subscribed_job_once(store: TestStore) {
@@ -1253,6 +1439,9 @@ store_tests! {
         three_workers_run_each_of_a_thousand_jobs_exactly_once,
         three_workers_enqueue_every_tick_once_through_a_kill_and_a_restart,
         an_emitted_event_runs_every_subscribed_job_once,
+        missed_ticks_follow_catch_up_after_every_worker_was_down,
+        overlap_skip_never_lets_two_ticks_jobs_live_at_once,
+        a_schedule_paused_through_the_cli_stops_within_a_second_and_resumes,
         a_per_type_limit_is_never_exceeded,
         max_jobs_stops_the_worker_after_that_many,
         retention_deletes_finished_jobs_older_than_it,

@@ -40,6 +40,8 @@ pub(super) const DIALECT: Dialect = Dialect {
     queues_in: ("ARRAY(SELECT json_array_elements_text(", "::json))"),
     queues_out: "array_to_json(queues)::text",
     json_in: ("CAST(", " AS json)"),
+    inserts_notify: true,
+    writable_cte: true,
     now_millis: "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
     migrations_exist: "SELECT 1 WHERE to_regclass('jobq_migrations') IS NOT NULL",
     migrations_table: "CREATE TABLE IF NOT EXISTS jobq_migrations (version integer NOT NULL PRIMARY KEY, \

@@ -28,6 +28,12 @@ pub(crate) struct Dialect {
     /// Appended to a selection of rows to take and change (waiting events): rows another transaction
     /// holds are passed over ("" where one writer holds the whole store).
     pub lock_skipping: &'static str,
+    /// Whether an `INSERT` into `jobq_jobs` wakes the listeners by itself (PostgreSQL's statement
+    /// trigger), so that writers of new jobs need not call `notify_ready`.
+    pub inserts_notify: bool,
+    /// Whether a data-modifying `WITH` lets one statement record an event and insert its jobs
+    /// (PostgreSQL): one round trip and no `BEGIN`/`COMMIT` for the common emit of one event.
+    pub writable_cte: bool,
     /// How a limited selection of rows is deleted.
     pub limited_delete: LimitedDelete,
     /// How a cancel by filter finds the live jobs it cancels and what each was.
@@ -108,6 +114,8 @@ impl Dialect {
             for_update: " FOR UPDATE",
             skip_locked: "",
             lock_skipping: " FOR UPDATE SKIP LOCKED",
+            inserts_notify: false,
+            writable_cte: false,
             limited_delete: LimitedDelete::BySubquery,
             cancel_by_filter: FilterCancel::LockedIds,
             upsert: Upsert::OnConflict,

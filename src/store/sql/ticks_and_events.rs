@@ -176,7 +176,7 @@ where
                 .bind(name.as_str());
             self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
         }
-        self.notify_ready(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
+        self.notify_inserted(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
             .await?;
         tx.commit().await?;
         Ok(outcomes)
@@ -264,8 +264,15 @@ where
     /// `INSERT` of new jobs, as every enqueue path writes them ([`NewJobRow`]): one statement for
     /// up to [`JOBS_PER_STATEMENT`] jobs.
     fn insert_jobs(&self, jobs: &[&NewJob]) -> Stmt {
-        let (json_open, json_close) = self.dialect.json_in;
         let mut stmt = self.stmt(format!("{}VALUES ", super::INSERT_NEW_JOBS));
+        self.push_job_rows(&mut stmt, jobs);
+        stmt.keep();
+        stmt
+    }
+
+    /// Appends `(…), (…)`, a row of [`super::INSERT_NEW_JOBS`]'s values per job.
+    fn push_job_rows(&self, stmt: &mut Stmt, jobs: &[&NewJob]) {
+        let (json_open, json_close) = self.dialect.json_in;
         for (n, job) in jobs.iter().enumerate() {
             let r = NewJobRow::of(job);
             stmt.push(if n == 0 { "(" } else { ", (" })
@@ -296,8 +303,18 @@ where
                 .bind(r.created_at)
                 .push(")");
         }
-        stmt.keep();
-        stmt
+    }
+
+    /// Wakes the listeners of the queues new jobs went to, where inserting them did not already.
+    async fn notify_inserted<'q>(
+        &self,
+        conn: &mut DB::Connection,
+        queues: impl Iterator<Item = &'q str>,
+    ) -> Result<(), sqlx::Error> {
+        if self.dialect.inserts_notify {
+            return Ok(());
+        }
+        self.notify_ready(conn, queues).await
     }
 
     /// Inserts new jobs on `conn`, a statement per [`JOBS_PER_STATEMENT`].
@@ -314,10 +331,44 @@ where
         if events.is_empty() {
             return Ok(Vec::new());
         }
+        if let [one] = events {
+            if self.dialect.writable_cte && !one.jobs.is_empty() && one.jobs.len() <= JOBS_PER_STATEMENT {
+                match self.emit_in_one_statement(one).await {
+                    Ok(outcome) => return Ok(vec![outcome]),
+                    // A job id taken already (or a race lost): the general path sorts it out.
+                    Err(e) if (self.dialect.is_unique_violation)(&e) => {}
+                    Err(e) => return Err(self.fail("emitting events")(e)),
+                }
+            }
+        }
         self.retrying("emitting events", self.dialect.is_unique_violation, || {
             self.emit_once(events)
         })
         .await
+    }
+
+    /// One event and its jobs in one statement: the record's insert, which does nothing for an id
+    /// recorded already, feeds the jobs' insert, which then inserts none.
+    async fn emit_in_one_statement(&self, emit: &Emit) -> Result<EmitOutcome, sqlx::Error> {
+        let mut stmt = self.stmt("WITH e AS (");
+        self.push_event_insert(&mut stmt, &emit.event, emit.now, Some(emit.now));
+        stmt.push(&self.dialect.insert_ignoring("id"))
+            .push(" RETURNING id) ")
+            .push(super::INSERT_NEW_JOBS)
+            .push("SELECT * FROM (VALUES ");
+        let jobs: Vec<&NewJob> = emit.jobs.iter().collect();
+        self.push_job_rows(&mut stmt, &jobs);
+        stmt.push(
+            ") AS v (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, \
+             created_at) WHERE EXISTS (SELECT 1 FROM e)",
+        )
+        .keep();
+        let done = self.query(&stmt).map_err(encoding)?.execute(&self.pool).await?;
+        Ok(if done.affected() == 0 {
+            EmitOutcome::Duplicate
+        } else {
+            EmitOutcome::Emitted
+        })
     }
 
     async fn emit_once(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, sqlx::Error> {
@@ -344,7 +395,7 @@ where
             outcomes.push(EmitOutcome::Emitted);
         }
         self.insert_all_jobs(&mut tx, &jobs).await?;
-        self.notify_ready(&mut tx, jobs.iter().map(|j| j.queue.as_str()))
+        self.notify_inserted(&mut tx, jobs.iter().map(|j| j.queue.as_str()))
             .await?;
         tx.commit().await?;
         Ok(outcomes)
@@ -389,7 +440,7 @@ where
                 .any_of("id", chunk.iter().cloned());
             self.query(&mark).map_err(encoding)?.execute(&mut *tx).await?;
         }
-        self.notify_ready(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
+        self.notify_inserted(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
             .await?;
         tx.commit().await?;
         Ok(rows.len())
@@ -397,14 +448,22 @@ where
 
     /// `INSERT` of an event's record.
     fn insert_event(&self, event: &Event, now: UnixMillis, expanded_at: Option<UnixMillis>) -> Stmt {
+        let mut stmt = self.stmt("");
+        self.push_event_insert(&mut stmt, event, now, expanded_at);
+        stmt.keep();
+        stmt
+    }
+
+    /// Appends the `INSERT` of an event's record.
+    fn push_event_insert(&self, stmt: &mut Stmt, event: &Event, now: UnixMillis, expanded_at: Option<UnixMillis>) {
         let (json_open, json_close) = self.dialect.json_in;
         let meta = if event.meta.is_empty() {
             "{}".to_string()
         } else {
             serde_json::to_string(&event.meta).unwrap_or_else(|_| "{}".into())
         };
-        let mut stmt = self.stmt("INSERT INTO jobq_events (id, name, payload, meta, created_at, expanded_at) VALUES (");
-        stmt.bind(event.id.as_str())
+        stmt.push("INSERT INTO jobq_events (id, name, payload, meta, created_at, expanded_at) VALUES (")
+            .bind(event.id.as_str())
             .push(", ")
             .bind(event.name.as_str())
             .push(", ")
@@ -419,9 +478,7 @@ where
             .bind(now.0)
             .push(", ")
             .bind(expanded_at.map(|t| t.0))
-            .push(")")
-            .keep();
-        stmt
+            .push(")");
     }
 }
 
