@@ -373,18 +373,6 @@ async fn one_jobs_enqueue_get_and_finish_send_one_command_each() {
     assert_eq!(monitor.commands().await, ["EVALSHA"], "finish");
 }
 
-/// What the pushed events become in these tests: two jobs each, `evt:<id>#1` and `#2`.
-fn two_jobs(event: &jobq::store::Event, now: UnixMillis) -> Vec<jobq::job::NewJob> {
-    (1..=2)
-        .map(|n| {
-            let spec = JobSpec::new(JOB_TYPE, serde_json::from_str(event.payload.get()).unwrap())
-                .id(format!("evt:{}#{n}", event.id))
-                .meta("event", event.name.clone());
-            jobq::job::NewJob::validate(spec, now, &Default::default()).unwrap()
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_after_one_died() {
     let (store, prefix) = fixture().await;

@@ -497,6 +497,16 @@ async fn three_workers_run_each_of_a_thousand_jobs_exactly_once(store: TestStore
     assert_eq!(stats.queues[0].succeeded, 1000, "{stats:?}");
 }
 
+/// Every job of the world's store (up to 10,000), newest first.
+async fn all_jobs(world: &World) -> Vec<Job> {
+    let list = jobq::store::List {
+        filter: Default::default(),
+        limit: 10_000,
+        offset: 0,
+    };
+    world.client.list(&list).await.unwrap()
+}
+
 /// The `scheduledFor` of every job the schedule `beat` enqueued, oldest first.
 async fn beat_ticks(world: &World) -> Vec<i64> {
     ticks_of(world, "beat").await
@@ -504,12 +514,7 @@ async fn beat_ticks(world: &World) -> Vec<i64> {
 
 /// The `scheduledFor` of every job the schedule `name` enqueued, oldest first.
 async fn ticks_of(world: &World, name: &str) -> Vec<i64> {
-    let list = jobq::store::List {
-        filter: Default::default(),
-        limit: 10_000,
-        offset: 0,
-    };
-    let jobs = world.client.list(&list).await.unwrap();
+    let jobs = all_jobs(world).await;
     let mut ticks: Vec<i64> = jobs
         .iter()
         .filter(|j| j.meta.get("schedule").map(String::as_str) == Some(name))
@@ -656,29 +661,13 @@ async fn overlap_skip_never_lets_two_ticks_jobs_live_at_once(store: TestStore) {
     world.exec_handler("slow", "sleep 2.5", "");
     let worker = world.worker("w", &[]);
     eventually("three of its jobs to finish", secs(90), async || {
-        let jobs = world
-            .client
-            .list(&jobq::store::List {
-                filter: Default::default(),
-                limit: 100,
-                offset: 0,
-            })
-            .await
-            .unwrap();
+        let jobs = all_jobs(&world).await;
         jobs.iter().filter(|j| j.status == JobStatus::Succeeded).count() >= 3
     })
     .await;
     worker.signal(libc::SIGTERM);
     assert!(worker.exit(secs(20)).await.success(), "{}", worker.log());
-    let mut jobs = world
-        .client
-        .list(&jobq::store::List {
-            filter: Default::default(),
-            limit: 100,
-            offset: 0,
-        })
-        .await
-        .unwrap();
+    let mut jobs = all_jobs(&world).await;
     jobs.sort_by_key(|j| j.created_at);
     // Each tick's job was created only once the one before it had finished.
     for pair in jobs.windows(2) {

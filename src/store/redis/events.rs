@@ -15,9 +15,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::RedisStore;
-use super::codec::run_key;
 use super::inbox::{STALE_AFTER, item_id};
-use super::scripts::SCRIPTS;
+use super::scripts::{self, SCRIPTS};
 use crate::job::{JobId, NewJob};
 use crate::store::{Emit, EmitOutcome, Event, Expander, StoreError};
 use crate::time::UnixMillis;
@@ -194,22 +193,10 @@ fn pushed_event(text: &str, default_id: String) -> Result<Event, String> {
     })
 }
 
-/// The arguments of one job for `emit.lua`.
+/// The arguments of one job for `emit.lua`: the place of its queue, then its fields.
 fn job_args(cmd: &mut redis::Cmd, place: usize, job: &NewJob) {
-    let meta = if job.meta.is_empty() {
-        String::new()
-    } else {
-        serde_json::to_string(&job.meta).unwrap_or_default()
-    };
-    cmd.arg(place)
-        .arg(job.id.as_str())
-        .arg(&job.job_type)
-        .arg(job.payload.get())
-        .arg(meta)
-        .arg(job.priority)
-        .arg(job.max_attempts)
-        .arg(run_key(job.run_at))
-        .arg(job.created_at.0);
+    cmd.arg(place);
+    scripts::new_job_args(cmd, job);
 }
 
 #[cfg(test)]

@@ -9,8 +9,7 @@ use redis::Value;
 
 use super::RedisStore;
 use super::calls::{by_queue, in_input_order};
-use super::codec::run_key;
-use super::scripts::SCRIPTS;
+use super::scripts::{self, SCRIPTS};
 use crate::job::{JobId, JobStatus};
 use crate::store::{ScheduleKey, ScheduleState, StoreError, Tick, TickOutcome};
 use crate::time::UnixMillis;
@@ -82,23 +81,8 @@ impl RedisStore {
                 cmd.arg(positions.len());
                 for &n in positions {
                     let tick = &ticks[n];
-                    let job = &tick.job;
-                    let meta = if job.meta.is_empty() {
-                        String::new()
-                    } else {
-                        serde_json::to_string(&job.meta).unwrap_or_default()
-                    };
-                    cmd.arg(&tick.schedule)
-                        .arg(tick.at.0)
-                        .arg(tick.overlap.as_str())
-                        .arg(job.id.as_str())
-                        .arg(&job.job_type)
-                        .arg(job.payload.get())
-                        .arg(meta)
-                        .arg(job.priority)
-                        .arg(job.max_attempts)
-                        .arg(run_key(job.run_at))
-                        .arg(job.created_at.0);
+                    cmd.arg(&tick.schedule).arg(tick.at.0).arg(tick.overlap.as_str());
+                    scripts::new_job_args(&mut cmd, &tick.job);
                 }
                 // Not sent again when the connection drops: the first call may have enqueued, and a
                 // second one finds the ticks handled, which is what the caller is then told.

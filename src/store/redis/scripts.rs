@@ -101,13 +101,7 @@ scripts!(
 /// jobs share once and id, payload, run and creation times per job (shape `S`), or every field per job
 /// (shape `E`).
 pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
-    let meta = |job: &NewJob| {
-        if job.meta.is_empty() {
-            String::new()
-        } else {
-            serde_json::to_string(&job.meta).unwrap_or_default()
-        }
-    };
+    let meta = meta_arg;
     let timeout = |job: &NewJob| job.timeout_ms.map(|t| t.to_string()).unwrap_or_default();
     // Run and creation times are left out: validated one by one, the jobs of a batch differ by a
     // millisecond or two.
@@ -153,6 +147,28 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
             }
         }
     }
+}
+
+/// A job's meta as a script argument: `''` at its default (empty), else its JSON.
+pub(crate) fn meta_arg(job: &NewJob) -> String {
+    if job.meta.is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string(&job.meta).unwrap_or_default()
+    }
+}
+
+/// The fields of a new job without a unique key or time-out, as `tick.lua` and `emit.lua` read them:
+/// id, type, payload, meta, priority, max_attempts, run_at key, created_at.
+pub(crate) fn new_job_args(cmd: &mut Cmd, job: &NewJob) {
+    cmd.arg(job.id.as_str())
+        .arg(&job.job_type)
+        .arg(job.payload.get())
+        .arg(meta_arg(job))
+        .arg(job.priority)
+        .arg(job.max_attempts)
+        .arg(run_key(job.run_at))
+        .arg(job.created_at.0);
 }
 
 /// The answers of `enqueue.lua`, one per job (`C`, `D`, or `K` and the id coalesced into; shape `S`

@@ -169,18 +169,6 @@ async fn a_committed_plain_insert_is_run_by_an_idle_worker<S: SqlStore>(server: 
     assert_eq!(*ran.lock().unwrap(), ["order-1"]);
 }
 
-/// What the stored events become in these tests: two jobs each, `evt:<id>#1` and `#2`.
-fn two_jobs(event: &jobq::store::Event, now: UnixMillis) -> Vec<jobq::job::NewJob> {
-    (1..=2)
-        .map(|n| {
-            let spec = jobq::job::JobSpec::new(JOB_TYPE, serde_json::from_str(event.payload.get()).unwrap())
-                .id(format!("evt:{}#{n}", event.id))
-                .meta("event", event.name.clone());
-            jobq::job::NewJob::validate(spec, now, &Default::default()).unwrap()
-        })
-        .collect()
-}
-
 async fn events_an_application_commits_are_expanded_once_by_racing_workers<S: SqlStore>(server: &S) {
     let (store, corner) = server.store().await;
     let mut app = S::App::open(&corner).await;

@@ -295,3 +295,16 @@ pub async fn make(store: &DynStore, spec: JobSpec, status: JobStatus, now: UnixM
     assert_eq!(job.status, status);
     job
 }
+
+/// What an event becomes in the event tests: two jobs, `evt:<id>#1` and `#2`, carrying its payload
+/// and its name as `meta.event` (an [`jobq::store::Expander`]).
+pub fn two_jobs(event: &jobq::store::Event, now: UnixMillis) -> Vec<NewJob> {
+    (1..=2)
+        .map(|n| {
+            let spec = JobSpec::new(JOB_TYPE, serde_json::from_str(event.payload.get()).unwrap())
+                .id(format!("evt:{}#{n}", event.id))
+                .meta("event", event.name.clone());
+            NewJob::validate(spec, now, &Limits::default()).unwrap()
+        })
+        .collect()
+}
