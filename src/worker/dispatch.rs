@@ -82,7 +82,8 @@ impl Dispatcher<'_> {
     async fn run(&mut self) {
         let s = self.s;
         while !s.control.stop.is_cancelled() {
-            // One snapshot per round: a reload meanwhile applies from the next round's claim on.
+            // One snapshot per round for the claim's size and exclusions; the jobs it returns start
+            // under a snapshot taken after it (below).
             let live = s.live();
             let window = s.window(&live, self.claimed);
             if window.limit == 0 {
@@ -103,7 +104,9 @@ impl Dispatcher<'_> {
             };
             let got = jobs.len();
             tracing::trace!(asked = window.limit, got, "claimed");
-            self.claimed += s.start(&live, jobs, self.acks).await;
+            // The jobs start under the setup in force now: a reload that returned while the claim
+            // was on its way (so before a job enqueued after it could be claimed) applies to them.
+            self.claimed += s.start(&s.live(), jobs, self.acks).await;
             if got as u32 >= window.limit {
                 // A full batch: more may be ready; claim again as soon as slots free up.
                 continue;
