@@ -149,12 +149,7 @@ impl WorkerBuilder {
         handler: impl Handler + 'static,
         options: HandlerOptions,
     ) -> WorkerBuilder {
-        let given = Given {
-            handler: Arc::new(handler),
-            options,
-            kind: None,
-        };
-        self.handlers.insert(job_type.into(), given);
+        self.handlers.insert(job_type.into(), Given::code(handler, options));
         self
     }
 

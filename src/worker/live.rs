@@ -37,6 +37,17 @@ pub(super) struct Given {
 #[derive(Clone, Default)]
 pub(super) struct HandlerSet(pub(super) HashMap<String, Given>);
 
+impl Given {
+    /// A handler given in code (compared by identity on a reload).
+    pub(super) fn code(handler: impl Handler + 'static, options: HandlerOptions) -> Given {
+        Given {
+            handler: Arc::new(handler),
+            options,
+            kind: None,
+        }
+    }
+}
+
 impl HandlerSet {
     /// Adds (or replaces) the handler of `job_type`.
     pub(super) fn insert(&mut self, job_type: String, given: Given) {

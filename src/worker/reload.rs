@@ -94,12 +94,9 @@ impl Reload {
         handler: impl Handler + 'static,
         options: HandlerOptions,
     ) -> Reload {
-        let given = Given {
-            handler: Arc::new(handler),
-            options,
-            kind: None,
-        };
-        self.handlers.get_or_insert_default().insert(job_type.into(), given);
+        self.handlers
+            .get_or_insert_default()
+            .insert(job_type.into(), Given::code(handler, options));
         self
     }
 
