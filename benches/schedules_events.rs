@@ -1,6 +1,7 @@
 //! Schedules and events, timed on every store (issue 15's speed targets):
 //! - `emit`: `Client::emit` of an event with 10 subscribers, one event (one transaction) after
-//!   another from one process: events per second and the time of one call;
+//!   another from one process: events per second and the time of one call; then from 8 producers
+//!   in the process at once (as concurrent web requests emit), each event still its own transaction;
 //! - `ticks`: 1,000 schedules due every minute (`* * * * *`), three schedulers (as three workers run
 //!   them, each on a store connection of its own), one minute's tick: how long after its tick each
 //!   job was made (`createdAt - meta.scheduledFor`), p50, p99 and the slowest, and when all 1,000
@@ -100,6 +101,14 @@ async fn main() {
             median(rates) * 10.0,
             median(calls)
         );
+        let mut together = Vec::new();
+        for _ in 0..runs {
+            together.push(emit_concurrently(open().await, 4_000, 8).await);
+        }
+        println!(
+            "{name} emit, 10 subscribers, 8 producers in the process at once: {:.0} events/s",
+            median(together)
+        );
         let mut idles = Vec::new();
         for _ in 0..runs {
             idles.push(idle(open().await).await);
@@ -130,6 +139,37 @@ async fn emit(store: TestStore, n: usize) -> (f64, f64) {
     }
     let seconds = started.elapsed().as_secs_f64();
     (n as f64 / seconds, seconds * 1000.0 / n as f64)
+}
+
+/// Emits `n` events of 10 subscribers from `producers` tasks at once (as a web server's concurrent
+/// requests do), each event its own transaction; events per second.
+async fn emit_concurrently(store: TestStore, n: usize, producers: usize) -> f64 {
+    let client = Client::new(store.store().clone());
+    let subscribers = (0..10).map(|i| Subscriber::new(format!("sub.{i}"))).collect();
+    let subs = Arc::new(Subscriptions(BTreeMap::from([(
+        "user.registered".to_string(),
+        subscribers,
+    )])));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..producers)
+        .map(|p| {
+            let (client, subs) = (client.clone(), subs.clone());
+            tokio::spawn(async move {
+                for i in 0..n / producers {
+                    let event = EventSpec {
+                        name: "user.registered".into(),
+                        payload: json!({ "producer": p, "i": i }),
+                        ..Default::default()
+                    };
+                    client.emit(&subs, event).await.expect("emit");
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("a producer");
+    }
+    n as f64 / started.elapsed().as_secs_f64()
 }
 
 /// A store that counts the calls made through it (each one store round trip or script).
