@@ -136,6 +136,7 @@ fn fill(path: &Path, n: usize) -> String {
                     worker: "bench".into(),
                     limit: (chunk * 85 / 100) as u32,
                     now: UnixMillis::now(),
+                    flow: Default::default(),
                 })
                 .await
                 .unwrap();

@@ -403,6 +403,7 @@ pub(crate) fn test_job(job_type: &str, payload: &str) -> Job {
         finished_at: None,
         heartbeat_at: Some(UnixMillis(1_800_000_000_000)),
         worker_id: Some("w-1".into()),
+        snoozes: 0,
     }
 }
 

@@ -229,6 +229,8 @@ pub struct Job {
     pub heartbeat_at: Option<UnixMillis>,
     /// The worker holding its lease while running.
     pub worker_id: Option<String>,
+    /// Times its handler snoozed it (put it back without spending an attempt).
+    pub snoozes: u32,
 }
 
 impl Job {
@@ -256,7 +258,7 @@ impl Job {
 /// absent values are `null`, so every key is always present.
 impl Serialize for Job {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_struct("Job", 22)?;
+        let mut m = s.serialize_struct("Job", 23)?;
         write_envelope_fields(self, &mut m)?;
         m.serialize_field("status", &self.status)?;
         m.serialize_field("progress", &self.progress)?;
@@ -266,6 +268,7 @@ impl Serialize for Job {
         m.serialize_field("finishedAt", &self.finished_at)?;
         m.serialize_field("heartbeatAt", &self.heartbeat_at)?;
         m.serialize_field("workerId", &self.worker_id)?;
+        m.serialize_field("snoozes", &self.snoozes)?;
         m.end()
     }
 }

@@ -168,6 +168,7 @@ fn job_json_round_trips_through_the_lenient_reader() {
         finished_at: Some(NOW),
         heartbeat_at: None,
         worker_id: None,
+        snoozes: 0,
     };
     let text = serde_json::to_string(&job).unwrap();
     assert!(

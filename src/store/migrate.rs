@@ -49,6 +49,11 @@ const SQLITE: &[Migration] = &[
         name: "events",
         sql: include_str!("migrations/sqlite/0003_events.sql"),
     },
+    Migration {
+        version: 4,
+        name: "flow_control",
+        sql: include_str!("migrations/sqlite/0004_flow_control.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -67,6 +72,11 @@ const POSTGRES: &[Migration] = &[
         name: "events",
         sql: include_str!("migrations/postgres/0003_events.sql"),
     },
+    Migration {
+        version: 4,
+        name: "flow_control",
+        sql: include_str!("migrations/postgres/0004_flow_control.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -84,6 +94,11 @@ const MYSQL: &[Migration] = &[
         version: 3,
         name: "events",
         sql: include_str!("migrations/mysql/0003_events.sql"),
+    },
+    Migration {
+        version: 4,
+        name: "flow_control",
+        sql: include_str!("migrations/mysql/0004_flow_control.sql"),
     },
 ];
 

@@ -21,6 +21,7 @@ use crate::time::UnixMillis;
 pub(crate) mod batch;
 mod error;
 mod events;
+mod flow;
 pub mod migrate;
 #[cfg(feature = "mysql")]
 pub mod mysql;
@@ -37,6 +38,9 @@ pub mod url;
 
 pub use error::StoreError;
 pub use events::{Emit, EmitOutcome, Event, Expander};
+pub use flow::{
+    Admission, Block, ClaimPlan, FieldPath, Flow, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey,
+};
 pub(crate) use schedules::decide as decide_tick;
 pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
 pub use url::{RedactedUrl, StoreKind, StoreUrl};
@@ -106,6 +110,9 @@ pub struct Claim {
     pub limit: u32,
     /// The present; jobs with `run_at <= now` are ready.
     pub now: UnixMillis,
+    /// The limits, pauses and blocks the claim respects (see [`Claim::plan`]); empty for a claim that
+    /// takes whatever is ready.
+    pub flow: Arc<Flow>,
 }
 
 impl Claim {
@@ -169,6 +176,13 @@ pub enum Transition {
     },
     /// → waiting (handed to a third party).
     Waiting,
+    /// → pending at `run_at` without spending an attempt (`attempt` goes back to what it was before
+    /// the claim) and with `snoozes` counted up; no error recorded. The caller has checked that the
+    /// job has snoozes left.
+    Snooze {
+        /// When to start it again.
+        run_at: UnixMillis,
+    },
 }
 
 impl Transition {
@@ -176,7 +190,7 @@ impl Transition {
     pub fn status(&self) -> JobStatus {
         match self {
             Transition::Succeeded { .. } => JobStatus::Succeeded,
-            Transition::Retry { .. } => JobStatus::Pending,
+            Transition::Retry { .. } | Transition::Snooze { .. } => JobStatus::Pending,
             Transition::Dead { .. } => JobStatus::Dead,
             Transition::Discarded { .. } => JobStatus::Discarded,
             Transition::Waiting => JobStatus::Waiting,
@@ -188,7 +202,7 @@ impl Transition {
         match self {
             Transition::Retry { error, .. } | Transition::Dead { error } => Some(error),
             Transition::Discarded { reason } => Some(reason),
-            Transition::Succeeded { .. } | Transition::Waiting => None,
+            Transition::Succeeded { .. } | Transition::Waiting | Transition::Snooze { .. } => None,
         }
     }
 }
@@ -509,6 +523,14 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// not excluded), smallest (priority, run_at, id) first: sets them `running`, increments `attempt`,
     /// records the worker and `started_at = heartbeat_at = now`, clears progress. Returns the jobs in that
     /// claim order. Two concurrent claims never return the same job.
+    ///
+    /// With a [`Flow`], jobs of a paused queue (or of a type paused in its queue) and of a blocked type
+    /// (or blocked partition) are passed over, and so is a job that a limit of `flow.limits` holds
+    /// back: one whose (scope, partition) has `global_concurrency` running jobs holding slots, or
+    /// whose rate bucket is empty. Jobs behind a passed-over one are still taken in claim order. A
+    /// limited claim is atomic with the limits' state, so however many workers claim at once, a limit
+    /// is never exceeded; a job it leases holds a slot of each concurrency limit over it for as long
+    /// as it runs at that attempt. (On a Redis Cluster, a type's limits are counted per queue.)
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
 
     /// Records `now` (and progress) for each held lease. Answers per input, in order: `Held`, or why
@@ -613,6 +635,32 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// first, each into the jobs `expander` makes of it, exactly once however many workers expand at
     /// once and whichever of them dies midway. Returns how many events were expanded (0: none waiting).
     async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError>;
+
+    /// The pauses in force (by queue, then type) and the blocks that have not run out by `now` (by
+    /// type, then partition). Changes nothing.
+    async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError>;
+
+    /// Pauses a queue (`job_type` `None`) or one type in it, or resumes it. Pausing what is paused
+    /// keeps the first pause's time; resuming what is not paused changes nothing. Returns whether
+    /// anything changed. A queue with no jobs may be paused.
+    async fn set_paused(
+        &self,
+        queue: &str,
+        job_type: Option<&str>,
+        paused: bool,
+        now: UnixMillis,
+    ) -> Result<bool, StoreError>;
+
+    /// Records back-pressure: nothing of `block.job_type` (or of its partition) starts before
+    /// `block.until`. A later block already recorded is kept. Forgets blocks that ran out before `now`.
+    async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError>;
+
+    /// Records the limits a worker's config sets, replacing what was recorded for their scopes (a
+    /// scope not named is left as it is). Changes no job.
+    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError>;
+
+    /// The recorded limits, by scope. Changes nothing.
+    async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError>;
 
     /// The items pushed to the store's inbox (a list any client can push envelopes to) that could not
     /// become jobs, with why: of `queues` (every queue when empty), oldest first, at most `limit` per

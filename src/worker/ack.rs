@@ -181,6 +181,10 @@ fn log_finishes(s: &Shared, finishes: &[Finish], meta: &[(String, u64)], applied
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job handed off: waiting for resolve"
             ),
+            Transition::Snooze { run_at } => tracing::debug!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "job snoozed for {}", format_duration(run_at.since(now))
+            ),
         }
     }
 }

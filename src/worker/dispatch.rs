@@ -171,6 +171,7 @@ impl Dispatcher<'_> {
             worker: s.id.clone(),
             limit: window.limit,
             now: s.clock.now(),
+            flow: Default::default(),
         };
         match s.store.claim(&claim).await {
             Ok(jobs) => {

@@ -84,6 +84,7 @@ async fn an_inbox_on_a_cluster_wakes_its_worker_and_is_ingested_beside_another_s
         worker: WORKER.into(),
         limit: 10,
         now: T0,
+        flow: Default::default(),
     };
     // The claim takes mail's job, ingests the inbox on the way, and takes its job too.
     assert_eq!(sorted(ids(&store.claim(&claim).await.unwrap())), ["m", "s"]);

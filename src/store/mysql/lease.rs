@@ -121,6 +121,7 @@ impl MysqlStore {
                     "w": fin.lease.worker,
                     "s": f.status,
                     "f": u8::from(f.finished),
+                    "z": f.snoozed,
                 });
                 if let Some(run_at) = f.run_at {
                     row["t"] = json!(run_at);
@@ -146,13 +147,14 @@ impl MysqlStore {
                 "UPDATE JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(128) PATH '$.i', attempt INT PATH '$.a', \
                  worker VARCHAR(255) PATH '$.w', status VARCHAR(16) PATH '$.s', finished INT PATH '$.f', \
                  run_at BIGINT PATH '$.t', result LONGTEXT PATH '$.r', error LONGTEXT PATH '$.e', \
-                 progress INT PATH '$.p', message TEXT PATH '$.m')) AS f \
+                 progress INT PATH '$.p', message TEXT PATH '$.m', snoozed INT PATH '$.z')) AS f \
                  STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = f.id \
                  SET j.status = f.status, j.run_at = COALESCE(f.run_at, j.run_at), j.result = f.result, \
                  j.progress = COALESCE(f.progress, j.progress), \
                  j.progress_message = IF(f.progress IS NULL, j.progress_message, f.message), \
                  j.finished_at = IF(f.finished = 1, ?, NULL), j.worker_id = NULL, \
-                 j.errors = IF(f.error IS NULL, j.errors, {append}) \
+                 j.errors = IF(f.error IS NULL, j.errors, {append}), \
+                 j.snoozes = j.snoozes + f.snoozed, j.attempt = j.attempt - f.snoozed \
                  WHERE j.status = 'running' AND j.attempt = f.attempt AND j.worker_id = f.worker"
             ))
             .bind(Value::Array(rows).to_string())

@@ -285,10 +285,11 @@ impl SqlBackend for PostgresStore {
              result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
              progress = COALESCE(f.progress, j.progress), \
              progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
-             errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END \
+             errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END, \
+             attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
-             $8::text[], $9::bool[], $11::int4[], $12::text[]) \
-             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message) \
+             $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
+             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
              AND j.status = 'running' \
              RETURNING f.ord"
@@ -303,8 +304,10 @@ impl SqlBackend for PostgresStore {
                 let mut finished = Vec::with_capacity(chunk.len());
                 let mut progress = Vec::with_capacity(chunk.len());
                 let mut messages = Vec::with_capacity(chunk.len());
+                let mut snoozed = Vec::with_capacity(chunk.len());
                 for &i in chunk {
                     let f = FinishRow::of(&finishes[i]);
+                    snoozed.push(f.snoozed);
                     statuses.push(f.status);
                     run_ats.push(f.run_at);
                     results.push(f.result.map(str::to_string));
@@ -325,6 +328,7 @@ impl SqlBackend for PostgresStore {
                     .bind(now.0)
                     .bind(progress)
                     .bind(messages)
+                    .bind(snoozed)
             })
             .await?;
         // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.

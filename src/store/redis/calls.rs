@@ -541,6 +541,9 @@ pub(super) fn finish_args(cmd: &mut Cmd, finish: &Finish, now: UnixMillis) {
         Transition::Waiting => {
             cmd.arg("W").arg("").arg("");
         }
+        Transition::Snooze { run_at } => {
+            cmd.arg("Z").arg(run_key(*run_at)).arg("");
+        }
     }
     cmd.arg(progress_json(finish.progress.as_ref()));
 }

@@ -140,6 +140,7 @@ pub(crate) fn job_from_pairs(pairs: &[(&str, &str)]) -> Result<Job, StoreError> 
         // A claim writes no heartbeat before the first one: the start is the last sign of life.
         heartbeat_at: millis("hb")?.or(started_at),
         worker_id: text("w").map(str::to_string),
+        snoozes: int("sn")?.unwrap_or(0).max(0) as u32,
         id: JobId::from_stored(id.to_string()),
     })
 }

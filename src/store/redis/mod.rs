@@ -57,6 +57,7 @@ mod calls;
 mod codec;
 mod connection;
 mod events;
+mod flow;
 pub mod inbox;
 mod schedules;
 mod scripts;
@@ -83,7 +84,7 @@ pub use self::settings::DEFAULT_PREFIX;
 use self::settings::Settings;
 use super::error::DriverError;
 use super::{
-    Cancel, CancelAnswer, CancelTarget, Claim, Cleanup, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat,
+    Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, FlowState, Limit, RecordedLimit, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat,
     Lease, LeaseState, List, QueueStats, RejectedItem, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats,
     StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Tick, TickOutcome, WakeOn,
     WorkerInfo,
@@ -292,6 +293,22 @@ impl Store for RedisStore {
         if claim.limit == 0 || claim.queues.is_empty() {
             return Ok(Vec::new());
         }
+        let plain = match claim.plan() {
+            ClaimPlan::Nothing => return Ok(Vec::new()),
+            ClaimPlan::Plain(plain) => plain,
+            ClaimPlan::Limited => {
+                // Inbox items become jobs in any claim; a limited one leaves that to the next plain
+                // claim or to `ingest` below, run for the queues as they are.
+                let waiting = self.inbox_waiting(&claim.queues).await?;
+                if waiting > 0
+                    && let Err(e) = self.ingest(&claim.queues, &claim.worker, claim.now).await
+                {
+                    tracing::warn!("ingesting the inbox failed: {e}");
+                }
+                return self.claim_limited(claim).await;
+            }
+        };
+        let claim = &plain;
         let (mut jobs, waiting) =
             tokio::try_join!(self.claim_jobs(claim, claim.limit), self.inbox_waiting(&claim.queues))?;
         if waiting > 0 {
@@ -719,6 +736,32 @@ impl Store for RedisStore {
 
     async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
         self.expand_pushed_events(expander, limit, now).await
+    }
+
+    async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
+        self.read_flow_state(now).await
+    }
+
+    async fn set_paused(
+        &self,
+        queue: &str,
+        job_type: Option<&str>,
+        paused: bool,
+        now: UnixMillis,
+    ) -> Result<bool, StoreError> {
+        self.write_paused(queue, job_type, paused, now).await
+    }
+
+    async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError> {
+        self.write_block(block, now).await
+    }
+
+    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
+        self.write_limits(limits, worker, now).await
+    }
+
+    async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError> {
+        self.read_limits().await
     }
 
     async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {

@@ -146,6 +146,7 @@ where
             finished_at: opt_big(&d, 18)?.map(UnixMillis),
             heartbeat_at: opt_big(&d, 19)?.map(UnixMillis),
             worker_id: opt_text(&d, 20)?,
+            snoozes: int(&d, 21)?.max(0) as u32,
             id: JobId::from_stored(d.id.clone()),
         };
         Ok(job)

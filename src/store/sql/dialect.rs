@@ -48,6 +48,11 @@ pub(crate) struct Dialect {
     /// What a JSON column's bound text is wrapped in (PostgreSQL types a text parameter as text, which
     /// a `json` column refuses without a cast).
     pub json_in: (&'static str, &'static str),
+    /// How a field of a JSON column is read as text (a limited claim leaves out the partitions that
+    /// can take no job, by their field).
+    pub json_text: JsonText,
+    /// The function that picks the larger of two values (`MAX` in SQLite, `GREATEST` elsewhere).
+    pub greatest: &'static str,
     /// The server's clock in Unix milliseconds, for bookkeeping that no job depends on.
     pub now_millis: &'static str,
     /// A query that returns a row when jobq's tables exist (`jobq_migrations`).
@@ -68,6 +73,17 @@ pub(crate) struct Dialect {
     /// A statement that wakes the store's listeners for the queue it binds, run in the transaction
     /// that made jobs of that queue pending (PostgreSQL's NOTIFY; `None` where workers poll or watch).
     pub notify_ready: Option<&'static str>,
+}
+
+/// How a store reads a field of a JSON column as text, given the keys from the top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonText {
+    /// `CAST(json_extract(col, '$."a"."b"') AS TEXT)` (SQLite): a JSON path bound as one value.
+    CastJsonExtract,
+    /// `json_extract_path_text(col, 'a', 'b')` (PostgreSQL): each key bound.
+    ExtractPathText,
+    /// `JSON_UNQUOTE(JSON_EXTRACT(col, '$."a"."b"'))` (MySQL, MariaDB).
+    UnquoteJsonExtract,
 }
 
 /// How a store deletes at most N rows that match.
@@ -122,6 +138,15 @@ impl Dialect {
             queues_in: ("", ""),
             queues_out: "queues",
             json_in: ("", ""),
+            json_text: match kind {
+                StoreKind::Sqlite => JsonText::CastJsonExtract,
+                StoreKind::Postgres => JsonText::ExtractPathText,
+                _ => JsonText::UnquoteJsonExtract,
+            },
+            greatest: match kind {
+                StoreKind::Sqlite => "MAX",
+                _ => "GREATEST",
+            },
             now_millis: "",
             migrations_exist: "",
             migrations_table: "",

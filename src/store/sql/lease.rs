@@ -26,6 +26,8 @@ pub(crate) struct FinishRow<'a> {
     pub progress: Option<i32>,
     /// Its message.
     pub message: Option<&'a str>,
+    /// 1 for a snooze (the attempt is given back and `snoozes` counted up), else 0.
+    pub snoozed: i32,
 }
 
 impl<'a> FinishRow<'a> {
@@ -35,7 +37,7 @@ impl<'a> FinishRow<'a> {
         FinishRow {
             status: status.as_str(),
             run_at: match &finish.outcome {
-                Transition::Retry { run_at, .. } => Some(run_at.0),
+                Transition::Retry { run_at, .. } | Transition::Snooze { run_at } => Some(run_at.0),
                 _ => None,
             },
             result: match &finish.outcome {
@@ -46,6 +48,7 @@ impl<'a> FinishRow<'a> {
             finished: status.is_terminal() || status == JobStatus::Waiting,
             progress: finish.progress.as_ref().map(|p| i32::from(p.percent)),
             message: finish.progress.as_ref().and_then(|p| p.message.as_deref()),
+            snoozed: i32::from(matches!(finish.outcome, Transition::Snooze { .. })),
         }
     }
 }

@@ -19,6 +19,7 @@ mod decode;
 mod dialect;
 mod enqueue;
 mod filter;
+mod flow;
 mod lease;
 mod stmt;
 mod store;
@@ -34,7 +35,7 @@ use sqlx::query::Query;
 use sqlx::{Arguments, ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 pub(crate) use decode::{Cells, Decoder, ReadRow, count, job_from_row};
-pub(crate) use dialect::{Dialect, FilterCancel, LimitedDelete, Upsert, is_network_error};
+pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use lease::{FinishRow, in_claim_order};

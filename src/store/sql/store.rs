@@ -13,7 +13,7 @@ use tokio::sync::{MutexGuard, Notify};
 use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
-    Cancel, CancelAnswer, Claim, Cleanup, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat, Lease, LeaseState,
+    Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, FlowState, Limit, RecordedLimit, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat, Lease, LeaseState,
     List, QueueStats, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError,
     StoreInfo, StoreKind, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
@@ -81,6 +81,19 @@ pub(crate) trait SharedSql: Send + Sync {
     ) -> Result<(), StoreError>;
     async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError>;
     async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError>;
+    async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError>;
+    async fn set_paused(
+        &self,
+        queue: &str,
+        job_type: Option<&str>,
+        paused: bool,
+        now: UnixMillis,
+    ) -> Result<bool, StoreError>;
+    async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError>;
+    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError>;
+    async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError>;
+    /// A claim that a limit, a partial pause or a partition block touches (see `sql/flow.rs`).
+    async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
 }
 
 /// [`SharedSql`] for the pool of one sqlx database: each method is [`SqlPool`]'s own. Written per
@@ -155,6 +168,30 @@ macro_rules! shared_sql {
             ) -> Result<usize, StoreError> {
                 SqlPool::expand_events(self, expander, limit, now).await
             }
+            async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
+                SqlPool::flow_state(self, now).await
+            }
+            async fn set_paused(
+                &self,
+                queue: &str,
+                job_type: Option<&str>,
+                paused: bool,
+                now: UnixMillis,
+            ) -> Result<bool, StoreError> {
+                SqlPool::set_paused(self, queue, job_type, paused, now).await
+            }
+            async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError> {
+                SqlPool::block(self, block, now).await
+            }
+            async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
+                SqlPool::record_limits(self, limits, worker, now).await
+            }
+            async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError> {
+                SqlPool::limits(self).await
+            }
+            async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+                SqlPool::claim_limited(self, claim).await
+            }
         }
     };
 }
@@ -193,7 +230,14 @@ impl<T: SqlBackend> Store for T {
         if claim.queues.is_empty() || claim.limit == 0 {
             return Ok(Vec::new());
         }
-        SqlBackend::claim(self, claim).await
+        match claim.plan() {
+            ClaimPlan::Nothing => Ok(Vec::new()),
+            ClaimPlan::Plain(plain) => SqlBackend::claim(self, &plain).await,
+            ClaimPlan::Limited => {
+                let _turn = self.write_turn().await;
+                self.shared().claim_limited(claim).await
+            }
+        }
     }
 
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
@@ -292,6 +336,35 @@ impl<T: SqlBackend> Store for T {
     async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
         let _turn = self.write_turn().await;
         self.shared().expand_events(expander, limit, now).await
+    }
+
+    async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
+        self.shared().flow_state(now).await
+    }
+
+    async fn set_paused(
+        &self,
+        queue: &str,
+        job_type: Option<&str>,
+        paused: bool,
+        now: UnixMillis,
+    ) -> Result<bool, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().set_paused(queue, job_type, paused, now).await
+    }
+
+    async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().block(block, now).await
+    }
+
+    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().record_limits(limits, worker, now).await
+    }
+
+    async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError> {
+        self.shared().limits().await
     }
 
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {

@@ -296,7 +296,7 @@ impl SqlBackend for SqliteStore {
         for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
                 let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message) AS (",
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message, snoozed) AS (",
                 );
                 qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
                     let f = FinishRow::of(fin);
@@ -310,14 +310,16 @@ impl SqlBackend for SqliteStore {
                         .push_bind(f.finished.then_some(now.0))
                         .push_bind(now.0)
                         .push_bind(f.progress)
-                        .push_bind(f.message);
+                        .push_bind(f.message)
+                        .push_bind(f.snoozed);
                 });
                 qb.push(format!(
                     ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
                      result = f.result, finished_at = f.finished_at, worker_id = NULL, \
                      progress = COALESCE(f.progress, jobq_jobs.progress), \
                      progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
-                     errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END \
+                     errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END, \
+                     attempt = jobq_jobs.attempt - f.snoozed, snoozes = jobq_jobs.snoozes + f.snoozed \
                      FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
                      AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
                 ));

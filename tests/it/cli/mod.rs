@@ -416,6 +416,7 @@ async fn claim_all(store: &DynStore, queue: &str) -> Vec<Lease> {
         worker: WORKER.to_string(),
         limit: 1000,
         now: UnixMillis::now(),
+        flow: Default::default(),
     };
     let jobs = store.claim(&claim).await.expect("claiming jobs");
     assert!(!jobs.is_empty(), "no ready job in queue {queue} to claim");

@@ -138,6 +138,7 @@ pub fn claim_params(queues: &[&str], worker: &str, limit: u32, now: UnixMillis) 
         worker: worker.to_string(),
         limit,
         now,
+        flow: Default::default(),
     }
 }
 

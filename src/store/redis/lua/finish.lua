@@ -1,7 +1,7 @@
 -- KEYS: the queue's prefix. ARGV: now, count, then per outcome: id, attempt, worker, kind, value, error
 -- entry, progress JSON ('' to leave it as it is).
 -- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
--- W waiting. Returns per outcome 1 when applied, 0 when its lease no longer held.
+-- W waiting, Z snooze (value: run_at key; the attempt is given back and `sn` counted up). Returns per outcome 1 when applied, 0 when its lease no longer held.
 local Q, now, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded' }
 local run = Q .. 'run'
@@ -24,6 +24,10 @@ for _ = 1, n do
     end
     if kind == 'R' then
       redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '')
+      index_pending(Q, id, h[4], value)
+    elseif kind == 'Z' then
+      redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '', 'a', tonumber(a) - 1)
+      redis.call('HINCRBY', k, 'sn', 1)
       index_pending(Q, id, h[4], value)
     elseif kind == 'W' then
       redis.call('HSET', k, 's', 'waiting', 'f', now, 'w', '')

@@ -1,0 +1,487 @@
+//! Flow control for the three SQL stores, written once (see `store/flow.rs` for the rules): pauses,
+//! blocks and recorded limits are small tables read and written with one statement each; a limited
+//! claim is one transaction.
+//!
+//! The limited claim locks its scopes' rows in `jobq_limits` in scope order (SQLite's immediate
+//! transaction holds the whole file instead), so two claims that could take the same slot or the same
+//! start of a rate run one after the other, and the second sees the first's slots. Under the lock it
+//! drops the slots whose jobs no longer run at that attempt, counts the rest per partition, reads the
+//! rate buckets, selects candidates in claim order (locking them, skipping rows other claimers hold,
+//! and leaving out the partitions that are already full), decides each with [`Admission`], leases the
+//! admitted jobs, records their slots and the buckets they moved, and commits.
+
+use std::collections::{HashMap, HashSet};
+
+use sqlx::database::HasStatementCache;
+use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
+
+use super::{IDS_PER_STATEMENT, JsonText, RowsAffected, SqlPool, Stmt, encoding, job_from_row};
+use crate::job::Job;
+use crate::store::batch::sort_in_claim_order;
+use crate::store::{
+    Admission, Block, Claim, FieldPath, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey, StoreError,
+};
+use crate::time::UnixMillis;
+
+/// Most candidates one limited claim reads per queue: enough to pass over the jobs it holds back
+/// without reading a whole backlog.
+const CANDIDATES_CAP: u32 = 2000;
+/// Most full partitions of one limit that the candidates' selection names (the rest are passed over
+/// one by one, as candidates).
+const CLOSED_KEYS_CAP: usize = 200;
+/// Slot rows per multi-row `INSERT`: 4 values each.
+const SLOTS_PER_STATEMENT: usize = 250;
+
+impl<DB> SqlPool<DB>
+where
+    DB: Database + HasStatementCache,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> i32: Encode<'q, DB> + Type<DB>,
+    for<'r> String: Decode<'r, DB>,
+    for<'r> Option<String>: Decode<'r, DB>,
+    for<'r> i64: Decode<'r, DB>,
+    for<'r> Option<i64>: Decode<'r, DB>,
+    for<'r> i32: Decode<'r, DB>,
+    DB::QueryResult: RowsAffected,
+    usize: ColumnIndex<DB::Row>,
+{
+    /// The pauses, and the blocks that have not run out.
+    pub async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
+        let operation = "reading pauses and blocks";
+        let mut pauses_sql = self.stmt("SELECT queue, job_type, paused_at FROM jobq_pauses ORDER BY queue, job_type");
+        pauses_sql.keep();
+        let mut pauses = Vec::new();
+        for row in self.fetch_all(&pauses_sql, operation).await? {
+            let (queue, job_type, since) = (|| -> Result<(String, String, i64), sqlx::Error> {
+                Ok((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?, row.try_get(2)?))
+            })()
+            .map_err(self.fail(operation))?;
+            pauses.push(Pause {
+                queue,
+                job_type: (!job_type.is_empty()).then_some(job_type),
+                since: UnixMillis(since),
+            });
+        }
+        let mut blocks_sql = self.stmt(
+            "SELECT job_type, whole_type, partition_key, blocked_until FROM jobq_blocks WHERE blocked_until > ",
+        );
+        blocks_sql
+            .bind(now.0)
+            .push(" ORDER BY job_type, whole_type DESC, partition_key")
+            .keep();
+        let mut blocks = Vec::new();
+        for row in self.fetch_all(&blocks_sql, operation).await? {
+            let (job_type, whole, partition, until) = (|| -> Result<(String, i32, String, i64), sqlx::Error> {
+                Ok((
+                    row.try_get_unchecked(0)?,
+                    row.try_get(1)?,
+                    row.try_get_unchecked(2)?,
+                    row.try_get(3)?,
+                ))
+            })()
+            .map_err(self.fail(operation))?;
+            blocks.push(Block {
+                job_type,
+                partition: (whole == 0).then_some(partition),
+                until: UnixMillis(until),
+            });
+        }
+        Ok(FlowState { pauses, blocks })
+    }
+
+    /// Pauses or resumes a queue or a type in it; whether anything changed.
+    pub async fn set_paused(
+        &self,
+        queue: &str,
+        job_type: Option<&str>,
+        paused: bool,
+        now: UnixMillis,
+    ) -> Result<bool, StoreError> {
+        let job_type = job_type.unwrap_or("").to_string();
+        let stmt = if paused {
+            let mut s = self.stmt("INSERT INTO jobq_pauses (queue, job_type, paused_at) VALUES (");
+            s.bind(queue.to_string())
+                .push(", ")
+                .bind(job_type)
+                .push(", ")
+                .bind(now.0)
+                .push(")")
+                .push(&self.dialect.insert_ignoring("queue, job_type"));
+            s
+        } else {
+            let mut s = self.stmt("DELETE FROM jobq_pauses WHERE queue = ");
+            s.bind(queue.to_string()).push(" AND job_type = ").bind(job_type);
+            s
+        };
+        let operation = if paused { "pausing" } else { "resuming" };
+        Ok(self.execute(&stmt, operation).await? > 0)
+    }
+
+    /// Records a block, keeping a later one, and forgets those that ran out.
+    pub async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError> {
+        let mut forget = self.stmt("DELETE FROM jobq_blocks WHERE blocked_until <= ");
+        forget.bind(now.0).keep();
+        self.execute(&forget, "recording a block").await?;
+        let mut s =
+            self.stmt("INSERT INTO jobq_blocks (job_type, whole_type, partition_key, blocked_until) VALUES (");
+        s.bind(block.job_type.clone())
+            .push(", ")
+            .bind(i32::from(block.partition.is_none()))
+            .push(", ")
+            .bind(block.partition.clone().unwrap_or_default())
+            .push(", ")
+            .bind(block.until.0)
+            .push(")");
+        let greatest = self.dialect.greatest;
+        match self.dialect.upsert {
+            super::Upsert::OnConflict => s.push(&format!(
+                " ON CONFLICT (job_type, whole_type, partition_key) DO UPDATE SET \
+                 blocked_until = {greatest}(jobq_blocks.blocked_until, excluded.blocked_until)"
+            )),
+            super::Upsert::OnDuplicateKey => s.push(&format!(
+                " ON DUPLICATE KEY UPDATE blocked_until = {greatest}(blocked_until, VALUES(blocked_until))"
+            )),
+        };
+        self.execute(&s, "recording a block").await.map(drop)
+    }
+
+    /// Records limits, replacing what their scopes had.
+    pub async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
+        for limit in limits {
+            let mut s = self.stmt(
+                "INSERT INTO jobq_limits (scope, global_concurrency, rate_count, rate_per_ms, partition_by, \
+                 recorded_by, recorded_at) VALUES (",
+            );
+            s.bind(limit.scope.key())
+                .push(", ")
+                .bind(limit.global_concurrency.map(i64::from))
+                .push(", ")
+                .bind(limit.rate.map(|r| i64::from(r.count)))
+                .push(", ")
+                .bind(limit.rate.map(|r| r.per_ms as i64))
+                .push(", ")
+                .bind(limit.partition.as_ref().map(|p| p.to_string()))
+                .push(", ")
+                .bind(worker.to_string())
+                .push(", ")
+                .bind(now.0)
+                .push(")")
+                .push(&self.dialect.upsert(
+                    "scope",
+                    &[
+                        "global_concurrency",
+                        "rate_count",
+                        "rate_per_ms",
+                        "partition_by",
+                        "recorded_by",
+                        "recorded_at",
+                    ],
+                ));
+            self.execute(&s, "recording limits").await?;
+        }
+        Ok(())
+    }
+
+    /// The recorded limits, by scope.
+    pub async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError> {
+        let operation = "reading limits";
+        let mut s = self.stmt(
+            "SELECT scope, global_concurrency, rate_count, rate_per_ms, partition_by, recorded_by, recorded_at \
+             FROM jobq_limits ORDER BY scope",
+        );
+        s.keep();
+        let mut out = Vec::new();
+        for row in self.fetch_all(&s, operation).await? {
+            type Cols = (String, Option<i64>, Option<i64>, Option<i64>, Option<String>, String, i64);
+            let cols = (|| -> Result<Cols, sqlx::Error> {
+                Ok((
+                    row.try_get_unchecked(0)?,
+                    row.try_get(1)?,
+                    row.try_get(2)?,
+                    row.try_get(3)?,
+                    row.try_get_unchecked(4)?,
+                    row.try_get_unchecked(5)?,
+                    row.try_get(6)?,
+                ))
+            })()
+            .map_err(self.fail(operation))?;
+            let (scope, concurrency, count, per_ms, partition, by, at) = cols;
+            // A row a claim made for a scope nobody recorded (or written by hand badly) is skipped.
+            let Some(scope) = Scope::from_key(&scope) else { continue };
+            out.push(RecordedLimit {
+                limit: Limit {
+                    scope,
+                    global_concurrency: concurrency.map(|n| n.clamp(0, i64::from(u32::MAX)) as u32),
+                    rate: count.zip(per_ms).map(|(count, per_ms)| Rate {
+                        count: count.clamp(1, i64::from(u32::MAX)) as u32,
+                        per_ms: per_ms.max(1) as u64,
+                    }),
+                    partition: partition.and_then(|p| p.parse::<FieldPath>().ok()),
+                },
+                recorded_by: by,
+                recorded_at: UnixMillis(at),
+            });
+        }
+        Ok(out)
+    }
+
+    /// A limited claim (see the module documentation): one transaction, run again when it loses a
+    /// race for a row lock.
+    pub async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+        self.retrying("claim", |_| false, || self.claim_limited_once(claim)).await
+    }
+
+    async fn claim_limited_once(&self, claim: &Claim) -> Result<Vec<Job>, sqlx::Error> {
+        let scopes = Admission::limited_scopes(claim);
+        let now_us = claim.now.0.saturating_mul(1000);
+        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut running: HashMap<SlotKey, u32> = HashMap::new();
+        let mut buckets: HashMap<SlotKey, i64> = HashMap::new();
+        if !scopes.is_empty() {
+            self.lock_scopes(&mut tx, &scopes, claim.now).await?;
+            let mut stale = self.stmt(
+                "DELETE FROM jobq_slots WHERE NOT EXISTS (SELECT 1 FROM jobq_jobs AS j WHERE j.id = jobq_slots.job_id \
+                 AND j.status = 'running' AND j.attempt = jobq_slots.attempt)",
+            );
+            stale.any_of("scope", scopes.iter().cloned());
+            self.query(&stale).map_err(encoding)?.execute(&mut *tx).await?;
+            let mut count = self.stmt("SELECT scope, partition_key, COUNT(*) FROM jobq_slots WHERE 1 = 1");
+            count
+                .any_of("scope", scopes.iter().cloned())
+                .push(" GROUP BY scope, partition_key");
+            for row in self.query(&count).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                let n: i64 = row.try_get(2)?;
+                running.insert(
+                    (row.try_get_unchecked(0)?, row.try_get_unchecked(1)?),
+                    n.clamp(0, i64::from(u32::MAX)) as u32,
+                );
+            }
+            let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
+            spent.bind(now_us).any_of("scope", scopes.iter().cloned());
+            self.query(&spent).map_err(encoding)?.execute(&mut *tx).await?;
+            let mut rates = self.stmt("SELECT scope, partition_key, tat_us FROM jobq_rates WHERE 1 = 1");
+            rates.any_of("scope", scopes.iter().cloned());
+            for row in self.query(&rates).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                buckets.insert((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?), row.try_get(2)?);
+            }
+        }
+        let mut admission = Admission::new(claim, running, buckets);
+        let closed = admission.closed_keys();
+        let mut candidates = Vec::new();
+        for queue in &claim.queues {
+            let Some(select) = self.candidates(claim, queue, &closed) else {
+                continue;
+            };
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                candidates.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
+            }
+        }
+        sort_in_claim_order(&mut candidates);
+        let mut taken: Vec<Job> = Vec::new();
+        for job in candidates {
+            if admission.is_full() {
+                break;
+            }
+            if admission.admit(&job) {
+                taken.push(job);
+            }
+        }
+        if !taken.is_empty() {
+            for chunk in taken.chunks(IDS_PER_STATEMENT) {
+                let mut lease = self.stmt(
+                    "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, progress = NULL, \
+                     progress_message = NULL, worker_id = ",
+                );
+                lease
+                    .bind(claim.worker.clone())
+                    .push(", started_at = ")
+                    .bind(claim.now.0)
+                    .push(", heartbeat_at = ")
+                    .bind(claim.now.0)
+                    .push(" WHERE status = 'pending'")
+                    .any_of("id", chunk.iter().map(|j| j.id.to_string()));
+                self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
+            }
+            let slots = admission.taken_slots();
+            for chunk in slots.chunks(SLOTS_PER_STATEMENT) {
+                let mut insert = self.stmt("INSERT INTO jobq_slots (scope, partition_key, job_id, attempt) VALUES ");
+                for (i, (scope, partition, id, attempt)) in chunk.iter().enumerate() {
+                    insert
+                        .push(if i == 0 { "(" } else { ", (" })
+                        .bind(scope.clone())
+                        .push(", ")
+                        .bind(partition.clone())
+                        .push(", ")
+                        .bind(id.clone())
+                        .push(", ")
+                        .bind(i64::from(*attempt))
+                        .push(")");
+                }
+                self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
+            }
+            for (scope, partition, tat) in admission.rate_updates() {
+                let mut upsert = self.stmt("INSERT INTO jobq_rates (scope, partition_key, tat_us) VALUES (");
+                upsert
+                    .bind(scope)
+                    .push(", ")
+                    .bind(partition)
+                    .push(", ")
+                    .bind(tat)
+                    .push(")")
+                    .push(&self.dialect.upsert("scope, partition_key", &["tat_us"]));
+                self.query(&upsert).map_err(encoding)?.execute(&mut *tx).await?;
+            }
+        }
+        tx.commit().await?;
+        for job in &mut taken {
+            claim.lease(job);
+        }
+        Ok(taken)
+    }
+
+    /// Locks the limits' rows of `scopes` in scope order, making the missing ones first (a scope whose
+    /// worker has not recorded it yet, or a row deleted by hand).
+    async fn lock_scopes(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        scopes: &[String],
+        now: UnixMillis,
+    ) -> Result<(), sqlx::Error> {
+        let mut lock = self.stmt("SELECT scope FROM jobq_limits WHERE 1 = 1");
+        lock.any_of("scope", scopes.iter().cloned())
+            .push(" ORDER BY scope")
+            .push(self.dialect.for_update);
+        let found: HashSet<String> = self
+            .query(&lock)
+            .map_err(encoding)?
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| r.try_get_unchecked::<String, _>(0))
+            .collect::<Result<_, _>>()?;
+        let missing: Vec<&String> = scopes.iter().filter(|s| !found.contains(*s)).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        for scope in missing {
+            let mut insert = self.stmt("INSERT INTO jobq_limits (scope, recorded_at) VALUES (");
+            insert
+                .bind(scope.clone())
+                .push(", ")
+                .bind(now.0)
+                .push(")")
+                .push(&self.dialect.insert_ignoring("scope"));
+            self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
+        }
+        self.query(&lock).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        Ok(())
+    }
+
+    /// The selection of one queue's candidates for a limited claim, or `None` when nothing of the
+    /// queue can start (paused, or its own limit full).
+    fn candidates(&self, claim: &Claim, queue: &str, closed: &[SlotKey]) -> Option<Stmt> {
+        let flow = &claim.flow;
+        if flow.pauses.iter().any(|p| p.queue == queue && p.job_type.is_none()) {
+            return None;
+        }
+        let mut s = self.stmt(format!(
+            "SELECT {} FROM jobq_jobs AS j WHERE j.queue = ",
+            self.dialect.job_columns
+        ));
+        s.bind(queue.to_string())
+            .push(" AND j.status = 'pending' AND j.run_at <= ")
+            .bind(claim.now.0);
+        let mut excluded: Vec<String> = claim.exclude_types.clone();
+        excluded.extend(
+            flow.pauses
+                .iter()
+                .filter(|p| p.queue == queue)
+                .filter_map(|p| p.job_type.clone()),
+        );
+        excluded.extend(
+            flow.blocks
+                .iter()
+                .filter(|b| b.until > claim.now && b.partition.is_none())
+                .map(|b| b.job_type.clone()),
+        );
+        for limit in &flow.limits {
+            let key = limit.scope.key();
+            let full: Vec<&String> = closed.iter().filter(|(s, _)| *s == key).map(|(_, p)| p).collect();
+            if full.is_empty() {
+                continue;
+            }
+            match (&limit.scope, &limit.partition) {
+                (Scope::Queue(q), None) if q == queue => return None,
+                (Scope::Queue(_), None) => {}
+                (Scope::Type(t), None) => excluded.push(t.clone()),
+                (scope, Some(path)) => {
+                    if matches!(scope, Scope::Queue(q) if q != queue) {
+                        continue;
+                    }
+                    s.push(" AND NOT (");
+                    if let Scope::Type(t) = scope {
+                        s.push("j.job_type = ").bind(t.clone()).push(" AND ");
+                    }
+                    s.push("COALESCE(");
+                    self.json_text(&mut s, path);
+                    s.push(", '') IN (");
+                    for (i, p) in full.iter().take(CLOSED_KEYS_CAP).enumerate() {
+                        if i > 0 {
+                            s.push(", ");
+                        }
+                        s.bind((*p).clone());
+                    }
+                    s.push("))");
+                }
+            }
+        }
+        if !excluded.is_empty() {
+            s.push(" AND j.job_type NOT IN (");
+            for (i, t) in excluded.into_iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                s.bind(t);
+            }
+            s.push(")");
+        }
+        let want = claim.limit.saturating_mul(2).saturating_add(16).min(CANDIDATES_CAP);
+        s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
+            .bind(i64::from(want))
+            .push(self.dialect.lock_skipping);
+        Some(s)
+    }
+
+    /// Appends the text of a job's field at `path` (NULL when missing).
+    fn json_text(&self, s: &mut Stmt, path: &FieldPath) {
+        let (column, keys) = path.column_and_keys();
+        let json_path = || {
+            let quoted: Vec<String> = keys.iter().map(|k| format!("\"{k}\"")).collect();
+            format!("$.{}", quoted.join("."))
+        };
+        match self.dialect.json_text {
+            JsonText::CastJsonExtract => {
+                s.push(&format!("CAST(json_extract(j.{column}, "))
+                    .bind(json_path())
+                    .push(") AS TEXT)");
+            }
+            JsonText::ExtractPathText => {
+                s.push(&format!("json_extract_path_text(j.{column}"));
+                for key in &keys {
+                    s.push(", ").bind(key.to_string());
+                }
+                s.push(")");
+            }
+            JsonText::UnquoteJsonExtract => {
+                s.push(&format!("JSON_UNQUOTE(JSON_EXTRACT(j.{column}, "))
+                    .bind(json_path())
+                    .push("))");
+            }
+        }
+    }
+}
