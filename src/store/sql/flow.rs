@@ -104,14 +104,20 @@ where
     ) -> Result<bool, StoreError> {
         let job_type = job_type.unwrap_or("").to_string();
         let stmt = if paused {
-            let mut s = self.stmt("INSERT INTO jobq_pauses (queue, job_type, paused_at) VALUES (");
+            // An existing pause is kept and counted as no change (MySQL's upsert would count a row
+            // "updated" to its own values as changed, so it ignores the duplicate instead).
+            let (insert, on_conflict) = match self.dialect.upsert {
+                super::Upsert::OnConflict => ("INSERT INTO", " ON CONFLICT (queue, job_type) DO NOTHING"),
+                super::Upsert::OnDuplicateKey => ("INSERT IGNORE INTO", ""),
+            };
+            let mut s = self.stmt(format!("{insert} jobq_pauses (queue, job_type, paused_at) VALUES ("));
             s.bind(queue.to_string())
                 .push(", ")
                 .bind(job_type)
                 .push(", ")
                 .bind(now.0)
                 .push(")")
-                .push(&self.dialect.insert_ignoring("queue, job_type"));
+                .push(on_conflict);
             s
         } else {
             let mut s = self.stmt("DELETE FROM jobq_pauses WHERE queue = ");

@@ -22,6 +22,7 @@ mod claim;
 mod cleanup;
 mod enqueue;
 mod events;
+mod flow;
 mod inbox;
 mod lease;
 mod read;
@@ -54,6 +55,16 @@ store_tests! {
         claim::claim_skips_excluded_types,
         claim::claim_sets_running_attempt_worker_and_times,
         claim::claim_is_exclusive,
+        flow::paused_queue_starts_nothing_until_resumed,
+        flow::paused_type_holds_only_its_jobs_in_that_queue,
+        flow::blocks_hold_a_type_or_one_partition_until_they_run_out,
+        flow::global_concurrency_counts_running_jobs_across_workers,
+        flow::concurrency_per_partition_is_a_lane_per_key,
+        flow::rate_bucket_allows_a_burst_then_spreads_starts,
+        flow::limited_jobs_are_passed_over_in_priority_order,
+        flow::concurrent_limited_claims_never_exceed_the_limit,
+        flow::recorded_limits_read_back_as_written,
+        flow::snooze_gives_the_attempt_back_and_counts,
         lease::heartbeat_records_time_and_progress,
         lease::heartbeat_reports_cancelled,
         lease::heartbeat_reports_lost,

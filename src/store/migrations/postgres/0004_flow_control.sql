@@ -31,8 +31,8 @@ CREATE TABLE jobq_blocks (
 -- The limits the workers' configs set, by scope (`type:NAME` or `queue:NAME`), as last recorded.
 CREATE TABLE jobq_limits (
     scope              text COLLATE "C" NOT NULL PRIMARY KEY,
-    global_concurrency integer,
-    rate_count         integer,
+    global_concurrency bigint,
+    rate_count         bigint,
     rate_per_ms        bigint,
     partition_by       text,
     recorded_by        text   NOT NULL DEFAULT '',

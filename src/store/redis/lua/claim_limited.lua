@@ -10,7 +10,7 @@
 --   `slots:<scope>\n<partition>`: set of "<queue prefix>\n<id>\n<attempt>", the running jobs that
 --     hold a slot; a member whose job no longer runs at that attempt is dropped when counted;
 --   `rate:<scope>\n<partition>`: the rate bucket's theoretical arrival time in microseconds, which
---     expires once it has passed (an expired bucket is full).
+--     expires once it has passed (an expired bucket is full, the same as a time in the past).
 -- Rules: ex (types excluded), pq ({queue: [types paused in it]}, "" = the whole queue), bt (blocked
 -- types), bp ({type: [blocked partitions]}), lim ([{s: scope key, t: type or nil, q: queue or nil,
 -- gc, rc, rp (rate count and window in ms), pf ('meta'/'payload' or nil), pk (keys)}]).
@@ -201,7 +201,8 @@ for _, c in ipairs(cands) do
     end
     for _, s in ipairs(starts) do
       tats[s[1]] = s[2]
-      redis.call('SET', s[1], string.format('%d', s[2]), 'PXAT', math.floor(s[2] / 1000) + 1)
+      -- Relative to the claim's own present: the store keeps no clock of its own.
+      redis.call('SET', s[1], string.format('%d', s[2]), 'PX', math.floor((s[2] - now_us) / 1000) + 1)
     end
     batch_add(removed, pk, c[2])
     batch_add(running, Q .. 'run', now, id)
