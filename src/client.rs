@@ -4,6 +4,8 @@
 //! never see unvalidated values. The CLI is a thin layer over these calls. Single-job conveniences live
 //! here; the store itself is batch-first.
 
+mod flow;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,6 +21,8 @@ use crate::store::{
     JobFilter, List, RejectedItem, ReplayDead, ScheduleState, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
+
+pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
 
 /// Rows deleted per statement by cleanup and retention, so no lock is held long.
 pub const CLEANUP_BATCH: u32 = 5_000;

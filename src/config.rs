@@ -18,8 +18,10 @@ use crate::schedule::Schedule;
 use crate::store::StoreUrl;
 use crate::time::parse_duration;
 
+mod flow;
 mod timed;
 
+pub use flow::{DEFAULT_MAX_SNOOZES, QueueFile};
 pub use timed::{EventFile, ScheduleFile, SubscriberFile};
 use timed::{event_config, schedule_config};
 
@@ -51,6 +53,9 @@ pub struct FileConfig {
     /// Events by name: the jobs each becomes.
     #[serde(default)]
     pub events: BTreeMap<String, EventFile>,
+    /// `[queues.name]`: cluster-wide limits per queue.
+    #[serde(default)]
+    pub queues: BTreeMap<String, QueueFile>,
 }
 
 /// `[retry]` and the retry keys of a handler.
@@ -107,6 +112,14 @@ pub struct HandlerFile {
     pub timeout: Option<String>,
     /// At most this many of this type at once in one worker.
     pub concurrency: Option<u32>,
+    /// At most this many of this type running at once across every worker.
+    pub global_concurrency: Option<u32>,
+    /// At most this many of this type started per window across every worker: `"100/1m"`.
+    pub rate: Option<String>,
+    /// Count the cluster-wide limits per value of this field: `"meta.tenantId"`.
+    pub partition: Option<String>,
+    /// Snoozes before a snooze counts as a retry (default 100).
+    pub max_snoozes: Option<u32>,
     /// Retry overrides.
     #[serde(flatten)]
     pub retry: RetryFile,
@@ -146,6 +159,10 @@ pub struct HandlerConfig {
     pub concurrency: Option<u32>,
     /// Retry policy for this type.
     pub retry: RetryPolicy,
+    /// Cluster-wide limits on this type (`global_concurrency`, `rate`, `partition`), if any.
+    pub limit: Option<crate::store::Limit>,
+    /// Snoozes before a snooze counts as a retry.
+    pub max_snoozes: u32,
 }
 
 /// Worker settings, resolved.
@@ -167,6 +184,8 @@ pub struct WorkerSettings {
     pub poll_interval: Duration,
     /// Runs the scheduler beside the dispatcher.
     pub schedules: bool,
+    /// Cluster-wide limits per queue (`[queues.name]`).
+    pub queue_limits: Vec<crate::store::Limit>,
 }
 
 impl Default for WorkerSettings {
@@ -180,6 +199,7 @@ impl Default for WorkerSettings {
             retention: None,
             poll_interval: Duration::from_millis(200),
             schedules: true,
+            queue_limits: Vec::new(),
         }
     }
 }
@@ -406,10 +426,11 @@ impl Config {
         if worker.concurrency == 0 {
             return Err(in_file("[worker] concurrency", "must be at least 1".into()));
         }
+        worker.queue_limits = flow::queue_limits(&f.queues).map_err(|(what, e)| in_file(&what, e))?;
         let mut handlers = BTreeMap::new();
         for (job_type, h) in f.handlers {
             let what = format!("[handlers.{job_type:?}]");
-            let handler = handler_config(h, base, retry).map_err(|e| in_file(&what, e))?;
+            let handler = handler_config(&job_type, h, base, retry).map_err(|e| in_file(&what, e))?;
             handlers.insert(job_type, handler);
         }
         let mut schedules = Vec::new();
@@ -534,6 +555,7 @@ fn retry_policy(r: &RetryFile, base: RetryPolicy) -> std::result::Result<RetryPo
 pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
 
 fn handler_config(
+    job_type: &str,
     h: HandlerFile,
     base: &Path,
     default_retry: RetryPolicy,
@@ -592,6 +614,13 @@ fn handler_config(
         timeout,
         concurrency: h.concurrency,
         retry: retry_policy(&h.retry, default_retry)?,
+        limit: flow::limit_of(
+            crate::store::Scope::Type(job_type.to_string()),
+            h.global_concurrency,
+            h.rate.as_deref(),
+            h.partition.as_deref(),
+        )?,
+        max_snoozes: h.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES),
     })
 }
 

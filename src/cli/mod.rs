@@ -25,7 +25,9 @@ pub mod inbox;
 pub mod list;
 pub mod migrate;
 pub mod output;
+pub mod pause;
 pub mod progress;
+pub mod queues;
 pub mod replay_dead;
 pub mod schedules;
 pub mod show;
@@ -114,6 +116,12 @@ pub enum Command {
     Cleanup(cleanup::CleanupArgs),
     /// List the workers that are running
     Workers(workers::WorkersArgs),
+    /// Each queue with its counts, pauses and limits; each type with a limit or a block
+    Queues(queues::QueuesArgs),
+    /// Stop starting a queue's jobs (or one type's) on every worker; enqueueing goes on
+    Pause(pause::PauseArgs),
+    /// Start a paused queue's (or type's) jobs again
+    Resume(pause::PauseArgs),
     /// Show, trigger, pause and resume the configured schedules
     Schedules(schedules::SchedulesArgs),
     /// Emit an event: enqueue the jobs the config subscribes to it, all or none
@@ -248,6 +256,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
         Command::Inbox(args) => inbox::run(&ctx, args).await,
         Command::Workers(args) => workers::run(&ctx, args).await,
+        Command::Queues(args) => queues::run(&ctx, args).await,
+        Command::Pause(args) => pause::run(&ctx, args, true).await,
+        Command::Resume(args) => pause::run(&ctx, args, false).await,
         Command::Schedules(args) => schedules::run(&ctx, args).await,
         Command::Emit(args) => emit::run(&ctx, args).await,
         Command::Migrate(args) => migrate::run(&ctx, args).await,

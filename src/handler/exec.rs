@@ -6,7 +6,7 @@
 //! `JOBQ_IDEMPOTENCY_KEY`) in its environment. Its exit code is the answer: 0 success, 75
 //! (EX_TEMPFAIL) retry, 65 (EX_DATAERR) fail, anything else or a signal retry. Lines on stdout that
 //! start with `::` steer the outcome (`::progress 40 msg`, `::result {json}`, `::retry-after 30s`,
-//! `::discard reason`, `::wait`); all other output, stdout and stderr alike, is kept and its last
+//! `::discard reason`, `::wait`, `::snooze 30s`, `::rate-limited 30s`); all other output, stdout and stderr alike, is kept and its last
 //! 2 KB become the error text when the run fails.
 //!
 //! Stopping (cancel, time-out, shutdown) sends SIGTERM to the whole group, then SIGKILL after the
@@ -235,6 +235,9 @@ pub(crate) struct Report {
     pub(crate) retry_after: Option<Duration>,
     pub(crate) discard: Option<String>,
     pub(crate) wait: bool,
+    pub(crate) snooze: Option<Duration>,
+    /// `::rate-limited`, with its delay if it gave one.
+    pub(crate) rate_limited: Option<Option<Duration>>,
     pub(crate) tail: Tail,
 }
 
@@ -246,11 +249,14 @@ impl Report {
             Control::RetryAfter(d) => self.retry_after = Some(d),
             Control::Discard(reason) => self.discard = Some(reason),
             Control::Wait => self.wait = true,
+            Control::Snooze(d) => self.snooze = Some(d),
+            Control::RateLimited(d) => self.rate_limited = Some(d),
         }
     }
 }
 
-/// Maps an exit and the program's report to an outcome. `::discard` and `::wait` are decisions the
+/// Maps an exit and the program's report to an outcome. `::discard`, `::wait`, `::rate-limited`
+/// and `::snooze` (in that order of precedence) are decisions the
 /// program announced, so they stand whatever code it exits with afterwards (a program that handed the
 /// job to a third party and then crashed must not hand it over twice); a signal overrides them.
 pub(crate) fn outcome_of(exit: Exit, report: Report) -> Outcome {
@@ -267,6 +273,12 @@ pub(crate) fn outcome_of(exit: Exit, report: Report) -> Outcome {
             reason: report.discard.unwrap_or_default(),
         },
         Exit::Code(_) if report.wait => Outcome::Wait,
+        Exit::Code(_) if report.rate_limited.is_some() => Outcome::RateLimited {
+            delay: report.rate_limited.flatten(),
+        },
+        Exit::Code(_) if report.snooze.is_some() => Outcome::Snooze {
+            delay: report.snooze.unwrap_or_default(),
+        },
         Exit::Code(0) => Outcome::Success { result: report.result },
         Exit::Code(EXIT_RETRY) => Outcome::Retry {
             error: if tail.is_empty() {
@@ -326,6 +338,10 @@ pub(crate) enum Control {
     Discard(String),
     /// `::wait`
     Wait,
+    /// `::snooze 30s`
+    Snooze(Duration),
+    /// `::rate-limited [30s]`
+    RateLimited(Option<Duration>),
 }
 
 /// Reads a control line. Anything malformed is not a control line and stays ordinary output, so a
@@ -360,6 +376,11 @@ pub(crate) fn parse_control(line: &str) -> Option<Control> {
             arg.to_string()
         })),
         "wait" if arg.is_empty() => Some(Control::Wait),
+        "snooze" => crate::time::parse_duration(arg).ok().map(Control::Snooze),
+        "rate-limited" if arg.is_empty() => Some(Control::RateLimited(None)),
+        "rate-limited" => crate::time::parse_duration(arg)
+            .ok()
+            .map(|d| Control::RateLimited(Some(d))),
         _ => None,
     }
 }
@@ -539,6 +560,15 @@ mod tests {
             Some(Control::Discard("discarded by its handler".into()))
         );
         assert_eq!(parse_control("::wait"), Some(Control::Wait));
+        assert_eq!(
+            parse_control("::snooze 30s"),
+            Some(Control::Snooze(Duration::from_secs(30)))
+        );
+        assert_eq!(parse_control("::rate-limited"), Some(Control::RateLimited(None)));
+        assert_eq!(
+            parse_control("::rate-limited 1m"),
+            Some(Control::RateLimited(Some(Duration::from_secs(60))))
+        );
         assert_eq!(parse_control("::wait   "), Some(Control::Wait));
     }
 
@@ -550,6 +580,9 @@ mod tests {
             "::result {not json",
             "::retry-after soon",
             "::wait now",
+            "::snooze",
+            "::snooze later",
+            "::rate-limited soon",
             "::unknown 1",
             ":: progress 4",
             "progress 40",

@@ -1,7 +1,9 @@
 //! The http handler: POSTs each job's envelope to a URL (DESIGN §3).
 //!
-//! 2xx is success (a JSON body becomes the result); 408, 429, 5xx, connection errors and time-outs
-//! are retries that honour `Retry-After` (seconds or an HTTP date); any other status fails the job.
+//! 2xx is success (a JSON body becomes the result); 408, 5xx, connection errors and time-outs are
+//! retries that honour `Retry-After` (seconds or an HTTP date); 429 is upstream back-pressure (the
+//! type, or the job's partition, pauses on every worker for the `Retry-After` delay, and the job
+//! snoozes without spending an attempt); any other status fails the job.
 //! Redirects are not followed: a POST bounced elsewhere would lose its body or its signature, so a
 //! 3xx fails with a hint to configure the final URL. Every request carries `Idempotency-Key` (the
 //! job's key, stable across attempts) and, when a secret is configured, `X-Jobq-Signature:
@@ -130,7 +132,10 @@ pub(crate) fn outcome_of(status: StatusCode, body: &[u8], retry_after: Option<Du
     }
     let error = error_text(status, body);
     let code = status.as_u16();
-    if code == 408 || code == 429 || status.is_server_error() {
+    if code == 429 {
+        return Outcome::RateLimited { delay: retry_after };
+    }
+    if code == 408 || status.is_server_error() {
         Outcome::Retry { error, retry_after }
     } else if status.is_redirection() {
         Outcome::fail(format!("{error} (redirects are not followed: configure the final URL)"))
@@ -202,7 +207,7 @@ mod tests {
         assert_eq!(outcome_of(s(204), b"", None), Outcome::success());
         assert_eq!(outcome_of(s(200), b"OK, thanks", None), Outcome::success());
         let later = Some(Duration::from_secs(9));
-        for code in [408, 429, 500, 502, 503] {
+        for code in [408, 500, 502, 503] {
             match outcome_of(s(code), b"busy", later) {
                 Outcome::Retry { error, retry_after } => {
                     assert!(error.starts_with(&format!("HTTP {code}")), "{error}");
@@ -219,6 +224,8 @@ mod tests {
             );
         }
         assert_eq!(outcome_of(s(404), b"", None), Outcome::fail("HTTP 404 Not Found"));
+        assert_eq!(outcome_of(s(429), b"slow down", later), Outcome::rate_limited(later));
+        assert_eq!(outcome_of(s(429), b"", None), Outcome::rate_limited(None));
         match outcome_of(s(301), b"", None) {
             Outcome::Fail { error } => assert!(error.contains("redirects are not followed"), "{error}"),
             other => panic!("{other:?}"),

@@ -58,6 +58,19 @@ pub enum Outcome {
     },
     /// The work was handed to a third party; the job waits in `waiting` until `resolve` finishes it.
     Wait,
+    /// Not now: the job goes back to start again after `delay` without spending an attempt (after
+    /// its type's `max_snoozes` snoozes, a snooze counts as a retry).
+    Snooze {
+        /// How long to wait before starting it again.
+        delay: Duration,
+    },
+    /// The upstream said "too many requests": no job of this type (or of this job's partition, when
+    /// the type has one) starts on any worker for `delay`, and this job snoozes that long. Without a
+    /// delay, the type's retry back-off for this attempt.
+    RateLimited {
+        /// How long the upstream asked to be left alone.
+        delay: Option<Duration>,
+    },
 }
 
 impl Outcome {
@@ -97,7 +110,18 @@ impl Outcome {
         Outcome::Discard { reason: reason.into() }
     }
 
-    /// A short word for logs: `success`, `retry`, `fail`, `discard`, `wait`.
+    /// A snooze: start again after `delay`, no attempt spent.
+    pub fn snooze(delay: Duration) -> Outcome {
+        Outcome::Snooze { delay }
+    }
+
+    /// Upstream back-pressure: hold the type (or partition) on every worker, and snooze the job.
+    pub fn rate_limited(delay: Option<Duration>) -> Outcome {
+        Outcome::RateLimited { delay }
+    }
+
+    /// A short word for logs: `success`, `retry`, `fail`, `discard`, `wait`, `snooze`,
+    /// `rate-limited`.
     pub fn kind(&self) -> &'static str {
         match self {
             Outcome::Success { .. } => "success",
@@ -105,6 +129,8 @@ impl Outcome {
             Outcome::Fail { .. } => "fail",
             Outcome::Discard { .. } => "discard",
             Outcome::Wait => "wait",
+            Outcome::Snooze { .. } => "snooze",
+            Outcome::RateLimited { .. } => "rate-limited",
         }
     }
 }

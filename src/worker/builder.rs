@@ -35,6 +35,10 @@ pub struct HandlerOptions {
     pub concurrency: Option<u32>,
     /// Back-off and attempts for this type; the worker's default policy when `None`.
     pub retry: Option<RetryPolicy>,
+    /// Cluster-wide limits on this type (its scope must be the type it is registered for).
+    pub limit: Option<crate::store::Limit>,
+    /// Snoozes before a snooze counts as a retry ([`crate::config::DEFAULT_MAX_SNOOZES`] when `None`).
+    pub max_snoozes: Option<u32>,
 }
 
 impl From<&HandlerConfig> for HandlerOptions {
@@ -43,6 +47,8 @@ impl From<&HandlerConfig> for HandlerOptions {
             timeout: c.timeout,
             concurrency: c.concurrency,
             retry: Some(c.retry),
+            limit: c.limit.clone(),
+            max_snoozes: Some(c.max_snoozes),
         }
     }
 }
@@ -279,6 +285,7 @@ impl WorkerBuilder {
             max_memory: self.max_memory,
             kill_grace: self.kill_grace,
             limits: self.limits,
+            flow: Default::default(),
         };
         Ok(Worker {
             shared: Arc::new(shared),

@@ -171,7 +171,7 @@ impl Dispatcher<'_> {
             worker: s.id.clone(),
             limit: window.limit,
             now: s.clock.now(),
-            flow: Default::default(),
+            flow: s.claim_flow(),
         };
         match s.store.claim(&claim).await {
             Ok(jobs) => {
@@ -216,7 +216,9 @@ impl Dispatcher<'_> {
                 (self.idle_poll * 2).min(s.settings.poll_interval)
             };
         }
-        let on_slot = s.burst || !window.exclude.is_empty();
+        // A limit shared with other workers may be what held the claim back: a slot this worker frees
+        // is one it can take again at once (slots other workers free are seen at the next poll).
+        let on_slot = s.burst || !window.exclude.is_empty() || !s.claim_flow().limits.is_empty();
         tokio::select! {
             biased;
             _ = s.control.stop.cancelled() => {}

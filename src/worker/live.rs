@@ -16,12 +16,13 @@ use std::sync::{Arc, RwLock, RwLockWriteGuard};
 use tokio::sync::{Notify, watch};
 
 use super::HandlerOptions;
-use crate::config::{HandlerConfig, HandlerKind, WorkerSettings};
+use crate::config::{DEFAULT_MAX_SNOOZES, HandlerConfig, HandlerKind, WorkerSettings};
 use crate::error::{Error, Input, Result};
 use crate::events::Subscriptions;
 use crate::handler::{self, Handler};
 use crate::retry::RetryPolicy;
 use crate::schedule::Schedule;
+use crate::store::{Limit, Scope};
 
 /// A handler as given to a builder or a reload, before its retry policy is resolved.
 #[derive(Clone)]
@@ -82,6 +83,7 @@ impl HandlerSet {
 }
 
 /// A handler as the runtime uses it: its options resolved against the worker's defaults.
+#[derive(Clone)]
 pub(super) struct Registered {
     pub(super) handler: Arc<dyn Handler>,
     pub(super) timeout: Option<std::time::Duration>,
@@ -90,6 +92,10 @@ pub(super) struct Registered {
     /// The worker's default policy when this was resolved: a job's attempts are judged against the
     /// default it started under (`outcome::max_attempts`), even if a reload changes it meanwhile.
     pub(super) default_retry: RetryPolicy,
+    /// Cluster-wide limits on the type; its partition also scopes the type's back-pressure.
+    pub(super) limit: Option<Limit>,
+    /// Snoozes before a snooze counts as a retry.
+    pub(super) max_snoozes: u32,
 }
 
 /// The reloadable setup, resolved and checked. Never changed in place: a reload makes a new one.
@@ -109,6 +115,8 @@ pub(crate) struct Live {
     /// The attempts of a tick's job whose schedule names none: the enqueue limits' default at build,
     /// then the default retry policy's once a reload changes that, as a restart would.
     pub(super) tick_attempts: u32,
+    /// The cluster-wide limits of the handlers' types, by scope.
+    pub(super) limits: Vec<Limit>,
 }
 
 impl Live {
@@ -137,10 +145,23 @@ impl Live {
                 concurrency: g.options.concurrency,
                 retry: g.options.retry.unwrap_or(default_retry),
                 default_retry,
+                limit: g.options.limit.clone().map(|limit| Limit {
+                    scope: Scope::Type(job_type.clone()),
+                    ..limit
+                }),
+                max_snoozes: g.options.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES),
             };
             handlers.insert(job_type.clone(), Arc::new(registered));
         }
-        let fallback = handlers.remove("*");
+        let mut fallback = handlers.remove("*");
+        // A limit needs a type of its own: the fallback's would name no jobs.
+        if let Some(f) = fallback.as_mut().filter(|f| f.limit.is_some()) {
+            let mut unlimited = Registered::clone(f);
+            unlimited.limit = None;
+            *f = Arc::new(unlimited);
+        }
+        let mut limits: Vec<Limit> = handlers.values().filter_map(|h| h.limit.clone()).collect();
+        limits.sort_by_key(|l| l.scope.key());
         let may_prefetch = handlers
             .values()
             .chain(fallback.iter())
@@ -154,6 +175,7 @@ impl Live {
             may_prefetch,
             schedules,
             tick_attempts,
+            limits,
         })
     }
 

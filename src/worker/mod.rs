@@ -39,6 +39,7 @@ use crate::time::Clock;
 mod ack;
 mod builder;
 mod dispatch;
+mod flow;
 mod heartbeat;
 mod live;
 mod outcome;
@@ -143,6 +144,7 @@ impl Worker {
         let background = CancellationToken::new();
         let (ack_tx, ack_rx) = tokio::sync::mpsc::unbounded_channel();
         let acks = tokio::spawn(ack::run(s.clone(), ack_rx));
+        flow::start(&s).await;
         let tasks = spawn_background(&s, &background);
         dispatch::dispatch(&s, &ack_tx, self.watch).await;
         let cause = s.control.cause().unwrap_or(StopCause::Shutdown);
@@ -167,6 +169,7 @@ impl Worker {
 fn spawn_background(s: &Arc<Shared>, stop: &CancellationToken) -> Vec<JoinHandle<()>> {
     let mut tasks = vec![
         tokio::spawn(heartbeat::run(s.clone(), stop.clone())),
+        tokio::spawn(flow::run(s.clone(), stop.clone())),
         tokio::spawn(heartbeat::registry(s.clone(), stop.clone())),
         tokio::spawn(rescue::run(s.clone(), stop.clone())),
     ];
@@ -293,6 +296,8 @@ pub(crate) struct Shared {
     kill_grace: Duration,
     /// Enqueue limits for the jobs the worker makes itself.
     limits: Limits,
+    /// The pauses, blocks and limits its claims carry.
+    flow: flow::FlowView,
 }
 
 /// What the worker holds right now.

@@ -32,6 +32,13 @@ pub(crate) enum Verdict {
     Forget,
 }
 
+/// How far a job may go: its attempts, and its snoozes before a snooze counts as a retry.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Allowance {
+    pub(crate) attempts: u32,
+    pub(crate) snoozes: u32,
+}
+
 /// Decides what becomes of a job. A stop reason overrides the handler's answer unless that answer
 /// is a decision of its own (success, fail, discard, wait): a handler that finished its work just as
 /// the time-out or shutdown struck keeps its result, while a retry at that moment is most likely the
@@ -41,10 +48,11 @@ pub(crate) fn verdict(
     stop: Option<StopReason>,
     job: &Job,
     policy: &RetryPolicy,
-    max_attempts: u32,
+    allowance: Allowance,
     now: UnixMillis,
     unit: f64,
 ) -> Verdict {
+    let max_attempts = allowance.attempts;
     let retry_like = match &end {
         RunEnd::Answered(Outcome::Retry { .. }) | RunEnd::Panicked(_) | RunEnd::Abandoned => true,
         RunEnd::Answered(_) => false,
@@ -76,7 +84,34 @@ pub(crate) fn verdict(
         Outcome::Fail { error } => store::Transition::Dead { error },
         Outcome::Discard { reason } => store::Transition::Discarded { reason },
         Outcome::Wait => store::Transition::Waiting,
+        Outcome::Snooze { delay } => snooze_or_retry(delay, job, policy, allowance, now, unit),
+        Outcome::RateLimited { delay } => {
+            let delay = delay.unwrap_or_else(|| back_pressure_delay(job, policy, unit));
+            snooze_or_retry(delay, job, policy, allowance, now, unit)
+        }
     })
+}
+
+/// How long a type's upstream is left alone after it said "too many requests" without saying for
+/// how long: the back-off a retry of this attempt would wait.
+pub(crate) fn back_pressure_delay(job: &Job, policy: &RetryPolicy, unit: f64) -> Duration {
+    policy.delay_after(job.attempt, unit)
+}
+
+/// A snooze, or once the job has used up its snoozes, a retry (or dead) after the same delay.
+fn snooze_or_retry(
+    delay: Duration,
+    job: &Job,
+    policy: &RetryPolicy,
+    allowance: Allowance,
+    now: UnixMillis,
+    unit: f64,
+) -> store::Transition {
+    if job.snoozes >= allowance.snoozes {
+        let error = format!("snoozed {} times (max_snoozes), counted as a retry", job.snoozes);
+        return retry_or_dead(error, Some(delay), job, policy, allowance.attempts, now, unit);
+    }
+    store::Transition::Snooze { run_at: now.plus(delay) }
 }
 
 /// A retry after the back-off (or the handler's delay), or dead when this was the last attempt.
@@ -136,7 +171,18 @@ mod tests {
     fn decide(end: RunEnd, stop: Option<StopReason>, attempt: u32) -> Verdict {
         let mut job = test_job("t", "{}");
         job.attempt = attempt;
-        verdict(end, stop, &job, &policy(), 5, NOW, 0.5)
+        verdict(
+            end,
+            stop,
+            &job,
+            &policy(),
+            Allowance {
+                attempts: 5,
+                snoozes: 2,
+            },
+            NOW,
+            0.5,
+        )
     }
 
     fn finished(v: Verdict) -> store::Transition {
@@ -168,6 +214,36 @@ mod tests {
             finished(decide(RunEnd::Answered(Outcome::Wait), None, 1)),
             store::Transition::Waiting
         ));
+    }
+
+    #[test]
+    fn snoozes_spend_no_attempt_until_they_run_out() {
+        let snooze = || RunEnd::Answered(Outcome::snooze(Duration::from_secs(30)));
+        assert!(matches!(
+            finished(decide(snooze(), None, 1)),
+            store::Transition::Snooze { run_at } if run_at == NOW.plus(Duration::from_secs(30))
+        ));
+        // Rate-limited without a delay: the back-off of this attempt (1 s after the first).
+        assert!(matches!(
+            finished(decide(RunEnd::Answered(Outcome::rate_limited(None)), None, 1)),
+            store::Transition::Snooze { run_at } if run_at == NOW.plus(Duration::from_secs(1))
+        ));
+        let mut job = test_job("t", "{}");
+        job.attempt = 1;
+        job.snoozes = 2;
+        let allowance = Allowance {
+            attempts: 5,
+            snoozes: 2,
+        };
+        let v = verdict(snooze(), None, &job, &policy(), allowance, NOW, 0.5);
+        assert!(matches!(
+            finished(v),
+            store::Transition::Retry { error, run_at }
+                if error.starts_with("snoozed 2 times") && run_at == NOW.plus(Duration::from_secs(30))
+        ));
+        job.attempt = 5;
+        let v = verdict(snooze(), None, &job, &policy(), allowance, NOW, 0.5);
+        assert!(matches!(finished(v), store::Transition::Dead { .. }));
     }
 
     #[test]

@@ -350,6 +350,8 @@ fn handler_changed(old: &Live, before: &Given, new: &Live, after: &Given, job_ty
     !runs_the_same
         || before.options.timeout != after.options.timeout
         || before.options.concurrency != after.options.concurrency
+        || before.options.limit != after.options.limit
+        || before.options.max_snoozes != after.options.max_snoozes
         || (retry_before != retry_after && !followed_default)
 }
 
@@ -366,6 +368,7 @@ fn restart_only(running: &WorkerSettings, wanted: &WorkerSettings) -> Vec<String
         retention,
         poll_interval,
         schedules,
+        queue_limits,
     } = wanted;
     [
         ("[worker] queues", *queues != running.queues),
@@ -378,6 +381,7 @@ fn restart_only(running: &WorkerSettings, wanted: &WorkerSettings) -> Vec<String
         ("[worker] retention", *retention != running.retention),
         ("[worker] poll_interval", *poll_interval != running.poll_interval),
         ("[worker] schedules", *schedules != running.schedules),
+        ("[queues]", *queue_limits != running.queue_limits),
     ]
     .into_iter()
     .filter(|(_, differs)| *differs)

@@ -16,7 +16,7 @@ use futures_util::FutureExt;
 use super::ack::{Ack, AckSender};
 use super::outcome::{self, RunEnd, Verdict};
 use super::{Queued, Registered, Shared};
-use crate::handler::{self, JobContext, StopReason};
+use crate::handler::{self, JobContext, Outcome, StopReason};
 use crate::job::Job;
 use crate::store::{Finish, Lease};
 
@@ -47,9 +47,19 @@ async fn run_one(s: &Shared, Queued { job, reg, cx, seq }: Queued, acks: &AckSen
         run_handler(&reg, &job, &cx, timeout).await
     };
     s.record_run(started.elapsed());
-    let max_attempts = outcome::max_attempts(&job, &reg.retry, &reg.default_retry);
+    let allowance = outcome::Allowance {
+        attempts: outcome::max_attempts(&job, &reg.retry, &reg.default_retry),
+        snoozes: reg.max_snoozes,
+    };
     let stop = cx.stop_reason();
-    let verdict = outcome::verdict(end, stop, &job, &reg.retry, max_attempts, s.clock.now(), rand::random());
+    let unit = rand::random();
+    if stop.is_none()
+        && let RunEnd::Answered(Outcome::RateLimited { delay }) = &end
+    {
+        let delay = delay.unwrap_or_else(|| outcome::back_pressure_delay(&job, &reg.retry, unit));
+        s.back_pressure(&job, &reg, delay);
+    }
+    let verdict = outcome::verdict(end, stop, &job, &reg.retry, allowance, s.clock.now(), unit);
     // Hand the slot on (or free it) before handing the verdict over: the acknowledger stops
     // waiting for company once no handler is running, and the dispatcher can claim while the
     // outcome is being written.

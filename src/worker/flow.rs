@@ -1,0 +1,203 @@
+//! The worker's side of flow control (see `store/flow.rs`): what it knows of the pauses and blocks in
+//! the store, the limits it claims under, and the back-pressure its handlers report.
+//!
+//! Pauses and blocks are read from the store once per poll interval (at most once a second), so an
+//! operator's `jobq pause` reaches every worker within one poll interval; a change that lets work
+//! through (a resume, a block that ran out) wakes the dispatcher at once. Every claim carries the
+//! limits of the worker's config with what it last read ([`Shared::claim_flow`]); the store enforces
+//! them atomically. A handler's "too many requests" blocks its type (or partition) in the store for
+//! every worker, and in this worker's own view at once.
+//!
+//! The limits are recorded in the store when the worker starts and whenever a reload changes them,
+//! so `jobq queues` shows what is in force; a recorded limit that another worker set differently is
+//! logged once, naming both.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{Registered, Shared};
+use crate::job::Job;
+use crate::store::{Block, Flow, FlowState, Limit, Scope};
+use crate::time::format_duration;
+
+/// Longest time between two reads of the pauses and blocks, whatever the poll interval.
+const MAX_REFRESH: Duration = Duration::from_secs(1);
+
+/// What this worker knows: the flow its claims carry, and the limits it last recorded.
+#[derive(Debug, Default)]
+pub(super) struct FlowView {
+    current: RwLock<Arc<Flow>>,
+    recorded: RwLock<Option<Vec<Limit>>>,
+}
+
+impl FlowView {
+    fn get(&self) -> Arc<Flow> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set(&self, flow: Flow) {
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(flow);
+    }
+}
+
+impl Shared {
+    /// The limits this worker claims under now: its handlers' and its queues'.
+    fn limits_now(&self) -> Vec<Limit> {
+        let mut limits = self.live().limits.clone();
+        limits.extend(self.settings.queue_limits.iter().cloned());
+        limits
+    }
+
+    /// The flow a claim carries now. Cheap: the view is rebuilt when it changes, not per claim,
+    /// except after a reload changed the limits and before the next refresh.
+    pub(super) fn claim_flow(&self) -> Arc<Flow> {
+        let flow = self.flow.get();
+        let limits = self.limits_now();
+        if flow.limits == limits {
+            return flow;
+        }
+        Arc::new(Flow {
+            limits,
+            ..Flow::clone(&flow)
+        })
+    }
+
+    /// A handler reported upstream back-pressure for `job`: nothing of its type (or of its
+    /// partition) starts for `delay`, in this worker at once and, once written, on every worker.
+    pub(super) fn back_pressure(self: &Shared, job: &Job, reg: &Registered, delay: Duration) {
+        let partition = reg
+            .limit
+            .as_ref()
+            .filter(|l| l.partition.is_some())
+            .map(|l| l.partition_of(job));
+        let block = Block {
+            job_type: job.job_type.clone(),
+            partition,
+            until: self.clock.now().plus(delay),
+        };
+        let scope = match &block.partition {
+            Some(p) => format!("{} (partition {p:?})", block.job_type),
+            None => block.job_type.clone(),
+        };
+        tracing::warn!(
+            job_id = %job.id,
+            "upstream rate limit: no {scope} job starts for {}", format_duration(delay)
+        );
+        let mut flow = Flow::clone(&self.flow.get());
+        flow.blocks.push(block.clone());
+        self.flow.set(flow);
+        let store = self.store.clone();
+        let now = self.clock.now();
+        tokio::spawn(async move {
+            if let Err(e) = store.block(&block, now).await {
+                tracing::warn!("could not record the rate limit of {scope} for the other workers: {e}");
+            }
+        });
+    }
+}
+
+/// Reads the pauses and blocks and records the limits once, before the first claim.
+pub(super) async fn start(s: &Arc<Shared>) {
+    refresh(s).await;
+}
+
+/// Reads the pauses and blocks every poll interval (at most a second apart) until `stop`.
+pub(super) async fn run(s: Arc<Shared>, stop: CancellationToken) {
+    let every = s.settings.poll_interval.min(MAX_REFRESH);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(every) => {}
+        }
+        refresh(&s).await;
+    }
+}
+
+/// One read: the view is replaced, the dispatcher woken when something it was held back by is gone,
+/// and changed limits are recorded.
+async fn refresh(s: &Arc<Shared>) {
+    let now = s.clock.now();
+    let state = match s.store.flow_state(now).await {
+        Ok(state) => state,
+        Err(e) => {
+            tracing::warn!("reading pauses and blocks failed (keeping the last known ones): {e}");
+            return;
+        }
+    };
+    let limits = s.limits_now();
+    let old = s.flow.get();
+    let FlowState { pauses, blocks } = state;
+    let freed = old.pauses.iter().any(|p| !pauses.contains(p))
+        || old
+            .blocks
+            .iter()
+            .any(|b| b.until <= now || !blocks.iter().any(|n| n.job_type == b.job_type && n.partition == b.partition));
+    let changed = old.pauses != pauses || old.blocks != blocks;
+    if changed {
+        log_pauses(&old.pauses, &pauses);
+    }
+    s.flow.set(Flow {
+        limits: limits.clone(),
+        pauses,
+        blocks,
+    });
+    if freed {
+        s.control.wake.notify_one();
+    }
+    record_limits(s, limits).await;
+}
+
+/// Logs the pauses that came and went since the last read.
+fn log_pauses(before: &[crate::store::Pause], after: &[crate::store::Pause]) {
+    let name = |p: &crate::store::Pause| match &p.job_type {
+        Some(t) => format!("{t} in queue {}", p.queue),
+        None => format!("queue {}", p.queue),
+    };
+    for p in after.iter().filter(|p| !before.contains(p)) {
+        tracing::info!("paused: {} (no new job of it starts)", name(p));
+    }
+    for p in before.iter().filter(|p| !after.contains(p)) {
+        tracing::info!("resumed: {}", name(p));
+    }
+}
+
+/// Records the limits if they changed since last recorded, after one warning per scope whose
+/// recorded limit another worker set differently.
+async fn record_limits(s: &Arc<Shared>, limits: Vec<Limit>) {
+    if s.flow.recorded.read().unwrap_or_else(|e| e.into_inner()).as_ref() == Some(&limits) {
+        return;
+    }
+    if !limits.is_empty() {
+        match s.store.limits().await {
+            Ok(recorded) => {
+                for mine in &limits {
+                    let theirs = recorded.iter().find(|r| r.limit.scope == mine.scope);
+                    if let Some(theirs) = theirs.filter(|r| r.limit != *mine && r.recorded_by != s.id) {
+                        tracing::warn!(
+                            "the limits of {} differ: this worker's config says {}; {} recorded {} (this worker's now apply to its own claims)",
+                            describe_scope(&mine.scope),
+                            mine.describe(),
+                            theirs.recorded_by,
+                            theirs.limit.describe(),
+                        );
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("reading the recorded limits failed: {e}"),
+        }
+        if let Err(e) = s.store.record_limits(&limits, &s.id, s.clock.now()).await {
+            tracing::warn!("recording this worker's limits failed (trying again later): {e}");
+            return;
+        }
+    }
+    *s.flow.recorded.write().unwrap_or_else(|e| e.into_inner()) = Some(limits);
+}
+
+fn describe_scope(scope: &Scope) -> String {
+    match scope {
+        Scope::Type(t) => format!("[handlers.{t:?}]"),
+        Scope::Queue(q) => format!("[queues.{q:?}]"),
+    }
+}
