@@ -77,10 +77,7 @@ impl Shared {
             partition,
             until: self.clock.now().plus(delay),
         };
-        let scope = match &block.partition {
-            Some(p) => format!("{} (partition {p:?})", block.job_type),
-            None => block.job_type.clone(),
-        };
+        let scope = block_scope(&block);
         tracing::warn!(
             job_id = %job.id,
             "upstream rate limit: no {scope} job starts for {}", format_duration(delay)
@@ -134,9 +131,18 @@ async fn refresh(s: &Arc<Shared>) {
             .blocks
             .iter()
             .any(|b| b.until <= now || !blocks.iter().any(|n| n.job_type == b.job_type && n.partition == b.partition));
-    let changed = old.pauses != pauses || old.blocks != blocks;
-    if changed {
+    if old.pauses != pauses {
         log_pauses(&old.pauses, &pauses);
+    }
+    for b in blocks
+        .iter()
+        .filter(|b| !old.blocks.iter().any(|o| o.job_type == b.job_type && o.partition == b.partition))
+    {
+        tracing::info!(
+            "upstream rate limit reported by another worker: no {} job starts for {}",
+            block_scope(b),
+            format_duration(b.until.since(now))
+        );
     }
     s.flow.set(Flow {
         limits: limits.clone(),
@@ -193,6 +199,14 @@ async fn record_limits(s: &Arc<Shared>, limits: Vec<Limit>) {
         }
     }
     *s.flow.recorded.write().unwrap_or_else(|e| e.into_inner()) = Some(limits);
+}
+
+/// `crm.sync`, or `crm.sync (partition "7")`.
+fn block_scope(block: &Block) -> String {
+    match &block.partition {
+        Some(p) => format!("{} (partition {p:?})", block.job_type),
+        None => block.job_type.clone(),
+    }
 }
 
 fn describe_scope(scope: &Scope) -> String {

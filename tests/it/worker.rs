@@ -19,6 +19,8 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+mod flow;
+
 use crate::support::process::{self, FAST, Process};
 use crate::support::{TestStore, eventually, lazy, stop_worker, store_tests};
 
@@ -1442,5 +1444,10 @@ store_tests! {
         a_config_that_no_longer_loads_is_refused_on_reload_and_the_worker_keeps_its_own,
         reload_on_change_picks_up_an_edited_config_without_a_signal,
         a_reload_in_code_swaps_rust_handlers_and_refuses_a_zero_concurrency,
+        flow::global_concurrency_holds_across_three_workers_and_a_killed_ones_slots_come_back,
+        flow::a_rate_holds_across_three_workers,
+        flow::a_partition_is_a_lane_per_tenant,
+        flow::a_pause_reaches_every_worker_within_a_poll_interval_and_resume_drains,
+        flow::snooze_spends_no_attempt_and_rate_limited_holds_the_type_on_every_worker,
     }
 }
