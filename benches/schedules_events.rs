@@ -231,6 +231,25 @@ impl Store for Counting {
     async fn cleanup(&self, cleanup: &jobq::store::Cleanup) -> Result<u64, StoreError> {
         self.inner.cleanup(cleanup).await
     }
+    async fn resolve(
+        &self,
+        resolves: &[jobq::store::Resolve],
+        now: jobq::UnixMillis,
+    ) -> Result<Vec<jobq::store::ResolveAnswer>, StoreError> {
+        self.inner.resolve(resolves, now).await
+    }
+    async fn delete(&self, delete: &jobq::store::Delete) -> Result<Vec<jobq::store::DeleteAnswer>, StoreError> {
+        self.inner.delete(delete).await
+    }
+    async fn delete_matching(
+        &self,
+        delete: &jobq::store::DeleteMatching,
+    ) -> Result<jobq::store::DeletedCount, StoreError> {
+        self.inner.delete_matching(delete).await
+    }
+    async fn retry(&self, retry: &jobq::store::Retry) -> Result<Vec<jobq::store::RetryAnswer>, StoreError> {
+        self.inner.retry(retry).await
+    }
     async fn register_worker(&self, worker: &jobq::store::WorkerInfo) -> Result<(), StoreError> {
         self.inner.register_worker(worker).await
     }

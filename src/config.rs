@@ -107,6 +107,8 @@ pub struct HandlerFile {
     pub timeout: Option<String>,
     /// At most this many of this type at once in one worker.
     pub concurrency: Option<u32>,
+    /// How long a job of this type may wait on a third party before the worker gives up on it.
+    pub wait_timeout: Option<String>,
     /// Retry overrides.
     #[serde(flatten)]
     pub retry: RetryFile,
@@ -144,6 +146,8 @@ pub struct HandlerConfig {
     pub timeout: Option<Duration>,
     /// Per-type concurrency limit in one worker.
     pub concurrency: Option<u32>,
+    /// Longest wait in `waiting` before the worker retries the job (or, out of attempts, kills it).
+    pub wait_timeout: Option<Duration>,
     /// Retry policy for this type.
     pub retry: RetryPolicy,
 }
@@ -587,10 +591,20 @@ fn handler_config(
     if h.concurrency == Some(0) {
         return Err("concurrency must be at least 1".into());
     }
+    let wait_timeout = h
+        .wait_timeout
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| format!("wait_timeout: {e}"))?;
+    if wait_timeout == Some(Duration::ZERO) {
+        return Err("wait_timeout must be longer than 0s (leave it out to wait without a limit)".into());
+    }
     Ok(HandlerConfig {
         kind,
         timeout,
         concurrency: h.concurrency,
+        wait_timeout,
         retry: retry_policy(&h.retry, default_retry)?,
     })
 }
@@ -657,6 +671,7 @@ max_attempts = 10
 [handlers."report.build"]
 http = "http://127.0.0.1:8080/jobs"
 secret_env = "REPORT_WEBHOOK_SECRET"
+wait_timeout = "2h"
 [handlers."bench.noop"]
 builtin = "noop"
 [handlers."*"]
@@ -684,6 +699,11 @@ exec = ["python3", "dispatch.py"]
         };
         assert_eq!(argv[0], "python3");
         assert_eq!(c.handlers["report.build"].retry.max_attempts, 5);
+        assert_eq!(
+            c.handlers["report.build"].wait_timeout,
+            Some(Duration::from_secs(7_200))
+        );
+        assert_eq!(notify.wait_timeout, None);
     }
 
     #[test]
@@ -694,6 +714,14 @@ exec = ["python3", "dispatch.py"]
             ("[handlers.x]\nexec = [\"a\"]\nbuiltin = \"noop\"", "exactly one"),
             ("[handlers.x]\nbuiltin = \"nope\"", "unknown builtin"),
             ("[retry]\njitter = 3.0", "jitter"),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\nwait_timeout = \"soon\"",
+                "wait_timeout",
+            ),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\nwait_timeout = \"0s\"",
+                "wait_timeout must be longer",
+            ),
             ("url = \"postgress://u:pw@h/db\"", "unknown store scheme"),
         ];
         for (text, needle) in cases {

@@ -35,6 +35,10 @@ pub struct HandlerOptions {
     pub concurrency: Option<u32>,
     /// Back-off and attempts for this type; the worker's default policy when `None`.
     pub retry: Option<RetryPolicy>,
+    /// Longest a job of this type may wait in `waiting` (handed to a third party) before the worker
+    /// retries it with `wait timed out after …` (or, with no attempts left, kills it); no limit when
+    /// `None`.
+    pub wait_timeout: Option<Duration>,
 }
 
 impl From<&HandlerConfig> for HandlerOptions {
@@ -43,6 +47,7 @@ impl From<&HandlerConfig> for HandlerOptions {
             timeout: c.timeout,
             concurrency: c.concurrency,
             retry: Some(c.retry),
+            wait_timeout: c.wait_timeout,
         }
     }
 }
