@@ -101,8 +101,8 @@ pub async fn run(ctx: &Context, args: DeleteArgs) -> anyhow::Result<()> {
     Err(Error::conflict(
         Vec::new(),
         format!(
-            "{} running or waiting matched and {} left: cancel {} first or use --force",
-            super::output::jobs(n.refused, ""),
+            "{} matched and {} left: cancel {} first or use --force",
+            super::output::jobs(n.refused, "running or waiting"),
             if n.refused == 1 { "was" } else { "were" },
             if n.refused == 1 { "it" } else { "them" }
         ),

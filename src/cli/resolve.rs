@@ -90,7 +90,7 @@ pub async fn run(ctx: &Context, args: ResolveArgs) -> anyhow::Result<()> {
     match answer {
         ResolveAnswer::Resolved { status } => {
             if format == OutputFormat::Table {
-                print(&format!("resolved {id}: now {status}"))?;
+                print(&format!("resolved {id}: {status}"))?;
             }
             Ok(())
         }

@@ -31,6 +31,7 @@ macro_rules! snap {
 mod bench;
 mod cancel;
 mod cleanup;
+mod delete;
 mod enqueue;
 mod errors;
 mod generate;
@@ -38,6 +39,8 @@ mod help;
 mod list;
 mod migrate;
 mod replay_dead;
+mod resolve;
+mod retry;
 mod schedules;
 mod show;
 mod stats;
