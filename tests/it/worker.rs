@@ -371,6 +371,29 @@ async fn cancelling_a_running_exec_job_kills_its_process_group(store: TestStore)
     assert_eq!(job.status, JobStatus::Cancelled, "the job stays cancelled");
 }
 
+async fn a_forced_delete_of_a_running_exec_job_stops_it_and_drops_its_outcome(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    let long = "sleep 300 &\necho $! > $D/child.pid\necho $$ > $D/parent.pid\nwait";
+    world.exec_handler("long", long, "");
+    let id = world.enqueue(JobSpec::new("long", json!({}))).await;
+    let worker = world.worker("w", &[]);
+    let parent = read_pid(&world.path("parent.pid"), secs(20)).await;
+    let child = read_pid(&world.path("child.pid"), secs(20)).await;
+    world.wait_status(&id, JobStatus::Running, secs(20)).await;
+    let (code, _, err) = world.run(&["delete", id.as_str()]);
+    assert_eq!(code, 2, "refused without --force: {err}");
+    assert!(alive(parent) && alive(child));
+    let (code, out, err) = world.run(&["delete", id.as_str(), "--force"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(was running)"), "{out}");
+    wait_dead(&[parent, child], secs(10)).await;
+    worker.wait_log("lease lost", secs(10)).await;
+    assert!(
+        world.client.get(id.as_str()).await.is_err(),
+        "the dropped outcome did not bring it back"
+    );
+}
+
 async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm(store: TestStore) {
     let world = World::new(store, FAST).await;
     // `trap '' TERM` is inherited by the background sleep: only SIGKILL ends them.
@@ -1486,6 +1509,7 @@ store_tests! {
         retries_back_off_exponentially_then_die,
         a_job_of_an_unknown_type_goes_dead_at_once,
         cancelling_a_running_exec_job_kills_its_process_group,
+        a_forced_delete_of_a_running_exec_job_stops_it_and_drops_its_outcome,
         a_time_out_kills_the_group_even_when_it_ignores_sigterm,
         sigterm_releases_running_jobs_without_using_an_attempt,
         a_killed_workers_job_is_rescued_and_completed_by_another,
