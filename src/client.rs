@@ -410,6 +410,18 @@ impl Client {
     /// has when it was not waiting. `NotFound` when there is no such job. Resolving a job twice the
     /// same way answers `NotWaiting` with the status the first resolve gave it, which a caller may take
     /// as done.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: jobq::Client, job_id: &str) -> jobq::Result<()> {
+    /// use jobq::store::{Resolution, ResolveAnswer};
+    /// let result = serde_json::value::to_raw_value(&serde_json::json!({"paid": true})).ok();
+    /// match client.resolve(job_id, Resolution::Succeed { result }).await? {
+    ///     ResolveAnswer::Resolved { status } => println!("{job_id} is {status}"),
+    ///     // Delivered twice, or resolved otherwise (or timed out) meanwhile.
+    ///     other => println!("{job_id}: {other:?}"),
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub async fn resolve(&self, id: &str, action: Resolution) -> Result<ResolveAnswer> {
         let id = JobId::parse(id)?;
         self.check_resolution(&action)?;
