@@ -86,7 +86,11 @@ local deleted, refused = 0, 0
 for _, s in ipairs(statuses) do
   if HELD[s] and not force then
     if every then
-      refused = refused + #members(s, nil)
+      local index = Q .. 'wait'
+      if s == 'running' then
+        index = Q .. 'run'
+      end
+      refused = refused + redis.call('ZCARD', index)
     else
       for _, id in ipairs(members(s, nil)) do
         if matches(redis.call('HMGET', jkey(Q, id), unpack(FIELDS))) then
