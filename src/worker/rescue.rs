@@ -4,8 +4,9 @@
 //!
 //! Any worker may sweep, and the store rescues each job atomically, so concurrent sweeps never take
 //! one job twice. After each sweep the same task gives up on jobs that waited too long on a third
-//! party (`waits.rs`). The sweep never touches a job with a fresh heartbeat: `stale_after` must exceed the
-//! heartbeat interval, which the builder checks, so workers never rescue each other's live jobs.
+//! party (`waits.rs`). The sweep never touches a job with a fresh heartbeat: `stale_after` must
+//! exceed the heartbeat interval, which the builder checks, so workers never rescue each other's live
+//! jobs.
 
 use std::sync::Arc;
 use std::time::Duration;
