@@ -231,6 +231,51 @@ impl Store for Counting {
     async fn cleanup(&self, cleanup: &jobq::store::Cleanup) -> Result<u64, StoreError> {
         self.inner.cleanup(cleanup).await
     }
+    async fn resolve(
+        &self,
+        resolves: &[jobq::store::Resolve],
+        now: jobq::UnixMillis,
+    ) -> Result<Vec<jobq::store::ResolveAnswer>, StoreError> {
+        self.inner.resolve(resolves, now).await
+    }
+    async fn delete(&self, delete: &jobq::store::Delete) -> Result<Vec<jobq::store::DeleteAnswer>, StoreError> {
+        self.inner.delete(delete).await
+    }
+    async fn delete_matching(
+        &self,
+        delete: &jobq::store::DeleteMatching,
+    ) -> Result<jobq::store::DeletedCount, StoreError> {
+        self.inner.delete_matching(delete).await
+    }
+    async fn retry(&self, retry: &jobq::store::Retry) -> Result<Vec<jobq::store::RetryAnswer>, StoreError> {
+        self.inner.retry(retry).await
+    }
+    async fn flow_state(&self, now: UnixMillis) -> Result<jobq::store::FlowState, StoreError> {
+        self.inner.flow_state(now).await
+    }
+    async fn set_paused(
+        &self,
+        queue: &str,
+        job_type: Option<&str>,
+        paused: bool,
+        now: UnixMillis,
+    ) -> Result<bool, StoreError> {
+        self.inner.set_paused(queue, job_type, paused, now).await
+    }
+    async fn block(&self, block: &jobq::store::Block, now: UnixMillis) -> Result<(), StoreError> {
+        self.inner.block(block, now).await
+    }
+    async fn record_limits(
+        &self,
+        limits: &[jobq::store::Limit],
+        worker: &str,
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        self.inner.record_limits(limits, worker, now).await
+    }
+    async fn limits(&self) -> Result<Vec<jobq::store::RecordedLimit>, StoreError> {
+        self.inner.limits().await
+    }
     async fn register_worker(&self, worker: &jobq::store::WorkerInfo) -> Result<(), StoreError> {
         self.inner.register_worker(worker).await
     }

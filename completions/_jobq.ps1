@@ -40,10 +40,16 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one job in full: payload, meta, errors, times')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Wait for a job to finish, with a progress bar; the exit code tells the outcome')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Cancel pending, running or waiting jobs')
+            [CompletionResult]::new('resolve', 'resolve', [CompletionResultType]::ParameterValue, 'Finish a waiting job from outside: succeed, fail, retry or discard it')
+            [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Put finished jobs of any outcome back on their queue (attempts reset, errors kept)')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete jobs for good, by id or by filter')
             [CompletionResult]::new('replay-dead', 'replay-dead', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
+            [CompletionResult]::new('queues', 'queues', [CompletionResultType]::ParameterValue, 'Each queue with its counts, pauses and limits; each type with a limit or a block')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Start a paused queue''s (or type''s) jobs again')
             [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
@@ -197,6 +203,64 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'jobq;resolve' {
+            [CompletionResult]::new('--result', '--result', [CompletionResultType]::ParameterName, 'With --succeed: its result (JSON)')
+            [CompletionResult]::new('--fail', '--fail', [CompletionResultType]::ParameterName, 'The job failed for good (dead), with this error')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'With --retry: not before this long from now, e.g. 30s, 10m [default: at once]')
+            [CompletionResult]::new('--discard', '--discard', [CompletionResultType]::ParameterName, 'Drop the job (discarded), with an optional reason')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--succeed', '--succeed', [CompletionResultType]::ParameterName, 'The job succeeded')
+            [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Run the job again (the attempt it waited in counts as used)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;retry' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;delete' {
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Delete every job in this queue (repeatable or comma-separated)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Delete every job of this type (repeatable or comma-separated)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only jobs in this status (repeatable or comma-separated)')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs created longer ago than this, e.g. 7d, 12h')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Delete running and waiting jobs too')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before deleting by filter')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before deleting by filter')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'jobq;replay-dead' {
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only dead jobs of this queue (repeatable or comma-separated)')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only dead jobs of this type (repeatable or comma-separated)')
@@ -265,6 +329,53 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;workers' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;queues' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;pause' {
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type''s jobs in the queue')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;resume' {
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type''s jobs in the queue')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
@@ -506,9 +617,15 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one job in full: payload, meta, errors, times')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Wait for a job to finish, with a progress bar; the exit code tells the outcome')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Cancel pending, running or waiting jobs')
+            [CompletionResult]::new('resolve', 'resolve', [CompletionResultType]::ParameterValue, 'Finish a waiting job from outside: succeed, fail, retry or discard it')
+            [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Put finished jobs of any outcome back on their queue (attempts reset, errors kept)')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete jobs for good, by id or by filter')
             [CompletionResult]::new('replay-dead', 'replay-dead', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
+            [CompletionResult]::new('queues', 'queues', [CompletionResultType]::ParameterValue, 'Each queue with its counts, pauses and limits; each type with a limit or a block')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Start a paused queue''s (or type''s) jobs again')
             [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
@@ -540,6 +657,15 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
         'jobq;help;cancel' {
             break
         }
+        'jobq;help;resolve' {
+            break
+        }
+        'jobq;help;retry' {
+            break
+        }
+        'jobq;help;delete' {
+            break
+        }
         'jobq;help;replay-dead' {
             break
         }
@@ -547,6 +673,15 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;workers' {
+            break
+        }
+        'jobq;help;queues' {
+            break
+        }
+        'jobq;help;pause' {
+            break
+        }
+        'jobq;help;resume' {
             break
         }
         'jobq;help;schedules' {

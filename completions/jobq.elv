@@ -37,10 +37,16 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand show 'Show one job in full: payload, meta, errors, times'
             cand wait 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
             cand cancel 'Cancel pending, running or waiting jobs'
+            cand resolve 'Finish a waiting job from outside: succeed, fail, retry or discard it'
+            cand retry 'Put finished jobs of any outcome back on their queue (attempts reset, errors kept)'
+            cand delete 'Delete jobs for good, by id or by filter'
             cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand replay 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
+            cand queues 'Each queue with its counts, pauses and limits; each type with a limit or a block'
+            cand pause 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on'
+            cand resume 'Start a paused queue''s (or type''s) jobs again'
             cand schedules 'Show, trigger, pause and resume the configured schedules'
             cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
             cand inbox 'List the Redis inbox items that could not become jobs'
@@ -186,6 +192,61 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'jobq;resolve'= {
+            cand --result 'With --succeed: its result (JSON)'
+            cand --fail 'The job failed for good (dead), with this error'
+            cand --delay 'With --retry: not before this long from now, e.g. 30s, 10m [default: at once]'
+            cand --discard 'Drop the job (discarded), with an optional reason'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --succeed 'The job succeeded'
+            cand --retry 'Run the job again (the attempt it waited in counts as used)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;retry'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;delete'= {
+            cand --queue 'Delete every job in this queue (repeatable or comma-separated)'
+            cand --type 'Delete every job of this type (repeatable or comma-separated)'
+            cand --status 'Only jobs in this status (repeatable or comma-separated)'
+            cand --older-than 'Only jobs created longer ago than this, e.g. 7d, 12h'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --force 'Delete running and waiting jobs too'
+            cand -y 'Do not ask before deleting by filter'
+            cand --yes 'Do not ask before deleting by filter'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'jobq;replay-dead'= {
             cand --queue 'Only dead jobs of this queue (repeatable or comma-separated)'
             cand --type 'Only dead jobs of this type (repeatable or comma-separated)'
@@ -251,6 +312,50 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --version 'Print version'
         }
         &'jobq;workers'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;queues'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;pause'= {
+            cand --type 'Only this job type''s jobs in the queue'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;resume'= {
+            cand --type 'Only this job type''s jobs in the queue'
             cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
             cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
             cand -o 'Output format'
@@ -474,9 +579,15 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand show 'Show one job in full: payload, meta, errors, times'
             cand wait 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
             cand cancel 'Cancel pending, running or waiting jobs'
+            cand resolve 'Finish a waiting job from outside: succeed, fail, retry or discard it'
+            cand retry 'Put finished jobs of any outcome back on their queue (attempts reset, errors kept)'
+            cand delete 'Delete jobs for good, by id or by filter'
             cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
             cand workers 'List the workers that are running'
+            cand queues 'Each queue with its counts, pauses and limits; each type with a limit or a block'
+            cand pause 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on'
+            cand resume 'Start a paused queue''s (or type''s) jobs again'
             cand schedules 'Show, trigger, pause and resume the configured schedules'
             cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
             cand inbox 'List the Redis inbox items that could not become jobs'
@@ -500,11 +611,23 @@ set edit:completion:arg-completer[jobq] = {|@words|
         }
         &'jobq;help;cancel'= {
         }
+        &'jobq;help;resolve'= {
+        }
+        &'jobq;help;retry'= {
+        }
+        &'jobq;help;delete'= {
+        }
         &'jobq;help;replay-dead'= {
         }
         &'jobq;help;cleanup'= {
         }
         &'jobq;help;workers'= {
+        }
+        &'jobq;help;queues'= {
+        }
+        &'jobq;help;pause'= {
+        }
+        &'jobq;help;resume'= {
         }
         &'jobq;help;schedules'= {
             cand next 'The next tick times of a schedule, computed (the store is not touched)'

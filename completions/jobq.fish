@@ -41,10 +41,16 @@ complete -c jobq -n "__fish_jobq_needs_command" -f -a "list" -d 'List jobs, newe
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "show" -d 'Show one job in full: payload, meta, errors, times'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "wait" -d 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "cancel" -d 'Cancel pending, running or waiting jobs'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "resolve" -d 'Finish a waiting job from outside: succeed, fail, retry or discard it'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "retry" -d 'Put finished jobs of any outcome back on their queue (attempts reset, errors kept)'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "delete" -d 'Delete jobs for good, by id or by filter'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "replay-dead" -d 'Put dead jobs back on their queue (attempts reset, errors kept)'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "replay" -d 'Put dead jobs back on their queue (attempts reset, errors kept)'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "cleanup" -d 'Delete finished jobs'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "workers" -d 'List the workers that are running'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "queues" -d 'Each queue with its counts, pauses and limits; each type with a limit or a block'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "pause" -d 'Stop starting a queue\'s jobs (or one type\'s) on every worker; enqueueing goes on'
+complete -c jobq -n "__fish_jobq_needs_command" -f -a "resume" -d 'Start a paused queue\'s (or type\'s) jobs again'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "schedules" -d 'Show, trigger, pause and resume the configured schedules'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "emit" -d 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
 complete -c jobq -n "__fish_jobq_needs_command" -f -a "inbox" -d 'List the Redis inbox items that could not become jobs'
@@ -160,6 +166,48 @@ complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s q -l quiet -d 'Prin
 complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s v -l verbose -d 'Print more (repeat for debug logs)'
 complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l result -d 'With --succeed: its result (JSON)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l fail -d 'The job failed for good (dead), with this error' -r
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l delay -d 'With --retry: not before this long from now, e.g. 30s, 10m [default: at once]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l discard -d 'Drop the job (discarded), with an optional reason' -r
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l succeed -d 'The job succeeded'
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -l retry -d 'Run the job again (the attempt it waited in counts as used)'
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand resolve" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand retry" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand retry" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand retry" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand retry" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand retry" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand retry" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand retry" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -l queue -d 'Delete every job in this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -l type -d 'Delete every job of this type (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -l status -d 'Only jobs in this status (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -l older-than -d 'Only jobs created longer ago than this, e.g. 7d, 12h' -r
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -l force -d 'Delete running and waiting jobs too'
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -s y -l yes -d 'Do not ask before deleting by filter'
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l queue -d 'Only dead jobs of this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l type -d 'Only dead jobs of this type (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand replay-dead" -l id -d 'Only this job (repeatable)' -r
@@ -219,6 +267,38 @@ complete -c jobq -n "__fish_jobq_using_subcommand workers" -s q -l quiet -d 'Pri
 complete -c jobq -n "__fish_jobq_using_subcommand workers" -s v -l verbose -d 'Print more (repeat for debug logs)'
 complete -c jobq -n "__fish_jobq_using_subcommand workers" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c jobq -n "__fish_jobq_using_subcommand workers" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand queues" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand queues" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand queues" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand queues" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand queues" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand queues" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand queues" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -l type -d 'Only this job type\'s jobs in the queue' -r
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand pause" -s V -l version -d 'Print version'
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -l type -d 'Only this job type\'s jobs in the queue' -r
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
+json\t'One JSON document'
+ndjson\t'One JSON object per line (list)'
+prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -s q -l quiet -d 'Print only errors'
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -s v -l verbose -d 'Print more (repeat for debug logs)'
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c jobq -n "__fish_jobq_using_subcommand resume" -s V -l version -d 'Print version'
 complete -c jobq -n "__fish_jobq_using_subcommand schedules; and not __fish_seen_subcommand_from next trigger pause resume help" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand schedules; and not __fish_seen_subcommand_from next trigger pause resume help" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
 complete -c jobq -n "__fish_jobq_using_subcommand schedules; and not __fish_seen_subcommand_from next trigger pause resume help" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
@@ -363,24 +443,30 @@ complete -c jobq -n "__fish_jobq_using_subcommand man" -s q -l quiet -d 'Print o
 complete -c jobq -n "__fish_jobq_using_subcommand man" -s v -l verbose -d 'Print more (repeat for debug logs)'
 complete -c jobq -n "__fish_jobq_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c jobq -n "__fish_jobq_using_subcommand man" -s V -l version -d 'Print version'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "enqueue" -d 'Put a job (or a file of jobs) on a queue'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "worker" -d 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "stats" -d 'Counts by queue and status'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "list" -d 'List jobs, newest first'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "show" -d 'Show one job in full: payload, meta, errors, times'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "wait" -d 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "cancel" -d 'Cancel pending, running or waiting jobs'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "replay-dead" -d 'Put dead jobs back on their queue (attempts reset, errors kept)'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "cleanup" -d 'Delete finished jobs'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "workers" -d 'List the workers that are running'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "schedules" -d 'Show, trigger, pause and resume the configured schedules'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "emit" -d 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "inbox" -d 'List the Redis inbox items that could not become jobs'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "migrate" -d 'Create or upgrade the store\'s schema'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "bench" -d 'Measure this store\'s throughput and latency on a throwaway queue'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "man" -d 'Print man pages (roff) into a folder, or jobq(1) on stdout'
-complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel replay-dead cleanup workers schedules emit inbox migrate bench completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "enqueue" -d 'Put a job (or a file of jobs) on a queue'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "worker" -d 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "stats" -d 'Counts by queue and status'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "list" -d 'List jobs, newest first'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "show" -d 'Show one job in full: payload, meta, errors, times'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "wait" -d 'Wait for a job to finish, with a progress bar; the exit code tells the outcome'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "cancel" -d 'Cancel pending, running or waiting jobs'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "resolve" -d 'Finish a waiting job from outside: succeed, fail, retry or discard it'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "retry" -d 'Put finished jobs of any outcome back on their queue (attempts reset, errors kept)'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "delete" -d 'Delete jobs for good, by id or by filter'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "replay-dead" -d 'Put dead jobs back on their queue (attempts reset, errors kept)'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "cleanup" -d 'Delete finished jobs'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "workers" -d 'List the workers that are running'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "queues" -d 'Each queue with its counts, pauses and limits; each type with a limit or a block'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "pause" -d 'Stop starting a queue\'s jobs (or one type\'s) on every worker; enqueueing goes on'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "resume" -d 'Start a paused queue\'s (or type\'s) jobs again'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "schedules" -d 'Show, trigger, pause and resume the configured schedules'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "emit" -d 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "inbox" -d 'List the Redis inbox items that could not become jobs'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "migrate" -d 'Create or upgrade the store\'s schema'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "bench" -d 'Measure this store\'s throughput and latency on a throwaway queue'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "man" -d 'Print man pages (roff) into a folder, or jobq(1) on stdout'
+complete -c jobq -n "__fish_jobq_using_subcommand help; and not __fish_seen_subcommand_from enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c jobq -n "__fish_jobq_using_subcommand help; and __fish_seen_subcommand_from schedules" -f -a "next" -d 'The next tick times of a schedule, computed (the store is not touched)'
 complete -c jobq -n "__fish_jobq_using_subcommand help; and __fish_seen_subcommand_from schedules" -f -a "trigger" -d 'Enqueue one run now, outside the tick sequence, and print its job id'
 complete -c jobq -n "__fish_jobq_using_subcommand help; and __fish_seen_subcommand_from schedules" -f -a "pause" -d 'Stop every worker from enqueueing the schedule\'s ticks (within a second; survives restarts)'

@@ -17,8 +17,9 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::store::{
-    self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, DynStore, Emit, EmitOutcome, Enqueued, Event,
-    JobFilter, List, RejectedItem, ReplayDead, ScheduleState, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
+    self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount,
+    DynStore, Emit, EmitOutcome, Enqueued, Event, JobFilter, List, RejectedItem, ReplayDead, Resolution, Resolve,
+    ResolveAnswer, Retry, RetryAnswer, ScheduleState, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
@@ -52,6 +53,30 @@ pub struct CancelReport {
     pub cancelled: Vec<Cancelled>,
     /// Already terminal, left alone.
     pub already_terminal: Vec<(JobId, JobStatus)>,
+    /// No such job.
+    pub not_found: Vec<String>,
+}
+
+/// What [`Client::delete`] did with each id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeleteReport {
+    /// Deleted, with the status each had.
+    pub deleted: Vec<(JobId, JobStatus)>,
+    /// Running or waiting and not forced: left as they are.
+    pub refused: Vec<(JobId, JobStatus)>,
+    /// No such job.
+    pub not_found: Vec<String>,
+}
+
+/// What [`Client::retry`] did with each id.
+#[derive(Debug, Clone, Default)]
+pub struct RetryReport {
+    /// Back to pending, as they are now.
+    pub retried: Vec<Job>,
+    /// Not finished (pending, running, waiting): left as they are.
+    pub not_terminal: Vec<(JobId, JobStatus)>,
+    /// Finished, but a live job of the queue holds the unique key: (the job, the live job).
+    pub key_taken: Vec<(JobId, JobId)>,
     /// No such job.
     pub not_found: Vec<String>,
 }
@@ -383,6 +408,125 @@ impl Client {
         Ok(self.store.replay_dead(&replay).await?)
     }
 
+    /// Finishes a waiting job from outside (a third party's callback, an operator): succeed with a
+    /// result, fail (dead), retry at `run_at` (absolute: `client.now().plus(delay)`), or discard. Only
+    /// a job that is waiting at that moment changes; the answer says what it became, or the status it
+    /// has when it was not waiting. `NotFound` when there is no such job. Resolving a job twice the
+    /// same way answers `NotWaiting` with the status the first resolve gave it, which a caller may take
+    /// as done.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: jobq::Client, job_id: &str) -> jobq::Result<()> {
+    /// use jobq::store::{Resolution, ResolveAnswer};
+    /// let result = serde_json::value::to_raw_value(&serde_json::json!({"paid": true})).ok();
+    /// match client.resolve(job_id, Resolution::Succeed { result }).await? {
+    ///     ResolveAnswer::Resolved { status } => println!("{job_id} is {status}"),
+    ///     // Delivered twice, or resolved otherwise (or timed out) meanwhile.
+    ///     other => println!("{job_id}: {other:?}"),
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn resolve(&self, id: &str, action: Resolution) -> Result<ResolveAnswer> {
+        let id = JobId::parse(id)?;
+        self.check_resolution(&action)?;
+        let resolve = Resolve {
+            id: id.clone(),
+            attempt: None,
+            action,
+        };
+        match self.store.resolve(&[resolve], self.now()).await?.pop() {
+            Some(ResolveAnswer::NotFound) | None => Err(Error::not_found(id.as_str())),
+            Some(answer) => Ok(answer),
+        }
+    }
+
+    /// Refuses a resolution's empty texts and a result over the payload limit.
+    fn check_resolution(&self, action: &Resolution) -> Result<()> {
+        let refuse = |reason: &str| Err(Error::invalid(Input::Resolution, reason));
+        match action {
+            Resolution::Fail { error } if error.trim().is_empty() => refuse("a failure needs an error message"),
+            Resolution::Discard { reason } if reason.trim().is_empty() => refuse("a discard needs a reason"),
+            Resolution::Retry { error: Some(e), .. } if e.trim().is_empty() => {
+                refuse("a retry's error, when given, must not be empty")
+            }
+            Resolution::Succeed { result: Some(r) } if r.get().len() > self.limits.max_payload_bytes => {
+                Err(Error::invalid(
+                    Input::Resolution,
+                    format!(
+                        "result is {} bytes, over the limit of {} bytes (max_payload_bytes in the config)",
+                        r.get().len(),
+                        self.limits.max_payload_bytes
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Deletes jobs by id, for good. Running and waiting jobs are refused unless `force`, which deletes
+    /// them too: a running job's worker stops its handler at its next heartbeat and drops its outcome.
+    pub async fn delete(&self, ids: &[String], force: bool) -> Result<DeleteReport> {
+        let ids = distinct_ids(ids)?;
+        let answers = self
+            .store
+            .delete(&Delete {
+                ids: ids.clone(),
+                force,
+            })
+            .await?;
+        let mut report = DeleteReport::default();
+        for (id, answer) in ids.into_iter().zip(answers) {
+            match answer {
+                DeleteAnswer::Deleted { previous } => report.deleted.push((id, previous)),
+                DeleteAnswer::Refused { status } => report.refused.push((id, status)),
+                _ => report.not_found.push(id.to_string()),
+            }
+        }
+        Ok(report)
+    }
+
+    /// Deletes every job matching the filter (statuses as named, every status when none), in bounded
+    /// batches; running and waiting ones only with `force`, otherwise they are left and counted.
+    pub async fn delete_matching(&self, filter: JobFilter, force: bool) -> Result<DeletedCount> {
+        validate_filter(&filter)?;
+        let delete = DeleteMatching {
+            filter,
+            force,
+            limit: CLEANUP_BATCH,
+        };
+        let mut total = DeletedCount::default();
+        loop {
+            let n = self.store.delete_matching(&delete).await?;
+            total.deleted += n.deleted;
+            total.refused = n.refused;
+            if n.deleted < u64::from(delete.limit) {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// Puts finished jobs (succeeded, dead, cancelled, discarded) back to pending, runnable now, attempt
+    /// reset, errors kept. Jobs that have not finished, and jobs whose unique key a live job holds,
+    /// are left as they are.
+    pub async fn retry(&self, ids: &[String]) -> Result<RetryReport> {
+        let ids = distinct_ids(ids)?;
+        let retry = Retry {
+            ids: ids.clone(),
+            now: self.now(),
+        };
+        let answers = self.store.retry(&retry).await?;
+        let mut report = RetryReport::default();
+        for (id, answer) in ids.into_iter().zip(answers) {
+            match answer {
+                RetryAnswer::Retried(job) => report.retried.push(*job),
+                RetryAnswer::NotTerminal { status } => report.not_terminal.push((id, status)),
+                RetryAnswer::KeyTaken { holder } => report.key_taken.push((id, holder)),
+                _ => report.not_found.push(id.to_string()),
+            }
+        }
+        Ok(report)
+    }
+
     /// Deletes terminal jobs, in bounded batches; returns how many (or, on a dry run, would be).
     pub async fn cleanup(&self, request: &CleanupRequest) -> Result<u64> {
         if let Some(s) = request.statuses.iter().find(|s| !s.is_terminal()) {
@@ -439,6 +583,19 @@ impl Client {
         self.store.forget_workers(since).await?;
         Ok(self.store.workers(since).await?)
     }
+}
+
+/// Parsed ids, each once, in the order first given.
+fn distinct_ids(ids: &[String]) -> Result<Vec<JobId>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let id = JobId::parse(id)?;
+        if seen.insert(id.clone()) {
+            out.push(id);
+        }
+    }
+    Ok(out)
 }
 
 fn validate_filter(filter: &JobFilter) -> Result<()> {

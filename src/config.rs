@@ -120,6 +120,8 @@ pub struct HandlerFile {
     pub partition: Option<String>,
     /// Snoozes before a snooze counts as a retry (default 100).
     pub max_snoozes: Option<u32>,
+    /// How long a job of this type may wait on a third party before the worker gives up on it.
+    pub wait_timeout: Option<String>,
     /// Retry overrides.
     #[serde(flatten)]
     pub retry: RetryFile,
@@ -157,6 +159,8 @@ pub struct HandlerConfig {
     pub timeout: Option<Duration>,
     /// Per-type concurrency limit in one worker.
     pub concurrency: Option<u32>,
+    /// Longest wait in `waiting` before the worker retries the job (or, out of attempts, kills it).
+    pub wait_timeout: Option<Duration>,
     /// Retry policy for this type.
     pub retry: RetryPolicy,
     /// Cluster-wide limits on this type (`global_concurrency`, `rate`, `partition`), if any.
@@ -609,10 +613,20 @@ fn handler_config(
     if h.concurrency == Some(0) {
         return Err("concurrency must be at least 1".into());
     }
+    let wait_timeout = h
+        .wait_timeout
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| format!("wait_timeout: {e}"))?;
+    if wait_timeout == Some(Duration::ZERO) {
+        return Err("wait_timeout must be longer than 0s (leave it out to wait without a limit)".into());
+    }
     Ok(HandlerConfig {
         kind,
         timeout,
         concurrency: h.concurrency,
+        wait_timeout,
         retry: retry_policy(&h.retry, default_retry)?,
         limit: flow::limit_of(
             crate::store::Scope::Type(job_type.to_string()),
@@ -686,6 +700,7 @@ max_attempts = 10
 [handlers."report.build"]
 http = "http://127.0.0.1:8080/jobs"
 secret_env = "REPORT_WEBHOOK_SECRET"
+wait_timeout = "2h"
 [handlers."bench.noop"]
 builtin = "noop"
 [handlers."*"]
@@ -713,6 +728,11 @@ exec = ["python3", "dispatch.py"]
         };
         assert_eq!(argv[0], "python3");
         assert_eq!(c.handlers["report.build"].retry.max_attempts, 5);
+        assert_eq!(
+            c.handlers["report.build"].wait_timeout,
+            Some(Duration::from_secs(7_200))
+        );
+        assert_eq!(notify.wait_timeout, None);
     }
 
     #[test]
@@ -723,6 +743,14 @@ exec = ["python3", "dispatch.py"]
             ("[handlers.x]\nexec = [\"a\"]\nbuiltin = \"noop\"", "exactly one"),
             ("[handlers.x]\nbuiltin = \"nope\"", "unknown builtin"),
             ("[retry]\njitter = 3.0", "jitter"),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\nwait_timeout = \"soon\"",
+                "wait_timeout",
+            ),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\nwait_timeout = \"0s\"",
+                "wait_timeout must be longer",
+            ),
             ("url = \"postgress://u:pw@h/db\"", "unknown store scheme"),
         ];
         for (text, needle) in cases {

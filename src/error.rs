@@ -40,6 +40,17 @@ pub enum Error {
         /// The ids that name no job (one, unless a call asked for several).
         ids: Vec<String>,
     },
+    /// The jobs are not in a status the call acts on (resolving a job that is not waiting, deleting a
+    /// running job without force, retrying a job that has not finished or whose unique key a live job
+    /// holds); nothing was changed for them. The sentence names each job, its status and the way out.
+    #[error("{reason}")]
+    #[non_exhaustive]
+    Conflict {
+        /// The jobs refused.
+        ids: Vec<JobId>,
+        /// What is in the way, as the sentence shown to people.
+        reason: String,
+    },
     /// No schedule of that name is configured.
     #[error("no schedule named {name:?} in the config (jobq schedules lists them)")]
     #[non_exhaustive]
@@ -107,6 +118,14 @@ impl Error {
     /// No job has `id`.
     pub(crate) fn not_found(id: impl Into<String>) -> Error {
         Error::NotFound { ids: vec![id.into()] }
+    }
+
+    /// The jobs of `ids` are in no status the call acts on, for `reason`.
+    pub(crate) fn conflict(ids: Vec<JobId>, reason: impl Into<String>) -> Error {
+        Error::Conflict {
+            ids,
+            reason: reason.into(),
+        }
     }
 
     /// The configuration is unusable, for `reason`, in no particular file or key.
@@ -180,6 +199,8 @@ pub enum Input {
     Bench,
     /// An event's name or id.
     Event,
+    /// How a waiting job is resolved: its result, error or reason.
+    Resolution,
 }
 
 impl Input {
@@ -215,6 +236,7 @@ impl Input {
             Input::Nice => "nice",
             Input::Confirmation => "confirmation",
             Input::Bench => "bench",
+            Input::Resolution => "resolution",
         }
     }
 }

@@ -81,12 +81,12 @@ impl Exit {
     }
 }
 
-/// Refused input and an unusable config are bad usage, a missing job is not found, and whatever
-/// else fails is a runtime error.
+/// Refused input, an unusable config and a job in a status the command cannot act on are bad usage,
+/// a missing job is not found, and whatever else fails is a runtime error.
 impl From<&crate::Error> for Exit {
     fn from(e: &crate::Error) -> Exit {
         match e {
-            crate::Error::Invalid { .. } | crate::Error::Config { .. } => Exit::Usage,
+            crate::Error::Invalid { .. } | crate::Error::Config { .. } | crate::Error::Conflict { .. } => Exit::Usage,
             crate::Error::NotFound { .. } | crate::Error::NoSuchSchedule { .. } => Exit::NotFound,
             crate::Error::TimedOut { .. } => Exit::Failure,
             crate::Error::Store(e) => Exit::of_store(e),

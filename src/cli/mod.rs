@@ -16,6 +16,7 @@ pub mod bench;
 pub mod cancel;
 pub mod cleanup;
 pub mod confirm;
+pub mod delete;
 pub mod emit;
 pub mod enqueue;
 pub mod exit;
@@ -29,6 +30,8 @@ pub mod pause;
 pub mod progress;
 pub mod queues;
 pub mod replay_dead;
+pub mod resolve;
+pub mod retry;
 pub mod schedules;
 pub mod show;
 pub mod stats;
@@ -39,8 +42,8 @@ pub mod workers;
 /// The help heading of the options every subcommand takes, so they do not interleave with its own.
 const GLOBAL: &str = "Global options";
 
-/// A durable background-job queue for the shell: enqueue work, run workers, and see, cancel, replay
-/// and clean up jobs. Stores: SQLite (default), PostgreSQL, MySQL/MariaDB, Redis.
+/// A durable background-job queue for the shell: enqueue work, run workers, and see, cancel, resolve,
+/// retry, replay, delete and clean up jobs. Stores: SQLite (default), PostgreSQL, MySQL/MariaDB, Redis.
 #[derive(Debug, Parser)]
 #[command(name = "jobq", version, propagate_version = true, max_term_width = 100)]
 pub struct Cli {
@@ -109,6 +112,12 @@ pub enum Command {
     Wait(wait::WaitArgs),
     /// Cancel pending, running or waiting jobs
     Cancel(cancel::CancelArgs),
+    /// Finish a waiting job from outside: succeed, fail, retry or discard it
+    Resolve(resolve::ResolveArgs),
+    /// Put finished jobs of any outcome back on their queue (attempts reset, errors kept)
+    Retry(retry::RetryArgs),
+    /// Delete jobs for good, by id or by filter
+    Delete(delete::DeleteArgs),
     /// Put dead jobs back on their queue (attempts reset, errors kept)
     #[command(visible_alias = "replay")]
     ReplayDead(replay_dead::ReplayDeadArgs),
@@ -252,6 +261,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::List(args) => list::run(&ctx, args).await,
         Command::Show(args) => show::run(&ctx, args).await,
         Command::Cancel(args) => cancel::run(&ctx, args).await,
+        Command::Resolve(args) => resolve::run(&ctx, args).await,
+        Command::Retry(args) => retry::run(&ctx, args).await,
+        Command::Delete(args) => delete::run(&ctx, args).await,
         Command::ReplayDead(args) => replay_dead::run(&ctx, args).await,
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
         Command::Inbox(args) => inbox::run(&ctx, args).await,

@@ -45,7 +45,9 @@ pub async fn run(ctx: &Context, args: PauseArgs, paused: bool) -> anyhow::Result
         None => format!("queue {}", args.queue),
     };
     let line = match (paused, changed) {
-        (true, true) => format!("paused {what}: workers start none of its jobs from their next poll; enqueueing goes on"),
+        (true, true) => {
+            format!("paused {what}: workers start none of its jobs from their next poll; enqueueing goes on")
+        }
         (true, false) => format!("{what} was paused already"),
         (false, true) => format!("resumed {what}"),
         (false, false) => format!("{what} was not paused"),

@@ -31,7 +31,14 @@ pub async fn run(ctx: &Context, _args: QueuesArgs) -> anyhow::Result<()> {
 
 fn render(report: &QueuesReport, now: UnixMillis) -> String {
     let mut t = table(&[
-        "QUEUE", "STATE", "READY", "SCHEDULED", "RUNNING", "WAITING", "DEAD", "LIMITS",
+        "QUEUE",
+        "STATE",
+        "READY",
+        "SCHEDULED",
+        "RUNNING",
+        "WAITING",
+        "DEAD",
+        "LIMITS",
     ]);
     for q in &report.queues {
         let state = match (q.paused_since, q.paused_types.is_empty()) {
@@ -69,7 +76,11 @@ fn render(report: &QueuesReport, now: UnixMillis) -> String {
             t.add_row(vec![
                 ty.job_type.clone(),
                 limits(ty.limit.as_ref()),
-                if blocked.is_empty() { "-".into() } else { blocked.join(", ") },
+                if blocked.is_empty() {
+                    "-".into()
+                } else {
+                    blocked.join(", ")
+                },
             ]);
         }
         out.push_str(&format!("\n{t}\n"));
@@ -87,7 +98,11 @@ fn limits(limit: Option<&LimitReport>) -> String {
     if let Some(rate) = &l.rate {
         parts.push(rate.clone());
     }
-    let mut text = if parts.is_empty() { "-".to_string() } else { parts.join(", ") };
+    let mut text = if parts.is_empty() {
+        "-".to_string()
+    } else {
+        parts.join(", ")
+    };
     if let Some(p) = &l.partition {
         text.push_str(&format!(" per {p}"));
     }

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::output::{print, print_json, stdout_is_terminal, table};
 use super::{Context, OutputFormat, filter};
 use crate::job::JobStatus;
-use crate::store::{QueueStats, StatsReport};
+use crate::store::{Pause, QueueStats, StatsReport};
 use crate::time::{UnixMillis, format_duration};
 
 /// Arguments of `jobq stats`.
@@ -46,15 +46,20 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
     let client = ctx.client().await?;
     let store = ctx.config.url.redacted().to_string();
     loop {
-        let stats = client.stats(&queues).await?;
+        let (stats, flow) = tokio::try_join!(client.stats(&queues), client.flow_state())?;
         let now = client.now();
         let text = match format {
             OutputFormat::Json => {
-                print_json(&json!({"store": store, "queues": stats.queues, "totals": totals(&stats)}))?;
+                print_json(&json!({
+                    "store": store,
+                    "queues": stats.queues,
+                    "totals": totals(&stats),
+                    "paused": flow.pauses,
+                }))?;
                 None
             }
             OutputFormat::Prometheus => Some(prometheus(&stats, now)),
-            _ => Some(render_table(&stats, &store, now)),
+            _ => Some(render_table(&stats, &store, now, &flow.pauses)),
         };
         if let Some(text) = text {
             if interval.is_some() && stdout_is_terminal() {
@@ -93,7 +98,7 @@ fn totals(stats: &StatsReport) -> QueueStats {
     t
 }
 
-fn render_table(stats: &StatsReport, store: &str, now: UnixMillis) -> String {
+fn render_table(stats: &StatsReport, store: &str, now: UnixMillis, pauses: &[Pause]) -> String {
     let mut t = table(&[
         "QUEUE",
         "READY",
@@ -117,7 +122,11 @@ fn render_table(stats: &StatsReport, store: &str, now: UnixMillis) -> String {
             .map(|at| format_duration(now.since(at)))
             .unwrap_or_else(|| "-".into());
         t.add_row(vec![
-            Cell::new(&q.queue),
+            Cell::new(if pauses.iter().any(|p| p.queue == q.queue && p.job_type.is_none()) {
+                format!("{} (paused)", q.queue)
+            } else {
+                q.queue.clone()
+            }),
             Cell::new(q.ready),
             Cell::new(q.scheduled),
             Cell::new(q.running),

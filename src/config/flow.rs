@@ -31,14 +31,9 @@ pub(crate) fn limit_of(
     if global_concurrency == Some(0) {
         return Err("global_concurrency must be at least 1".into());
     }
-    let rate = rate
-        .map(|r| r.parse::<Rate>())
-        .transpose()
-        .map_err(|e| format!("rate: {e}"))?;
-    let partition = partition
-        .map(|p| p.parse::<FieldPath>())
-        .transpose()
-        .map_err(|e| format!("partition: {e}"))?;
+    // Their errors name the key and its value already.
+    let rate = rate.map(|r| r.parse::<Rate>()).transpose()?;
+    let partition = partition.map(|p| p.parse::<FieldPath>()).transpose()?;
     if global_concurrency.is_none() && rate.is_none() && partition.is_none() {
         return Ok(None);
     }

@@ -1,9 +1,11 @@
 //! The http handler: POSTs each job's envelope to a URL (DESIGN §3).
 //!
-//! 2xx is success (a JSON body becomes the result); 408, 5xx, connection errors and time-outs are
-//! retries that honour `Retry-After` (seconds or an HTTP date); 429 is upstream back-pressure (the
-//! type, or the job's partition, pauses on every worker for the `Retry-After` delay, and the job
-//! snoozes without spending an attempt); any other status fails the job.
+//! 202 Accepted hands the job to the endpoint, which finishes it later (`jobq resolve`, or
+//! `Client::resolve`): the job waits. Any other 2xx is success (a JSON body becomes the result); 408,
+//! 5xx, connection errors and time-outs are retries that honour `Retry-After` (seconds or an HTTP
+//! date); 429 is upstream back-pressure (the type, or the job's partition, pauses on every worker for
+//! the `Retry-After` delay, and the job snoozes without spending an attempt); any other status fails
+//! the job.
 //! Redirects are not followed: a POST bounced elsewhere would lose its body or its signature, so a
 //! 3xx fails with a hint to configure the final URL. Every request carries `Idempotency-Key` (the
 //! job's key, stable across attempts) and, when a secret is configured, `X-Jobq-Signature:
@@ -122,6 +124,10 @@ pub fn signature(secret: &[u8], body: &[u8]) -> String {
 
 /// Maps a response to an outcome.
 pub(crate) fn outcome_of(status: StatusCode, body: &[u8], retry_after: Option<Duration>) -> Outcome {
+    // The endpoint took the work on and will resolve the job itself; its body is not a result.
+    if status == StatusCode::ACCEPTED {
+        return Outcome::Wait;
+    }
     if status.is_success() {
         let result = if body.iter().all(u8::is_ascii_whitespace) {
             None
@@ -205,6 +211,8 @@ mod tests {
             Outcome::success_with(json!({"id": 7}))
         );
         assert_eq!(outcome_of(s(204), b"", None), Outcome::success());
+        assert_eq!(outcome_of(s(202), br#"{"queued":true}"#, None), Outcome::Wait);
+        assert_eq!(outcome_of(s(202), b"", None), Outcome::Wait);
         assert_eq!(outcome_of(s(200), b"OK, thanks", None), Outcome::success());
         let later = Some(Duration::from_secs(9));
         for code in [408, 500, 502, 503] {

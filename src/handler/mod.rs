@@ -163,7 +163,7 @@ impl fmt::Display for StopReason {
 
 /// A duration for an error message, exact to the millisecond below a minute (`1.5s`, `250ms`), where
 /// `format_duration` would round a time-out of 1.5 s down to `1s`.
-fn exact_duration(d: Duration) -> String {
+pub(crate) fn exact_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 60_000 && ms % 1000 != 0 && ms > 1000 {
         let text = format!("{:.3}", d.as_secs_f64());

@@ -123,7 +123,9 @@ impl FromStr for Rate {
         };
         let per = crate::time::parse_duration(&window).map_err(|_| bad())?;
         if count == 0 {
-            return Err(format!("rate {s:?} allows no job at all (the count must be at least 1)"));
+            return Err(format!(
+                "rate {s:?} allows no job at all (the count must be at least 1)"
+            ));
         }
         let per_ms = u64::try_from(per.as_millis()).map_err(|_| bad())?;
         if per_ms == 0 {
@@ -189,14 +191,17 @@ impl FromStr for FieldPath {
     type Err = String;
 
     fn from_str(s: &str) -> Result<FieldPath, String> {
-        let bad = |why: &str| format!("partition {s:?} {why} (expected meta.KEY or payload.KEY, like \"meta.tenantId\")");
+        let bad =
+            |why: &str| format!("partition {s:?} {why} (expected meta.KEY or payload.KEY, like \"meta.tenantId\")");
         let (root, rest) = s.split_once('.').ok_or_else(|| bad("names no field"))?;
         let keys: Vec<String> = rest.split('.').map(str::to_string).collect();
         if keys
             .iter()
             .any(|k| k.is_empty() || !k.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-'))
         {
-            return Err(bad("has an empty key or one with characters other than letters, digits, _ and -"));
+            return Err(bad(
+                "has an empty key or one with characters other than letters, digits, _ and -",
+            ));
         }
         match root {
             "meta" if keys.len() == 1 => Ok(FieldPath::Meta(keys.into_iter().next().unwrap_or_default())),
@@ -362,9 +367,11 @@ impl Claim {
             if !queues.contains(&p.queue) || excluded(t, &exclude) {
                 continue;
             }
-            let everywhere = queues
-                .iter()
-                .all(|q| flow.pauses.iter().any(|o| &o.queue == q && o.job_type.as_ref() == Some(t)));
+            let everywhere = queues.iter().all(|q| {
+                flow.pauses
+                    .iter()
+                    .any(|o| &o.queue == q && o.job_type.as_ref() == Some(t))
+            });
             if everywhere {
                 exclude.push(t.clone());
             } else {

@@ -22,6 +22,7 @@ pub(crate) mod batch;
 mod error;
 mod events;
 mod flow;
+mod manage;
 pub mod migrate;
 #[cfg(feature = "mysql")]
 pub mod mysql;
@@ -40,6 +41,10 @@ pub use error::StoreError;
 pub use events::{Emit, EmitOutcome, Event, Expander};
 pub use flow::{
     Admission, Block, ClaimPlan, FieldPath, Flow, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey,
+};
+pub(crate) use manage::retry_job;
+pub use manage::{
+    Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry, RetryAnswer,
 };
 pub(crate) use schedules::decide as decide_tick;
 pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
@@ -577,6 +582,40 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
+
+    /// Finishes waiting jobs from outside, each atomically: only a job that is `waiting` at that moment
+    /// (after `attempt`, when the input names one) changes; two racing resolves of one job never both
+    /// apply. Succeed → succeeded with its result; Fail → dead; Discard → discarded; those three set
+    /// `finished_at = now` and give up the job's unique key. Retry → pending at its `run_at`,
+    /// `finished_at` cleared, attempt unchanged (its next claim is the next attempt), the unique key
+    /// kept. An error or reason is appended to the history under the job's attempt (capped like
+    /// `finish`'s). Answers one per input, in input order, as if applied one after another (a second
+    /// resolve of the same job in one call finds it no longer waiting): `Resolved` with the new status,
+    /// `NotWaiting` with the status it has (nothing changed), or `NotFound`.
+    async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError>;
+
+    /// Deletes jobs by id, each atomically with the look at its status: running and waiting jobs are
+    /// refused unless `force`. A forced delete of a running job is its worker's lost lease: its next
+    /// heartbeat answers `Lost` (the handler is stopped and its outcome dropped) and its `finish` and
+    /// `release` apply to nothing. A deleted job gives up its unique key. Answers one per input, in
+    /// input order, as if applied one after another (an id given twice is `NotFound` the second time):
+    /// `Deleted` with the status it had, `Refused` with its status, or `NotFound`.
+    async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError>;
+
+    /// Deletes up to `limit` jobs matching the filter (any status the filter names, or every status
+    /// when it names none; created in its time range), running and waiting ones only with `force`
+    /// (forced deletes are lost leases, as for [`Store::delete`]). Without `force`, also counts the
+    /// running and waiting jobs that match and were left. A caller deletes everything that matches by
+    /// calling again while `deleted` reaches `limit`.
+    async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError>;
+
+    /// Puts finished jobs (succeeded, dead, cancelled, discarded) back to `pending`, each atomically,
+    /// as `replay_dead` does with a dead job: runnable at `now`, attempt reset to 0, error history kept,
+    /// result, start, finish, worker, heartbeat and progress cleared. A job whose unique key a live job
+    /// of its queue holds stays as it is (`KeyTaken`, naming that job). Answers one per input, in input
+    /// order, as if applied one after another (an id given twice is `NotTerminal` the second time):
+    /// `Retried` with the job as it is now, `NotTerminal` with its status, `KeyTaken`, or `NotFound`.
+    async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError>;
 
     /// Records (or refreshes) a worker in the registry and the count of jobs it has done.
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;

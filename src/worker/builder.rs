@@ -39,6 +39,10 @@ pub struct HandlerOptions {
     pub limit: Option<crate::store::Limit>,
     /// Snoozes before a snooze counts as a retry ([`crate::config::DEFAULT_MAX_SNOOZES`] when `None`).
     pub max_snoozes: Option<u32>,
+    /// Longest a job of this type may wait in `waiting` (handed to a third party) before the worker
+    /// retries it with `wait timed out after …` (or, with no attempts left, kills it); no limit when
+    /// `None`.
+    pub wait_timeout: Option<Duration>,
 }
 
 impl From<&HandlerConfig> for HandlerOptions {
@@ -49,6 +53,7 @@ impl From<&HandlerConfig> for HandlerOptions {
             retry: Some(c.retry),
             limit: c.limit.clone(),
             max_snoozes: Some(c.max_snoozes),
+            wait_timeout: c.wait_timeout,
         }
     }
 }

@@ -127,17 +127,20 @@ async fn refresh(s: &Arc<Shared>) {
     let old = s.flow.get();
     let FlowState { pauses, blocks } = state;
     let freed = old.pauses.iter().any(|p| !pauses.contains(p))
-        || old
-            .blocks
-            .iter()
-            .any(|b| b.until <= now || !blocks.iter().any(|n| n.job_type == b.job_type && n.partition == b.partition));
+        || old.blocks.iter().any(|b| {
+            b.until <= now
+                || !blocks
+                    .iter()
+                    .any(|n| n.job_type == b.job_type && n.partition == b.partition)
+        });
     if old.pauses != pauses {
         log_pauses(&old.pauses, &pauses);
     }
-    for b in blocks
-        .iter()
-        .filter(|b| !old.blocks.iter().any(|o| o.job_type == b.job_type && o.partition == b.partition))
-    {
+    for b in blocks.iter().filter(|b| {
+        !old.blocks
+            .iter()
+            .any(|o| o.job_type == b.job_type && o.partition == b.partition)
+    }) {
         tracing::info!(
             "upstream rate limit reported by another worker: no {} job starts for {}",
             block_scope(b),

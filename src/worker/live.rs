@@ -89,6 +89,8 @@ pub(super) struct Registered {
     pub(super) timeout: Option<std::time::Duration>,
     pub(super) concurrency: Option<u32>,
     pub(super) retry: RetryPolicy,
+    /// How long its jobs may wait on a third party (see `waits.rs`).
+    pub(super) wait_timeout: Option<std::time::Duration>,
     /// The worker's default policy when this was resolved: a job's attempts are judged against the
     /// default it started under (`outcome::max_attempts`), even if a reload changes it meanwhile.
     pub(super) default_retry: RetryPolicy,
@@ -144,6 +146,7 @@ impl Live {
                 timeout: g.options.timeout,
                 concurrency: g.options.concurrency,
                 retry: g.options.retry.unwrap_or(default_retry),
+                wait_timeout: g.options.wait_timeout,
                 default_retry,
                 limit: g.options.limit.clone().map(|limit| Limit {
                     scope: Scope::Type(job_type.clone()),

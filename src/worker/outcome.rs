@@ -111,7 +111,9 @@ fn snooze_or_retry(
         let error = format!("snoozed {} times (max_snoozes), counted as a retry", job.snoozes);
         return retry_or_dead(error, Some(delay), job, policy, allowance.attempts, now, unit);
     }
-    store::Transition::Snooze { run_at: now.plus(delay) }
+    store::Transition::Snooze {
+        run_at: now.plus(delay),
+    }
 }
 
 /// A retry after the back-off (or the handler's delay), or dead when this was the last attempt.

@@ -337,8 +337,9 @@ fn compare(old: &Live, new: &Live) -> ReloadReport {
 }
 
 /// Whether a type's handler changed: what runs (the config's description, or the very handler for
-/// one given in code), its time-out or limit, or its retry policy. A policy that only followed the
-/// default from the old one to the new one counts as the default's change, not the type's.
+/// one given in code), its time-out, limit or wait time-out, or its retry policy. A policy that only
+/// followed the default from the old one to the new one counts as the default's change, not the
+/// type's.
 fn handler_changed(old: &Live, before: &Given, new: &Live, after: &Given, job_type: &str) -> bool {
     let runs_the_same = match (&before.kind, &after.kind) {
         (Some(a), Some(b)) => a == b,
@@ -352,6 +353,7 @@ fn handler_changed(old: &Live, before: &Given, new: &Live, after: &Given, job_ty
         || before.options.concurrency != after.options.concurrency
         || before.options.limit != after.options.limit
         || before.options.max_snoozes != after.options.max_snoozes
+        || before.options.wait_timeout != after.options.wait_timeout
         || (retry_before != retry_after && !followed_default)
 }
 
@@ -445,6 +447,8 @@ mod tests {
                 timeout,
                 concurrency: None,
                 retry,
+                wait_timeout: None,
+                ..HandlerOptions::default()
             },
             kind: Some(HandlerKind::Builtin { name: name.into() }),
         }

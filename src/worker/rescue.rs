@@ -3,8 +3,10 @@
 //! attempts are used up, with the error `worker lost`.
 //!
 //! Any worker may sweep, and the store rescues each job atomically, so concurrent sweeps never take
-//! one job twice. The sweep never touches a job with a fresh heartbeat: `stale_after` must exceed the
-//! heartbeat interval, which the builder checks, so workers never rescue each other's live jobs.
+//! one job twice. After each sweep the same task gives up on jobs that waited too long on a third
+//! party (`waits.rs`). The sweep never touches a job with a fresh heartbeat: `stale_after` must
+//! exceed the heartbeat interval, which the builder checks, so workers never rescue each other's live
+//! jobs.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,6 +31,8 @@ pub(crate) async fn run(s: Arc<Shared>, stop: CancellationToken) {
     let every = rescue_interval(s.settings.stale_after);
     loop {
         sweep(&s).await;
+        // Jobs waiting on a third party past their type's limit, at the same cadence.
+        super::waits::sweep(&s).await;
         tokio::select! {
             _ = stop.cancelled() => return,
             _ = tokio::time::sleep(every) => {}

@@ -373,6 +373,29 @@ async fn cancelling_a_running_exec_job_kills_its_process_group(store: TestStore)
     assert_eq!(job.status, JobStatus::Cancelled, "the job stays cancelled");
 }
 
+async fn a_forced_delete_of_a_running_exec_job_stops_it_and_drops_its_outcome(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    let long = "sleep 300 &\necho $! > $D/child.pid\necho $$ > $D/parent.pid\nwait";
+    world.exec_handler("long", long, "");
+    let id = world.enqueue(JobSpec::new("long", json!({}))).await;
+    let worker = world.worker("w", &[]);
+    let parent = read_pid(&world.path("parent.pid"), secs(20)).await;
+    let child = read_pid(&world.path("child.pid"), secs(20)).await;
+    world.wait_status(&id, JobStatus::Running, secs(20)).await;
+    let (code, _, err) = world.run(&["delete", id.as_str()]);
+    assert_eq!(code, 2, "refused without --force: {err}");
+    assert!(alive(parent) && alive(child));
+    let (code, out, err) = world.run(&["delete", id.as_str(), "--force"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(was running)"), "{out}");
+    wait_dead(&[parent, child], secs(10)).await;
+    worker.wait_log("lease lost", secs(10)).await;
+    assert!(
+        world.client.get(id.as_str()).await.is_err(),
+        "the dropped outcome did not bring it back"
+    );
+}
+
 async fn a_time_out_kills_the_group_even_when_it_ignores_sigterm(store: TestStore) {
     let world = World::new(store, FAST).await;
     // `trap '' TERM` is inherited by the background sleep: only SIGKILL ends them.
@@ -953,6 +976,66 @@ async fn http_handlers_map_statuses_sign_bodies_and_honour_retry_after(store: Te
     );
 }
 
+async fn a_job_waiting_past_its_wait_timeout_is_retried_then_dead(store: TestStore) {
+    // The sweep runs after each rescue sweep: every second with a two-second stale_after.
+    let config = FAST.replace("stale_after = \"10s\"", "stale_after = \"2s\"");
+    let world = World::new(store, &config).await;
+    let wait = "echo \"attempt $JOBQ_ATTEMPT\" >> \"$D/$JOBQ_JOB_ID.ran\"; echo ::wait";
+    world.exec_handler("waits_timed", wait, "wait_timeout = \"200ms\"\nmax_attempts = 2\n");
+    world.exec_handler("waits_free", wait, "");
+    let timed = world.enqueue(JobSpec::new("waits_timed", json!({}))).await;
+    let free = world.enqueue(JobSpec::new("waits_free", json!({}))).await;
+    let _worker = world.worker("w", &[]);
+    let job = world.wait_status(&timed, JobStatus::Dead, secs(30)).await;
+    let errors: Vec<&str> = job.errors.iter().map(|e| e.error.as_str()).collect();
+    assert_eq!(
+        errors,
+        ["wait timed out after 200ms", "wait timed out after 200ms"],
+        "retried once, then dead: {}",
+        world.logs()
+    );
+    assert_eq!(job.attempt, 2);
+    assert_eq!(ran(&world, &timed), "attempt 1\nattempt 2");
+    // A type without a wait time-out waits for as long as it takes.
+    let job = world.job(&free).await;
+    assert_eq!((job.status, job.attempt, job.errors.len()), (JobStatus::Waiting, 1, 0));
+    let log = world.logs();
+    assert!(
+        log.lines()
+            .any(|l| l.contains(timed.as_str()) && l.contains("wait timed out after 200ms: now pending")),
+        "the give-up is logged:\n{log}"
+    );
+}
+
+async fn an_http_202_parks_the_job_until_jobq_resolve_finishes_it(store: TestStore) {
+    let server = HttpServer::start().await;
+    let config = format!(
+        "{FAST}\n[handlers.\"h.later\"]\nhttp = \"http://{}/accepted\"\n",
+        server.addr
+    );
+    let world = World::new(store, &config).await;
+    let id = world.enqueue(JobSpec::new("h.later", json!({"order": 9}))).await;
+    let worker = world.worker("w", &["--burst"]);
+    assert!(worker.exit(secs(30)).await.success(), "{}", worker.log());
+    let job = world.job(&id).await;
+    assert_eq!((job.status, job.attempt), (JobStatus::Waiting, 1), "{}", json!(job));
+    assert!(job.result.is_none(), "a 202's body is not a result");
+
+    let (code, out, err) = world.run(&["resolve", id.as_str(), "--succeed", "--result", r#"{"paid":true}"#]);
+    assert_eq!(
+        (code, out.trim()),
+        (0, format!("resolved {id}: succeeded").as_str()),
+        "{err}"
+    );
+    let job = world.job(&id).await;
+    assert_eq!(job.status, JobStatus::Succeeded);
+    assert_eq!(job.result.as_ref().map(|r| r.get()), Some(r#"{"paid":true}"#));
+    // The callback delivered twice: harmless.
+    let (code, _, err) = world.run(&["resolve", id.as_str(), "--succeed"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("already succeeded; nothing changed"), "{err}");
+}
+
 fn hmac_hex(secret: &[u8], body: &[u8]) -> String {
     use hmac::Mac;
     let mut mac = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(secret).unwrap();
@@ -975,7 +1058,8 @@ impl Request {
 }
 
 /// A small HTTP/1.1 server answering by path: `/ok` 200 JSON, `/busy` 503 + `Retry-After: 120`,
-/// `/limited` 429 + a `Retry-After` date a minute ahead, `/gone` 410, `/slow` answers after 10 s.
+/// `/limited` 429 + a `Retry-After` date a minute ahead, `/gone` 410, `/accepted` 202 JSON, `/slow`
+/// answers after 10 s.
 struct HttpServer {
     addr: SocketAddr,
     requests: Arc<Mutex<Vec<Request>>>,
@@ -1061,6 +1145,7 @@ async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>)
             "slow down",
         ),
         "/gone" => ("410 Gone", String::new(), "no such user"),
+        "/accepted" => ("202 Accepted", String::new(), r#"{"queued":true}"#),
         "/slow" => {
             // Not a wait of the test's: the endpoint is slow, far past the handler's time-out (300 ms).
             tokio::time::sleep(Duration::from_secs(10)).await;
@@ -1421,9 +1506,12 @@ store_tests! {
     cases {
         every_exec_outcome_follows_the_protocol,
         http_handlers_map_statuses_sign_bodies_and_honour_retry_after,
+        an_http_202_parks_the_job_until_jobq_resolve_finishes_it,
+        a_job_waiting_past_its_wait_timeout_is_retried_then_dead,
         retries_back_off_exponentially_then_die,
         a_job_of_an_unknown_type_goes_dead_at_once,
         cancelling_a_running_exec_job_kills_its_process_group,
+        a_forced_delete_of_a_running_exec_job_stops_it_and_drops_its_outcome,
         a_time_out_kills_the_group_even_when_it_ignores_sigterm,
         sigterm_releases_running_jobs_without_using_an_attempt,
         a_killed_workers_job_is_rescued_and_completed_by_another,

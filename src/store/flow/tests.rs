@@ -54,8 +54,20 @@ fn limit(scope: Scope, concurrency: Option<u32>, rate: Option<&str>, partition: 
 
 #[test]
 fn rates_read_count_and_window() {
-    assert_eq!("100/1m".parse::<Rate>(), Ok(Rate { count: 100, per_ms: 60_000 }));
-    assert_eq!("20/s".parse::<Rate>(), Ok(Rate { count: 20, per_ms: 1000 }));
+    assert_eq!(
+        "100/1m".parse::<Rate>(),
+        Ok(Rate {
+            count: 100,
+            per_ms: 60_000
+        })
+    );
+    assert_eq!(
+        "20/s".parse::<Rate>(),
+        Ok(Rate {
+            count: 20,
+            per_ms: 1000
+        })
+    );
     assert_eq!("5 / 250ms".parse::<Rate>(), Ok(Rate { count: 5, per_ms: 250 }));
     for bad in ["ten per minute", "10", "0/1s", "10/0s", "-1/1s", "10/fortnight"] {
         assert!(bad.parse::<Rate>().is_err(), "{bad} should be refused");
@@ -82,7 +94,14 @@ fn partitions_read_meta_and_payload_fields() {
     assert_eq!("meta.tenantId".parse::<FieldPath>().unwrap().value_of(&j), "7");
     assert_eq!("payload.account.id".parse::<FieldPath>().unwrap().value_of(&j), "7");
     assert_eq!("payload.nothing".parse::<FieldPath>().unwrap().value_of(&j), "");
-    for bad in ["tenantId", "meta.", "meta.a.b", "body.x", "payload.a..b", "payload.a\"b"] {
+    for bad in [
+        "tenantId",
+        "meta.",
+        "meta.a.b",
+        "body.x",
+        "payload.a..b",
+        "payload.a\"b",
+    ] {
         assert!(bad.parse::<FieldPath>().is_err(), "{bad} should be refused");
     }
 }
@@ -153,7 +172,10 @@ fn admission_keeps_concurrency_per_partition_and_lets_others_through() {
     assert!(!a.admit(&job("a", "t", "default", "1")), "tenant 1 is full");
     assert!(a.admit(&job("b", "t", "default", "2")));
     assert!(!a.admit(&job("c", "t", "default", "2")), "tenant 2 took its one slot");
-    assert!(a.admit(&job("d", "other", "default", "2")), "another type is not limited");
+    assert!(
+        a.admit(&job("d", "other", "default", "2")),
+        "another type is not limited"
+    );
     assert_eq!(
         a.taken_slots(),
         [("type:t".to_string(), "2".to_string(), "b".to_string(), 1)]

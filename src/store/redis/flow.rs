@@ -77,9 +77,7 @@ impl RedisStore {
         if paused {
             cmd.arg(now.0);
         }
-        let changed: i64 = self
-            .query(&cmd, if paused { "pausing" } else { "resuming" })
-            .await?;
+        let changed: i64 = self.query(&cmd, if paused { "pausing" } else { "resuming" }).await?;
         Ok(changed > 0)
     }
 

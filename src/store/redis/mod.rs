@@ -3,9 +3,9 @@
 //!
 //! Every transition is one Lua script (`lua/*.lua`, each prefixed with `lua/common.lua`), so it is
 //! atomic on the server and costs one round trip per batch: enqueue, claim, heartbeat, finish,
-//! release, rescue, cancel, replay and cleanup each take any number of jobs of a queue in one call, and
-//! the calls for several queues go out together. Scripts run by `EVALSHA`, sent in full when the
-//! server (or cluster node) does not have them yet.
+//! release, rescue, cancel, replay, cleanup, and resolve, delete and retry (`manage.rs`) each take any
+//! number of jobs of a queue in one call, and the calls for several queues go out together. Scripts run
+//! by `EVALSHA`, sent in full when the server (or cluster node) does not have them yet.
 //!
 //! Key layout, under a prefix (`jobq:` unless the URL says `?prefix=`). Everything of queue `q` starts
 //! with `<prefix>{q}:`: the `{q}` hash tag puts a queue's jobs and indexes in one hash slot, so that
@@ -59,6 +59,7 @@ mod connection;
 mod events;
 mod flow;
 pub mod inbox;
+mod manage;
 mod schedules;
 mod scripts;
 mod settings;
@@ -84,10 +85,11 @@ pub use self::settings::DEFAULT_PREFIX;
 use self::settings::Settings;
 use super::error::DriverError;
 use super::{
-    Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, FlowState, Limit, RecordedLimit, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat,
-    Lease, LeaseState, List, QueueStats, RejectedItem, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats,
-    StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Tick, TickOutcome, WakeOn,
-    WorkerInfo,
+    Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
+    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finish, FlowState, Heartbeat, Lease, LeaseState, Limit, List,
+    QueueStats, RecordedLimit, RejectedItem, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer,
+    ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription,
+    Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -622,6 +624,22 @@ impl Store for RedisStore {
             }
         }
         Ok(count)
+    }
+
+    async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {
+        self.resolve_jobs(resolves, now).await
+    }
+
+    async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError> {
+        self.delete_jobs(delete).await
+    }
+
+    async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError> {
+        self.delete_filtered(delete).await
+    }
+
+    async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
+        self.retry_jobs(retry).await
     }
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {

@@ -67,9 +67,8 @@ where
                 since: UnixMillis(since),
             });
         }
-        let mut blocks_sql = self.stmt(
-            "SELECT job_type, whole_type, partition_key, blocked_until FROM jobq_blocks WHERE blocked_until > ",
-        );
+        let mut blocks_sql = self
+            .stmt("SELECT job_type, whole_type, partition_key, blocked_until FROM jobq_blocks WHERE blocked_until > ");
         blocks_sql
             .bind(now.0)
             .push(" ORDER BY job_type, whole_type DESC, partition_key")
@@ -133,8 +132,7 @@ where
         let mut forget = self.stmt("DELETE FROM jobq_blocks WHERE blocked_until <= ");
         forget.bind(now.0).keep();
         self.execute(&forget, "recording a block").await?;
-        let mut s =
-            self.stmt("INSERT INTO jobq_blocks (job_type, whole_type, partition_key, blocked_until) VALUES (");
+        let mut s = self.stmt("INSERT INTO jobq_blocks (job_type, whole_type, partition_key, blocked_until) VALUES (");
         s.bind(block.job_type.clone())
             .push(", ")
             .bind(i32::from(block.partition.is_none()))
@@ -203,7 +201,15 @@ where
         s.keep();
         let mut out = Vec::new();
         for row in self.fetch_all(&s, operation).await? {
-            type Cols = (String, Option<i64>, Option<i64>, Option<i64>, Option<String>, String, i64);
+            type Cols = (
+                String,
+                Option<i64>,
+                Option<i64>,
+                Option<i64>,
+                Option<String>,
+                String,
+                i64,
+            );
             let cols = (|| -> Result<Cols, sqlx::Error> {
                 Ok((
                     row.try_get_unchecked(0)?,
@@ -239,7 +245,8 @@ where
     /// A limited claim (see the module documentation): one transaction, run again when it loses a
     /// race for a row lock.
     pub async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
-        self.retrying("claim", |_| false, || self.claim_limited_once(claim)).await
+        self.retrying("claim", |_| false, || self.claim_limited_once(claim))
+            .await
     }
 
     async fn claim_limited_once(&self, claim: &Claim) -> Result<Vec<Job>, sqlx::Error> {

@@ -3,7 +3,7 @@
 //!
 //! [`SqlPool`] is the part of a SQL store that is the same for all three: its sqlx pool, its dialect,
 //! and the store methods whose statement is one text for every server (get, list, cleanup, the worker
-//! registry, the migration loop, one-pass stats). Each store's `impl Store` hands those calls to it and
+//! registry, the migration loop, one-pass stats; resolve, delete and retry in `manage.rs`). Each store's `impl Store` hands those calls to it and
 //! keeps only what differs in strategy: how a batch of rows travels (PostgreSQL arrays, MySQL JSON, SQLite
 //! `VALUES`), whether an `UPDATE` can say what it changed (`RETURNING`), how it locks. A new store
 //! method whose statement is the same everywhere goes into [`SqlPool`] once, with a `Dialect` field for
@@ -21,6 +21,7 @@ mod enqueue;
 mod filter;
 mod flow;
 mod lease;
+mod manage;
 mod stmt;
 mod store;
 mod ticks_and_events;
@@ -580,7 +581,7 @@ where
         let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut update = self.stmt(
-                "UPDATE jobq_jobs SET status = 'pending', attempt = 0, finished_at = NULL, result = NULL, \
+                "UPDATE jobq_jobs SET status = 'pending', attempt = 0, snoozes = 0, finished_at = NULL, result = NULL, \
                  worker_id = NULL, heartbeat_at = NULL, progress = NULL, progress_message = NULL, run_at = ",
             );
             update
@@ -595,6 +596,7 @@ where
         for job in &mut jobs {
             job.status = JobStatus::Pending;
             job.attempt = 0;
+            job.snoozes = 0;
             job.run_at = replay.now;
             job.finished_at = None;
             job.result = None;

@@ -13,9 +13,10 @@ use tokio::sync::{MutexGuard, Notify};
 use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
-    Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, FlowState, Limit, RecordedLimit, Emit, EmitOutcome, Enqueued, Expander, Finish, Heartbeat, Lease, LeaseState,
-    List, QueueStats, ReplayDead, Rescue, Rescued, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError,
-    StoreInfo, StoreKind, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
+    Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
+    EmitOutcome, Enqueued, Expander, Finish, FlowState, Heartbeat, Lease, LeaseState, Limit, List, QueueStats,
+    RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
+    Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -65,6 +66,10 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError>;
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
+    async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError>;
+    async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError>;
+    async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError>;
+    async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError>;
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;
     async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
@@ -126,6 +131,18 @@ macro_rules! shared_sql {
             }
             async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
                 SqlPool::cleanup(self, cleanup).await
+            }
+            async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {
+                SqlPool::resolve(self, resolves, now).await
+            }
+            async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError> {
+                SqlPool::delete(self, delete).await
+            }
+            async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError> {
+                SqlPool::delete_matching(self, delete).await
+            }
+            async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
+                SqlPool::retry(self, retry).await
             }
             async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
                 SqlPool::register_worker(self, worker).await
@@ -282,6 +299,26 @@ impl<T: SqlBackend> Store for T {
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
         let _turn = self.write_turn().await;
         self.shared().cleanup(cleanup).await
+    }
+
+    async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().resolve(resolves, now).await
+    }
+
+    async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().delete(delete).await
+    }
+
+    async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().delete_matching(delete).await
+    }
+
+    async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().retry(retry).await
     }
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {

@@ -31,13 +31,17 @@ macro_rules! snap {
 mod bench;
 mod cancel;
 mod cleanup;
+mod delete;
 mod enqueue;
 mod errors;
+mod flow;
 mod generate;
 mod help;
 mod list;
 mod migrate;
 mod replay_dead;
+mod resolve;
+mod retry;
 mod schedules;
 mod show;
 mod stats;

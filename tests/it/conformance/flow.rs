@@ -71,7 +71,12 @@ pub(super) async fn paused_queue_starts_nothing_until_resumed(store: &DynStore) 
     assert_eq!(ids(&got), ["d1"], "the paused queue's job stays pending");
     assert_eq!(get(store, &id("m1")).await.status, JobStatus::Pending);
     assert!(store.set_paused("mail", None, false, at(20)).await.expect("resume"));
-    assert!(!store.set_paused("mail", None, false, at(20)).await.expect("resume again"));
+    assert!(
+        !store
+            .set_paused("mail", None, false, at(20))
+            .await
+            .expect("resume again")
+    );
     let flow = flow_at(store, &[], at(20)).await;
     assert!(flow.pauses.is_empty());
     let got = claim_with(store, &limited(&["default", "mail"], WORKER, 10, at(20), &flow)).await;
@@ -88,9 +93,17 @@ pub(super) async fn paused_type_holds_only_its_jobs_in_that_queue(store: &DynSto
         ],
     )
     .await;
-    assert!(store.set_paused("default", Some("crm.sync"), true, T0).await.expect("pause"));
     assert!(
-        store.set_paused("mail", None, true, T0).await.expect("pausing a queue with no jobs"),
+        store
+            .set_paused("default", Some("crm.sync"), true, T0)
+            .await
+            .expect("pause")
+    );
+    assert!(
+        store
+            .set_paused("mail", None, true, T0)
+            .await
+            .expect("pausing a queue with no jobs"),
         "a queue with no jobs may be paused"
     );
     let flow = flow_at(store, &[], T0).await;
@@ -152,17 +165,37 @@ pub(super) async fn global_concurrency_counts_running_jobs_across_workers(store:
     let flow = flow_at(store, &limits, T0).await;
     let first = claim_with(store, &limited(&["default"], "w1", 10, T0, &flow)).await;
     assert_eq!(ids(&first), ["j1", "j2"]);
-    assert!(claim_with(store, &limited(&["default"], "w2", 10, T0, &flow)).await.is_empty());
+    assert!(
+        claim_with(store, &limited(&["default"], "w2", 10, T0, &flow))
+            .await
+            .is_empty()
+    );
     // A finished job frees its slot at once; a released one too.
-    assert!(finish(store, &Lease::of(&first[0]), Transition::Succeeded { result: None }, at(1)).await);
+    assert!(
+        finish(
+            store,
+            &Lease::of(&first[0]),
+            Transition::Succeeded { result: None },
+            at(1)
+        )
+        .await
+    );
     let second = claim_with(store, &limited(&["default"], "w2", 10, at(2), &flow)).await;
     assert_eq!(ids(&second), ["j3"]);
     assert!(release(store, &Lease::of(&second[0])).await);
     let third = claim_with(store, &limited(&["default"], "w3", 10, at(3), &flow)).await;
-    assert_eq!(ids(&third), ["j3"], "the released job comes back first, in the freed slot");
+    assert_eq!(
+        ids(&third),
+        ["j3"],
+        "the released job comes back first, in the freed slot"
+    );
     assert_eq!(third[0].attempt, 1);
     // A worker that dies holds its slots until its jobs are rescued.
-    assert!(claim_with(store, &limited(&["default"], "w4", 10, at(4), &flow)).await.is_empty());
+    assert!(
+        claim_with(store, &limited(&["default"], "w4", 10, at(4), &flow))
+            .await
+            .is_empty()
+    );
     let rescue = Rescue {
         stale_before: at(100),
         now: at(100),
@@ -187,10 +220,17 @@ pub(super) async fn concurrency_per_partition_is_a_lane_per_key(store: &DynStore
         let flow = flow_at(store, &limits, T0).await;
         let got = claim_with(store, &limited(&[queue], "w1", 3, T0, &flow)).await;
         let names = |jobs: &[Job]| -> Vec<String> {
-            ids(jobs).iter().map(|i| i.trim_start_matches(&format!("{queue}-")).to_string()).collect()
+            ids(jobs)
+                .iter()
+                .map(|i| i.trim_start_matches(&format!("{queue}-")).to_string())
+                .collect()
         };
         assert_eq!(names(&got), ["a1", "b1"], "one job per tenant ({partition})");
-        assert!(claim_with(store, &limited(&[queue], "w2", 3, T0, &flow)).await.is_empty());
+        assert!(
+            claim_with(store, &limited(&[queue], "w2", 3, T0, &flow))
+                .await
+                .is_empty()
+        );
         for job in &got {
             assert!(finish(store, &Lease::of(job), Transition::Succeeded { result: None }, at(1)).await);
         }
@@ -206,8 +246,17 @@ pub(super) async fn rate_bucket_allows_a_burst_then_spreads_starts(store: &DynSt
     add_all(store, (1..=10).map(|n| spec(&format!("j{n:02}")))).await;
     let limits = [limit(Scope::Queue("default".into()), None, Some("4/1s"), None)];
     let flow = flow_at(store, &limits, T0).await;
-    assert_eq!(claim_with(store, &limited(&["default"], "w1", 10, T0, &flow)).await.len(), 4);
-    assert!(claim_with(store, &limited(&["default"], "w2", 10, at(200), &flow)).await.is_empty());
+    assert_eq!(
+        claim_with(store, &limited(&["default"], "w1", 10, T0, &flow))
+            .await
+            .len(),
+        4
+    );
+    assert!(
+        claim_with(store, &limited(&["default"], "w2", 10, at(200), &flow))
+            .await
+            .is_empty()
+    );
     let later = claim_with(store, &limited(&["default"], "w2", 10, at(250), &flow)).await;
     assert_eq!(ids(&later), ["j05"], "one start per 250 ms after the burst");
     let much_later = claim_with(store, &limited(&["default"], "w1", 10, at(5000), &flow)).await;
@@ -250,7 +299,12 @@ pub(super) async fn concurrent_limited_claims_never_exceed_the_limit(store: &Dyn
 pub(super) async fn recorded_limits_read_back_as_written(store: &DynStore) {
     assert!(store.limits().await.expect("limits").is_empty());
     let limits = [
-        limit(Scope::Type("crm.sync".into()), Some(5), Some("100/1m"), Some("meta.tenantId")),
+        limit(
+            Scope::Type("crm.sync".into()),
+            Some(5),
+            Some("100/1m"),
+            Some("meta.tenantId"),
+        ),
         limit(Scope::Queue("mail".into()), None, Some("20/1s"), None),
     ];
     store.record_limits(&limits, "w1", T0).await.expect("record");
@@ -271,7 +325,15 @@ pub(super) async fn snooze_gives_the_attempt_back_and_counts(store: &DynStore) {
     add(store, spec("j").max_attempts(1)).await;
     let job = claim_one(store, "default", WORKER, T0).await;
     assert_eq!(job.attempt, 1);
-    assert!(finish(store, &Lease::of(&job), Transition::Snooze { run_at: at(30_000) }, at(10)).await);
+    assert!(
+        finish(
+            store,
+            &Lease::of(&job),
+            Transition::Snooze { run_at: at(30_000) },
+            at(10)
+        )
+        .await
+    );
     let snoozed = get(store, &id("j")).await;
     assert_eq!(
         (snoozed.status, snoozed.attempt, snoozed.snoozes, snoozed.run_at),

@@ -20,6 +20,7 @@
 mod cancel;
 mod claim;
 mod cleanup;
+mod delete;
 mod enqueue;
 mod events;
 mod flow;
@@ -28,6 +29,8 @@ mod lease;
 mod read;
 mod replay;
 mod rescue;
+mod resolve;
+mod retry;
 mod schedules;
 mod schema;
 mod workers;
@@ -121,5 +124,21 @@ store_tests! {
         events::an_emit_enqueues_every_job_of_its_event_once,
         events::racing_emits_of_one_id_enqueue_its_jobs_once,
         events::nothing_is_expanded_when_no_event_waits,
+        resolve::resolve_finishes_a_waiting_job_each_way,
+        resolve::resolve_answers_not_waiting_and_changes_nothing,
+        resolve::resolve_answers_each_input_in_order_as_if_one_after_another,
+        resolve::resolve_with_an_attempt_applies_only_to_that_attempt,
+        resolve::resolve_racing_resolves_of_one_job_apply_once,
+        resolve::resolve_frees_the_unique_key_of_a_finished_job_and_keeps_a_retried_ones,
+        resolve::resolve_keeps_the_error_history_capped,
+        delete::delete_removes_jobs_of_every_status_but_refuses_held_ones,
+        delete::delete_answers_each_input_in_order_as_if_one_after_another,
+        delete::delete_forced_takes_a_running_jobs_lease_and_its_outcome_is_ignored,
+        delete::delete_gives_up_the_unique_key,
+        delete::delete_matching_selects_by_queue_type_status_and_creation_time,
+        delete::delete_matching_deletes_in_bounded_batches,
+        retry::retry_puts_every_finished_status_back_to_pending,
+        retry::retry_leaves_live_and_unknown_jobs_as_they_are,
+        retry::retry_leaves_a_job_whose_unique_key_a_live_job_holds,
     }
 }

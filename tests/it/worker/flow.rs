@@ -5,7 +5,8 @@ use super::*;
 
 /// Worker settings for these tests: quick heartbeats and polls, and a rescue threshold short enough
 /// for a killed worker's slots to come back within the test.
-const FLOW: &str = "[worker]\nheartbeat = \"200ms\"\nstale_after = \"1s\"\npoll_interval = \"50ms\"\nshutdown_timeout = \"500ms\"\n";
+const FLOW: &str =
+    "[worker]\nheartbeat = \"200ms\"\nstale_after = \"1s\"\npoll_interval = \"50ms\"\nshutdown_timeout = \"500ms\"\n";
 
 /// A handler that marks itself running in `$D/running/`, records how many were running then (and
 /// just before it stops) in `$D/seen.txt`, and takes `secs` seconds.
@@ -29,9 +30,7 @@ async fn count_status(world: &World, status: JobStatus) -> u64 {
     stats.queues.iter().map(|q| q.count(status)).sum()
 }
 
-pub(super) async fn global_concurrency_holds_across_three_workers_and_a_killed_ones_slots_come_back(
-    store: TestStore,
-) {
+pub(super) async fn global_concurrency_holds_across_three_workers_and_a_killed_ones_slots_come_back(store: TestStore) {
     let world = World::new(store, FLOW).await;
     world.exec_handler("crm_sync", &overlap_recorder("0.02"), "global_concurrency = 3\n");
     let specs: Vec<JobSpec> = (0..200).map(|i| JobSpec::new("crm_sync", json!({ "i": i }))).collect();
@@ -61,9 +60,15 @@ pub(super) async fn global_concurrency_holds_across_three_workers_and_a_killed_o
     // A job killed with its worker leaves its mark in `running/` (its program was killed with it, so
     // it never removed it): at most those three stay counted on top of the limit.
     let max = seen.iter().max().copied().unwrap_or(0);
-    assert!(max <= 3 + 3, "more than 3 at once (plus the killed worker's leftovers): {seen:?}");
+    assert!(
+        max <= 3 + 3,
+        "more than 3 at once (plus the killed worker's leftovers): {seen:?}"
+    );
     let before_kill: Vec<u32> = seen.iter().take(60).copied().collect();
-    assert!(before_kill.iter().all(|&n| n <= 3), "more than 3 at once: {before_kill:?}");
+    assert!(
+        before_kill.iter().all(|&n| n <= 3),
+        "more than 3 at once: {before_kill:?}"
+    );
     assert!(before_kill.contains(&3), "three did run together: {before_kill:?}");
     let queues = world.run(&["queues", "-o", "json"]);
     assert_eq!(queues.0, 0, "{}", queues.2);
@@ -97,7 +102,10 @@ pub(super) async fn a_rate_holds_across_three_workers(store: TestStore) {
             })
             .await
             .unwrap();
-        jobs.iter().filter_map(|j| j.started_at).min().ok_or("no job started yet")
+        jobs.iter()
+            .filter_map(|j| j.started_at)
+            .min()
+            .ok_or("no job started yet")
     })
     .await;
     wall_clock_passes(first.plus(secs(6))).await;
@@ -256,7 +264,10 @@ pub(super) async fn snooze_spends_no_attempt_and_rate_limited_holds_the_type_on_
     assert_eq!(code, 0);
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["types"][0]["jobType"], "crm_push", "{report}");
-    assert!(report["types"][0]["blocks"][0]["until"].as_i64().unwrap() > blocked_at.0, "{report}");
+    assert!(
+        report["types"][0]["blocks"][0]["until"].as_i64().unwrap() > blocked_at.0,
+        "{report}"
+    );
     for id in later.iter().chain([&first]) {
         let job = world.wait_status(id, JobStatus::Succeeded, secs(30)).await;
         assert_eq!(job.attempt, 1, "no attempt spent: {}", json!(job));

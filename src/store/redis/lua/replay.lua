@@ -50,7 +50,7 @@ for _, c in ipairs(cands) do
     if not dry then
       redis.call('ZREM', dead_key, id)
       redis.call('HSET', k, 's', 'pending', 'a', 0, 'r', nowkey, 'w', '')
-      redis.call('HDEL', k, 'f', 'res')
+      redis.call('HDEL', k, 'f', 'res', 'sn')
       index_pending(Q, id, h[3], nowkey)
     end
     out[#out + 1] = packed(redis.call('HGETALL', k), queue, id)

@@ -1,0 +1,119 @@
+-- KEYS: the queue's prefix. ARGV: force ('1': running and waiting jobs too), mode, …
+--   mode 'I': id count, ids…
+--   mode 'F': type count, types…, status count, statuses… (none: every status), created since ('' for
+--             any), created until ('' for any), at most this many
+-- Deletes jobs for good: the hash, its place in its status index, and the unique key it holds. A
+-- running or waiting job is refused unless forced; a forced one's worker finds its lease gone.
+-- Mode 'I' answers every id, one after another: 'd' and the status it had (deleted), 'r' and its
+-- status (refused), or 'n' (no such job). Mode 'F' deletes up to `at most` jobs that match and returns
+-- { deleted, refused }, refused counting the running and waiting jobs that match and were left. Without
+-- a type or time filter every job read matches, so only as many are read as may be deleted.
+local Q, force, mode = KEYS[1], ARGV[1] == '1', ARGV[2]
+local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c' }
+local HELD = { running = true, waiting = true }
+
+local function remove(id, k, h)
+  unindex(Q, id, status_of(h[1]), h[2], h[3])
+  free_unique(Q, h[4], id)
+  redis.call('DEL', k)
+end
+
+if mode == 'I' then
+  local out = {}
+  for _, id in ipairs(take(4, tonumber(ARGV[3]))) do
+    local k = jkey(Q, id)
+    local h = redis.call('HMGET', k, unpack(FIELDS))
+    local s = status_of(h[1])
+    if not h[5] then
+      out[#out + 1] = 'n'
+    elseif HELD[s] and not force then
+      out[#out + 1] = 'r' .. s
+    else
+      remove(id, k, h)
+      out[#out + 1] = 'd' .. s
+    end
+  end
+  return out
+end
+
+local types, i = take(4, tonumber(ARGV[3]))
+local statuses, j = take(i + 1, tonumber(ARGV[i]))
+local since, until_, most = tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2])
+local type_ok = set_of(types)
+local every = #types == 0 and not since and not until_
+if #statuses == 0 then
+  statuses = { 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded' }
+end
+
+local function matches(h)
+  local c = tonumber(h[6])
+  return h[5] and (#types == 0 or type_ok[h[5]]) and (not since or c >= since) and (not until_ or c < until_)
+end
+
+-- The ids of one status's index; with `room`, only that many from its front.
+local function members(s, room)
+  local ids = {}
+  local function read(index, strip)
+    local last = -1
+    if room then
+      if room - #ids <= 0 then
+        return
+      end
+      last = room - #ids - 1
+    end
+    for _, m in ipairs(redis.call('ZRANGE', index, 0, last)) do
+      if strip then
+        m = string.sub(m, 18)
+      end
+      ids[#ids + 1] = m
+    end
+  end
+  if s == 'pending' then
+    for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
+      read(pend_key(Q, pr), true)
+    end
+  elseif s == 'running' then
+    read(Q .. 'run', false)
+  elseif s == 'waiting' then
+    read(Q .. 'wait', false)
+  else
+    read(Q .. 'done:' .. s, false)
+  end
+  return ids
+end
+
+local deleted, refused = 0, 0
+for _, s in ipairs(statuses) do
+  if HELD[s] and not force then
+    if every then
+      local index = Q .. 'wait'
+      if s == 'running' then
+        index = Q .. 'run'
+      end
+      refused = refused + redis.call('ZCARD', index)
+    else
+      for _, id in ipairs(members(s, nil)) do
+        if matches(redis.call('HMGET', jkey(Q, id), unpack(FIELDS))) then
+          refused = refused + 1
+        end
+      end
+    end
+  elseif deleted < most then
+    local room = nil
+    if every then
+      room = most - deleted
+    end
+    for _, id in ipairs(members(s, room)) do
+      if deleted >= most then
+        break
+      end
+      local k = jkey(Q, id)
+      local h = redis.call('HMGET', k, unpack(FIELDS))
+      if matches(h) then
+        remove(id, k, h)
+        deleted = deleted + 1
+      end
+    end
+  end
+end
+return { deleted, refused }
