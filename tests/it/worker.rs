@@ -944,13 +944,32 @@ async fn http_handlers_map_statuses_sign_bodies_and_honour_retry_after(store: Te
         "Retry-After: 120 honoured"
     );
 
+    // 429 is back-pressure: the job snoozes (no attempt spent, no error) and its type is blocked on
+    // every worker, both for the Retry-After delay.
     let job = world.job(&limited).await;
-    assert_eq!(job.status, JobStatus::Pending);
-    assert!(last_error(&job).starts_with("HTTP 429"), "{}", last_error(&job));
-    let wait = job.run_at.0 - failed_at(&job);
+    assert_eq!(
+        (job.status, job.attempt, job.snoozes, job.errors.len()),
+        (JobStatus::Pending, 0, 1, 0),
+        "{}",
+        json!(job)
+    );
+    let wait = job.run_at.0 - job.started_at.unwrap().0;
     assert!(
         (50_000..=61_000).contains(&wait),
         "Retry-After as an HTTP date honoured: {wait}"
+    );
+    let (code, out, err) = world.run(&["queues", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let blocked = report["types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["jobType"] == "h.limited")
+        .unwrap_or_else(|| panic!("h.limited is blocked: {report}"));
+    assert!(
+        blocked["blocks"][0]["until"].as_i64().unwrap() >= job.run_at.0 - 1_000,
+        "{report}"
     );
 
     let job = world.job(&gone).await;

@@ -1,0 +1,198 @@
+//! Flow control, timed on every store (issue 16's speed targets): three workers in this process, each
+//! on a store connection of its own with concurrency 16, drain 20,000 jobs of one type spread over 100
+//! tenants (`meta.tenantId`) with a no-op handler, under four configurations of the type:
+//! - `unlimited`: no flow control, the plain claim;
+//! - `not binding`: `global_concurrency = 1000000` and `rate = "100000000/1s"`, limits that never hold a
+//!   job back but make every claim a limited one;
+//! - `50 at once`: `global_concurrency = 50` over the whole type (three workers could run 48 + 48);
+//! - `lane per tenant`: `global_concurrency = 1` with `partition = "meta.tenantId"`, 100 lanes.
+//!
+//! Each prints jobs per second (from the workers' start to the last job's end) and fairness: the spread
+//! of the tenants' last finishing times as a share of the whole drain (0 % when every tenant finishes
+//! at the same moment, 100 % when one finishes at the start and another at the end).
+//!
+//! `cargo bench --bench flow` prints the median of JOBQ_BENCH_RUNS runs (default 3), taking turns
+//! between the configurations run by run. The servers are the tests' own (`JOBQ_TEST_POSTGRES_URL`, …,
+//! defaulting to the local ones), each run in a corner of its own; a server that is not running is
+//! reported and left out. `JOBQ_BENCH_JOBS` changes the number of jobs.
+
+#[allow(dead_code, unused_imports, unused_macros)]
+#[path = "../tests/it/support/mod.rs"]
+mod support;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use jobq::Client;
+use jobq::handler::{Outcome, handler_fn};
+use jobq::job::JobSpec;
+use jobq::store::{FieldPath, Limit, Rate, Scope};
+use jobq::worker::{HandlerOptions, Worker};
+use serde_json::json;
+use support::TestStore;
+use tokio::sync::Notify;
+
+const TYPE: &str = "bench.flow";
+const TENANTS: usize = 100;
+const WORKERS: usize = 3;
+
+fn runs() -> usize {
+    env_number("JOBQ_BENCH_RUNS").unwrap_or(3)
+}
+
+fn jobs() -> usize {
+    env_number("JOBQ_BENCH_JOBS").unwrap_or(20_000)
+}
+
+fn env_number(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Whether something listens at the host and port of a server's `url`.
+fn reachable(url: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(url) else {
+        return false;
+    };
+    let port = parsed.port().unwrap_or(match parsed.scheme() {
+        "mysql" => 3306,
+        "redis" => 6379,
+        _ => 5432,
+    });
+    std::net::TcpStream::connect((parsed.host_str().unwrap_or("127.0.0.1"), port)).is_ok()
+}
+
+type Open = fn() -> std::pin::Pin<Box<dyn Future<Output = TestStore>>>;
+
+fn stores() -> Vec<(&'static str, Option<String>, Open)> {
+    vec![
+        ("sqlite", None, || Box::pin(support::sqlite_store())),
+        ("postgres", Some(support::postgres::postgres_url()), || {
+            Box::pin(support::postgres_store())
+        }),
+        ("mysql", Some(support::mysql::mysql_url()), || {
+            Box::pin(support::mysql_store())
+        }),
+        ("redis", Some(support::redis::redis_url()), || {
+            Box::pin(support::redis_store())
+        }),
+    ]
+}
+
+/// The limit of each configuration (`None`: unlimited).
+fn configurations() -> Vec<(&'static str, Option<Limit>)> {
+    let limit = |gc: u32, rate: Option<&str>, partition: Option<&str>| Limit {
+        scope: Scope::Type(TYPE.into()),
+        global_concurrency: Some(gc),
+        rate: rate.map(|r| r.parse::<Rate>().expect("a rate")),
+        partition: partition.map(|p| p.parse::<FieldPath>().expect("a partition")),
+    };
+    vec![
+        ("unlimited", None),
+        ("not binding", Some(limit(1_000_000, Some("100000000/1s"), None))),
+        ("50 at once", Some(limit(50, None, None))),
+        ("lane per tenant", Some(limit(1, None, Some("meta.tenantId")))),
+    ]
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let (runs, n) = (runs(), jobs());
+    println!(
+        "jobq flow control: {n} jobs, {TENANTS} tenants, {WORKERS} workers of concurrency 16, medians of {runs} runs"
+    );
+    for (name, server, open) in stores() {
+        if server.as_deref().is_some_and(|url| !reachable(url)) {
+            println!("{name}: not measured, no server");
+            continue;
+        }
+        let configs = configurations();
+        let mut rates: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+        let mut spreads: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+        for _ in 0..runs {
+            for (i, (_, limit)) in configs.iter().enumerate() {
+                let (rate, spread) = drain(open().await, n, limit.clone()).await;
+                rates[i].push(rate);
+                spreads[i].push(spread);
+            }
+        }
+        let unlimited = median(rates[0].clone());
+        for (i, (config, _)) in configs.iter().enumerate() {
+            let rate = median(rates[i].clone());
+            println!(
+                "{name} {config}: {rate:.0} jobs/s ({:.0} % of unlimited), tenants' finish spread {:.0} % of the drain",
+                100.0 * rate / unlimited,
+                100.0 * median(spreads[i].clone())
+            );
+        }
+    }
+}
+
+/// Enqueues `n` jobs over the tenants, drains them with three workers under `limit`; jobs per second
+/// and the tenants' finish spread as a share of the drain.
+async fn drain(store: TestStore, n: usize, limit: Option<Limit>) -> (f64, f64) {
+    let client = Client::new(store.store().clone());
+    let specs: Vec<JobSpec> = (0..n)
+        .map(|i| JobSpec::new(TYPE, json!({ "i": i })).meta("tenantId", (i % TENANTS).to_string()))
+        .collect();
+    for chunk in specs.chunks(5_000) {
+        client.enqueue_many(chunk.to_vec()).await.expect("enqueue");
+    }
+    let done = Arc::new(AtomicUsize::new(0));
+    let all_done = Arc::new(Notify::new());
+    let last_finish: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
+    let mut handles = Vec::new();
+    let mut runs = Vec::new();
+    let started = Instant::now();
+    for _ in 0..WORKERS {
+        let store = support::connect(store.url()).await;
+        let (done, all_done, last_finish) = (done.clone(), all_done.clone(), last_finish.clone());
+        let handler = handler_fn(move |job, _cx| {
+            let (done, all_done, last_finish) = (done.clone(), all_done.clone(), last_finish.clone());
+            async move {
+                let tenant = job.meta.get("tenantId").cloned().unwrap_or_default();
+                last_finish.lock().unwrap().insert(tenant, Instant::now());
+                if done.fetch_add(1, Ordering::Relaxed) + 1 == n {
+                    all_done.notify_one();
+                }
+                Outcome::success()
+            }
+        });
+        let options = HandlerOptions {
+            limit: limit.clone(),
+            ..HandlerOptions::default()
+        };
+        let worker = Worker::builder(store)
+            .concurrency(16)
+            .poll_interval(Duration::from_millis(50))
+            .handler_with(TYPE, handler, options)
+            .build()
+            .expect("a worker");
+        handles.push(worker.handle());
+        runs.push(tokio::spawn(worker.run()));
+    }
+    tokio::time::timeout(Duration::from_secs(600), all_done.notified())
+        .await
+        .expect("the drain to finish within 10 minutes");
+    let took = started.elapsed();
+    for h in &handles {
+        h.shutdown();
+    }
+    for r in runs {
+        r.await.expect("a worker task").expect("a worker run");
+    }
+    let finishes = last_finish.lock().unwrap();
+    let first = finishes.values().min().copied().unwrap_or(started);
+    let last = finishes.values().max().copied().unwrap_or(started);
+    (
+        n as f64 / took.as_secs_f64(),
+        (last - first).as_secs_f64() / took.as_secs_f64(),
+    )
+}
