@@ -17,10 +17,11 @@
 //! limited claim's candidates one by one in claim order, the same rules for every SQL store (the
 //! Redis store's `claim_limited.lua` applies them in Lua).
 //!
-//! A slot is held by a running job's lease: the store records (scope, partition, job, attempt) when
-//! it claims the job, and a record counts only while that job is still running at that attempt, so a
-//! finished, released, cancelled or rescued job frees its slot at once, with no bookkeeping on those
-//! paths. Rates are GCRA buckets (a "theoretical arrival time" per key): a bucket holds `count` starts
+//! A slot is held by a running job's lease, so a finished, released, cancelled or rescued job frees
+//! its slot at once, with no bookkeeping on those paths: the SQL stores count a limit's running jobs
+//! (per partition, by the same JSON expression that reads the candidates' partitions); Redis records
+//! (job, attempt) in a set per partition when it claims, and a member counts only while that job
+//! still runs at that attempt. Rates are GCRA buckets (a "theoretical arrival time" per key): a bucket holds `count` starts
 //! and refills evenly over the window, so after a quiet window up to `count` jobs may start at once,
 //! and from then on one per `window / count`.
 
@@ -462,6 +463,21 @@ impl<'a> Admission<'a> {
     /// Decides one candidate (taken in claim order): `true` when it may start, in which case its slots
     /// and rate starts are counted for the candidates after it.
     pub fn admit(&mut self, job: &Job) -> bool {
+        let parts: Vec<String> = self
+            .claim
+            .flow
+            .limits
+            .iter()
+            .filter_map(|l| l.partition.as_ref())
+            .map(|p| p.value_of(job))
+            .collect();
+        self.admit_with(job, &parts)
+    }
+
+    /// [`Admission::admit`] with the job's partitions already read (by a store that reads them in
+    /// its statement, the way it counts the running jobs): one per limit of the claim's flow that has
+    /// a partition, in the flow's order.
+    pub fn admit_with(&mut self, job: &Job, partitions: &[String]) -> bool {
         if self.is_full() {
             return false;
         }
@@ -477,16 +493,25 @@ impl<'a> Admission<'a> {
         {
             return false;
         }
-        let applicable: Vec<&Limit> = flow
+        // Each applicable limit with the job's partition under it.
+        let mut partitions = partitions.iter();
+        let applicable: Vec<(&Limit, String)> = flow
             .limits
             .iter()
-            .filter(|l| l.scope.covers(&job.job_type, &job.queue))
+            .map(|l| {
+                let part = match l.partition {
+                    Some(_) => partitions.next().cloned().unwrap_or_default(),
+                    None => String::new(),
+                };
+                (l, part)
+            })
+            .filter(|(l, _)| l.scope.covers(&job.job_type, &job.queue))
             .collect();
         // The type's partition, for partition blocks: its own limit's partition field.
         let type_partition = applicable
             .iter()
-            .find(|l| matches!(l.scope, Scope::Type(_)) && l.partition.is_some())
-            .map(|l| l.partition_of(job));
+            .find(|(l, _)| matches!(l.scope, Scope::Type(_)) && l.partition.is_some())
+            .map(|(_, part)| part.clone());
         let blocked = flow.blocks.iter().any(|b| {
             b.until > claim.now
                 && b.job_type == job.job_type
@@ -501,8 +526,8 @@ impl<'a> Admission<'a> {
         let now_us = self.now_us();
         let mut slots = Vec::new();
         let mut starts = Vec::new();
-        for limit in &applicable {
-            let key = (limit.scope.key(), limit.partition_of(job));
+        for (limit, part) in &applicable {
+            let key = (limit.scope.key(), part.clone());
             if let Some(max) = limit.global_concurrency {
                 if self.running.get(&key).copied().unwrap_or(0) >= max {
                     return false;

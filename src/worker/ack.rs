@@ -108,6 +108,11 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
             s,
             finishes.iter().map(|f| &f.lease).zip(finish_meta.iter().map(|m| m.1)),
         );
+        // Under a cluster-wide limit the store counts a job's slot until its outcome is written: a
+        // claim that found the limit full may now find room.
+        if s.claims_under_limits() {
+            s.slot_freed.notify_one();
+        }
     }
     if !releases.is_empty() {
         let list = &releases;

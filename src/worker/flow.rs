@@ -50,6 +50,11 @@ impl Shared {
         limits
     }
 
+    /// Whether this worker's claims carry cluster-wide limits.
+    pub(super) fn claims_under_limits(&self) -> bool {
+        !self.flow.get().limits.is_empty() || !self.live().limits.is_empty()
+    }
+
     /// The flow a claim carries now. Cheap: the view is rebuilt when it changes, not per claim,
     /// except after a reload changed the limits and before the next refresh.
     pub(super) fn claim_flow(&self) -> Arc<Flow> {

@@ -295,22 +295,28 @@ impl Store for RedisStore {
         if claim.limit == 0 || claim.queues.is_empty() {
             return Ok(Vec::new());
         }
-        let plain = match claim.plan() {
-            ClaimPlan::Nothing => return Ok(Vec::new()),
-            ClaimPlan::Plain(plain) => plain,
-            ClaimPlan::Limited => {
-                // Inbox items become jobs in any claim; a limited one leaves that to the next plain
-                // claim or to `ingest` below, run for the queues as they are.
-                let waiting = self.inbox_waiting(&claim.queues).await?;
-                if waiting > 0
-                    && let Err(e) = self.ingest(&claim.queues, &claim.worker, claim.now).await
-                {
-                    tracing::warn!("ingesting the inbox failed: {e}");
+        // A claim that carries no flow control is the plain claim as it is.
+        let planned;
+        let claim = match claim.flow.is_empty() {
+            true => claim,
+            false => match claim.plan() {
+                ClaimPlan::Nothing => return Ok(Vec::new()),
+                ClaimPlan::Plain(plain) => {
+                    planned = plain;
+                    &planned
                 }
-                return self.claim_limited(claim).await;
-            }
+                ClaimPlan::Limited => {
+                    // Inbox items become jobs first, as in a plain claim.
+                    let waiting = self.inbox_waiting(&claim.queues).await?;
+                    if waiting > 0
+                        && let Err(e) = self.ingest(&claim.queues, &claim.worker, claim.now).await
+                    {
+                        tracing::warn!("ingesting the inbox failed: {e}");
+                    }
+                    return self.claim_limited(claim).await;
+                }
+            },
         };
-        let claim = &plain;
         let (mut jobs, waiting) =
             tokio::try_join!(self.claim_jobs(claim, claim.limit), self.inbox_waiting(&claim.queues))?;
         if waiting > 0 {

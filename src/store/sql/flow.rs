@@ -4,11 +4,12 @@
 //!
 //! The limited claim locks its scopes' rows in `jobq_limits` in scope order (SQLite's immediate
 //! transaction holds the whole file instead), so two claims that could take the same slot or the same
-//! start of a rate run one after the other, and the second sees the first's slots. Under the lock it
-//! drops the slots whose jobs no longer run at that attempt, counts the rest per partition, reads the
-//! rate buckets, selects candidates in claim order (locking them, skipping rows other claimers hold,
-//! and leaving out the partitions that are already full), decides each with [`Admission`], leases the
-//! admitted jobs, records their slots and the buckets they moved, and commits.
+//! start of a rate run one after the other, and the second sees the first's jobs running. Under the
+//! lock it counts each concurrency limit's running jobs per partition (a slot is a running job: every
+//! exit from `running` frees it, and nothing is written to hold it), reads the rate buckets, selects
+//! candidates in claim order with their partitions read by the same expression (locking them,
+//! skipping rows other claimers hold, and leaving out the partitions that are already full), decides
+//! each with [`Admission`], leases the admitted jobs, records the buckets they moved, and commits.
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,7 +18,6 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, 
 
 use super::{IDS_PER_STATEMENT, JsonText, RowsAffected, SqlPool, Stmt, encoding, job_from_row};
 use crate::job::Job;
-use crate::store::batch::sort_in_claim_order;
 use crate::store::{
     Admission, Block, Claim, FieldPath, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey, StoreError,
 };
@@ -29,8 +29,6 @@ const CANDIDATES_CAP: u32 = 2000;
 /// Most full partitions of one limit that the candidates' selection names (the rest are passed over
 /// one by one, as candidates).
 const CLOSED_KEYS_CAP: usize = 200;
-/// Slot rows per multi-row `INSERT`: 4 values each.
-const SLOTS_PER_STATEMENT: usize = 250;
 
 impl<DB> SqlPool<DB>
 where
@@ -257,22 +255,18 @@ where
         let mut buckets: HashMap<SlotKey, i64> = HashMap::new();
         if !scopes.is_empty() {
             self.lock_scopes(&mut tx, &scopes, claim.now).await?;
-            let mut stale = self.stmt(
-                "DELETE FROM jobq_slots WHERE NOT EXISTS (SELECT 1 FROM jobq_jobs AS j WHERE j.id = jobq_slots.job_id \
-                 AND j.status = 'running' AND j.attempt = jobq_slots.attempt)",
-            );
-            stale.any_of("scope", scopes.iter().cloned());
-            self.query(&stale).map_err(encoding)?.execute(&mut *tx).await?;
-            let mut count = self.stmt("SELECT scope, partition_key, COUNT(*) FROM jobq_slots WHERE 1 = 1");
-            count
-                .any_of("scope", scopes.iter().cloned())
-                .push(" GROUP BY scope, partition_key");
-            for row in self.query(&count).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                let n: i64 = row.try_get(2)?;
-                running.insert(
-                    (row.try_get_unchecked(0)?, row.try_get_unchecked(1)?),
-                    n.clamp(0, i64::from(u32::MAX)) as u32,
-                );
+            for limit in claim.flow.limits.iter().filter(|l| l.global_concurrency.is_some()) {
+                if !scopes.contains(&limit.scope.key()) {
+                    continue;
+                }
+                let count = self.running_by_partition(limit);
+                for row in self.query(&count).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                    let n: i64 = row.try_get(1)?;
+                    running.insert(
+                        (limit.scope.key(), row.try_get_unchecked(0)?),
+                        n.clamp(0, i64::from(u32::MAX)) as u32,
+                    );
+                }
             }
             let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
             spent.bind(now_us).any_of("scope", scopes.iter().cloned());
@@ -285,22 +279,30 @@ where
         }
         let mut admission = Admission::new(claim, running, buckets);
         let closed = admission.closed_keys();
-        let mut candidates = Vec::new();
+        // Each candidate with its partition under each limit that has one, read by the same
+        // expression that counted the running jobs, so the two always agree.
+        let partitioned = claim.flow.limits.iter().filter(|l| l.partition.is_some()).count();
+        let mut candidates: Vec<(Job, Vec<String>)> = Vec::new();
         for queue in &claim.queues {
             let Some(select) = self.candidates(claim, queue, &closed) else {
                 continue;
             };
             for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                candidates.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
+                let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                let first = row.len() - partitioned;
+                let parts = (first..row.len())
+                    .map(|i| row.try_get_unchecked::<String, _>(i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                candidates.push((job, parts));
             }
         }
-        sort_in_claim_order(&mut candidates);
+        candidates.sort_by(|(a, _), (b, _)| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
         let mut taken: Vec<Job> = Vec::new();
-        for job in candidates {
+        for (job, parts) in candidates {
             if admission.is_full() {
                 break;
             }
-            if admission.admit(&job) {
+            if admission.admit_with(&job, &parts) {
                 taken.push(job);
             }
         }
@@ -319,23 +321,6 @@ where
                     .push(" WHERE status = 'pending'")
                     .any_of("id", chunk.iter().map(|j| j.id.to_string()));
                 self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
-            }
-            let slots = admission.taken_slots();
-            for chunk in slots.chunks(SLOTS_PER_STATEMENT) {
-                let mut insert = self.stmt("INSERT INTO jobq_slots (scope, partition_key, job_id, attempt) VALUES ");
-                for (i, (scope, partition, id, attempt)) in chunk.iter().enumerate() {
-                    insert
-                        .push(if i == 0 { "(" } else { ", (" })
-                        .bind(scope.clone())
-                        .push(", ")
-                        .bind(partition.clone())
-                        .push(", ")
-                        .bind(id.clone())
-                        .push(", ")
-                        .bind(i64::from(*attempt))
-                        .push(")");
-                }
-                self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
             }
             for (scope, partition, tat) in admission.rate_updates() {
                 let mut upsert = self.stmt("INSERT INTO jobq_rates (scope, partition_key, tat_us) VALUES (");
@@ -402,11 +387,14 @@ where
         if flow.pauses.iter().any(|p| p.queue == queue && p.job_type.is_none()) {
             return None;
         }
-        let mut s = self.stmt(format!(
-            "SELECT {} FROM jobq_jobs AS j WHERE j.queue = ",
-            self.dialect.job_columns
-        ));
-        s.bind(queue.to_string())
+        let mut s = self.stmt(format!("SELECT {}", self.dialect.job_columns));
+        for path in flow.limits.iter().filter_map(|l| l.partition.as_ref()) {
+            s.push(", COALESCE(");
+            self.json_text(&mut s, path);
+            s.push(", '')");
+        }
+        s.push(" FROM jobq_jobs AS j WHERE j.queue = ")
+            .bind(queue.to_string())
             .push(" AND j.status = 'pending' AND j.run_at <= ")
             .bind(claim.now.0);
         let mut excluded: Vec<String> = claim.exclude_types.clone();
@@ -468,6 +456,31 @@ where
             .bind(i64::from(want))
             .push(self.dialect.lock_skipping);
         Some(s)
+    }
+
+    /// The running jobs under `limit` per partition (`''` without one): the slots held, read from the
+    /// jobs themselves.
+    fn running_by_partition(&self, limit: &Limit) -> Stmt {
+        let mut s = self.stmt("SELECT ");
+        match &limit.partition {
+            Some(path) => {
+                s.push("COALESCE(");
+                self.json_text(&mut s, path);
+                s.push(", '') AS p");
+            }
+            None => {
+                s.push("'' AS p");
+            }
+        }
+        s.push(", COUNT(*) FROM jobq_jobs AS j WHERE j.status = 'running'");
+        match &limit.scope {
+            Scope::Type(t) => s.push(" AND j.job_type = ").bind(t.clone()),
+            Scope::Queue(q) => s.push(" AND j.queue = ").bind(q.clone()),
+        };
+        if limit.partition.is_some() {
+            s.push(" GROUP BY p");
+        }
+        s
     }
 
     /// Appends the text of a job's field at `path` (NULL when missing).

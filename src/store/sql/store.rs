@@ -247,6 +247,9 @@ impl<T: SqlBackend> Store for T {
         if claim.queues.is_empty() || claim.limit == 0 {
             return Ok(Vec::new());
         }
+        if claim.flow.is_empty() {
+            return SqlBackend::claim(self, claim).await;
+        }
         match claim.plan() {
             ClaimPlan::Nothing => Ok(Vec::new()),
             ClaimPlan::Plain(plain) => SqlBackend::claim(self, &plain).await,

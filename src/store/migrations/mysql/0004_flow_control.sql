@@ -5,7 +5,8 @@
 -- statement by itself, so every statement here may run again after a run cut short (IF NOT EXISTS;
 -- and the column ADD COLUMN IF NOT EXISTS). Workers read pauses and blocks once per poll
 -- interval; a limited claim (see `store/flow.rs`) locks its scopes' rows in jobq_limits, then reads
--- and writes slots and rates in the transaction that leases its jobs.
+-- and writes rates in the transaction that leases its jobs, counting the running jobs themselves as
+-- the slots of a concurrency limit (so no exit from `running` writes here).
 
 -- A snooze puts a job back without spending an attempt; after max_snoozes it counts as a retry.
 ALTER TABLE jobq_jobs ADD COLUMN IF NOT EXISTS snoozes INT NOT NULL DEFAULT 0;
@@ -37,15 +38,6 @@ CREATE TABLE IF NOT EXISTS jobq_limits (
     partition_by       VARCHAR(255),
     recorded_by        VARCHAR(255) NOT NULL DEFAULT '',
     recorded_at        BIGINT       NOT NULL
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
-
--- Running jobs holding a slot of a concurrency limit, per partition.
-CREATE TABLE IF NOT EXISTS jobq_slots (
-    scope         VARCHAR(140) NOT NULL,
-    partition_key VARCHAR(255) NOT NULL,
-    job_id        VARCHAR(128) NOT NULL,
-    attempt       INT          NOT NULL,
-    PRIMARY KEY (scope, partition_key, job_id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- Rate buckets (GCRA): the theoretical arrival time, in microseconds, per scope and partition.

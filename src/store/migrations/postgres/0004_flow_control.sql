@@ -3,9 +3,9 @@
 --
 -- Transition: jobq schema version 3 → 4, in one transaction under the migrator's advisory lock.
 -- Workers read pauses and blocks once per poll interval; a limited claim (see `store/flow.rs`) locks
--- its scopes' rows in jobq_limits, then reads and writes slots and rates in the transaction that
--- leases its jobs. A slot counts only while its job is still running at that attempt, so jobs leaving
--- `running` by any path free their slots without touching this table.
+-- its scopes' rows in jobq_limits, then counts the running jobs and reads and writes rates in the
+-- transaction that leases its jobs. A concurrency limit's slots are its running jobs, counted from
+-- jobq_jobs itself, so jobs leaving `running` by any path free their slots with no write here.
 
 -- A snooze puts a job back without spending an attempt; after max_snoozes it counts as a retry.
 ALTER TABLE jobq_jobs ADD COLUMN snoozes integer NOT NULL DEFAULT 0;
@@ -37,15 +37,6 @@ CREATE TABLE jobq_limits (
     partition_by       text,
     recorded_by        text   NOT NULL DEFAULT '',
     recorded_at        bigint NOT NULL
-);
-
--- Running jobs holding a slot of a concurrency limit, per partition.
-CREATE TABLE jobq_slots (
-    scope         text COLLATE "C" NOT NULL,
-    partition_key text COLLATE "C" NOT NULL,
-    job_id        text COLLATE "C" NOT NULL,
-    attempt       integer NOT NULL,
-    PRIMARY KEY (scope, partition_key, job_id)
 );
 
 -- Rate buckets (GCRA): the theoretical arrival time, in microseconds, per scope and partition.
