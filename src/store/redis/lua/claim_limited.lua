@@ -75,11 +75,20 @@ local function field_of(job, lim)
   return as_text(v)
 end
 
--- Live slots per key, counted once (members whose job has left that attempt are dropped).
+-- Slots per key, counted once per call. The set's size is an upper bound of the live slots (a member
+-- whose job has left that attempt is dropped only when counted), which is enough while it stays below
+-- the limit; members are checked one by one only when the bound reaches the limit, or the set has
+-- grown past twice what the last check left (so stale members never pile up).
 local counts = {}
-local function live(key)
+local function live(key, limit_of_key)
   local n = counts[key]
   if n then
+    return n
+  end
+  n = redis.call('SCARD', key)
+  local checked = tonumber(redis.call('GET', key .. ':checked') or '0')
+  if n < limit_of_key and n < 2 * checked + 256 then
+    counts[key] = n
     return n
   end
   n = 0
@@ -92,6 +101,7 @@ local function live(key)
       redis.call('SREM', key, m)
     end
   end
+  redis.call('SET', key .. ':checked', n)
   counts[key] = n
   return n
 end
@@ -168,7 +178,7 @@ for _, c in ipairs(cands) do
       local suffix = lim.s .. '\n' .. part
       if lim.gc then
         local key = P .. 'slots:' .. suffix
-        if live(key) >= lim.gc then
+        if live(key, lim.gc) >= lim.gc then
           ok = false
         else
           slots[#slots + 1] = key
