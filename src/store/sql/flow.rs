@@ -451,14 +451,9 @@ where
             }
             s.push(")");
         }
-        // Without partitions the statement leaves out everything the limits hold back but for their
-        // counts, so candidates past `limit` could only be turned away; with partitions, a
-        // partition filling up within this claim turns its later candidates away, so read more.
-        let want = if flow.limits.iter().any(|l| l.partition.is_some()) {
-            claim.limit.saturating_mul(2).saturating_add(16).min(CANDIDATES_CAP)
-        } else {
-            claim.limit.min(CANDIDATES_CAP)
-        };
+        // More than `limit`: a limit (or a partition) that fills up within this claim turns its later
+        // candidates away, and the jobs behind them must still start in claim order.
+        let want = claim.limit.saturating_mul(2).saturating_add(16).min(CANDIDATES_CAP);
         s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
             .bind(i64::from(want))
             .push(self.dialect.lock_skipping);

@@ -3,8 +3,9 @@
 --
 -- Transition: jobq schema version 3 → 4, in one immediate transaction. Workers read pauses and blocks
 -- once per poll interval; a limited claim (see `store/flow.rs`) counts the running jobs and reads and
--- writes rates in the transaction that leases its jobs. A concurrency limit's slots are its running jobs, counted from
--- jobq_jobs itself, so jobs leaving `running` by any path free their slots with no write here.
+-- writes rates in the transaction that leases its jobs. A concurrency limit's slots are its running
+-- jobs, counted from jobq_jobs itself, so jobs leaving `running` by any path free their slots with no
+-- write here.
 
 -- A snooze puts a job back without spending an attempt; after max_snoozes it counts as a retry.
 ALTER TABLE jobq_jobs ADD COLUMN snoozes INTEGER NOT NULL DEFAULT 0;
