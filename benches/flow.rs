@@ -20,12 +20,14 @@
 #[path = "../tests/it/support/mod.rs"]
 mod support;
 
+mod common;
+
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::{env_number, median, reachable, runs, stores};
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::JobSpec;
@@ -39,51 +41,8 @@ const TYPE: &str = "bench.flow";
 const TENANTS: usize = 100;
 const WORKERS: usize = 3;
 
-fn runs() -> usize {
-    env_number("JOBQ_BENCH_RUNS").unwrap_or(3)
-}
-
 fn jobs() -> usize {
     env_number("JOBQ_BENCH_JOBS").unwrap_or(20_000)
-}
-
-fn env_number(name: &str) -> Option<usize> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok())
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
-/// Whether something listens at the host and port of a server's `url`.
-fn reachable(url: &str) -> bool {
-    let Ok(parsed) = url::Url::parse(url) else {
-        return false;
-    };
-    let port = parsed.port().unwrap_or(match parsed.scheme() {
-        "mysql" => 3306,
-        "redis" => 6379,
-        _ => 5432,
-    });
-    std::net::TcpStream::connect((parsed.host_str().unwrap_or("127.0.0.1"), port)).is_ok()
-}
-
-type Open = fn() -> std::pin::Pin<Box<dyn Future<Output = TestStore>>>;
-
-fn stores() -> Vec<(&'static str, Option<String>, Open)> {
-    vec![
-        ("sqlite", None, || Box::pin(support::sqlite_store())),
-        ("postgres", Some(support::postgres::postgres_url()), || {
-            Box::pin(support::postgres_store())
-        }),
-        ("mysql", Some(support::mysql::mysql_url()), || {
-            Box::pin(support::mysql_store())
-        }),
-        ("redis", Some(support::redis::redis_url()), || {
-            Box::pin(support::redis_store())
-        }),
-    ]
 }
 
 /// The limit of each configuration (`None`: unlimited).

@@ -19,12 +19,14 @@
 #[path = "../tests/it/support/mod.rs"]
 mod support;
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{median, reachable, runs, stores};
 use jobq::Client;
 use jobq::client::EventSpec;
 use jobq::events::{Subscriber, Subscriptions};
@@ -35,48 +37,6 @@ use jobq::time::{SystemClock, UnixMillis};
 use serde_json::json;
 use support::TestStore;
 use tokio_util::sync::CancellationToken;
-
-fn runs() -> usize {
-    std::env::var("JOBQ_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3)
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
-/// Whether something listens at the host and port of a server's `url`.
-fn reachable(url: &str) -> bool {
-    let Ok(parsed) = url::Url::parse(url) else {
-        return false;
-    };
-    let port = parsed.port().unwrap_or(match parsed.scheme() {
-        "mysql" => 3306,
-        "redis" => 6379,
-        _ => 5432,
-    });
-    std::net::TcpStream::connect((parsed.host_str().unwrap_or("127.0.0.1"), port)).is_ok()
-}
-
-type Open = fn() -> std::pin::Pin<Box<dyn Future<Output = TestStore>>>;
-
-fn stores() -> Vec<(&'static str, Option<String>, Open)> {
-    vec![
-        ("sqlite", None, || Box::pin(support::sqlite_store())),
-        ("postgres", Some(support::postgres::postgres_url()), || {
-            Box::pin(support::postgres_store())
-        }),
-        ("mysql", Some(support::mysql::mysql_url()), || {
-            Box::pin(support::mysql_store())
-        }),
-        ("redis", Some(support::redis::redis_url()), || {
-            Box::pin(support::redis_store())
-        }),
-    ]
-}
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {

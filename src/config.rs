@@ -558,6 +558,11 @@ fn retry_policy(r: &RetryFile, base: RetryPolicy) -> std::result::Result<RetryPo
 /// The builtin handler names.
 pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
 
+/// A duration key of a table, if set; the error names the key.
+fn optional_duration(key: &str, value: Option<&str>) -> std::result::Result<Option<Duration>, String> {
+    value.map(parse_duration).transpose().map_err(|e| format!("{key}: {e}"))
+}
+
 fn handler_config(
     job_type: &str,
     h: HandlerFile,
@@ -604,21 +609,11 @@ fn handler_config(
     if h.secret_env.is_some() && !matches!(kind, HandlerKind::Http { .. }) {
         return Err("secret_env applies to http handlers only".into());
     }
-    let timeout = h
-        .timeout
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| format!("timeout: {e}"))?;
+    let timeout = optional_duration("timeout", h.timeout.as_deref())?;
     if h.concurrency == Some(0) {
         return Err("concurrency must be at least 1".into());
     }
-    let wait_timeout = h
-        .wait_timeout
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| format!("wait_timeout: {e}"))?;
+    let wait_timeout = optional_duration("wait_timeout", h.wait_timeout.as_deref())?;
     if wait_timeout == Some(Duration::ZERO) {
         return Err("wait_timeout must be longer than 0s (leave it out to wait without a limit)".into());
     }

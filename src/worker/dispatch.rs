@@ -218,7 +218,7 @@ impl Dispatcher<'_> {
         }
         // A limit shared with other workers may be what held the claim back: a slot this worker frees
         // is one it can take again at once (slots other workers free are seen at the next poll).
-        let on_slot = s.burst || !window.exclude.is_empty() || !s.claim_flow().limits.is_empty();
+        let on_slot = s.burst || !window.exclude.is_empty() || s.claims_under_limits();
         tokio::select! {
             biased;
             _ = s.control.stop.cancelled() => {}

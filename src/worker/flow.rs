@@ -52,19 +52,20 @@ impl Shared {
 
     /// Whether this worker's claims carry cluster-wide limits.
     pub(super) fn claims_under_limits(&self) -> bool {
-        !self.flow.get().limits.is_empty() || !self.live().limits.is_empty()
+        !self.flow.get().limits.is_empty() || !self.live().limits.is_empty() || !self.settings.queue_limits.is_empty()
     }
 
-    /// The flow a claim carries now. Cheap: the view is rebuilt when it changes, not per claim,
-    /// except after a reload changed the limits and before the next refresh.
+    /// The flow a claim carries now. Cheap: the view is rebuilt when it changes, not per claim
+    /// (only between a reload that changed the limits and the next refresh is one built per claim).
     pub(super) fn claim_flow(&self) -> Arc<Flow> {
         let flow = self.flow.get();
-        let limits = self.limits_now();
-        if flow.limits == limits {
+        let live = self.live();
+        let current = live.limits.iter().chain(&self.settings.queue_limits);
+        if flow.limits.iter().eq(current) {
             return flow;
         }
         Arc::new(Flow {
-            limits,
+            limits: self.limits_now(),
             ..Flow::clone(&flow)
         })
     }

@@ -86,22 +86,11 @@ impl RedisStore {
             None => format!("{}\n*", block.job_type),
             Some(p) => format!("{}\n={p}", block.job_type),
         };
-        // The later of the two blocks, and the ones that ran out forgotten, in one atomic step.
-        let script = redis::Script::new(
-            "local old = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') \
-             if tonumber(ARGV[2]) > old then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end \
-             local all = redis.call('HGETALL', KEYS[1]) \
-             for i = 1, #all, 2 do if tonumber(all[i + 1]) <= tonumber(ARGV[3]) then \
-             redis.call('HDEL', KEYS[1], all[i]) end end return 1",
-        );
-        let mut invocation = script.key(self.key("blocks"));
-        invocation.arg(field).arg(block.until.0).arg(now.0);
-        let mut conn = self.conn.clone();
-        invocation
-            .invoke_async::<i64>(&mut conn)
+        let mut cmd = self.script(&SCRIPTS.block, &[self.key("blocks")]);
+        cmd.arg(field).arg(block.until.0).arg(now.0);
+        self.eval::<i64>(&SCRIPTS.block, &cmd, "recording a block", true)
             .await
-            .map_err(self.fail("recording a block"))?;
-        Ok(())
+            .map(drop)
     }
 
     pub(super) async fn write_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {

@@ -152,7 +152,7 @@ for _, Q in ipairs(KEYS) do
 end
 table.sort(cands, by_score_then_id)
 
-local out, running, removed = {}, {}, {}
+local out, running, removed, moved = {}, {}, {}, {}
 for _, c in ipairs(cands) do
   if #out >= limit then
     break
@@ -211,8 +211,7 @@ for _, c in ipairs(cands) do
     end
     for _, s in ipairs(starts) do
       tats[s[1]] = s[2]
-      -- Relative to the claim's own present: the store keeps no clock of its own.
-      redis.call('SET', s[1], string.format('%d', s[2]), 'PX', math.floor((s[2] - now_us) / 1000) + 1)
+      moved[s[1]] = true
     end
     batch_add(removed, pk, c[2])
     batch_add(running, Q .. 'run', now, id)
@@ -223,6 +222,11 @@ for _, c in ipairs(cands) do
     end
     out[#out + 1] = packed(fields, q, id)
   end
+end
+-- Each bucket a claim moved is written once, at its last time, relative to the claim's own present
+-- (the store keeps no clock of its own).
+for key in pairs(moved) do
+  redis.call('SET', key, string.format('%d', tats[key]), 'PX', math.floor((tats[key] - now_us) / 1000) + 1)
 end
 batch_flush(removed, 'ZREM')
 batch_flush(running, 'ZADD')
