@@ -14,7 +14,9 @@
 //! `cargo bench --bench flow` prints the median of JOBQ_BENCH_RUNS runs (default 3), taking turns
 //! between the configurations run by run. The servers are the tests' own (`JOBQ_TEST_POSTGRES_URL`, …,
 //! defaulting to the local ones), each run in a corner of its own; a server that is not running is
-//! reported and left out. `JOBQ_BENCH_JOBS` changes the number of jobs.
+//! reported and left out. `JOBQ_BENCH_JOBS` changes the number of jobs; `JOBQ_BENCH_STORES=sqlite,redis`
+//! measures only those stores, `JOBQ_BENCH_CONFIGS="unlimited,50 at once"` only those configurations
+//! (with `unlimited` among them, the others' shares of it are printed).
 
 #[allow(dead_code, unused_imports, unused_macros)]
 #[path = "../tests/it/support/mod.rs"]
@@ -27,7 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{env_number, median, reachable, runs, stores};
+use common::{chosen, env_number, median, reachable, runs, stores};
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::JobSpec;
@@ -53,16 +55,25 @@ fn configurations() -> Vec<(&'static str, Option<Limit>)> {
         rate: rate.map(|r| r.parse::<Rate>().expect("a rate")),
         partition: partition.map(|p| p.parse::<FieldPath>().expect("a partition")),
     };
-    vec![
+    let all = vec![
         ("unlimited", None),
         ("not binding", Some(limit(1_000_000, Some("100000000/1s"), None))),
         ("50 at once", Some(limit(50, None, None))),
         ("lane per tenant", Some(limit(1, None, Some("meta.tenantId")))),
-    ]
+    ];
+    all.into_iter()
+        .filter(|(name, _)| chosen("JOBQ_BENCH_CONFIGS", name))
+        .collect()
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
+    // `RUST_LOG=jobq=debug` shows what the workers do.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .init();
+    }
     let (runs, n) = (runs(), jobs());
     println!(
         "jobq flow control: {n} jobs, {TENANTS} tenants, {WORKERS} workers of concurrency 16, medians of {runs} runs"
@@ -82,12 +93,15 @@ async fn main() {
                 spreads[i].push(spread);
             }
         }
-        let unlimited = median(rates[0].clone());
+        let unlimited = configs
+            .iter()
+            .position(|(config, _)| *config == "unlimited")
+            .map(|i| median(rates[i].clone()));
         for (i, (config, _)) in configs.iter().enumerate() {
             let rate = median(rates[i].clone());
+            let share = unlimited.map_or(String::new(), |u| format!(" ({:.0} % of unlimited)", 100.0 * rate / u));
             println!(
-                "{name} {config}: {rate:.0} jobs/s ({:.0} % of unlimited), tenants' finish spread {:.0} % of the drain",
-                100.0 * rate / unlimited,
+                "{name} {config}: {rate:.0} jobs/s{share}, tenants' finish spread {:.0} % of the drain",
                 100.0 * median(spreads[i].clone())
             );
         }

@@ -337,3 +337,20 @@ mod tests {
         );
     }
 }
+
+/// An error with its causes, each after a colon: what a log line shows, where nothing prints the
+/// chain the way the CLI's `error:` line does.
+pub fn causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = err.to_string();
+    let mut next = err.source();
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        // A layer that already repeats its cause's words adds nothing.
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = cause.source();
+    }
+    out
+}

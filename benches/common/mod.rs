@@ -39,9 +39,16 @@ pub fn reachable(url: &str) -> bool {
 /// Opens a fresh store of one kind.
 pub type Open = fn() -> Pin<Box<dyn Future<Output = TestStore>>>;
 
-/// Every store: its name, its server's URL (none for SQLite) and how to open a fresh one.
+/// Whether `name` is among the comma-separated names of the environment variable `var` (everything
+/// is, when it is unset): `JOBQ_BENCH_STORES=sqlite,redis` measures those stores only.
+pub fn chosen(var: &str, name: &str) -> bool {
+    std::env::var(var).map_or(true, |list| list.split(',').any(|n| n.trim() == name))
+}
+
+/// Every store chosen by `JOBQ_BENCH_STORES` (all unless set): its name, its server's URL (none for
+/// SQLite) and how to open a fresh one.
 pub fn stores() -> Vec<(&'static str, Option<String>, Open)> {
-    vec![
+    let all: Vec<(&'static str, Option<String>, Open)> = vec![
         ("sqlite", None, || Box::pin(support::sqlite_store())),
         ("postgres", Some(support::postgres::postgres_url()), || {
             Box::pin(support::postgres_store())
@@ -52,5 +59,8 @@ pub fn stores() -> Vec<(&'static str, Option<String>, Open)> {
         ("redis", Some(support::redis::redis_url()), || {
             Box::pin(support::redis_store())
         }),
-    ]
+    ];
+    all.into_iter()
+        .filter(|(name, _, _)| chosen("JOBQ_BENCH_STORES", name))
+        .collect()
 }

@@ -59,7 +59,7 @@ pub async fn run(
             }
             Err(e) => {
                 if !failing {
-                    tracing::warn!("expanding stored events: {e}");
+                    tracing::warn!("expanding stored events: {}", crate::error::causes(&e));
                 }
                 failing = true;
                 EXPAND_POLL

@@ -62,7 +62,10 @@ pub async fn run(
             }
             Err(e) => {
                 if !scheduler.failing {
-                    tracing::warn!("scheduler: {e}; ticks due meanwhile count as missed (see catch_up)");
+                    tracing::warn!(
+                        "scheduler: {}; ticks due meanwhile count as missed (see catch_up)",
+                        crate::error::causes(&e)
+                    );
                 }
                 scheduler.failing = true;
                 scheduler.watching_since = None;

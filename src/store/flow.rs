@@ -106,6 +106,13 @@ impl Rate {
         let next = tat_us.max(now_us) + self.interval_us();
         (next - now_us <= self.window_us()).then_some(next)
     }
+
+    /// How many starts a bucket at `tat_us` admits at `now_us`, one after another.
+    pub fn starts_left(&self, tat_us: i64, now_us: i64) -> u32 {
+        let used = tat_us.max(now_us) - now_us;
+        let left = (self.window_us() - used) / self.interval_us();
+        left.clamp(0, i64::from(u32::MAX)) as u32
+    }
 }
 
 /// `100/1m`, `20/1s`, `5/250ms`: a count, a slash, a duration (`1m` may be written `m`).
@@ -399,8 +406,43 @@ impl Claim {
     }
 }
 
+/// See [`Admission::headroom`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Headroom {
+    /// Candidates sure to be admitted.
+    pub jobs: u32,
+    /// Whether a partitioned limit sets it.
+    pub bounded_by_partition: bool,
+}
+
 /// One slot a limited claim takes: the limit's scope key and the partition.
 pub type SlotKey = (String, String);
+
+/// What admission reads of a candidate: a store may select just these (and the candidate's
+/// partitions) and read the whole job only of those admitted.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate<'a> {
+    /// The job's id.
+    pub id: &'a str,
+    /// Its type.
+    pub job_type: &'a str,
+    /// Its queue.
+    pub queue: &'a str,
+    /// Attempts it has used.
+    pub attempt: u32,
+}
+
+impl<'a> Candidate<'a> {
+    /// The candidate a whole job makes.
+    pub fn of(job: &'a Job) -> Candidate<'a> {
+        Candidate {
+            id: job.id.as_str(),
+            job_type: &job.job_type,
+            queue: &job.queue,
+            attempt: job.attempt,
+        }
+    }
+}
 
 /// The limits' state a limited claim read, and its decisions so far (see the module documentation).
 /// The store reads the live slots and the active rate buckets of `limited_scopes()`, feeds the
@@ -455,6 +497,11 @@ impl<'a> Admission<'a> {
         self.claim.now.0.saturating_mul(1000)
     }
 
+    /// How many candidates it has admitted.
+    pub fn admitted(&self) -> u32 {
+        self.admitted
+    }
+
     /// Whether the claim is full.
     pub fn is_full(&self) -> bool {
         self.admitted >= self.claim.limit
@@ -471,25 +518,25 @@ impl<'a> Admission<'a> {
             .filter_map(|l| l.partition.as_ref())
             .map(|p| p.value_of(job))
             .collect();
-        self.admit_with(job, &parts)
+        self.admit_with(Candidate::of(job), &parts)
     }
 
     /// [`Admission::admit`] with the job's partitions already read (by a store that reads them in
     /// its statement, the way it counts the running jobs): one per limit of the claim's flow that has
     /// a partition, in the flow's order.
-    pub fn admit_with(&mut self, job: &Job, partitions: &[String]) -> bool {
+    pub fn admit_with(&mut self, job: Candidate<'_>, partitions: &[String]) -> bool {
         if self.is_full() {
             return false;
         }
         let claim = self.claim;
         let flow = &claim.flow;
-        if claim.exclude_types.contains(&job.job_type) {
+        if claim.exclude_types.iter().any(|t| t == job.job_type) {
             return false;
         }
         if flow
             .pauses
             .iter()
-            .any(|p| p.queue == job.queue && p.job_type.as_ref().is_none_or(|t| t == &job.job_type))
+            .any(|p| p.queue == job.queue && p.job_type.as_ref().is_none_or(|t| t == job.job_type))
         {
             return false;
         }
@@ -505,7 +552,7 @@ impl<'a> Admission<'a> {
                 };
                 (l, part)
             })
-            .filter(|(l, _)| l.scope.covers(&job.job_type, &job.queue))
+            .filter(|(l, _)| l.scope.covers(job.job_type, job.queue))
             .collect();
         // The type's partition, for partition blocks: its own limit's partition field.
         let type_partition = applicable
@@ -575,6 +622,67 @@ impl<'a> Admission<'a> {
             .collect();
         out.sort();
         out
+    }
+
+    /// How many more candidates the limits are sure to admit, whatever their types and partitions,
+    /// given that the candidates' selection leaves out the [`Admission::closed_keys`]; `u32::MAX`
+    /// when no limit applies. A store reads just as many candidates as it wants jobs while this is at
+    /// least that many (no candidate can be turned away, so none is read in vain), and otherwise a
+    /// few more than this and then, if the limit that filled up turned some away, the next page
+    /// without it. `bounded_by_partition` says whether a partitioned limit (where any partition
+    /// may fill up after one more job) is what bounds it.
+    pub fn headroom(&self) -> Headroom {
+        let now_us = self.now_us();
+        let claim = self.claim;
+        let mut least = Headroom {
+            jobs: u32::MAX,
+            bounded_by_partition: false,
+        };
+        let mut bound = |jobs: u32, partitioned: bool| {
+            if jobs < least.jobs {
+                least = Headroom {
+                    jobs,
+                    bounded_by_partition: partitioned,
+                };
+            }
+        };
+        // A block of one partition turns away that partition's candidates, which the selection reads.
+        if claim
+            .flow
+            .blocks
+            .iter()
+            .any(|b| b.until > claim.now && b.partition.is_some())
+        {
+            bound(0, true);
+        }
+        let scopes = Admission::limited_scopes(claim);
+        for limit in claim.flow.limits.iter().filter(|l| scopes.contains(&l.scope.key())) {
+            let scope = limit.scope.key();
+            let partitioned = limit.partition.is_some();
+            if let Some(max) = limit.global_concurrency {
+                // The fullest partition the selection still reads (a full one it leaves out); one
+                // never seen has none running.
+                let fullest = self
+                    .running
+                    .iter()
+                    .filter(|(k, n)| k.0 == scope && **n < max)
+                    .map(|(_, n)| *n)
+                    .max()
+                    .unwrap_or(0);
+                bound(max - fullest, partitioned);
+            }
+            if let Some(rate) = limit.rate {
+                let fresh = std::iter::once(now_us);
+                let open = self
+                    .buckets
+                    .iter()
+                    .filter(|(k, tat)| k.0 == scope && rate.admit(**tat, now_us).is_some())
+                    .map(|(_, tat)| *tat);
+                let starts = fresh.chain(open).map(|tat| rate.starts_left(tat, now_us)).min();
+                bound(starts.unwrap_or(0), partitioned);
+            }
+        }
+        least
     }
 
     /// What the candidates' selection may leave out before any is decided: the (scope key,

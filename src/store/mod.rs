@@ -40,7 +40,8 @@ pub mod url;
 pub use error::StoreError;
 pub use events::{Emit, EmitOutcome, Event, Expander};
 pub use flow::{
-    Admission, Block, ClaimPlan, FieldPath, Flow, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey,
+    Admission, Block, Candidate, ClaimPlan, FieldPath, Flow, FlowState, Headroom, Limit, Pause, Rate, RecordedLimit,
+    Scope, SlotKey,
 };
 pub(crate) use manage::retry_job;
 pub use manage::{

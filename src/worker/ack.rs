@@ -142,12 +142,17 @@ where
                 let forced = s.control.kill_now.is_cancelled();
                 if (forced && failures >= 2) || (s.control.stop.is_cancelled() && failures >= GIVE_UP_WHEN_STOPPING) {
                     tracing::error!(
-                        "{what} failed {failures} times; giving up (the rescue sweep will return these jobs): {e}"
+                        "{what} failed {failures} times; giving up (the rescue sweep will return these jobs): {}",
+                        crate::error::causes(&e)
                     );
                     return None;
                 }
                 let pause = backoff(failures);
-                tracing::warn!("{what} failed (trying again in {}): {e}", format_duration(pause));
+                tracing::warn!(
+                    "{what} failed (trying again in {}): {}",
+                    format_duration(pause),
+                    crate::error::causes(&e)
+                );
                 tokio::time::sleep(pause).await;
             }
         }

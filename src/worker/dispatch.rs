@@ -181,7 +181,11 @@ impl Dispatcher<'_> {
             Err(e) => {
                 self.failures += 1;
                 let pause = backoff(self.failures);
-                tracing::warn!("claiming jobs failed (trying again in {}): {e}", format_duration(pause));
+                tracing::warn!(
+                    "claiming jobs failed (trying again in {}): {}",
+                    format_duration(pause),
+                    crate::error::causes(&e)
+                );
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => {}
                     _ = s.control.stop.cancelled() => {}
@@ -384,7 +388,11 @@ impl Shared {
         tracing::debug!("releasing {} claimed jobs this worker cannot start now", excess.len());
         if let Err(e) = self.store.release(excess).await {
             // They stay running without heartbeats; the rescue sweep returns them to pending.
-            tracing::warn!("could not release {} jobs over their type's limit: {e}", excess.len());
+            tracing::warn!(
+                "could not release {} jobs over their type's limit: {}",
+                excess.len(),
+                crate::error::causes(&e)
+            );
         }
     }
 }

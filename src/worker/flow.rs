@@ -95,7 +95,10 @@ impl Shared {
         let now = self.clock.now();
         tokio::spawn(async move {
             if let Err(e) = store.block(&block, now).await {
-                tracing::warn!("could not record the rate limit of {scope} for the other workers: {e}");
+                tracing::warn!(
+                    "could not record the rate limit of {scope} for the other workers: {}",
+                    crate::error::causes(&e)
+                );
             }
         });
     }
@@ -125,7 +128,10 @@ async fn refresh(s: &Arc<Shared>) {
     let state = match s.store.flow_state(now).await {
         Ok(state) => state,
         Err(e) => {
-            tracing::warn!("reading pauses and blocks failed (keeping the last known ones): {e}");
+            tracing::warn!(
+                "reading pauses and blocks failed (keeping the last known ones): {}",
+                crate::error::causes(&e)
+            );
             return;
         }
     };
@@ -200,10 +206,13 @@ async fn record_limits(s: &Arc<Shared>, limits: Vec<Limit>) {
                     }
                 }
             }
-            Err(e) => tracing::warn!("reading the recorded limits failed: {e}"),
+            Err(e) => tracing::warn!("reading the recorded limits failed: {}", crate::error::causes(&e)),
         }
         if let Err(e) = s.store.record_limits(&limits, &s.id, s.clock.now()).await {
-            tracing::warn!("recording this worker's limits failed (trying again later): {e}");
+            tracing::warn!(
+                "recording this worker's limits failed (trying again later): {}",
+                crate::error::causes(&e)
+            );
             return;
         }
     }

@@ -76,7 +76,11 @@ async fn beat(s: &Shared, all: bool) {
     let states = match s.store.heartbeat(&beats, s.clock.now()).await {
         Ok(states) => states,
         Err(e) => {
-            tracing::warn!("heartbeat for {} jobs failed: {e}", beats.len());
+            tracing::warn!(
+                "heartbeat for {} jobs failed: {}",
+                beats.len(),
+                crate::error::causes(&e)
+            );
             return;
         }
     };
@@ -112,8 +116,9 @@ pub(crate) async fn register(s: &Shared) -> crate::Result<()> {
                 failures += 1;
                 let pause = super::backoff(failures);
                 tracing::warn!(
-                    "joining the worker registry failed (trying again in {}): {e}",
-                    crate::time::format_duration(pause)
+                    "joining the worker registry failed (trying again in {}): {}",
+                    crate::time::format_duration(pause),
+                    crate::error::causes(&e)
                 );
                 tokio::time::sleep(pause).await;
             }
@@ -133,7 +138,7 @@ pub(crate) async fn registry(s: Arc<Shared>, stop: CancellationToken) {
             _ = tokio::time::sleep(s.settings.heartbeat) => {}
         }
         if let Err(e) = s.store.register_worker(&entry(&s)).await {
-            tracing::warn!("refreshing the worker registry failed: {e}");
+            tracing::warn!("refreshing the worker registry failed: {}", crate::error::causes(&e));
         }
     }
 }

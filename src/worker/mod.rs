@@ -155,7 +155,7 @@ impl Worker {
         // close once it has written everything.
         drop(ack_tx);
         if let Err(e) = acks.await {
-            tracing::error!("the acknowledger failed: {e}");
+            tracing::error!("the acknowledger failed: {}", crate::error::causes(&e));
         }
         background.cancel();
         for task in tasks {
@@ -259,7 +259,7 @@ async fn drain(s: &Shared, acks: &AckSender, cause: StopCause) {
 /// Leaves the registry once everything is written, and says how the run ended.
 async fn leave(s: &Shared, cause: StopCause) -> RunReport {
     if let Err(e) = s.store.unregister_worker(&s.id).await {
-        tracing::warn!("could not leave the worker registry: {e}");
+        tracing::warn!("could not leave the worker registry: {}", crate::error::causes(&e));
     }
     let jobs_done = s.jobs_done.load(Ordering::Relaxed);
     tracing::info!(worker = %s.id, jobs_done, "worker stopped: {cause}");

@@ -52,7 +52,7 @@ async fn sweep(s: &Shared) {
         let rescued = match s.store.rescue(&params).await {
             Ok(r) => r,
             Err(e) => {
-                tracing::warn!("the rescue sweep failed: {e}");
+                tracing::warn!("the rescue sweep failed: {}", crate::error::causes(&e));
                 return;
             }
         };

@@ -44,7 +44,7 @@ pub(crate) async fn run(s: Arc<Shared>, keep: Duration, stop: CancellationToken)
                     }
                 }
                 Err(e) => {
-                    tracing::warn!("retention cleanup failed: {e}");
+                    tracing::warn!("retention cleanup failed: {}", crate::error::causes(&e));
                     break;
                 }
             }

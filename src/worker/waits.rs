@@ -40,7 +40,10 @@ pub(super) async fn sweep(s: &Shared) {
         let jobs = match s.store.list(&page).await {
             Ok(jobs) => jobs,
             Err(e) => {
-                tracing::warn!("the wait time-out sweep could not list waiting jobs: {e}");
+                tracing::warn!(
+                    "the wait time-out sweep could not list waiting jobs: {}",
+                    crate::error::causes(&e)
+                );
                 return;
             }
         };
@@ -55,7 +58,11 @@ pub(super) async fn sweep(s: &Shared) {
         let answers = match s.store.resolve(&resolves, now).await {
             Ok(answers) => answers,
             Err(e) => {
-                tracing::warn!("the wait time-out sweep could not give up {} jobs: {e}", resolves.len());
+                tracing::warn!(
+                    "the wait time-out sweep could not give up {} jobs: {}",
+                    resolves.len(),
+                    crate::error::causes(&e)
+                );
                 return;
             }
         };

@@ -224,3 +224,65 @@ fn admission_respects_type_pauses_and_partition_blocks() {
     assert!(!a.admit(&job("b", "t", "default", "1")), "tenant 1 is blocked");
     assert!(a.admit(&job("c", "t", "default", "2")));
 }
+
+#[test]
+fn a_bucket_counts_the_starts_it_has_left() {
+    let rate: Rate = "4/1s".parse().unwrap();
+    let now = 10_000_000;
+    let mut tat = 0;
+    for used in 0..=4 {
+        assert_eq!(rate.starts_left(tat, now), 4 - used);
+        if let Some(next) = rate.admit(tat, now) {
+            tat = next;
+        }
+    }
+    assert_eq!(rate.starts_left(tat, now + 250_000), 1, "one start refilled");
+}
+
+#[test]
+fn headroom_is_what_the_limits_are_sure_to_admit() {
+    let no_limits = claim(Flow::default(), 10);
+    assert_eq!(
+        Admission::new(&no_limits, HashMap::new(), HashMap::new())
+            .headroom()
+            .jobs,
+        u32::MAX
+    );
+
+    let flow = Flow {
+        limits: vec![limit(Scope::Type("t".into()), Some(50), Some("20/1s"), None)],
+        ..Flow::default()
+    };
+    let c = claim(flow, 100);
+    let running = HashMap::from([(("type:t".to_string(), String::new()), 45)]);
+    let a = Admission::new(&c, running, HashMap::new());
+    assert_eq!(
+        a.headroom(),
+        Headroom {
+            jobs: 5,
+            bounded_by_partition: false
+        },
+        "five slots left, twenty starts"
+    );
+
+    // A full partition is left out by the selection; the fullest of the others bounds it.
+    let flow = Flow {
+        limits: vec![limit(Scope::Type("t".into()), Some(3), None, Some("meta.tenantId"))],
+        ..Flow::default()
+    };
+    let c = claim(flow, 100);
+    let running = HashMap::from([
+        (("type:t".to_string(), "1".to_string()), 3),
+        (("type:t".to_string(), "2".to_string()), 1),
+    ]);
+    let mut a = Admission::new(&c, running, HashMap::new());
+    assert_eq!(
+        a.headroom(),
+        Headroom {
+            jobs: 2,
+            bounded_by_partition: true
+        }
+    );
+    assert!(a.admit(&job("a", "t", "default", "2")));
+    assert_eq!(a.headroom().jobs, 1, "tenant 2 now holds two");
+}

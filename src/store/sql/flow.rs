@@ -19,13 +19,19 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, 
 use super::{IDS_PER_STATEMENT, JsonText, RowsAffected, SqlPool, Stmt, encoding, job_from_row};
 use crate::job::Job;
 use crate::store::{
-    Admission, Block, Claim, FieldPath, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey, StoreError,
+    Admission, Block, Claim, FieldPath, FlowState, Headroom, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey,
+    StoreError,
 };
 use crate::time::UnixMillis;
 
-/// Most candidates one limited claim reads per queue: enough to pass over the jobs it holds back
-/// without reading a whole backlog.
+/// Most candidates one page of a limited claim reads per queue: enough to pass over the jobs it
+/// holds back without reading a whole backlog.
 const CANDIDATES_CAP: u32 = 2000;
+/// Most pages of candidates one limited claim reads: each after a limit filled up within the claim.
+const MAX_PAGES: usize = 4;
+/// Candidates read beyond what the limits are sure to admit, so that the page that fills a limit
+/// usually also holds the jobs behind it that no limit holds back.
+const PAGE_SLACK: u32 = 16;
 /// Most full partitions of one limit that the candidates' selection names (the rest are passed over
 /// one by one, as candidates).
 const CLOSED_KEYS_CAP: usize = 200;
@@ -249,63 +255,15 @@ where
 
     async fn claim_limited_once(&self, claim: &Claim) -> Result<Vec<Job>, sqlx::Error> {
         let scopes = Admission::limited_scopes(claim);
-        let now_us = claim.now.0.saturating_mul(1000);
         let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
-        let mut running: HashMap<SlotKey, u32> = HashMap::new();
-        let mut buckets: HashMap<SlotKey, i64> = HashMap::new();
-        if !scopes.is_empty() {
-            self.lock_scopes(&mut tx, &scopes, claim.now).await?;
-            for limit in claim.flow.limits.iter().filter(|l| l.global_concurrency.is_some()) {
-                if !scopes.contains(&limit.scope.key()) {
-                    continue;
-                }
-                let count = self.running_by_partition(limit);
-                for row in self.query(&count).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                    let n: i64 = row.try_get(1)?;
-                    running.insert(
-                        (limit.scope.key(), row.try_get_unchecked(0)?),
-                        n.clamp(0, i64::from(u32::MAX)) as u32,
-                    );
-                }
-            }
-            let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
-            spent.bind(now_us).any_of("scope", scopes.iter().cloned());
-            self.query(&spent).map_err(encoding)?.execute(&mut *tx).await?;
-            let mut rates = self.stmt("SELECT scope, partition_key, tat_us FROM jobq_rates WHERE 1 = 1");
-            rates.any_of("scope", scopes.iter().cloned());
-            for row in self.query(&rates).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                buckets.insert((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?), row.try_get(2)?);
-            }
-        }
+        let (running, buckets) = if scopes.is_empty() {
+            Default::default()
+        } else {
+            self.limits_in_force(&mut tx, claim, &scopes).await?
+        };
         let mut admission = Admission::new(claim, running, buckets);
-        let closed = admission.closed_keys();
-        // Each candidate with its partition under each limit that has one, read by the same
-        // expression that counted the running jobs, so the two always agree.
-        let partitioned = claim.flow.limits.iter().filter(|l| l.partition.is_some()).count();
-        let mut candidates: Vec<(Job, Vec<String>)> = Vec::new();
-        for queue in &claim.queues {
-            let Some(select) = self.candidates(claim, queue, &closed) else {
-                continue;
-            };
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-                let first = row.len() - partitioned;
-                let parts = (first..row.len())
-                    .map(|i| row.try_get_unchecked::<String, _>(i))
-                    .collect::<Result<Vec<_>, _>>()?;
-                candidates.push((job, parts));
-            }
-        }
-        candidates.sort_by(|(a, _), (b, _)| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
-        let mut taken: Vec<Job> = Vec::new();
-        for (job, parts) in candidates {
-            if admission.is_full() {
-                break;
-            }
-            if admission.admit_with(&job, &parts) {
-                taken.push(job);
-            }
-        }
+        let taken = self.admit_candidates(&mut tx, claim, &mut admission).await?;
+        let mut jobs = self.read_jobs(&mut tx, &taken).await?;
         if !taken.is_empty() {
             for chunk in taken.chunks(IDS_PER_STATEMENT) {
                 let mut lease = self.stmt(
@@ -319,7 +277,7 @@ where
                     .push(", heartbeat_at = ")
                     .bind(claim.now.0)
                     .push(" WHERE status = 'pending'")
-                    .any_of("id", chunk.iter().map(|j| j.id.to_string()));
+                    .any_of("id", chunk.iter().cloned());
                 self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
             }
             for (scope, partition, tat) in admission.rate_updates() {
@@ -336,10 +294,133 @@ where
             }
         }
         tx.commit().await?;
-        for job in &mut taken {
+        for job in &mut jobs {
             claim.lease(job);
         }
+        Ok(jobs)
+    }
+
+    /// Locks the scopes' limits and reads what holds them: the running jobs of each concurrency limit
+    /// per partition, and the rate buckets still filling (spent ones are deleted: a bucket that has
+    /// run dry is the same as none).
+    async fn limits_in_force(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        claim: &Claim,
+        scopes: &[String],
+    ) -> Result<(HashMap<SlotKey, u32>, HashMap<SlotKey, i64>), sqlx::Error> {
+        let now_us = claim.now.0.saturating_mul(1000);
+        let mut running: HashMap<SlotKey, u32> = HashMap::new();
+        let mut buckets: HashMap<SlotKey, i64> = HashMap::new();
+        self.lock_scopes(tx, scopes, claim.now).await?;
+        for limit in claim.flow.limits.iter().filter(|l| l.global_concurrency.is_some()) {
+            if !scopes.contains(&limit.scope.key()) {
+                continue;
+            }
+            let count = self.running_by_partition(limit);
+            for row in self.query(&count).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                let n: i64 = row.try_get(1)?;
+                running.insert(
+                    (limit.scope.key(), row.try_get_unchecked(0)?),
+                    n.clamp(0, i64::from(u32::MAX)) as u32,
+                );
+            }
+        }
+        if claim.flow.limits.iter().any(|l| l.rate.is_some()) {
+            let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
+            spent.bind(now_us).any_of("scope", scopes.iter().cloned());
+            self.query(&spent).map_err(encoding)?.execute(&mut *tx).await?;
+            let mut rates = self.stmt("SELECT scope, partition_key, tat_us FROM jobq_rates WHERE 1 = 1");
+            rates.any_of("scope", scopes.iter().cloned());
+            for row in self.query(&rates).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                buckets.insert((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?), row.try_get(2)?);
+            }
+        }
+        Ok((running, buckets))
+    }
+
+    /// Reads candidates in claim order, page by page, and decides each with `admission`; the ids of
+    /// the admitted ones, in claim order. A page holds as many candidates as the claim still wants
+    /// while the limits are sure to admit them all (see [`Admission::headroom`]); otherwise a few more
+    /// than the limits are sure to admit, and when a limit filled up and turned some away, the next
+    /// page leaves that limit's jobs out, so the jobs behind them still start in claim order without a
+    /// long backlog of held-back jobs being read.
+    async fn admit_candidates(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        claim: &Claim,
+        admission: &mut Admission<'_>,
+    ) -> Result<Vec<String>, sqlx::Error> {
+        let partitioned = claim.flow.limits.iter().filter(|l| l.partition.is_some()).count();
+        let mut queues: Vec<QueuePage> = claim
+            .queues
+            .iter()
+            .map(|q| QueuePage {
+                queue: q,
+                after: None,
+                more: true,
+            })
+            .collect();
+        let mut taken = Vec::new();
+        for _ in 0..MAX_PAGES {
+            let closed = admission.closed_keys();
+            let size = page_size(claim.limit - admission.admitted(), admission.headroom(), &closed);
+            let mut page: Vec<Candidate> = Vec::new();
+            for q in queues.iter_mut().filter(|q| q.more) {
+                let Some(select) = self.candidates(claim, q, &closed, size) else {
+                    q.more = false;
+                    continue;
+                };
+                let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
+                q.more = rows.len() >= size as usize;
+                for row in rows {
+                    page.push(Candidate {
+                        id: row.try_get_unchecked(0)?,
+                        job_type: row.try_get_unchecked(1)?,
+                        queue: q.queue.clone(),
+                        priority: row.try_get(2)?,
+                        run_at: row.try_get(3)?,
+                        attempt: row.try_get(4)?,
+                        partitions: (5..5 + partitioned)
+                            .map(|i| row.try_get_unchecked::<String, _>(i))
+                            .collect::<Result<_, _>>()?,
+                    });
+                }
+                if let Some(last) = page.iter().rev().find(|c| c.queue == *q.queue) {
+                    q.after = Some((last.priority, last.run_at, last.id.clone()));
+                }
+            }
+            page.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+            for c in &page {
+                if admission.is_full() {
+                    break;
+                }
+                if admission.admit_with(c.view(), &c.partitions) {
+                    taken.push(c.id.clone());
+                }
+            }
+            if admission.is_full() || queues.iter().all(|q| !q.more) {
+                break;
+            }
+        }
         Ok(taken)
+    }
+
+    /// The whole jobs of `ids`, in that order.
+    async fn read_jobs(&self, tx: &mut <DB as Database>::Connection, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
+        let mut by_id: HashMap<String, Job> = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt(format!(
+                "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",
+                self.dialect.job_columns
+            ));
+            select.any_of("j.id", chunk.iter().cloned());
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                by_id.insert(job.id.to_string(), job);
+            }
+        }
+        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
     }
 
     /// Locks the limits' rows of `scopes` in scope order, making the missing ones first (a scope whose
@@ -382,12 +463,13 @@ where
 
     /// The selection of one queue's candidates for a limited claim, or `None` when nothing of the
     /// queue can start (paused, or its own limit full).
-    fn candidates(&self, claim: &Claim, queue: &str, closed: &[SlotKey]) -> Option<Stmt> {
+    fn candidates(&self, claim: &Claim, page: &QueuePage, closed: &[SlotKey], size: u32) -> Option<Stmt> {
         let flow = &claim.flow;
+        let queue = page.queue.as_str();
         if flow.pauses.iter().any(|p| p.queue == queue && p.job_type.is_none()) {
             return None;
         }
-        let mut s = self.stmt(format!("SELECT {}", self.dialect.job_columns));
+        let mut s = self.stmt("SELECT j.id, j.job_type, j.priority, j.run_at, j.attempt");
         for path in flow.limits.iter().filter_map(|l| l.partition.as_ref()) {
             s.push(", COALESCE(");
             self.json_text(&mut s, path);
@@ -451,11 +533,22 @@ where
             }
             s.push(")");
         }
-        // More than `limit`: a limit (or a partition) that fills up within this claim turns its later
-        // candidates away, and the jobs behind them must still start in claim order.
-        let want = claim.limit.saturating_mul(2).saturating_add(16).min(CANDIDATES_CAP);
+        if let Some((priority, run_at, id)) = &page.after {
+            let priority = i64::from(*priority);
+            s.push(" AND (j.priority > ")
+                .bind(priority)
+                .push(" OR (j.priority = ")
+                .bind(priority)
+                .push(" AND (j.run_at > ")
+                .bind(*run_at)
+                .push(" OR (j.run_at = ")
+                .bind(*run_at)
+                .push(" AND j.id > ")
+                .bind(id.clone())
+                .push("))))");
+        }
         s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
-            .bind(i64::from(want))
+            .bind(i64::from(size))
             .push(self.dialect.lock_skipping);
         Some(s)
     }
@@ -512,4 +605,60 @@ where
             }
         }
     }
+}
+
+/// One queue's place in a limited claim's pages of candidates.
+struct QueuePage<'a> {
+    queue: &'a String,
+    /// The claim order key (priority, run_at, id) of the last candidate read; the next page starts
+    /// after it.
+    after: Option<(i32, i64, String)>,
+    /// Whether the last page was full, so that more candidates may follow.
+    more: bool,
+}
+
+/// A candidate as the page read it: what admission needs, not the whole job.
+struct Candidate {
+    id: String,
+    job_type: String,
+    queue: String,
+    priority: i32,
+    run_at: i64,
+    attempt: i32,
+    partitions: Vec<String>,
+}
+
+impl Candidate {
+    fn view(&self) -> crate::store::Candidate<'_> {
+        crate::store::Candidate {
+            id: &self.id,
+            job_type: &self.job_type,
+            queue: &self.queue,
+            attempt: self.attempt.max(0) as u32,
+        }
+    }
+}
+
+/// How many candidates the next page reads per queue for a claim that still wants `wanted` jobs.
+fn page_size(wanted: u32, headroom: Headroom, closed: &[SlotKey]) -> u32 {
+    // A limit with more full partitions than the selection names has its other full ones turned away
+    // one by one.
+    let mut per_scope: HashMap<&str, usize> = HashMap::new();
+    for (scope, _) in closed {
+        *per_scope.entry(scope).or_default() += 1;
+    }
+    let overflowing = per_scope.values().any(|n| *n > CLOSED_KEYS_CAP);
+    let size = if headroom.jobs >= wanted && !overflowing {
+        wanted
+    } else if headroom.bounded_by_partition || overflowing {
+        // Any partition may fill after a job or two: the partitions that do are left out of the next
+        // page.
+        wanted.saturating_add(PAGE_SLACK)
+    } else {
+        headroom
+            .jobs
+            .saturating_add(PAGE_SLACK)
+            .min(wanted.saturating_add(PAGE_SLACK))
+    };
+    size.clamp(1, CANDIDATES_CAP)
 }
