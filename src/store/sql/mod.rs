@@ -20,6 +20,7 @@ mod dialect;
 mod enqueue;
 mod filter;
 mod flow;
+mod health;
 mod lease;
 mod manage;
 mod stmt;
