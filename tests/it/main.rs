@@ -3,6 +3,7 @@
 
 mod cli;
 mod conformance;
+mod doctor;
 mod generated;
 mod mysql;
 mod postgres;
