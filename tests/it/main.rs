@@ -1,6 +1,7 @@
 //! jobq's one integration-test binary: the conformance suite, the server-store suite, each store's own
 //! behaviour, worker end-to-end tests, CLI snapshots and the generated-files check.
 
+mod autoscale;
 mod cli;
 mod conformance;
 mod doctor;
