@@ -29,8 +29,8 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub rescues: u32,
 
-    /// Report a queue holding at least N dead jobs
-    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Report a queue holding at least N dead jobs (0: any)
+    #[arg(long, value_name = "N", default_value_t = 100)]
     pub dead_letters: u64,
 
     /// SQLite: report a write-ahead log larger than this

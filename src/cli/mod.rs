@@ -141,7 +141,7 @@ pub enum Command {
     Inbox(inbox::InboxArgs),
     /// Create or upgrade the store's schema
     Migrate(migrate::MigrateArgs),
-    /// Find what is wrong with the store and its jobs, and say what to do (exit 1 when anything is)
+    /// Find what is wrong with the store and its jobs, and what to do about it
     Doctor(doctor::DoctorArgs),
     /// Work out how many workers a queue needs and hand the number to a program, or print it
     Autoscale(autoscale::AutoscaleArgs),
