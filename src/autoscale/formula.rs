@@ -17,9 +17,9 @@
 //! evaluation); a queue behind gets enough to catch up within T, and no more.
 //!
 //! When no job finished in the window the run time is unknown, and the formula cannot be used: the
-//! answer is then what runs now, plus one worker's worth when jobs wait (workers = ceil((running +
-//! 1) / concurrency)), so a queue with work and no workers gets one, and once jobs finish the next
-//! evaluation has a run time to go by.
+//! answer is then the slots running now plus one when jobs wait, so workers = ceil((running + 1) /
+//! concurrency). A queue with work and no workers gets one, and once jobs finish the next evaluation
+//! has a run time to go by.
 
 use std::time::Duration;
 
