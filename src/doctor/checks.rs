@@ -55,16 +55,18 @@ fn stuck_running(facts: &Facts, doctor: &Doctor) -> Option<Finding> {
         plural(stuck.len(), "running job has", "running jobs have"),
         format_duration(doctor.stale_after)
     );
+    let them = if stuck.len() == 1 { "it" } else { "them" };
     let (message, advice) = if facts.workers.is_empty() {
         (
-            format!("{what} and no worker is alive to rescue them"),
-            "start a worker (jobq worker): its rescue sweep puts them back on their queues".to_string(),
+            format!("{what} and no worker is alive to rescue {them}"),
+            "start a worker (jobq worker): its rescue sweep puts such jobs back on their queues".to_string(),
         )
     } else {
         (
             format!(
-                "{what}, and the {} alive have not rescued them",
-                plural(facts.workers.len(), "worker", "workers")
+                "{what}, and the {} alive {} not rescued {them}",
+                plural(facts.workers.len(), "worker", "workers"),
+                if facts.workers.len() == 1 { "has" } else { "have" }
             ),
             "look in the workers' logs for \"the rescue sweep failed\", and check that their stale_after is \
              the same as this config's"

@@ -78,10 +78,9 @@ fn running_jobs_past_stale_after_and_a_sweep_are_stuck() {
     assert!(found[0].message.contains("no worker is alive"), "{}", found[0].message);
     f.workers = vec![worker(&["default"])];
     let found = findings(&f, &doctor());
-    assert!(
-        found[0].message.contains("have not rescued them"),
-        "{}",
-        found[0].message
+    assert_eq!(
+        found[0].message,
+        "1 running job has had no heartbeat for over 1m, and the 1 worker alive has not rescued it"
     );
 }
 
