@@ -201,7 +201,7 @@ pub enum Input {
     Event,
     /// How a waiting job is resolved: its result, error or reason.
     Resolution,
-    /// An autoscaling policy: its bounds, target latency, window or cool-down.
+    /// An autoscaling policy (its bounds, target latency, window or cool-down) or the program it runs.
     Scaling,
 }
 

@@ -82,6 +82,19 @@ pub async fn run(ctx: &Context, args: AutoscaleArgs) -> anyhow::Result<()> {
     if args.interval.is_zero() {
         return Err(crate::Error::invalid(crate::error::Input::Duration, "--interval must be longer than 0s").into());
     }
+    if let Some(program) = &args.exec {
+        // A path (not a name looked up in PATH) that names no file is a typo: refused before any run.
+        if program.components().count() > 1 && !program.is_file() {
+            return Err(crate::Error::invalid(
+                crate::error::Input::Scaling,
+                format!(
+                    "--exec {}: no such file (give the path of the scaling program)",
+                    program.display()
+                ),
+            )
+            .into());
+        }
+    }
     let client = ctx.client().await?;
     let mut cooldown = Cooldown::new(args.cool_down);
     let mut ticks = tokio::time::interval(args.interval);

@@ -75,7 +75,8 @@ fn network_file_system(db: &Path) -> Option<&'static str> {
     if unsafe { libc::statfs(c_path.as_ptr(), &mut stat) } != 0 {
         return None;
     }
-    network_fs_name(stat.f_type as u64)
+    // Magic numbers are 32 bits; where `f_type` is a signed 32-bit field the cast sign-extends.
+    network_fs_name(stat.f_type as u64 & 0xFFFF_FFFF)
 }
 
 /// Elsewhere the file system's kind is not read.

@@ -59,6 +59,20 @@ fn autoscale_refuses_bad_input() {
         ])
     );
     snap!(
+        "missing_program",
+        env.run([
+            "autoscale",
+            "--queue",
+            "work",
+            "--max",
+            "3",
+            "--target-latency",
+            "30s",
+            "--exec",
+            "./nowhere.sh"
+        ])
+    );
+    snap!(
         "no_action",
         env.run(["autoscale", "--queue", "work", "--max", "3", "--target-latency", "30s"])
     );
