@@ -79,8 +79,10 @@ where
             )
             .bind(load.queue.clone())
             // Every row counted above is live, or finished at or after `since` (a job that came due in
-            // the window cannot have finished before it): the rest of the table is left unread.
-            .push(" AND (j.status IN ('pending', 'running') OR j.finished_at >= ")
+            // the window cannot have finished before it): the rest of the table is left unread. Three
+            // terms, each the condition of one partial index (pending, running, finished), so that a
+            // planner may read the three and leave the old finished rows alone.
+            .push(" AND (j.status = 'pending' OR j.status = 'running' OR j.finished_at >= ")
             .bind(since)
             .push(")");
         let rows = self.fetch_all(&stmt, "reading a queue's load").await?;
