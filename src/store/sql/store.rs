@@ -14,11 +14,11 @@ use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, Expander, Finish, FlowState, Heartbeat, Lease, LeaseState, Limit, List, QueueStats,
-    RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
-    Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
+    EmitOutcome, Enqueued, Expander, Finding, Finish, FlowState, Health, Heartbeat, Lease, LeaseState, Limit, List,
+    Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer,
+    Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
+    Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
-use crate::store::{Finding, Health, Load, OftenRescued, QueueLoad};
 use crate::time::UnixMillis;
 
 /// What a SQL store does its own way. Each method keeps the contract of the [`Store`] method of the
