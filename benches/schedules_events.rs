@@ -233,6 +233,15 @@ impl Store for Counting {
     ) -> Result<(), StoreError> {
         self.inner.record_limits(limits, worker, now).await
     }
+    async fn health(&self, health: &jobq::store::Health) -> Result<Vec<jobq::store::Finding>, StoreError> {
+        self.inner.health(health).await
+    }
+    async fn often_rescued(&self, params: &jobq::store::OftenRescued) -> Result<Vec<jobq::job::Job>, StoreError> {
+        self.inner.often_rescued(params).await
+    }
+    async fn queue_load(&self, load: &jobq::store::QueueLoad) -> Result<jobq::store::Load, StoreError> {
+        self.inner.queue_load(load).await
+    }
     async fn limits(&self) -> Result<Vec<jobq::store::RecordedLimit>, StoreError> {
         self.inner.limits().await
     }

@@ -54,6 +54,8 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Find what is wrong with the store and its jobs, and what to do about it')
+            [CompletionResult]::new('autoscale', 'autoscale', [CompletionResultType]::ParameterValue, 'Work out how many workers a queue needs and hand the number to a program, or print it')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print man pages (roff) into a folder, or jobq(1) on stdout')
@@ -548,6 +550,54 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'jobq;doctor' {
+            [CompletionResult]::new('--ready-late', '--ready-late', [CompletionResultType]::ParameterName, 'Report a queue whose oldest ready job has waited this long while none of its jobs runs')
+            [CompletionResult]::new('--paused-for', '--paused-for', [CompletionResultType]::ParameterName, 'Report a queue (or type) paused for longer than this')
+            [CompletionResult]::new('--rescues', '--rescues', [CompletionResultType]::ParameterName, 'Report jobs rescued from lost workers more than N times')
+            [CompletionResult]::new('--dead-letters', '--dead-letters', [CompletionResultType]::ParameterName, 'Report a queue holding at least N dead jobs (0: any)')
+            [CompletionResult]::new('--wal-size', '--wal-size', [CompletionResultType]::ParameterName, 'SQLite: report a write-ahead log larger than this')
+            [CompletionResult]::new('--dead-rows', '--dead-rows', [CompletionResultType]::ParameterName, 'PostgreSQL: report a jobq table with more dead rows than this (and over 20% of its live rows)')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;autoscale' {
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue to size workers for')
+            [CompletionResult]::new('--min', '--min', [CompletionResultType]::ParameterName, 'Never fewer workers than this')
+            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'Never more workers than this')
+            [CompletionResult]::new('--target-latency', '--target-latency', [CompletionResultType]::ParameterName, 'How long a ready job may wait before it starts')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Jobs one worker runs at once (its --concurrency)')
+            [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Run this program with the number of workers as its argument (and in JOBQ_DESIRED_WORKERS) whenever it changes')
+            [CompletionResult]::new('--cool-down', '--cool-down', [CompletionResultType]::ParameterName, 'Least time between two runs of the program')
+            [CompletionResult]::new('--cooldown', '--cooldown', [CompletionResultType]::ParameterName, 'Least time between two runs of the program')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between evaluations')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'How far back arrivals and run times are measured')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--print', '--print', [CompletionResultType]::ParameterName, 'Print the number of workers at each evaluation instead')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Evaluate once and exit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'jobq;bench' {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Jobs worked off by the drain workload')
             [CompletionResult]::new('--bulk-jobs', '--bulk-jobs', [CompletionResultType]::ParameterName, 'Jobs enqueued in bulk by the enqueue workload')
@@ -630,6 +680,8 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Find what is wrong with the store and its jobs, and what to do about it')
+            [CompletionResult]::new('autoscale', 'autoscale', [CompletionResultType]::ParameterValue, 'Work out how many workers a queue needs and hand the number to a program, or print it')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure this store''s throughput and latency on a throwaway queue')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print man pages (roff) into a folder, or jobq(1) on stdout')
@@ -710,6 +762,12 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;migrate' {
+            break
+        }
+        'jobq;help;doctor' {
+            break
+        }
+        'jobq;help;autoscale' {
             break
         }
         'jobq;help;bench' {

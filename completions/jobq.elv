@@ -51,6 +51,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
+            cand doctor 'Find what is wrong with the store and its jobs, and what to do about it'
+            cand autoscale 'Work out how many workers a queue needs and hand the number to a program, or print it'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
             cand completions 'Print shell completions'
             cand man 'Print man pages (roff) into a folder, or jobq(1) on stdout'
@@ -513,6 +515,52 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'jobq;doctor'= {
+            cand --ready-late 'Report a queue whose oldest ready job has waited this long while none of its jobs runs'
+            cand --paused-for 'Report a queue (or type) paused for longer than this'
+            cand --rescues 'Report jobs rescued from lost workers more than N times'
+            cand --dead-letters 'Report a queue holding at least N dead jobs (0: any)'
+            cand --wal-size 'SQLite: report a write-ahead log larger than this'
+            cand --dead-rows 'PostgreSQL: report a jobq table with more dead rows than this (and over 20% of its live rows)'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;autoscale'= {
+            cand --queue 'The queue to size workers for'
+            cand --min 'Never fewer workers than this'
+            cand --max 'Never more workers than this'
+            cand --target-latency 'How long a ready job may wait before it starts'
+            cand --concurrency 'Jobs one worker runs at once (its --concurrency)'
+            cand --exec 'Run this program with the number of workers as its argument (and in JOBQ_DESIRED_WORKERS) whenever it changes'
+            cand --cool-down 'Least time between two runs of the program'
+            cand --cooldown 'Least time between two runs of the program'
+            cand --interval 'Time between evaluations'
+            cand --window 'How far back arrivals and run times are measured'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --print 'Print the number of workers at each evaluation instead'
+            cand --once 'Evaluate once and exit'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'jobq;bench'= {
             cand --jobs 'Jobs worked off by the drain workload'
             cand --bulk-jobs 'Jobs enqueued in bulk by the enqueue workload'
@@ -592,6 +640,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
+            cand doctor 'Find what is wrong with the store and its jobs, and what to do about it'
+            cand autoscale 'Work out how many workers a queue needs and hand the number to a program, or print it'
             cand bench 'Measure this store''s throughput and latency on a throwaway queue'
             cand completions 'Print shell completions'
             cand man 'Print man pages (roff) into a folder, or jobq(1) on stdout'
@@ -648,6 +698,10 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;inbox'= {
         }
         &'jobq;help;migrate'= {
+        }
+        &'jobq;help;doctor'= {
+        }
+        &'jobq;help;autoscale'= {
         }
         &'jobq;help;bench'= {
         }

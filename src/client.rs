@@ -5,6 +5,7 @@
 //! here; the store itself is batch-first.
 
 mod flow;
+mod health;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -201,6 +201,8 @@ pub enum Input {
     Event,
     /// How a waiting job is resolved: its result, error or reason.
     Resolution,
+    /// An autoscaling policy (its bounds, target latency, window or cool-down) or the program it runs.
+    Scaling,
 }
 
 impl Input {
@@ -237,6 +239,7 @@ impl Input {
             Input::Confirmation => "confirmation",
             Input::Bench => "bench",
             Input::Resolution => "resolution",
+            Input::Scaling => "scaling",
         }
     }
 }

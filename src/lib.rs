@@ -14,8 +14,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod autoscale;
 pub mod client;
 pub mod config;
+pub mod doctor;
 pub mod error;
 pub mod events;
 pub mod handler;

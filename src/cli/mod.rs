@@ -12,11 +12,13 @@ use crate::config::{Config, Overrides};
 use crate::store::Usage;
 use exit::Exit;
 
+pub mod autoscale;
 pub mod bench;
 pub mod cancel;
 pub mod cleanup;
 pub mod confirm;
 pub mod delete;
+pub mod doctor;
 pub mod emit;
 pub mod enqueue;
 pub mod exit;
@@ -139,6 +141,10 @@ pub enum Command {
     Inbox(inbox::InboxArgs),
     /// Create or upgrade the store's schema
     Migrate(migrate::MigrateArgs),
+    /// Find what is wrong with the store and its jobs, and what to do about it
+    Doctor(doctor::DoctorArgs),
+    /// Work out how many workers a queue needs and hand the number to a program, or print it
+    Autoscale(autoscale::AutoscaleArgs),
     /// Measure this store's throughput and latency on a throwaway queue
     Bench(bench::BenchArgs),
     /// Print shell completions
@@ -256,6 +262,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         // These two tell how the job they waited for ended.
         Command::Enqueue(args) => return enqueue::run(&ctx, args).await,
         Command::Wait(args) => return wait::run(&ctx, args).await,
+        // Its exit code says whether anything was found.
+        Command::Doctor(args) => return doctor::run(&ctx, args).await,
         Command::Worker(args) => worker::run(&ctx, args).await,
         Command::Stats(args) => stats::run(&ctx, args).await,
         Command::List(args) => list::run(&ctx, args).await,
@@ -275,6 +283,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Emit(args) => emit::run(&ctx, args).await,
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,
+        Command::Autoscale(args) => autoscale::run(&ctx, args).await,
         Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),
     };
     done.map(|()| Exit::Success)

@@ -22,6 +22,7 @@ pub(crate) mod batch;
 mod error;
 mod events;
 mod flow;
+mod health;
 mod manage;
 pub mod migrate;
 #[cfg(feature = "mysql")]
@@ -43,6 +44,7 @@ pub use flow::{
     Admission, Block, Candidate, ClaimPlan, FieldPath, Flow, FlowState, Headroom, Limit, Pause, Rate, RecordedLimit,
     Scope, SlotKey,
 };
+pub use health::{Finding, Health, Load, OftenRescued, QueueLoad, RESCUE_ERROR, Severity, rescues};
 pub(crate) use manage::retry_job;
 pub use manage::{
     Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry, RetryAnswer,
@@ -701,6 +703,29 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// The recorded limits, by scope. Changes nothing.
     async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError>;
+
+    /// What the store can tell of its own health that puts jobs at risk, as findings (none when all is
+    /// well): PostgreSQL autovacuum off (the server's setting or a jobq table's own) and jobq tables
+    /// with more dead rows than `health` allows; Redis without persistence (neither AOF nor RDB
+    /// snapshots) or with a `maxmemory-policy` that evicts keys; SQLite on a network file system or
+    /// with a write-ahead log past `health`'s size. A fact the store cannot read (a managed server
+    /// that refuses `CONFIG`) is left out rather than guessed. Changes nothing.
+    async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError>;
+
+    /// Jobs that workers keep losing: pending, running, waiting or dead jobs whose error history holds
+    /// at least `at_least` entries [`RESCUE_ERROR`] (each one a rescue from a worker that stopped
+    /// heartbeating, see [`Store::rescue`]; the history is capped, so only recent rescues count). At
+    /// most `limit`, by id. Reads every live and dead job's history: an operator's call, not a
+    /// worker's. Changes nothing.
+    async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError>;
+
+    /// A queue's load over `[since, now]`: the jobs that came due in it (`run_at` in the window, any
+    /// status now), the runs that finished in it (succeeded, dead or discarded with a start time and
+    /// `finished_at` in the window) and their run times added up, and the ready and running jobs now.
+    /// Reads the runs finished in the window one by one on Redis (the other counts come from
+    /// indexes); one pass over the queue's live and recently finished rows on the SQL stores. Changes
+    /// nothing.
+    async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError>;
 
     /// The items pushed to the store's inbox (a list any client can push envelopes to) that could not
     /// become jobs, with why: of `queues` (every queue when empty), oldest first, at most `limit` per

@@ -55,6 +55,7 @@ use ack::AckSender;
 pub use builder::{HandlerOptions, WorkerBuilder};
 use live::{Live, LiveCell, Registered};
 pub use reload::{Reload, ReloadReport};
+pub(crate) use rescue::rescue_interval;
 pub use shutdown::{StopCause, WorkerHandle, on_signals};
 
 /// A configured worker, ready to run. See [`Worker::builder`].

@@ -1,8 +1,10 @@
 //! jobq's one integration-test binary: the conformance suite, the server-store suite, each store's own
 //! behaviour, worker end-to-end tests, CLI snapshots and the generated-files check.
 
+mod autoscale;
 mod cli;
 mod conformance;
+mod doctor;
 mod generated;
 mod mysql;
 mod postgres;

@@ -15,6 +15,7 @@
 //! redacted URL.
 
 mod enqueue;
+mod health;
 mod lease;
 mod listen;
 mod migrate;
@@ -35,8 +36,8 @@ use self::settings::{DIALECT, Settings};
 use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{FinishRow, SharedSql, SqlBackend, SqlPool, in_claim_order};
 use super::{
-    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo, StoreKind, StoreUrl,
-    Subscription, Usage, WakeOn,
+    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo,
+    StoreKind, StoreUrl, Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -386,6 +387,10 @@ impl SqlBackend for PostgresStore {
             .await
             .map_err(self.sql.fail("rescue"))?;
         self.sql.rescued(&rows)
+    }
+
+    async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError> {
+        self.health_findings(health).await
     }
 
     /// Work that becomes ready is announced by NOTIFY; other changes are not.

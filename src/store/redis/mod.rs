@@ -58,6 +58,7 @@ mod codec;
 mod connection;
 mod events;
 mod flow;
+mod health;
 pub mod inbox;
 mod manage;
 mod schedules;
@@ -86,10 +87,10 @@ use self::settings::Settings;
 use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
-    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finish, FlowState, Heartbeat, Lease, LeaseState, Limit, List,
-    QueueStats, RecordedLimit, RejectedItem, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer,
-    ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription,
-    Tick, TickOutcome, WakeOn, WorkerInfo,
+    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finding, Finish, FlowState, Health, Heartbeat, Lease,
+    LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, RejectedItem, ReplayDead,
+    Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
+    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -501,6 +502,18 @@ impl Store for RedisStore {
         queues.sort_by(|a, b| a.queue.cmp(&b.queue));
         queues.dedup_by(|a, b| a.queue == b.queue);
         Ok(StatsReport { queues })
+    }
+
+    async fn health(&self, _health: &Health) -> Result<Vec<Finding>, StoreError> {
+        self.health_findings().await
+    }
+
+    async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError> {
+        self.often_rescued_jobs(params).await
+    }
+
+    async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
+        self.load_of(load).await
     }
 
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {

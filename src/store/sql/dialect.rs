@@ -53,6 +53,12 @@ pub(crate) struct Dialect {
     pub json_text: JsonText,
     /// The function that picks the larger of two values (`MAX` in SQLite, `GREATEST` elsewhere).
     pub greatest: &'static str,
+    /// `jobq_jobs AS j`'s error history as JSON text, for a search of its entries (`jobq doctor`'s
+    /// often-rescued jobs).
+    pub errors_text: &'static str,
+    /// What a sum of integer columns is wrapped in to come back as a 64-bit integer (PostgreSQL and
+    /// MySQL sum integers into a decimal type).
+    pub int_sum: (&'static str, &'static str),
     /// The server's clock in Unix milliseconds, for bookkeeping that no job depends on.
     pub now_millis: &'static str,
     /// A query that returns a row when jobq's tables exist (`jobq_migrations`).
@@ -146,6 +152,16 @@ impl Dialect {
             greatest: match kind {
                 StoreKind::Sqlite => "MAX",
                 _ => "GREATEST",
+            },
+            errors_text: match kind {
+                StoreKind::Postgres => "j.errors::text",
+                StoreKind::Mysql => "CAST(j.errors AS CHAR)",
+                _ => "j.errors",
+            },
+            int_sum: match kind {
+                StoreKind::Postgres => ("CAST(COALESCE(SUM(", "), 0) AS BIGINT)"),
+                StoreKind::Mysql => ("CAST(COALESCE(SUM(", "), 0) AS SIGNED)"),
+                _ => ("COALESCE(SUM(", "), 0)"),
             },
             now_millis: "",
             migrations_exist: "",

@@ -3,7 +3,8 @@
 //!
 //! [`SqlPool`] is the part of a SQL store that is the same for all three: its sqlx pool, its dialect,
 //! and the store methods whose statement is one text for every server (get, list, cleanup, the worker
-//! registry, the migration loop, one-pass stats; resolve, delete and retry in `manage.rs`). Each store's `impl Store` hands those calls to it and
+//! registry, the migration loop, one-pass stats; resolve, delete and retry in `manage.rs`; the doctor's and
+//! the autoscaler's reads in `health.rs`). Each store's `impl Store` hands those calls to it and
 //! keeps only what differs in strategy: how a batch of rows travels (PostgreSQL arrays, MySQL JSON, SQLite
 //! `VALUES`), whether an `UPDATE` can say what it changed (`RETURNING`), how it locks. A new store
 //! method whose statement is the same everywhere goes into [`SqlPool`] once, with a `Dialect` field for
@@ -20,6 +21,7 @@ mod dialect;
 mod enqueue;
 mod filter;
 mod flow;
+mod health;
 mod lease;
 mod manage;
 mod stmt;

@@ -14,9 +14,10 @@ use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, Expander, Finish, FlowState, Heartbeat, Lease, LeaseState, Limit, List, QueueStats,
-    RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
-    Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
+    EmitOutcome, Enqueued, Expander, Finding, Finish, FlowState, Health, Heartbeat, Lease, LeaseState, Limit, List,
+    Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer,
+    Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
+    Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -51,6 +52,9 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     }
 
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription>;
+
+    /// What only this store can tell of its health: its server's settings, or its file.
+    async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError>;
 }
 
 /// The store methods whose statements the SQL stores share (see [`SqlPool`]), as each store's pool
@@ -99,6 +103,8 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError>;
     /// A claim that a limit, a partial pause or a partition block touches (see `sql/flow.rs`).
     async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
+    async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError>;
+    async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError>;
 }
 
 /// [`SharedSql`] for the pool of one sqlx database: each method is [`SqlPool`]'s own. Written per
@@ -209,6 +215,12 @@ macro_rules! shared_sql {
             async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
                 SqlPool::claim_limited(self, claim).await
             }
+            async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError> {
+                SqlPool::often_rescued(self, params).await
+            }
+            async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
+                SqlPool::queue_load(self, load).await
+            }
         }
     };
 }
@@ -286,6 +298,18 @@ impl<T: SqlBackend> Store for T {
 
     async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError> {
         SqlBackend::stats(self, stats).await
+    }
+
+    async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError> {
+        SqlBackend::health(self, health).await
+    }
+
+    async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError> {
+        self.shared().often_rescued(params).await
+    }
+
+    async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
+        self.shared().queue_load(load).await
     }
 
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {

@@ -15,6 +15,7 @@
 mod checkpoint;
 mod direct;
 mod group;
+mod health;
 mod migrate;
 mod settings;
 mod statements;
@@ -39,8 +40,8 @@ use super::sql::{
     placeholders, push_new_jobs,
 };
 use super::{
-    Claim, Enqueued, Finish, Heartbeat, Lease, LeaseState, QueueStats, Rescue, Rescued, Stats, StatsReport, StoreError,
-    StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn,
+    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Lease, LeaseState, QueueStats, Rescue, Rescued, Stats,
+    StatsReport, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -142,6 +143,10 @@ impl SqlBackend for SqliteStore {
     fn subscribe(&self, _on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
         let path = std::path::absolute(self.url.sqlite_path()).ok()?;
         watch::watch(&path, notify)
+    }
+
+    async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError> {
+        Ok(health::findings(&self.url.sqlite_path(), health))
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {

@@ -32,6 +32,7 @@ mod bench;
 mod cancel;
 mod cleanup;
 mod delete;
+mod doctor;
 mod enqueue;
 mod errors;
 mod flow;

@@ -24,6 +24,7 @@ mod delete;
 mod enqueue;
 mod events;
 mod flow;
+mod health;
 mod inbox;
 mod lease;
 mod read;
@@ -140,5 +141,9 @@ store_tests! {
         retry::retry_puts_every_finished_status_back_to_pending,
         retry::retry_leaves_live_and_unknown_jobs_as_they_are,
         retry::retry_leaves_a_job_whose_unique_key_a_live_job_holds,
+        health::often_rescued_finds_jobs_lost_at_least_n_times,
+        health::often_rescued_leaves_finished_jobs_out,
+        health::queue_load_counts_arrivals_finished_runs_and_the_backlog_of_a_window,
+        health::health_findings_say_what_to_do,
     }
 }

@@ -1,0 +1,105 @@
+//! The reads `jobq doctor` and `jobq autoscale` make of the jobs, written once for the three SQL
+//! stores: the jobs workers keep losing ([`crate::store::Store::often_rescued`]) and a queue's load
+//! over a window ([`crate::store::Store::queue_load`]). Each is one `SELECT`; neither writes.
+
+use sqlx::database::HasStatementCache;
+use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
+
+use super::{RowsAffected, SqlPool, count, job_from_row};
+use crate::job::Job;
+use crate::store::{Load, OftenRescued, QueueLoad, RESCUE_ERROR, StoreError};
+
+impl<DB> SqlPool<DB>
+where
+    DB: Database + HasStatementCache,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> i32: Encode<'q, DB> + Type<DB>,
+    for<'r> String: Decode<'r, DB>,
+    for<'r> i64: Decode<'r, DB>,
+    for<'r> i32: Decode<'r, DB>,
+    DB::QueryResult: RowsAffected,
+    usize: ColumnIndex<DB::Row>,
+{
+    /// Live and dead jobs whose history holds at least `at_least` rescues, by id.
+    pub async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError> {
+        // A rescue is the JSON string "worker lost" in the history's text, quotes included, so an
+        // error that only mentions the words does not count (inside another string its quotes are
+        // escaped). The number of times it occurs is what removing it shortens the text by.
+        let needle = format!("\"{RESCUE_ERROR}\"");
+        let errors = self.dialect.errors_text;
+        let mut stmt = self.stmt(format!(
+            "SELECT {} FROM jobq_jobs AS j WHERE j.status IN ('pending', 'running', 'waiting', 'dead') \
+             AND {errors} LIKE ",
+            self.dialect.job_columns
+        ));
+        stmt.bind(format!("%{needle}%"))
+            .push(&format!(" AND LENGTH({errors}) - LENGTH(REPLACE({errors}, "))
+            .bind(needle.clone())
+            .push(", '')) >= ")
+            .bind(i64::from(params.at_least.max(1)) * needle.len() as i64)
+            .push(" ORDER BY j.id LIMIT ")
+            .bind(i64::from(params.limit));
+        let rows = self.fetch_all(&stmt, "finding often rescued jobs").await?;
+        rows.iter().map(|r| job_from_row(r, self.dialect.kind)).collect()
+    }
+
+    /// One queue's load over `[since, now]`, in one pass over its live rows and the rows that
+    /// finished in the window.
+    pub async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
+        let (since, now) = (load.since.0, load.now.0);
+        let (sum_open, sum_close) = self.dialect.int_sum;
+        // A run that finished in the window: the status a run ends in, a start, a finish within.
+        let ran = "j.status IN ('succeeded', 'dead', 'discarded') AND j.started_at IS NOT NULL \
+                   AND j.finished_at >= ";
+        let mut stmt = self.stmt("SELECT COUNT(CASE WHEN j.run_at >= ");
+        stmt.bind(since)
+            .push(" AND j.run_at <= ")
+            .bind(now)
+            .push(&format!(" THEN 1 END), COUNT(CASE WHEN {ran}"))
+            .bind(since)
+            .push(" AND j.finished_at <= ")
+            .bind(now)
+            .push(&format!(" THEN 1 END), {sum_open}CASE WHEN {ran}"))
+            .bind(since)
+            .push(" AND j.finished_at <= ")
+            .bind(now)
+            .push(&format!(
+                " THEN j.finished_at - j.started_at ELSE 0 END{sum_close}, \
+                 COUNT(CASE WHEN j.status = 'pending' AND j.run_at <= "
+            ))
+            .bind(now)
+            .push(
+                " THEN 1 END), COUNT(CASE WHEN j.status = 'running' THEN 1 END) FROM jobq_jobs AS j \
+                 WHERE j.queue = ",
+            )
+            .bind(load.queue.clone())
+            // Every row counted above is live, or finished at or after `since` (a job that came due in
+            // the window cannot have finished before it): the rest of the table is left unread. Three
+            // terms, each the condition of one partial index (pending, running, finished), so that a
+            // planner may read the three and leave the old finished rows alone.
+            .push(" AND (j.status = 'pending' OR j.status = 'running' OR j.finished_at >= ")
+            .bind(since)
+            .push(")");
+        let rows = self.fetch_all(&stmt, "reading a queue's load").await?;
+        let Some(row) = rows.first() else {
+            return Ok(Load::default());
+        };
+        let cell = |i: usize| -> Result<u64, StoreError> {
+            row.try_get::<i64, _>(i)
+                .map(count)
+                .map_err(self.fail("reading a queue's load"))
+        };
+        Ok(Load {
+            arrived: cell(0)?,
+            finished: cell(1)?,
+            busy_ms: cell(2)?,
+            ready: cell(3)?,
+            running: cell(4)?,
+        })
+    }
+}
