@@ -201,6 +201,8 @@ pub enum Input {
     Event,
     /// How a waiting job is resolved: its result, error or reason.
     Resolution,
+    /// The address a server listens on.
+    Listen,
 }
 
 impl Input {
@@ -237,6 +239,7 @@ impl Input {
             Input::Confirmation => "confirmation",
             Input::Bench => "bench",
             Input::Resolution => "resolution",
+            Input::Listen => "listen",
         }
     }
 }
