@@ -50,28 +50,42 @@ async fn the_running_server_keeps_to_its_openapi_document() {
         dir = program.parent().and_then(|p| p.parent()).unwrap_or(&program).display(),
     );
     let work = tempfile::tempdir().unwrap();
-    let mut cmd = tokio::process::Command::new(&program);
-    cmd.arg("run")
-        .arg(format!("http://{}/api/v1/openapi.json", api.addr()))
-        .args(["--url", &format!("http://{}", api.addr())])
-        .args([
-            "--checks",
-            "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection",
-        ])
-        .args(["--phases", "examples,coverage,fuzzing"])
-        .args(["--max-examples", "25", "--seed", "17", "--workers", "2"])
-        .args(["--request-timeout", "30"])
-        .env("NO_COLOR", "1")
-        .env("HOME", work.path())
-        .current_dir(work.path())
-        .kill_on_drop(true);
-    let out = within("schemathesis", Duration::from_secs(600), cmd.output())
-        .await
-        .expect("running schemathesis");
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "schemathesis found answers that break the document:\n{report}");
+    let mut report = String::new();
+    // CPython 3.11 before 3.11.8 (this machine's) can fail to parse a source file when hypothesis
+    // describes a filter (python/cpython#106905, "AST constructor recursion depth mismatch"): a crash
+    // of the generator, not an answer of ours, so such a run is tried again.
+    for _ in 0..3 {
+        let mut cmd = tokio::process::Command::new(&program);
+        cmd.arg("run")
+            .arg(format!("http://{}/api/v1/openapi.json", api.addr()))
+            .args(["--url", &format!("http://{}", api.addr())])
+            .args([
+                "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection",
+            ])
+            .args(["--phases", "examples,coverage,fuzzing"])
+            .args(["--max-examples", "25", "--seed", "17", "--workers", "1"])
+            .args(["--request-timeout", "30"])
+            .env("NO_COLOR", "1")
+            .env("HOME", work.path())
+            .current_dir(work.path())
+            .kill_on_drop(true);
+        let out = within("schemathesis", Duration::from_secs(600), cmd.output())
+            .await
+            .expect("running schemathesis");
+        // Its tracebacks quote whole source files on one line: keep the lines a person reads.
+        report = [out.stdout, out.stderr]
+            .iter()
+            .flat_map(|o| String::from_utf8_lossy(o).lines().map(str::to_string).collect::<Vec<_>>())
+            .filter(|l| l.len() < 400)
+            .collect::<Vec<_>>()
+            .join("\n");
+        if out.status.success() {
+            return;
+        }
+        if !report.contains("AST constructor recursion depth mismatch") {
+            break;
+        }
+    }
+    panic!("schemathesis found answers that break the document:\n{report}");
 }
