@@ -76,6 +76,9 @@ _jobq() {
             jobq,schedules)
                 cmd="jobq__subcmd__schedules"
                 ;;
+            jobq,serve)
+                cmd="jobq__subcmd__serve"
+                ;;
             jobq,show)
                 cmd="jobq__subcmd__show"
                 ;;
@@ -148,6 +151,9 @@ _jobq() {
             jobq__subcmd__help,schedules)
                 cmd="jobq__subcmd__help__subcmd__schedules"
                 ;;
+            jobq__subcmd__help,serve)
+                cmd="jobq__subcmd__help__subcmd__serve"
+                ;;
             jobq__subcmd__help,show)
                 cmd="jobq__subcmd__help__subcmd__show"
                 ;;
@@ -212,7 +218,7 @@ _jobq() {
 
     case "${cmd}" in
         jobq)
-            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel resolve retry delete replay-dead replay cleanup workers queues pause resume schedules emit inbox migrate bench completions man help"
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel resolve retry delete replay-dead replay cleanup workers queues pause resume schedules emit serve inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -600,7 +606,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help)
-            opts="enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit inbox migrate bench completions man help"
+            opts="enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup workers queues pause resume schedules emit serve inbox migrate bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -924,6 +930,20 @@ _jobq() {
         jobq__subcmd__help__subcmd__schedules__subcmd__trigger)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1604,6 +1624,56 @@ _jobq() {
                 return 0
             fi
             case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__serve)
+            opts="-o -q -v -h -V --listen --tls-cert --tls-key --request-timeout --log-format --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 --url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

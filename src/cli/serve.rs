@@ -44,7 +44,12 @@ pub struct ServeArgs {
 /// Runs `jobq serve`.
 pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     // Audit lines show whatever -q says.
-    init_logging_with(args.log_format, ctx.verbose, ctx.quiet, &format!("{}=info", serve::AUDIT_TARGET));
+    init_logging_with(
+        args.log_format,
+        ctx.verbose,
+        ctx.quiet,
+        &format!("{}=info", serve::AUDIT_TARGET),
+    );
     let listen = match &args.listen {
         Some(text) => parse_listen(text).map_err(|e| crate::Error::invalid(Input::Listen, format!("--listen: {e}")))?,
         None => ctx.config.serve.listen,
@@ -55,7 +60,10 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         .ok_or_else(|| {
             crate::Error::invalid(
                 Input::Duration,
-                format!("--request-timeout {:?}: expected a duration such as 30s", args.request_timeout),
+                format!(
+                    "--request-timeout {:?}: expected a duration such as 30s",
+                    args.request_timeout
+                ),
             )
         })?;
     let tokens = Tokens::from_env(&ctx.config.serve.tokens, |name| std::env::var(name).ok())?;
@@ -73,7 +81,11 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     serve::check(&tokens, &options)?;
     let client = ctx.client().await?;
     let server = serve::start(client, &ctx.config, tokens, options).await?;
-    tracing::info!("serving {scheme}://{}/api/v1 (store {})", server.local_addr(), ctx.config.url.redacted());
+    tracing::info!(
+        "serving {scheme}://{}/api/v1 (store {})",
+        server.local_addr(),
+        ctx.config.url.redacted()
+    );
     shutdown_signal().await;
     tracing::info!("stopping: letting running requests finish");
     server.shutdown();

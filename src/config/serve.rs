@@ -93,15 +93,25 @@ pub(crate) fn serve_settings(f: &ServeFile) -> Result<ServeSettings, (String, St
             && t.name.len() <= 64
             && t.name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
         if !valid_name {
-            return Err((key, format!("name {:?} must be 1 to 64 letters, digits, '.', '_' or '-'", t.name)));
+            return Err((
+                key,
+                format!("name {:?} must be 1 to 64 letters, digits, '.', '_' or '-'", t.name),
+            ));
         }
         if settings.tokens.iter().any(|s| s.name == t.name) {
             return Err((key, format!("name {:?} is used by another token", t.name)));
         }
-        let valid_env = t.token_env.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let valid_env = t
+            .token_env
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && t.token_env.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid_env {
-            return Err((key, format!("token_env {:?} is not an environment variable name", t.token_env)));
+            return Err((
+                key,
+                format!("token_env {:?} is not an environment variable name", t.token_env),
+            ));
         }
         let role = match t.role.as_str() {
             "read" => Role::Read,
@@ -152,9 +162,18 @@ mod tests {
     fn bad_entries_name_the_key() {
         let cases = [
             ("listen = \"here\"", "[serve] listen"),
-            ("tokens = [{ name = \"a b\", token_env = \"X\", role = \"read\" }]", "[serve] tokens[0]"),
-            ("tokens = [{ name = \"a\", token_env = \"1X\", role = \"read\" }]", "[serve] tokens[0]"),
-            ("tokens = [{ name = \"a\", token_env = \"X\", role = \"root\" }]", "[serve] tokens[0]"),
+            (
+                "tokens = [{ name = \"a b\", token_env = \"X\", role = \"read\" }]",
+                "[serve] tokens[0]",
+            ),
+            (
+                "tokens = [{ name = \"a\", token_env = \"1X\", role = \"read\" }]",
+                "[serve] tokens[0]",
+            ),
+            (
+                "tokens = [{ name = \"a\", token_env = \"X\", role = \"root\" }]",
+                "[serve] tokens[0]",
+            ),
             (
                 "tokens = [{ name = \"a\", token_env = \"X\", role = \"read\" }, { name = \"a\", token_env = \"Y\", role = \"read\" }]",
                 "[serve] tokens[1]",
@@ -169,6 +188,9 @@ mod tests {
     #[test]
     fn localhost_is_loopback() {
         assert!(parse_listen("localhost:8080").unwrap().ip().is_loopback());
-        assert_eq!(DEFAULT_LISTEN.parse::<SocketAddr>().unwrap(), ServeSettings::default().listen);
+        assert_eq!(
+            DEFAULT_LISTEN.parse::<SocketAddr>().unwrap(),
+            ServeSettings::default().listen
+        );
     }
 }

@@ -47,8 +47,14 @@ impl Selection {
     /// The ids, or the filter; refuses both and neither, as the CLI's arguments do.
     fn split(&self) -> Result<Option<JobFilter>, ApiError> {
         match (self.ids.is_empty(), self.has_filter()) {
-            (false, true) => Err(invalid(Input::JobId, "give ids or a filter (queue, type, status), not both")),
-            (true, false) => Err(invalid(Input::JobId, "give ids, or a filter (queue, type, status) to pick jobs by")),
+            (false, true) => Err(invalid(
+                Input::JobId,
+                "give ids or a filter (queue, type, status), not both",
+            )),
+            (true, false) => Err(invalid(
+                Input::JobId,
+                "give ids, or a filter (queue, type, status) to pick jobs by",
+            )),
             (false, false) => Ok(None),
             (true, true) => Ok(Some(JobFilter {
                 queues: self.queue.clone(),
@@ -100,7 +106,11 @@ pub async fn cancel(
 
 async fn cancel_ids(state: &AppState, caller: &Caller, ids: &[String]) -> ApiResult<Json<Value>> {
     let report = state.client.cancel(ids).await?;
-    audit::record(caller, "jobs.cancel", audit::ids(report.cancelled.iter().map(|c| &c.id)));
+    audit::record(
+        caller,
+        "jobs.cancel",
+        audit::ids(report.cancelled.iter().map(|c| &c.id)),
+    );
     answer(report.document(), report.refusal())
 }
 
@@ -129,13 +139,21 @@ pub async fn delete(
         filter.created_until = Some(state.client.now().minus(duration("olderThan", text)?));
     }
     let n = state.client.delete_matching(filter, body.force).await?;
-    audit::record(&caller, "jobs.delete", format!("{} by filter", report::jobs(n.deleted, "")));
+    audit::record(
+        &caller,
+        "jobs.delete",
+        format!("{} by filter", report::jobs(n.deleted, "")),
+    );
     answer(to_json(n), report::delete_matching_refusal(&n))
 }
 
 async fn delete_ids(state: &AppState, caller: &Caller, ids: &[String], force: bool) -> ApiResult<Json<Value>> {
     let report = state.client.delete(ids, force).await?;
-    audit::record(caller, "jobs.delete", audit::ids(report.deleted.iter().map(|(id, _)| id)));
+    audit::record(
+        caller,
+        "jobs.delete",
+        audit::ids(report.deleted.iter().map(|(id, _)| id)),
+    );
     answer(report.document(), report.refusal())
 }
 
@@ -227,7 +245,10 @@ pub async fn resolve(
     let leads_to = action.status();
     let answer_ = state.client.resolve(job_id.as_str(), action).await?;
     audit::record(&caller, "jobs.resolve", format!("job {job_id} to {leads_to}"));
-    answer(report::resolved(&job_id, answer_), report::resolve_refusal(&job_id, answer_, leads_to))
+    answer(
+        report::resolved(&job_id, answer_),
+        report::resolve_refusal(&job_id, answer_, leads_to),
+    )
 }
 
 /// The body of `POST /api/v1/dead/replay`.
@@ -305,7 +326,11 @@ pub async fn cleanup(
         ));
     }
     let request = CleanupRequest {
-        older_than: body.older_than.as_deref().map(|t| duration("olderThan", t)).transpose()?,
+        older_than: body
+            .older_than
+            .as_deref()
+            .map(|t| duration("olderThan", t))
+            .transpose()?,
         statuses,
         queues: body.queue,
         dry_run: body.dry_run,

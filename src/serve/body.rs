@@ -42,7 +42,9 @@ pub fn too_large(limit: usize) -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         "payload_too_large",
-        format!("the request body is over {limit} bytes (the payload limit, max_payload_bytes, plus headroom); send fewer jobs per request"),
+        format!(
+            "the request body is over {limit} bytes (the payload limit, max_payload_bytes, plus headroom); send fewer jobs per request"
+        ),
     )
 }
 
@@ -93,9 +95,9 @@ impl QueryPairs {
     pub fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, ApiError> {
         self.one(name)
             .map(|v| {
-                v.trim()
-                    .parse()
-                    .map_err(|_| ApiError::bad_request(format!("query parameter {name}={v:?} is not a whole number in range")))
+                v.trim().parse().map_err(|_| {
+                    ApiError::bad_request(format!("query parameter {name}={v:?} is not a whole number in range"))
+                })
             })
             .transpose()
     }

@@ -9,9 +9,12 @@ use serde_json::{Value, json};
 use crate::error::Error;
 use crate::store::StoreError;
 
-/// An error answer.
+/// An error answer (boxed: handlers return it on every path, and most paths succeed).
 #[derive(Debug)]
-pub struct ApiError {
+pub struct ApiError(Box<Parts>);
+
+#[derive(Debug)]
+struct Parts {
     status: StatusCode,
     code: &'static str,
     message: String,
@@ -26,14 +29,14 @@ pub struct ApiError {
 impl ApiError {
     /// An error with its own status, code and sentence.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError {
+        ApiError(Box::new(Parts {
             status,
             code,
             message: message.into(),
             input: None,
             ids: Vec::new(),
             details: None,
-        }
+        }))
     }
 
     /// A request that cannot be read: not JSON, the wrong shape, an unknown field.
@@ -43,18 +46,18 @@ impl ApiError {
 
     /// Carries the document of what was done before the refusal.
     pub fn with_details(mut self, details: Value) -> ApiError {
-        self.details = Some(details);
+        self.0.details = Some(details);
         self
     }
 
     /// The sentence it answers with.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The status it answers with.
     pub fn status(&self) -> StatusCode {
-        self.status
+        self.0.status
     }
 }
 
@@ -74,9 +77,9 @@ impl From<Error> for ApiError {
         };
         let mut err = ApiError::new(status, code, message);
         match e {
-            Error::Invalid { input, .. } => err.input = Some(input.as_str()),
-            Error::NotFound { ids } => err.ids = ids,
-            Error::Conflict { ids, .. } => err.ids = ids.iter().map(|i| i.to_string()).collect(),
+            Error::Invalid { input, .. } => err.0.input = Some(input.as_str()),
+            Error::NotFound { ids } => err.0.ids = ids,
+            Error::Conflict { ids, .. } => err.0.ids = ids.iter().map(|i| i.to_string()).collect(),
             _ => {}
         }
         err
@@ -91,20 +94,21 @@ impl From<crate::error::InvalidInput> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut error = json!({ "code": self.code, "message": self.message });
+        let this = *self.0;
+        let mut error = json!({ "code": this.code, "message": this.message });
         if let Some(fields) = error.as_object_mut() {
-            if let Some(input) = self.input {
+            if let Some(input) = this.input {
                 fields.insert("input".into(), input.into());
             }
-            if !self.ids.is_empty() {
-                fields.insert("ids".into(), self.ids.into());
+            if !this.ids.is_empty() {
+                fields.insert("ids".into(), this.ids.into());
             }
-            if let Some(details) = self.details {
+            if let Some(details) = this.details {
                 fields.insert("details".into(), details);
             }
         }
-        let mut response = (self.status, axum::Json(json!({ "error": error }))).into_response();
-        if self.status == StatusCode::UNAUTHORIZED {
+        let mut response = (this.status, axum::Json(json!({ "error": error }))).into_response();
+        if this.status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));

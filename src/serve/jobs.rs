@@ -73,7 +73,11 @@ pub async fn enqueue(
         vec![state.client.enqueue(spec).await?]
     };
     audit::record(&caller, "jobs.enqueue", audit::ids(enqueued.iter().map(|e| &e.id)));
-    Ok(Json(if many { to_json(&enqueued) } else { to_json(&enqueued[0]) }))
+    Ok(Json(if many {
+        to_json(&enqueued)
+    } else {
+        to_json(&enqueued[0])
+    }))
 }
 
 /// One job of a request: the job JSON (an envelope), where an object with `jobType` needs neither

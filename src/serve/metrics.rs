@@ -53,7 +53,11 @@ pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
     let stats = state.client.stats(&[]).await?;
     let mut text = report::prometheus(&stats, state.client.now());
     text.push_str(&state.counters.render());
-    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        text,
+    )
+        .into_response())
 }
 
 /// `GET /healthz`: 200 when the store answers, 503 with the error otherwise.

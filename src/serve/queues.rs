@@ -80,7 +80,11 @@ async fn set_paused(
 /// `GET /api/v1/schedules`.
 pub async fn schedules(State(state): State<AppState>) -> ApiResult<Json<Vec<ScheduleRow>>> {
     let states = state.client.schedule_states(&state.schedules).await?;
-    Ok(Json(report::schedule_rows(&state.schedules, states, state.client.now())))
+    Ok(Json(report::schedule_rows(
+        &state.schedules,
+        states,
+        state.client.now(),
+    )))
 }
 
 /// `POST /api/v1/schedules/{name}/trigger`: one run now, outside the tick sequence.
@@ -91,7 +95,11 @@ pub async fn trigger(
 ) -> ApiResult<Json<Enqueued>> {
     let schedule = find(&state, &name)?;
     let enqueued = state.client.trigger_schedule(schedule).await?;
-    audit::record(&caller, "schedules.trigger", format!("schedule {name}: job {}", enqueued.id));
+    audit::record(
+        &caller,
+        "schedules.trigger",
+        format!("schedule {name}: job {}", enqueued.id),
+    );
     Ok(Json(enqueued))
 }
 
@@ -141,4 +149,3 @@ fn find<'a>(state: &'a AppState, name: &str) -> Result<&'a Schedule, crate::Erro
         .find(|s| s.name == name)
         .ok_or_else(|| crate::Error::NoSuchSchedule { name: name.to_string() })
 }
-

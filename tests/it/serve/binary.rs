@@ -29,7 +29,9 @@ fn serve(dir: &Path, url: &str, args: &[&str], token: Option<&str>) -> std::proc
     std::fs::write(&file, CONFIG).unwrap();
     let mut cmd = jobq();
     cmd.args(["--url", url, "--config"]).arg(&file).arg("serve").args(args);
-    cmd.env_remove("TEST_SERVE_OPS").env_remove("JOBQ_LOG").stdout(Stdio::null());
+    cmd.env_remove("TEST_SERVE_OPS")
+        .env_remove("JOBQ_LOG")
+        .stdout(Stdio::null());
     if let Some(t) = token {
         cmd.env("TEST_SERVE_OPS", t);
     }
@@ -68,7 +70,11 @@ async fn jobq_serve_serves_audits_and_stops_on_sigterm() {
     process.signal(libc::SIGTERM);
     let exit = process.exit(START).await;
     assert!(exit.success(), "{exit}\n{}", process.log());
-    assert!(!process.log().contains(SECRET), "a token was logged:\n{}", process.log());
+    assert!(
+        !process.log().contains(SECRET),
+        "a token was logged:\n{}",
+        process.log()
+    );
 }
 
 /// Runs `jobq serve` that must refuse to start: its exit code and its stderr.
@@ -89,7 +95,10 @@ fn a_start_that_would_expose_the_store_or_lacks_a_token_exits_2_with_one_line() 
     let (code, stderr) = refused(&["--listen", "0.0.0.0:0"], None);
     assert_eq!(code, Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.starts_with("error: refusing to listen on 0.0.0.0:0 without tokens"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: refusing to listen on 0.0.0.0:0 without tokens"),
+        "{stderr}"
+    );
 
     let (code, stderr) = refused(&["--listen", "127.0.0.1:0"], None);
     assert_eq!(code, Some(2), "{stderr}");

@@ -69,7 +69,9 @@ impl Api {
             tls: None,
             request_timeout,
         };
-        let server = serve::start(client, &config, tokens, options).await.expect("starting the server");
+        let server = serve::start(client, &config, tokens, options)
+            .await
+            .expect("starting the server");
         Api {
             base: format!("http://{}", server.local_addr()),
             http: reqwest::Client::new(),
@@ -121,7 +123,11 @@ impl Api {
 
     /// `GET path` as text (for `/metrics`).
     pub async fn text(&self, path: &str) -> (StatusCode, String) {
-        let response = self.request(reqwest::Method::GET, path).send().await.expect("the request");
+        let response = self
+            .request(reqwest::Method::GET, path)
+            .send()
+            .await
+            .expect("the request");
         let status = response.status();
         (status, response.text().await.expect("the body"))
     }
@@ -148,9 +154,13 @@ pub async fn send(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
 /// one-line message.
 pub fn error_code(body: &Value) -> &str {
     let error = &body["error"];
-    let message = error["message"].as_str().unwrap_or_else(|| panic!("an error message in {body}"));
+    let message = error["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an error message in {body}"));
     assert!(!message.is_empty() && !message.contains('\n'), "one line: {message:?}");
-    error["code"].as_str().unwrap_or_else(|| panic!("an error code in {body}"))
+    error["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an error code in {body}"))
 }
 
 /// The string values of `key` in each object of an array.

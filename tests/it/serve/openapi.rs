@@ -9,7 +9,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-
 use super::Api;
 use crate::support::{sqlite_store, within};
 
@@ -38,7 +37,10 @@ async fn the_running_server_keeps_to_its_openapi_document() {
     let (status, document) = api.get("/api/v1/openapi.json").await;
     assert_eq!(status, reqwest::StatusCode::OK);
     assert_eq!(document["openapi"], "3.1.0");
-    let paths: Vec<&String> = document["paths"].as_object().map(|p| p.keys().collect()).unwrap_or_default();
+    let paths: Vec<&String> = document["paths"]
+        .as_object()
+        .map(|p| p.keys().collect())
+        .unwrap_or_default();
     assert!(paths.len() >= 20, "every route is described: {paths:?}");
 
     let program = schemathesis();
@@ -76,7 +78,12 @@ async fn the_running_server_keeps_to_its_openapi_document() {
         // Its tracebacks quote whole source files on one line: keep the lines a person reads.
         report = [out.stdout, out.stderr]
             .iter()
-            .flat_map(|o| String::from_utf8_lossy(o).lines().map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|o| {
+                String::from_utf8_lossy(o)
+                    .lines()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
             .filter(|l| l.len() < 400)
             .collect::<Vec<_>>()
             .join("\n");

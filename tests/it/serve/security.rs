@@ -76,7 +76,9 @@ async fn a_page_of_another_origin_cannot_act_but_this_one_can() {
     let (status, body) = send(post("null")).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(send(post(&own)).await.0, StatusCode::OK);
-    let read = api.request(Method::GET, "/api/v1/queues").header(header::ORIGIN, "http://evil.example");
+    let read = api
+        .request(Method::GET, "/api/v1/queues")
+        .header(header::ORIGIN, "http://evil.example");
     assert_eq!(send(read).await.0, StatusCode::OK, "reading is not acting");
 }
 
@@ -89,7 +91,9 @@ async fn a_body_over_the_cap_is_refused_with_413() {
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
     assert_eq!(error_code(&body), "payload_too_large");
     // Under the cap but over the payload limit: the job is refused as `jobq enqueue` refuses it.
-    let (status, body) = api.post("/api/v1/jobs", json!({"jobType": "t", "payload": "x".repeat(2000)})).await;
+    let (status, body) = api
+        .post("/api/v1/jobs", json!({"jobType": "t", "payload": "x".repeat(2000)}))
+        .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert_eq!(body["error"]["input"], "payload");
 }
@@ -105,14 +109,18 @@ async fn a_request_that_never_finishes_its_body_is_cut_off() {
     );
     stream.write_all(head.as_bytes()).await.unwrap();
     let mut answer = Vec::new();
-    within("the server's answer to a stalled body", Duration::from_secs(30), async {
-        let mut buf = [0u8; 1024];
-        while !String::from_utf8_lossy(&answer).contains("request_timeout") {
-            let n = stream.read(&mut buf).await.unwrap();
-            assert!(n > 0, "closed without an answer: {}", String::from_utf8_lossy(&answer));
-            answer.extend_from_slice(&buf[..n]);
-        }
-    })
+    within(
+        "the server's answer to a stalled body",
+        Duration::from_secs(30),
+        async {
+            let mut buf = [0u8; 1024];
+            while !String::from_utf8_lossy(&answer).contains("request_timeout") {
+                let n = stream.read(&mut buf).await.unwrap();
+                assert!(n > 0, "closed without an answer: {}", String::from_utf8_lossy(&answer));
+                answer.extend_from_slice(&buf[..n]);
+            }
+        },
+    )
     .await;
     assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 408"));
 }
@@ -122,15 +130,69 @@ async fn requests_it_cannot_read_answer_in_the_error_shape() {
     let store = sqlite_store().await;
     let api = Api::start(&store).await;
     let cases = [
-        (Method::GET, "/api/v1/nothing", None, StatusCode::NOT_FOUND, "no_such_route"),
-        (Method::PUT, "/api/v1/jobs", None, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
-        (Method::POST, "/api/v1/jobs", Some("{not json"), StatusCode::BAD_REQUEST, "bad_request"),
-        (Method::POST, "/api/v1/jobs/cancel", Some(r#"{"bogus": 1}"#), StatusCode::BAD_REQUEST, "bad_request"),
-        (Method::GET, "/api/v1/jobs?limit=many", None, StatusCode::BAD_REQUEST, "bad_request"),
-        (Method::GET, "/api/v1/jobs?stauts=dead", None, StatusCode::BAD_REQUEST, "bad_request"),
-        (Method::GET, "/api/v1/jobs?status=finished", None, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input"),
-        (Method::GET, "/api/v1/jobs?since=yesterday", None, StatusCode::UNPROCESSABLE_ENTITY, "invalid_input"),
-        (Method::POST, "/api/v1/schedules/nightly/trigger", None, StatusCode::NOT_FOUND, "no_such_schedule"),
+        (
+            Method::GET,
+            "/api/v1/nothing",
+            None,
+            StatusCode::NOT_FOUND,
+            "no_such_route",
+        ),
+        (
+            Method::PUT,
+            "/api/v1/jobs",
+            None,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
+        (
+            Method::POST,
+            "/api/v1/jobs",
+            Some("{not json"),
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+        ),
+        (
+            Method::POST,
+            "/api/v1/jobs/cancel",
+            Some(r#"{"bogus": 1}"#),
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+        ),
+        (
+            Method::GET,
+            "/api/v1/jobs?limit=many",
+            None,
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+        ),
+        (
+            Method::GET,
+            "/api/v1/jobs?stauts=dead",
+            None,
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+        ),
+        (
+            Method::GET,
+            "/api/v1/jobs?status=finished",
+            None,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_input",
+        ),
+        (
+            Method::GET,
+            "/api/v1/jobs?since=yesterday",
+            None,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_input",
+        ),
+        (
+            Method::POST,
+            "/api/v1/schedules/nightly/trigger",
+            None,
+            StatusCode::NOT_FOUND,
+            "no_such_schedule",
+        ),
     ];
     for (method, path, body, status, code) in cases {
         let mut req = api.request(method.clone(), path);
@@ -159,7 +221,9 @@ async fn listening_beyond_loopback_without_tokens_is_refused() {
         request_timeout: Duration::from_secs(5),
     };
     let client = Client::new(store.store().clone());
-    let err = serve::start(client, &config, Tokens::default(), options).await.unwrap_err();
+    let err = serve::start(client, &config, Tokens::default(), options)
+        .await
+        .unwrap_err();
     assert!(matches!(err, jobq::Error::Config { .. }), "{err:?}");
     assert!(err.to_string().contains("without tokens"), "{err}");
 }

@@ -42,7 +42,10 @@ fn job(job_type: &str, queue: &str, payload: Value) -> Value {
 /// `spec` brought to `status` now, in `queue`.
 async fn made(store: &TestStore, queue: &str, status: JobStatus) -> String {
     let spec = JobSpec::new("made", json!({})).queue(queue);
-    make(store.store(), spec, status, UnixMillis::now()).await.id.to_string()
+    make(store.store(), spec, status, UnixMillis::now())
+        .await
+        .id
+        .to_string()
 }
 
 async fn status_of(store: &TestStore, job: &str) -> JobStatus {
@@ -51,7 +54,9 @@ async fn status_of(store: &TestStore, job: &str) -> JobStatus {
 
 async fn enqueue_then_list_and_show(store: &TestStore) {
     let api = Api::start(store).await;
-    let (status, one) = api.post("/api/v1/jobs", job("mail.send", "api", json!({"to": "a@example.com"}))).await;
+    let (status, one) = api
+        .post("/api/v1/jobs", job("mail.send", "api", json!({"to": "a@example.com"})))
+        .await;
     assert_eq!(status, StatusCode::OK, "{one}");
     assert_eq!(one["outcome"], "created");
     let first = one["id"].as_str().unwrap().to_string();
@@ -62,7 +67,12 @@ async fn enqueue_then_list_and_show(store: &TestStore) {
     ]);
     let (status, many) = api.post("/api/v1/jobs", batch).await;
     assert_eq!(status, StatusCode::OK, "{many}");
-    let outcomes: Vec<&str> = many.as_array().unwrap().iter().map(|e| e["outcome"].as_str().unwrap()).collect();
+    let outcomes: Vec<&str> = many
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["outcome"].as_str().unwrap())
+        .collect();
     assert_eq!(outcomes, ["created", "created", "coalesced"]);
     assert_eq!(many[2]["id"], many[1]["id"], "a live unique key coalesces");
 
@@ -70,10 +80,16 @@ async fn enqueue_then_list_and_show(store: &TestStore) {
     assert_eq!(status, StatusCode::OK);
     let mut ids = strings(&listed, "jobId");
     ids.sort();
-    let mut expected = vec![first.clone(), many[0]["id"].as_str().unwrap().into(), many[1]["id"].as_str().unwrap().into()];
+    let mut expected = vec![
+        first.clone(),
+        many[0]["id"].as_str().unwrap().into(),
+        many[1]["id"].as_str().unwrap().into(),
+    ];
     expected.sort();
     assert_eq!(ids, expected);
-    let (_, mail) = api.get("/api/v1/jobs?queue=api&type=mail.send&status=pending,running").await;
+    let (_, mail) = api
+        .get("/api/v1/jobs?queue=api&type=mail.send&status=pending,running")
+        .await;
     assert_eq!(mail.as_array().unwrap().len(), 2);
     let (_, page) = api.get("/api/v1/jobs?queue=api&limit=1&offset=2").await;
     assert_eq!(page.as_array().unwrap().len(), 1);
@@ -98,7 +114,10 @@ async fn a_bad_job_refuses_the_batch_and_writes_nothing(store: &TestStore) {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert_eq!(error_code(&body), "invalid_input");
     assert_eq!(body["error"]["input"], "queue");
-    assert!(body["error"]["message"].as_str().unwrap().starts_with("job 2: "), "{body}");
+    assert!(
+        body["error"]["message"].as_str().unwrap().starts_with("job 2: "),
+        "{body}"
+    );
     let (_, listed) = api.get("/api/v1/jobs?queue=bad").await;
     assert_eq!(listed, json!([]));
     let (status, body) = api.post("/api/v1/jobs", json!({"payload": 1})).await;
@@ -109,7 +128,14 @@ async fn a_bad_job_refuses_the_batch_and_writes_nothing(store: &TestStore) {
 async fn cancel_by_id_and_by_filter(store: &TestStore) {
     let api = Api::start(store).await;
     let (_, jobs) = api
-        .post("/api/v1/jobs", json!([job("t", "c", json!(1)), job("t", "c", json!(2)), job("u", "c", json!(3))]))
+        .post(
+            "/api/v1/jobs",
+            json!([
+                job("t", "c", json!(1)),
+                job("t", "c", json!(2)),
+                job("u", "c", json!(3))
+            ]),
+        )
         .await;
     let ids = strings(&jobs, "id");
     let (status, body) = api.post(&format!("/api/v1/jobs/{}/cancel", ids[0]), json!({})).await;
@@ -120,24 +146,39 @@ async fn cancel_by_id_and_by_filter(store: &TestStore) {
     assert_eq!(status, StatusCode::OK, "{again}");
     assert_eq!(again["alreadyTerminal"], json!([{"id": ids[0], "status": "cancelled"}]));
 
-    let (status, body) = api.post("/api/v1/jobs/cancel", json!({"queue": ["c"], "type": ["t"]})).await;
+    let (status, body) = api
+        .post("/api/v1/jobs/cancel", json!({"queue": ["c"], "type": ["t"]}))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(strings(&body["cancelled"], "id"), [ids[1].clone()]);
-    assert_eq!(status_of(store, &ids[2]).await, JobStatus::Pending, "another type is left");
+    assert_eq!(
+        status_of(store, &ids[2]).await,
+        JobStatus::Pending,
+        "another type is left"
+    );
 
     let (status, body) = api.post("/api/v1/jobs/cancel", json!({"ids": [ids[2], "nope"]})).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert_eq!(body["error"]["ids"], json!(["nope"]));
-    assert_eq!(body["error"]["details"]["cancelled"][0]["id"], ids[2], "what was done is told");
+    assert_eq!(
+        body["error"]["details"]["cancelled"][0]["id"], ids[2],
+        "what was done is told"
+    );
     let (status, body) = api.post("/api/v1/jobs/cancel", json!({})).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "an empty filter cancels nothing: {body}");
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "an empty filter cancels nothing: {body}"
+    );
 }
 
 async fn replay_dead_previews_with_dry_run_then_moves(store: &TestStore) {
     let api = Api::start(store).await;
     let first = made(store, "d", JobStatus::Dead).await;
     let second = made(store, "d", JobStatus::Dead).await;
-    let (status, preview) = api.post("/api/v1/dead/replay", json!({"queue": ["d"], "dryRun": true})).await;
+    let (status, preview) = api
+        .post("/api/v1/dead/replay", json!({"queue": ["d"], "dryRun": true}))
+        .await;
     assert_eq!(status, StatusCode::OK, "{preview}");
     assert_eq!(preview["dryRun"], true);
     let mut would = strings(&preview["wouldReplay"], "jobId");
@@ -145,7 +186,11 @@ async fn replay_dead_previews_with_dry_run_then_moves(store: &TestStore) {
     let mut both = vec![first.clone(), second.clone()];
     both.sort();
     assert_eq!(would, both);
-    assert_eq!(status_of(store, &first).await, JobStatus::Dead, "a dry run changes nothing");
+    assert_eq!(
+        status_of(store, &first).await,
+        JobStatus::Dead,
+        "a dry run changes nothing"
+    );
 
     let (status, body) = api.post("/api/v1/dead/replay", json!({"ids": [first]})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -182,14 +227,22 @@ async fn delete_by_id_refuses_a_running_job_unless_forced(store: &TestStore) {
 async fn delete_by_filter_counts(store: &TestStore) {
     let api = Api::start(store).await;
     made(store, "df", JobStatus::Running).await;
-    api.post("/api/v1/jobs", json!([job("t", "df", json!(1)), job("t", "df", json!(2))])).await;
+    api.post(
+        "/api/v1/jobs",
+        json!([job("t", "df", json!(1)), job("t", "df", json!(2))]),
+    )
+    .await;
     let (status, body) = api.post("/api/v1/jobs/delete", json!({"queue": ["df"]})).await;
     assert_eq!(status, StatusCode::CONFLICT, "the running job is left: {body}");
     assert_eq!(body["error"]["details"], json!({"deleted": 2, "refused": 1}));
-    let (status, body) = api.post("/api/v1/jobs/delete", json!({"queue": ["df"], "force": true})).await;
+    let (status, body) = api
+        .post("/api/v1/jobs/delete", json!({"queue": ["df"], "force": true}))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body, json!({"deleted": 1, "refused": 0}));
-    let (status, body) = api.post("/api/v1/jobs/delete", json!({"ids": ["a"], "queue": ["df"]})).await;
+    let (status, body) = api
+        .post("/api/v1/jobs/delete", json!({"ids": ["a"], "queue": ["df"]}))
+        .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "ids and a filter: {body}");
 }
 
@@ -204,18 +257,29 @@ async fn retry_puts_a_finished_job_back(store: &TestStore) {
     assert_eq!(status_of(store, &finished).await, JobStatus::Pending);
     let (status, body) = api.post("/api/v1/jobs/retry", json!({"ids": [pending]})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    assert_eq!(body["error"]["details"]["notTerminal"], json!([{"id": pending, "status": "pending"}]));
+    assert_eq!(
+        body["error"]["details"]["notTerminal"],
+        json!([{"id": pending, "status": "pending"}])
+    );
 }
 
 async fn resolve_finishes_a_waiting_job_once(store: &TestStore) {
     let api = Api::start(store).await;
     let waiting = made(store, "w", JobStatus::Waiting).await;
     let path = format!("/api/v1/jobs/{waiting}/resolve");
-    let (status, body) = api.post(&path, json!({"action": "succeed", "result": {"paid": true}})).await;
+    let (status, body) = api
+        .post(&path, json!({"action": "succeed", "result": {"paid": true}}))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body, json!({"id": waiting, "outcome": "resolved", "status": "succeeded"}));
+    assert_eq!(
+        body,
+        json!({"id": waiting, "outcome": "resolved", "status": "succeeded"})
+    );
     let job = get(store.store(), &id(&waiting)).await;
-    assert_eq!(job.result.map(|r| r.get().to_string()).as_deref(), Some(r#"{"paid":true}"#));
+    assert_eq!(
+        job.result.map(|r| r.get().to_string()).as_deref(),
+        Some(r#"{"paid":true}"#)
+    );
     let (status, body) = api.post(&path, json!({"action": "succeed"})).await;
     assert_eq!(status, StatusCode::OK, "the same way twice is no error: {body}");
     let (status, body) = api.post(&path, json!({"action": "fail", "error": "declined"})).await;
@@ -228,10 +292,14 @@ async fn resolve_finishes_a_waiting_job_once(store: &TestStore) {
 async fn cleanup_counts_then_deletes(store: &TestStore) {
     let api = Api::start(store).await;
     let done = made(store, "cl", JobStatus::Succeeded).await;
-    let (status, body) = api.post("/api/v1/cleanup", json!({"queue": ["cl"], "dryRun": true})).await;
+    let (status, body) = api
+        .post("/api/v1/cleanup", json!({"queue": ["cl"], "dryRun": true}))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body, json!({"wouldDelete": 1, "dryRun": true}));
-    let (status, body) = api.post("/api/v1/cleanup", json!({"queue": ["cl"], "status": ["succeeded"]})).await;
+    let (status, body) = api
+        .post("/api/v1/cleanup", json!({"queue": ["cl"], "status": ["succeeded"]}))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body, json!({"deleted": 1, "dryRun": false}));
     assert_eq!(api.get(&format!("/api/v1/jobs/{done}")).await.0, StatusCode::NOT_FOUND);
@@ -243,10 +311,22 @@ async fn queues_pause_and_resume(store: &TestStore) {
     let api = Api::start(store).await;
     let (status, body) = api.post("/api/v1/queues/mail/pause", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body, json!({"queue": "mail", "jobType": null, "paused": true, "changed": true}));
-    assert_eq!(api.post("/api/v1/queues/mail/pause", json!({})).await.1["changed"], false);
+    assert_eq!(
+        body,
+        json!({"queue": "mail", "jobType": null, "paused": true, "changed": true})
+    );
+    assert_eq!(
+        api.post("/api/v1/queues/mail/pause", json!({})).await.1["changed"],
+        false
+    );
     let (_, queues) = api.get("/api/v1/queues").await;
-    let mail = queues["queues"].as_array().unwrap().iter().find(|q| q["queue"] == "mail").cloned().unwrap();
+    let mail = queues["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["queue"] == "mail")
+        .cloned()
+        .unwrap();
     assert!(mail["pausedSince"].is_i64(), "{queues}");
     let (_, typed) = api.post("/api/v1/queues/mail/pause?type=mail.send", json!({})).await;
     assert_eq!(typed["jobType"], "mail.send");
@@ -254,7 +334,13 @@ async fn queues_pause_and_resume(store: &TestStore) {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["changed"], true);
     let (_, queues) = api.get("/api/v1/queues").await;
-    let mail = queues["queues"].as_array().unwrap().iter().find(|q| q["queue"] == "mail").cloned().unwrap();
+    let mail = queues["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["queue"] == "mail")
+        .cloned()
+        .unwrap();
     assert_eq!(mail["pausedSince"], Value::Null);
     assert_eq!(mail["pausedTypes"], json!(["mail.send"]));
     let (status, body) = api.post("/api/v1/queues/no%20spaces/pause", json!({})).await;
@@ -263,7 +349,11 @@ async fn queues_pause_and_resume(store: &TestStore) {
 
 async fn stats_metrics_and_health(store: &TestStore) {
     let api = Api::start(store).await;
-    api.post("/api/v1/jobs", json!([job("t", "s", json!(1)), job("t", "s", json!(2))])).await;
+    api.post(
+        "/api/v1/jobs",
+        json!([job("t", "s", json!(1)), job("t", "s", json!(2))]),
+    )
+    .await;
     let (status, stats) = api.get("/api/v1/stats?queue=s").await;
     assert_eq!(status, StatusCode::OK, "{stats}");
     assert_eq!(stats["queues"][0]["queue"], "s");
