@@ -151,9 +151,9 @@ pub enum Command {
 }
 
 impl Command {
-    /// Whether the command runs work in parallel (handlers, in-process bench workers) and so wants a
-    /// runtime thread per core. The others are a few store round trips: one thread starts and stops
-    /// faster, which is most of a one-shot command's time.
+    /// Whether the command runs work in parallel (handlers, in-process bench workers, the requests
+    /// `serve` answers) and so wants a runtime thread per core. The others are a few store round
+    /// trips: one thread starts and stops faster, which is most of a one-shot command's time.
     pub fn wants_threads(&self) -> bool {
         matches!(self, Command::Worker(_) | Command::Bench(_) | Command::Serve(_))
     }

@@ -5,10 +5,12 @@
 //! - [`verbs`]: each API verb on every store (`serve::<store>::<case>`), checked against what the
 //!   store then holds;
 //! - [`security`]: tokens and roles, the origin check, the body cap, refused starts, error shapes;
+//! - [`health`]: `/healthz` while the store is there and once it is not;
 //! - [`binary`]: the `jobq serve` process: start, serve, audit log, stop on SIGTERM;
 //! - [`openapi`]: schemathesis exercising a running server against `/api/v1/openapi.json`.
 
 mod binary;
+mod health;
 mod openapi;
 mod security;
 mod verbs;
@@ -51,6 +53,23 @@ impl Api {
 
     /// As [`Api::start_with`], each request bounded by `request_timeout`.
     pub async fn start_timed(store: &TestStore, config: &str, env: &[(&str, &str)], request_timeout: Duration) -> Api {
+        let options = Options {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            tls: None,
+            request_timeout,
+        };
+        Api::start_opts(store, config, env, options)
+            .await
+            .expect("starting the server")
+    }
+
+    /// Serves `store` with `config`, the token values of `env` and `options`; HTTPS when they say.
+    pub async fn start_opts(
+        store: &TestStore,
+        config: &str,
+        env: &[(&str, &str)],
+        options: Options,
+    ) -> jobq::Result<Api> {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("jobq.toml");
         std::fs::write(&file, config).unwrap();
@@ -64,21 +83,21 @@ impl Api {
         })
         .expect("the test tokens");
         let client = Client::new(store.store().clone()).with_limits(config.limits);
-        let options = Options {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            tls: None,
-            request_timeout,
-        };
-        let server = serve::start(client, &config, tokens, options)
-            .await
-            .expect("starting the server");
-        Api {
-            base: format!("http://{}", server.local_addr()),
+        let scheme = if options.tls.is_some() { "https" } else { "http" };
+        let server = serve::start(client, &config, tokens, options).await?;
+        Ok(Api {
+            base: format!("{scheme}://{}", server.local_addr()),
             http: reqwest::Client::new(),
             token: None,
             server: Some(server),
             _dir: dir,
-        }
+        })
+    }
+
+    /// The same server, reached through `http` (a client that trusts a test certificate).
+    pub fn with_client(mut self, http: reqwest::Client) -> Api {
+        self.http = http;
+        self
     }
 
     /// Where it listens.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use jobq::Client;
 use jobq::config::{Config, Overrides};
-use jobq::serve::{self, Options, Tokens};
+use jobq::serve::{self, Options, Tls, Tokens};
 use reqwest::{Method, StatusCode, header};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -226,4 +226,51 @@ async fn listening_beyond_loopback_without_tokens_is_refused() {
         .unwrap_err();
     assert!(matches!(err, jobq::Error::Config { .. }), "{err:?}");
     assert!(err.to_string().contains("without tokens"), "{err}");
+}
+
+/// A self-signed certificate for 127.0.0.1 and localhost (100 years, made with `openssl req -x509`
+/// for these tests only) and its key.
+fn test_certificate() -> Tls {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/serve/tls");
+    Tls {
+        cert: dir.join("cert.pem"),
+        key: dir.join("key.pem"),
+    }
+}
+
+#[tokio::test]
+async fn with_a_certificate_and_key_it_serves_https_only() {
+    let store = sqlite_store().await;
+    let tls = test_certificate();
+    let options = Options {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        tls: Some(tls.clone()),
+        request_timeout: Duration::from_secs(60),
+    };
+    let pem = std::fs::read(&tls.cert).unwrap();
+    let trusting = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(&pem).unwrap())
+        .build()
+        .unwrap();
+    let api = Api::start_opts(&store, "", &[], options)
+        .await
+        .unwrap()
+        .with_client(trusting);
+    let (status, health) = api.get("/healthz").await;
+    assert_eq!((status, health["status"].as_str()), (StatusCode::OK, Some("ok")));
+    let (status, body) = api.post("/api/v1/jobs", json!({"jobType": "t"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let plain = reqwest::get(format!("http://{}/healthz", api.addr())).await;
+    assert!(plain.is_err(), "plain HTTP is not served: {plain:?}");
+
+    let missing = Options {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        tls: Some(Tls {
+            cert: "no-such-cert.pem".into(),
+            key: "no-such-key.pem".into(),
+        }),
+        request_timeout: Duration::from_secs(60),
+    };
+    let err = Api::start_opts(&store, "", &[], missing).await.err().expect("refused");
+    assert!(err.to_string().contains("no-such-cert.pem"), "{err}");
 }
