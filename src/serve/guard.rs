@@ -1,7 +1,11 @@
 //! Who may do what: the bearer token (when tokens are configured, every request needs one; a `read`
-//! token may only read) and the cross-site check (a request that changes something and comes from a
+//! token may only read) and the cross-site checks (a request that changes something and comes from a
 //! page of another origin is refused, whatever it carries). There is no cookie auth at all, so a
 //! browser cannot act for a user by itself; the `Origin` check is the second wall.
+//!
+//! A server without tokens listens on loopback only, where any local page could reach it by a name
+//! that resolves to 127.0.0.1 (DNS rebinding: the page's origin and the `Host` it sends then agree).
+//! So without tokens a request must also be addressed to a loopback host by its `Host` header.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -16,6 +20,11 @@ use crate::config::Role;
 /// Lets a request through to its handler, with its [`Caller`] in the extensions, or answers 401
 /// (no token, or an unknown one) or 403 (a read token acting, or another origin acting).
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    if state.tokens.is_empty() {
+        if let Err(e) = loopback_host(req.headers()) {
+            return e.into_response();
+        }
+    }
     let acts = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if acts {
         if let Err(e) = same_origin(req.headers()) {
@@ -95,6 +104,29 @@ fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
     }
 }
 
+/// Refuses a request whose `Host` is not a loopback name or address (`localhost`, `127.0.0.1`,
+/// `[::1]`, with any port).
+fn loopback_host(headers: &HeaderMap) -> Result<(), ApiError> {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    let loopback =
+        name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if loopback {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "host_not_allowed",
+            format!(
+                "this server has no tokens and answers only requests addressed to localhost, not {host:?}; configure [serve] tokens to serve other names"
+            ),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +148,21 @@ mod tests {
         assert!(same_origin(&headers(Some("http://evil.example"), "127.0.0.1:8080")).is_err());
         assert!(same_origin(&headers(Some("http://127.0.0.1:9090"), "127.0.0.1:8080")).is_err());
         assert!(same_origin(&headers(Some("null"), "127.0.0.1:8080")).is_err());
+    }
+
+    #[test]
+    fn without_tokens_only_loopback_hosts_are_answered() {
+        for host in ["127.0.0.1:8080", "localhost:1", "LOCALHOST", "[::1]:8080", "127.0.0.2"] {
+            assert!(loopback_host(&headers(None, host)).is_ok(), "{host}");
+        }
+        for host in [
+            "evil.example:8080",
+            "evil.example",
+            "10.0.0.1:80",
+            "[fe80::1]:80",
+            "localhost.evil.example",
+        ] {
+            assert!(loopback_host(&headers(None, host)).is_err(), "{host}");
+        }
     }
 }

@@ -274,3 +274,20 @@ async fn with_a_certificate_and_key_it_serves_https_only() {
     let err = Api::start_opts(&store, "", &[], missing).await.err().expect("refused");
     assert!(err.to_string().contains("no-such-cert.pem"), "{err}");
 }
+
+#[tokio::test]
+async fn without_tokens_a_request_for_another_host_is_refused() {
+    // A page whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name as Host.
+    let store = sqlite_store().await;
+    let api = Api::start(&store).await;
+    let rebound = api
+        .request(Method::GET, "/api/v1/jobs")
+        .header(header::HOST, "evil.example:8080");
+    let (status, body) = send(rebound).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(error_code(&body), "host_not_allowed");
+    let local = api
+        .request(Method::GET, "/api/v1/jobs")
+        .header(header::HOST, "localhost");
+    assert_eq!(send(local).await.0, StatusCode::OK);
+}

@@ -31,6 +31,7 @@ store_tests! {
         cleanup_counts_then_deletes,
         queues_pause_and_resume,
         stats_metrics_and_health,
+        schedules_list_trigger_pause_and_resume,
     }
 }
 
@@ -372,4 +373,39 @@ async fn stats_metrics_and_health(store: &TestStore) {
     assert_eq!(health["status"], "ok");
     let (status, workers) = api.get("/api/v1/workers").await;
     assert_eq!((status, workers), (StatusCode::OK, json!([])));
+}
+
+async fn schedules_list_trigger_pause_and_resume(store: &TestStore) {
+    let config = "[schedules.nightly]\nevery = \"1h\"\ntype = \"report.build\"\nqueue = \"reports\"\n";
+    let api = Api::start_with(store, config, &[]).await;
+    let (status, rows) = api.get("/api/v1/schedules").await;
+    assert_eq!(status, StatusCode::OK, "{rows}");
+    assert_eq!(strings(&rows, "name"), ["nightly"]);
+    assert_eq!(
+        (rows[0]["type"].as_str(), rows[0]["paused"].as_bool()),
+        (Some("report.build"), Some(false))
+    );
+
+    let (status, triggered) = api.post("/api/v1/schedules/nightly/trigger", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{triggered}");
+    assert_eq!(triggered["outcome"], "created");
+    let job = get(store.store(), &id(triggered["id"].as_str().unwrap())).await;
+    assert_eq!((job.job_type.as_str(), job.queue.as_str()), ("report.build", "reports"));
+    assert_eq!(job.meta.get("trigger").map(String::as_str), Some("manual"));
+
+    let (status, body) = api.post("/api/v1/schedules/nightly/pause", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body,
+        json!({"schedule": "nightly", "paused": true, "pausedByConfig": false})
+    );
+    assert_eq!(api.get("/api/v1/schedules").await.1[0]["paused"], true);
+    let (status, body) = api
+        .post("/api/v1/schedules/nightly/resume?catchUp=false", json!({}))
+        .await;
+    assert_eq!((status, &body["paused"]), (StatusCode::OK, &json!(false)), "{body}");
+    assert_eq!(api.get("/api/v1/schedules").await.1[0]["paused"], false);
+    let (status, body) = api.post("/api/v1/schedules/weekly/pause", json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(error_code(&body), "no_such_schedule");
 }
