@@ -20,6 +20,9 @@ use crate::time::{UnixMillis, parse_duration, parse_instant_str};
 /// `jobq list`'s default page.
 const DEFAULT_LIMIT: u32 = 50;
 
+/// The largest page: one request may not make the server read and send the whole store.
+pub const MAX_LIMIT: u32 = 1_000;
+
 /// `GET /api/v1/jobs?queue&type&status&since&until&limit&offset`: newest first.
 pub async fn list(State(state): State<AppState>, query: QueryPairs) -> ApiResult<Json<Vec<Job>>> {
     query.only(&["queue", "type", "status", "since", "until", "limit", "offset"])?;
@@ -31,11 +34,16 @@ pub async fn list(State(state): State<AppState>, query: QueryPairs) -> ApiResult
         created_since: query.one("since").map(|v| when("since", v, now)).transpose()?,
         created_until: query.one("until").map(|v| when("until", v, now)).transpose()?,
     };
+    let limit = query.number("limit")?.unwrap_or(DEFAULT_LIMIT);
+    if limit > MAX_LIMIT {
+        let reason = format!("limit {limit}: at most {MAX_LIMIT} jobs a page (page on with offset)");
+        return Err(InvalidInput::new(Input::Limit, reason).into());
+    }
     let jobs = state
         .client
         .list(&List {
             filter,
-            limit: query.number("limit")?.unwrap_or(DEFAULT_LIMIT),
+            limit,
             offset: query.number("offset")?.unwrap_or(0),
         })
         .await?;

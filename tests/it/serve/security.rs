@@ -167,6 +167,13 @@ async fn requests_it_cannot_read_answer_in_the_error_shape() {
         ),
         (
             Method::GET,
+            "/api/v1/jobs?limit=1001",
+            None,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_input",
+        ),
+        (
+            Method::GET,
             "/api/v1/jobs?stauts=dead",
             None,
             StatusCode::BAD_REQUEST,
