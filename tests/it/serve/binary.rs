@@ -1,6 +1,6 @@
 //! The `jobq serve` process itself: it starts on the configured store, serves with tokens from the
-//! environment, writes an audit line naming the token (never its value) for each action, and stops
-//! cleanly on SIGTERM; starts that would expose the store or lack a token's value exit 2 with one
+//! environment, writes an audit line naming the token (never its value) for each action and at `-v`
+//! a line per request, and stops cleanly on SIGTERM; starts that would expose the store or lack a token's value exit 2 with one
 //! line.
 
 use std::path::Path;
@@ -43,7 +43,12 @@ async fn jobq_serve_serves_audits_and_stops_on_sigterm() {
     let store = sqlite_store().await;
     let dir = tempfile::tempdir().unwrap();
     let process = Process::spawn(
-        serve(dir.path(), store.url(), &["--listen", "127.0.0.1:0"], Some(SECRET)),
+        serve(
+            dir.path(),
+            store.url(),
+            &["-v", "--listen", "127.0.0.1:0"],
+            Some(SECRET),
+        ),
         &dir.path().join("serve.log"),
     );
     let base = eventually("jobq serve to say where it listens", START, async || {
@@ -67,6 +72,10 @@ async fn jobq_serve_serves_audits_and_stops_on_sigterm() {
     assert_eq!((status, job["jobType"].as_str()), (StatusCode::OK, Some("mail.send")));
 
     process.wait_log(&format!("ops jobs.enqueue: 1 job: {id}"), START).await;
+    // -v: one line per request, the path without its query.
+    process
+        .wait_log(r#"request method=GET path="/api/v1/jobs" status=401"#, START)
+        .await;
     process.signal(libc::SIGTERM);
     let exit = process.exit(START).await;
     assert!(exit.success(), "{exit}\n{}", process.log());
