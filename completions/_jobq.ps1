@@ -52,6 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Start a paused queue''s (or type''s) jobs again')
             [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HTTP admin API, /metrics and /healthz')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Find what is wrong with the store and its jobs, and what to do about it')
@@ -515,6 +516,26 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'jobq;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on, host:port [default: [serve] listen, else 127.0.0.1:8080]')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve HTTPS with this certificate chain (PEM); needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The private key of --tls-cert (PEM)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Longest a request may take, its body included')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log format')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'jobq;inbox' {
             [CompletionResult]::new('-Q', '-Q ', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only these queues (repeatable) [default: every queue]')
@@ -678,6 +699,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Start a paused queue''s (or type''s) jobs again')
             [CompletionResult]::new('schedules', 'schedules', [CompletionResultType]::ParameterValue, 'Show, trigger, pause and resume the configured schedules')
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Emit an event: enqueue the jobs the config subscribes to it, all or none')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HTTP admin API, /metrics and /healthz')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'List the Redis inbox items that could not become jobs')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Create or upgrade the store''s schema')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Find what is wrong with the store and its jobs, and what to do about it')
@@ -756,6 +778,9 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;emit' {
+            break
+        }
+        'jobq;help;serve' {
             break
         }
         'jobq;help;inbox' {

@@ -49,6 +49,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand resume 'Start a paused queue''s (or type''s) jobs again'
             cand schedules 'Show, trigger, pause and resume the configured schedules'
             cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
+            cand serve 'Serve the HTTP admin API, /metrics and /healthz'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand doctor 'Find what is wrong with the store and its jobs, and what to do about it'
@@ -482,6 +483,25 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'jobq;serve'= {
+            cand --listen 'Address to listen on, host:port [default: [serve] listen, else 127.0.0.1:8080]'
+            cand --tls-cert 'Serve HTTPS with this certificate chain (PEM); needs --tls-key'
+            cand --tls-key 'The private key of --tls-cert (PEM)'
+            cand --request-timeout 'Longest a request may take, its body included'
+            cand --log-format 'Log format'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'jobq;inbox'= {
             cand -Q 'Only these queues (repeatable) [default: every queue]'
             cand --queue 'Only these queues (repeatable) [default: every queue]'
@@ -638,6 +658,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand resume 'Start a paused queue''s (or type''s) jobs again'
             cand schedules 'Show, trigger, pause and resume the configured schedules'
             cand emit 'Emit an event: enqueue the jobs the config subscribes to it, all or none'
+            cand serve 'Serve the HTTP admin API, /metrics and /healthz'
             cand inbox 'List the Redis inbox items that could not become jobs'
             cand migrate 'Create or upgrade the store''s schema'
             cand doctor 'Find what is wrong with the store and its jobs, and what to do about it'
@@ -694,6 +715,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;schedules;resume'= {
         }
         &'jobq;help;emit'= {
+        }
+        &'jobq;help;serve'= {
         }
         &'jobq;help;inbox'= {
         }

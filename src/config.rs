@@ -19,9 +19,11 @@ use crate::store::StoreUrl;
 use crate::time::parse_duration;
 
 mod flow;
+mod serve;
 mod timed;
 
 pub use flow::{DEFAULT_MAX_SNOOZES, QueueFile};
+pub use serve::{DEFAULT_LISTEN, Role, ServeFile, ServeSettings, TokenFile, TokenSpec, parse_listen};
 pub use timed::{EventFile, ScheduleFile, SubscriberFile};
 use timed::{event_config, schedule_config};
 
@@ -56,6 +58,9 @@ pub struct FileConfig {
     /// `[queues.name]`: cluster-wide limits per queue.
     #[serde(default)]
     pub queues: BTreeMap<String, QueueFile>,
+    /// `[serve]`: where `jobq serve` listens and the tokens it accepts.
+    #[serde(default)]
+    pub serve: ServeFile,
 }
 
 /// `[retry]` and the retry keys of a handler.
@@ -265,6 +270,8 @@ pub struct Config {
     pub schedules: Vec<Schedule>,
     /// The jobs each event becomes.
     pub events: Subscriptions,
+    /// `jobq serve`'s listen address and tokens.
+    pub serve: ServeSettings,
 }
 
 /// Inputs from outside the file: flags and the environment.
@@ -445,6 +452,7 @@ impl Config {
             })?;
             schedules.push(schedule);
         }
+        let serve = serve::serve_settings(&f.serve).map_err(|(key, reason)| in_file(&key, reason))?;
         let mut events = Subscriptions::default();
         for (name, file) in f.events {
             let subscribers = event_config(&name, file).map_err(|(key, reason)| {
@@ -467,6 +475,7 @@ impl Config {
             handlers,
             schedules,
             events,
+            serve,
         })
     }
 

@@ -203,6 +203,8 @@ pub enum Input {
     Resolution,
     /// An autoscaling policy (its bounds, target latency, window or cool-down) or the program it runs.
     Scaling,
+    /// The address a server listens on.
+    Listen,
 }
 
 impl Input {
@@ -240,6 +242,7 @@ impl Input {
             Input::Bench => "bench",
             Input::Resolution => "resolution",
             Input::Scaling => "scaling",
+            Input::Listen => "listen",
         }
     }
 }

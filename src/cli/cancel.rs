@@ -1,7 +1,6 @@
 //! `jobq cancel`: by id, or every live job matching filters (asks first on a terminal).
 
 use clap::Args;
-use serde_json::json;
 
 use super::confirm::confirm;
 use super::filter::{self, QueueTypeArgs};
@@ -10,6 +9,7 @@ use super::{Context, OutputFormat};
 use crate::Error;
 use crate::error::Input;
 use crate::job::JobStatus;
+use crate::report;
 use crate::store::JobFilter;
 
 /// Arguments of `jobq cancel`.
@@ -66,7 +66,7 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
     }
     let cancelled = client.cancel_matching(job_filter).await?;
     if format == OutputFormat::Json {
-        return print_json(&json!({"cancelled": cancelled}));
+        return print_json(&report::cancelled(&cancelled));
     }
     let running = cancelled.iter().filter(|c| c.previous == JobStatus::Running).count();
     let mut line = format!("cancelled {}", super::output::jobs(cancelled.len() as u64, ""));
@@ -82,12 +82,7 @@ async fn cancel_ids(ctx: &Context, ids: &[String], format: OutputFormat) -> anyh
     let client = ctx.client().await?;
     let report = client.cancel(ids).await?;
     if format == OutputFormat::Json {
-        let terminal: Vec<_> = report
-            .already_terminal
-            .iter()
-            .map(|(id, st)| json!({"id": id, "status": st}))
-            .collect();
-        print_json(&json!({"cancelled": report.cancelled, "alreadyTerminal": terminal, "notFound": report.not_found}))?;
+        print_json(&report.document())?;
     } else {
         for c in &report.cancelled {
             let note = if c.previous == JobStatus::Running {
@@ -101,10 +96,7 @@ async fn cancel_ids(ctx: &Context, ids: &[String], format: OutputFormat) -> anyh
             eprintln!("job {id} is already {status}; left as it is");
         }
     }
-    if report.not_found.is_empty() {
-        return Ok(());
-    }
-    Err(Error::NotFound { ids: report.not_found }.into())
+    report.refusal().map_or(Ok(()), |e| Err(e.into()))
 }
 
 fn describe_statuses(statuses: &[JobStatus]) -> String {

@@ -1,7 +1,6 @@
 //! `jobq cleanup`: delete finished jobs. `--older-than` is the routine, cron-safe form: it never asks.
 
 use clap::Args;
-use serde_json::json;
 
 use super::confirm::confirm;
 use super::output::{print, print_json};
@@ -89,7 +88,7 @@ pub async fn run(ctx: &Context, args: CleanupArgs) -> anyhow::Result<()> {
 
 fn report(ctx: &Context, format: OutputFormat, n: u64, dry_run: bool) -> anyhow::Result<()> {
     if format == OutputFormat::Json {
-        return print_json(&json!({ if dry_run { "wouldDelete" } else { "deleted" }: n, "dryRun": dry_run }));
+        return print_json(&crate::report::cleanup(n, dry_run));
     }
     let _ = ctx;
     print(&if dry_run {

@@ -2,7 +2,6 @@
 //! Running and waiting jobs only with `--force`.
 
 use clap::Args;
-use serde_json::json;
 
 use super::confirm::confirm;
 use super::filter::{self, QueueTypeArgs};
@@ -10,12 +9,10 @@ use super::output::{print, print_json};
 use super::{Context, OutputFormat};
 use crate::Error;
 use crate::error::Input;
-use crate::job::{JobId, JobStatus};
+use crate::job::JobStatus;
+use crate::report;
 use crate::store::JobFilter;
 use crate::time::parse_duration;
-
-/// What a refusal tells to do instead.
-const WAY_OUT: &str = "cancel it first or use --force";
 
 /// Arguments of `jobq delete`.
 #[derive(Debug, Args)]
@@ -95,36 +92,14 @@ pub async fn run(ctx: &Context, args: DeleteArgs) -> anyhow::Result<()> {
     } else {
         print(&format!("deleted {}", super::output::jobs(n.deleted, "")))?;
     }
-    if n.refused == 0 {
-        return Ok(());
-    }
-    Err(Error::conflict(
-        Vec::new(),
-        format!(
-            "{} matched and {} left: cancel {} first or use --force",
-            super::output::jobs(n.refused, "running or waiting"),
-            if n.refused == 1 { "was" } else { "were" },
-            if n.refused == 1 { "it" } else { "them" }
-        ),
-    )
-    .into())
+    report::delete_matching_refusal(&n).map_or(Ok(()), |e| Err(e.into()))
 }
 
 async fn delete_ids(ctx: &Context, ids: &[String], force: bool, format: OutputFormat) -> anyhow::Result<()> {
     let client = ctx.client().await?;
     let report = client.delete(ids, force).await?;
     if format == OutputFormat::Json {
-        let deleted: Vec<_> = report
-            .deleted
-            .iter()
-            .map(|(id, previous)| json!({"id": id, "previous": previous}))
-            .collect();
-        let refused: Vec<_> = report
-            .refused
-            .iter()
-            .map(|(id, status)| json!({"id": id, "status": status}))
-            .collect();
-        print_json(&json!({"deleted": deleted, "refused": refused, "notFound": report.not_found}))?;
+        print_json(&report.document())?;
     } else {
         for (id, previous) in &report.deleted {
             let note = if *previous == JobStatus::Running {
@@ -135,28 +110,7 @@ async fn delete_ids(ctx: &Context, ids: &[String], force: bool, format: OutputFo
             print(&format!("deleted {id} (was {previous}){note}"))?;
         }
     }
-    if report.refused.is_empty() && report.not_found.is_empty() {
-        return Ok(());
-    }
-    if report.refused.is_empty() {
-        return Err(Error::NotFound { ids: report.not_found }.into());
-    }
-    let held: Vec<String> = report
-        .refused
-        .iter()
-        .map(|(id, status)| format!("job {id} is {status}"))
-        .collect();
-    let way_out = if report.refused.len() == 1 {
-        WAY_OUT.to_string()
-    } else {
-        WAY_OUT.replace(" it ", " them ")
-    };
-    let mut reason = format!("{}: {way_out}", held.join(" and "));
-    if !report.not_found.is_empty() {
-        reason.push_str(&format!("; {}", Error::NotFound { ids: report.not_found }));
-    }
-    let refused: Vec<JobId> = report.refused.into_iter().map(|(id, _)| id).collect();
-    Err(Error::conflict(refused, reason).into())
+    report.refusal().map_or(Ok(()), |e| Err(e.into()))
 }
 
 fn describe_statuses(statuses: &[JobStatus]) -> String {

@@ -35,6 +35,7 @@ pub mod replay_dead;
 pub mod resolve;
 pub mod retry;
 pub mod schedules;
+pub mod serve;
 pub mod show;
 pub mod stats;
 pub mod wait;
@@ -137,6 +138,8 @@ pub enum Command {
     Schedules(schedules::SchedulesArgs),
     /// Emit an event: enqueue the jobs the config subscribes to it, all or none
     Emit(emit::EmitArgs),
+    /// Serve the HTTP admin API, /metrics and /healthz
+    Serve(serve::ServeArgs),
     /// List the Redis inbox items that could not become jobs
     Inbox(inbox::InboxArgs),
     /// Create or upgrade the store's schema
@@ -154,11 +157,11 @@ pub enum Command {
 }
 
 impl Command {
-    /// Whether the command runs work in parallel (handlers, in-process bench workers) and so wants a
-    /// runtime thread per core. The others are a few store round trips: one thread starts and stops
-    /// faster, which is most of a one-shot command's time.
+    /// Whether the command runs work in parallel (handlers, in-process bench workers, the requests
+    /// `serve` answers) and so wants a runtime thread per core. The others are a few store round
+    /// trips: one thread starts and stops faster, which is most of a one-shot command's time.
     pub fn wants_threads(&self) -> bool {
-        matches!(self, Command::Worker(_) | Command::Bench(_))
+        matches!(self, Command::Worker(_) | Command::Bench(_) | Command::Serve(_))
     }
 
     /// How the command uses the store's connections: the same commands run calls at once and want a
@@ -281,6 +284,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Resume(args) => pause::run(&ctx, args, false).await,
         Command::Schedules(args) => schedules::run(&ctx, args).await,
         Command::Emit(args) => emit::run(&ctx, args).await,
+        Command::Serve(args) => serve::run(&ctx, args).await,
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,
         Command::Autoscale(args) => autoscale::run(&ctx, args).await,

@@ -121,9 +121,4 @@ pub fn last_error(job: &Job, max: usize) -> String {
     job.errors.last().map(|e| short(&e.error, max)).unwrap_or_default()
 }
 
-/// `1 job`, `2 jobs`: a count with its noun in the right number.
-pub fn jobs(n: impl Into<u64>, adjective: &str) -> String {
-    let n = n.into();
-    let sep = if adjective.is_empty() { "" } else { " " };
-    format!("{n} {adjective}{sep}{}", if n == 1 { "job" } else { "jobs" })
-}
+pub use crate::report::jobs;

@@ -2,7 +2,6 @@
 //! it) on every worker. The state lives in the store; workers see it within one poll interval.
 
 use clap::Args;
-use serde_json::json;
 
 use super::output::{print, print_json};
 use super::{Context, OutputFormat};
@@ -30,12 +29,7 @@ pub async fn run(ctx: &Context, args: PauseArgs, paused: bool) -> anyhow::Result
         client.resume(&args.queue, job_type).await?
     };
     if format == OutputFormat::Json {
-        return print_json(&json!({
-            "queue": args.queue,
-            "jobType": job_type,
-            "paused": paused,
-            "changed": changed,
-        }));
+        return print_json(&crate::report::paused(&args.queue, job_type, paused, changed));
     }
     if ctx.quiet {
         return Ok(());

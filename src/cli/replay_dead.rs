@@ -2,8 +2,6 @@
 
 use clap::Args;
 use comfy_table::Cell;
-use serde::Serialize;
-use serde_json::json;
 
 use super::confirm::confirm;
 use super::filter::QueueTypeArgs;
@@ -11,7 +9,8 @@ use super::output::{last_error, print, print_json, print_ndjson, table};
 use super::{Context, OutputFormat};
 use crate::Error;
 use crate::error::Input;
-use crate::job::{Job, JobId};
+use crate::job::JobId;
+use crate::report;
 use crate::store::ReplayDead;
 
 /// Arguments of `jobq replay-dead`.
@@ -45,15 +44,6 @@ pub struct ReplayDeadArgs {
     pub yes: bool,
 }
 
-/// The `--dry-run --output json` document. A struct rather than `json!`, which would turn each job
-/// into a map with sorted keys instead of the job JSON's own field order.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct DryRun<'a> {
-    dry_run: bool,
-    would_replay: &'a [Job],
-}
-
 /// Runs `jobq replay-dead`.
 pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
@@ -81,7 +71,7 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
         .await?;
     if args.dry_run {
         return match format {
-            OutputFormat::Json => print_json(&DryRun {
+            OutputFormat::Json => print_json(&report::ReplayDryRun {
                 dry_run: true,
                 would_replay: &candidates,
             }),
@@ -108,7 +98,7 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     }
     if candidates.is_empty() {
         if format == OutputFormat::Json {
-            return print_json(&json!({"replayed": []}));
+            return print_json(&report::replayed(&[]));
         }
         if !ctx.quiet {
             eprintln!("no dead jobs match");
@@ -126,10 +116,7 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
     let mut replayed = client.replay_dead(request).await?;
     replayed.sort_by(|a, b| a.id.cmp(&b.id));
     match format {
-        OutputFormat::Json => {
-            let ids: Vec<&JobId> = replayed.iter().map(|j| &j.id).collect();
-            print_json(&json!({"replayed": ids}))
-        }
+        OutputFormat::Json => print_json(&report::replayed(&replayed)),
         _ if args.print => print_ndjson(&replayed),
         _ => print(&format!(
             "replayed {}",

@@ -10,6 +10,7 @@ use super::{Context, OutputFormat};
 use crate::Error;
 use crate::error::Input;
 use crate::job::JobId;
+use crate::report;
 use crate::store::{Resolution, ResolveAnswer};
 use crate::time::parse_duration;
 
@@ -81,33 +82,22 @@ pub async fn run(ctx: &Context, args: ResolveArgs) -> anyhow::Result<()> {
     let leads_to = action.status();
     let answer = client.resolve(id.as_str(), action).await?;
     if format == OutputFormat::Json {
-        let mut doc = serde_json::json!({ "id": id });
-        if let (Some(doc), serde_json::Value::Object(fields)) = (doc.as_object_mut(), serde_json::to_value(answer)?) {
-            doc.extend(fields);
-        }
-        print_json(&doc)?;
+        print_json(&report::resolved(&id, answer))?;
     }
-    match answer {
-        ResolveAnswer::Resolved { status } => {
-            if format == OutputFormat::Table {
-                print(&format!("resolved {id}: {status}"))?;
-            }
-            Ok(())
-        }
-        // Twice the same way: what the caller wanted is already the case.
-        ResolveAnswer::NotWaiting { status } if status == leads_to => {
-            if format == OutputFormat::Table && !ctx.quiet {
-                eprintln!("job {id} is already {status}; nothing changed");
-            }
-            Ok(())
-        }
-        ResolveAnswer::NotWaiting { status } => Err(Error::conflict(
-            vec![id.clone()],
-            format!("job {id} is {status}, not waiting: only a waiting job can be resolved"),
-        )
-        .into()),
-        _ => Err(Error::not_found(id.as_str()).into()),
+    if let Some(refusal) = report::resolve_refusal(&id, answer, leads_to) {
+        return Err(refusal.into());
     }
+    if format == OutputFormat::Table {
+        match answer {
+            ResolveAnswer::Resolved { status } => print(&format!("resolved {id}: {status}"))?,
+            // Twice the same way: what the caller wanted is already the case.
+            ResolveAnswer::NotWaiting { status } if !ctx.quiet => {
+                eprintln!("job {id} is already {status}; nothing changed")
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// `--result`: any JSON, kept compact.

@@ -2,11 +2,10 @@
 //! times, a run outside the tick sequence, and pausing and resuming them for every worker.
 
 use clap::{Args, Subcommand};
-use serde::Serialize;
 
 use super::output::{print, print_json, print_rows, table, when};
 use super::{Context, OutputFormat};
-use crate::job::JobStatus;
+use crate::report;
 use crate::schedule::Schedule;
 use crate::time::UnixMillis;
 
@@ -48,24 +47,6 @@ enum Action {
         #[arg(long)]
         catch_up: bool,
     },
-}
-
-/// One row of the listing.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Row<'a> {
-    name: &'a str,
-    when: String,
-    timezone: String,
-    queue: &'a str,
-    #[serde(rename = "type")]
-    job_type: &'a str,
-    next_run: Option<UnixMillis>,
-    last_tick: Option<UnixMillis>,
-    last_job: Option<String>,
-    last_job_status: Option<JobStatus>,
-    paused: bool,
-    overlap: &'static str,
 }
 
 /// Runs `jobq schedules`.
@@ -119,25 +100,7 @@ async fn list(ctx: &Context, schedules: &[Schedule]) -> anyhow::Result<()> {
     let client = ctx.client().await?;
     let states = client.schedule_states(schedules).await?;
     let now = client.now();
-    let rows: Vec<Row> = schedules
-        .iter()
-        .zip(states)
-        .map(|(s, state)| Row {
-            name: &s.name,
-            when: s.when.describe(),
-            timezone: s.when.zone(),
-            queue: &s.queue,
-            job_type: &s.job_type,
-            next_run: s.when.next_after(now),
-            last_tick: state.as_ref().and_then(|st| st.last_tick),
-            last_job: state
-                .as_ref()
-                .and_then(|st| st.last_job.as_ref().map(|j| j.to_string())),
-            last_job_status: state.as_ref().and_then(|st| st.last_job_status),
-            paused: s.paused || state.as_ref().is_some_and(|st| st.paused),
-            overlap: s.overlap.as_str(),
-        })
-        .collect();
+    let rows = report::schedule_rows(schedules, states, now);
     let none = "no schedules are configured: add [schedules.NAME] sections with cron or every and type";
     print_rows(format, &rows, ctx.quiet, none, |rows| {
         let mut t = table(&[
@@ -151,7 +114,7 @@ async fn list(ctx: &Context, schedules: &[Schedule]) -> anyhow::Result<()> {
         ]);
         for r in rows {
             t.add_row(vec![
-                r.name.to_string(),
+                r.name.clone(),
                 r.when.clone(),
                 r.timezone.clone(),
                 when(r.next_run, now),

@@ -1,15 +1,13 @@
 //! `jobq stats`: counts by queue and status, as a table, JSON or Prometheus text; `--watch` refreshes.
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use clap::Args;
 use comfy_table::Cell;
-use serde_json::json;
 
 use super::output::{print, print_json, stdout_is_terminal, table};
 use super::{Context, OutputFormat, filter};
-use crate::job::JobStatus;
+use crate::report;
 use crate::store::{Pause, QueueStats, StatsReport};
 use crate::time::{UnixMillis, format_duration};
 
@@ -50,15 +48,10 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
         let now = client.now();
         let text = match format {
             OutputFormat::Json => {
-                print_json(&json!({
-                    "store": store,
-                    "queues": stats.queues,
-                    "totals": totals(&stats),
-                    "paused": flow.pauses,
-                }))?;
+                print_json(&report::stats(&store, &stats, &flow.pauses))?;
                 None
             }
-            OutputFormat::Prometheus => Some(prometheus(&stats, now)),
+            OutputFormat::Prometheus => Some(report::prometheus(&stats, now)),
             _ => Some(render_table(&stats, &store, now, &flow.pauses)),
         };
         if let Some(text) = text {
@@ -76,28 +69,6 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
     }
 }
 
-fn totals(stats: &StatsReport) -> QueueStats {
-    let mut t = QueueStats {
-        queue: "total".into(),
-        ..Default::default()
-    };
-    for q in &stats.queues {
-        t.ready += q.ready;
-        t.scheduled += q.scheduled;
-        t.running += q.running;
-        t.waiting += q.waiting;
-        t.succeeded += q.succeeded;
-        t.dead += q.dead;
-        t.cancelled += q.cancelled;
-        t.discarded += q.discarded;
-        t.oldest_ready_at = match (t.oldest_ready_at, q.oldest_ready_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-    }
-    t
-}
-
 fn render_table(stats: &StatsReport, store: &str, now: UnixMillis, pauses: &[Pause]) -> String {
     let mut t = table(&[
         "QUEUE",
@@ -112,7 +83,7 @@ fn render_table(stats: &StatsReport, store: &str, now: UnixMillis, pauses: &[Pau
         "OLDEST READY",
     ]);
     let mut rows: Vec<&QueueStats> = stats.queues.iter().collect();
-    let total = totals(stats);
+    let total = report::totals(stats);
     if stats.queues.len() > 1 {
         rows.push(&total);
     }
@@ -143,48 +114,4 @@ fn render_table(stats: &StatsReport, store: &str, now: UnixMillis, pauses: &[Pau
     } else {
         format!("store: {store}\n{t}")
     }
-}
-
-/// The Prometheus text exposition format: one gauge of jobs by queue and status, one of scheduled jobs,
-/// and the age of the oldest ready job per queue.
-pub fn prometheus(stats: &StatsReport, now: UnixMillis) -> String {
-    let mut out = String::new();
-    out.push_str("# HELP jobq_jobs Jobs by queue and status.\n# TYPE jobq_jobs gauge\n");
-    for q in &stats.queues {
-        for status in JobStatus::ALL {
-            let _ = writeln!(
-                out,
-                "jobq_jobs{{queue=\"{}\",status=\"{status}\"}} {}",
-                label(&q.queue),
-                q.count(status)
-            );
-        }
-    }
-    out.push_str(
-        "# HELP jobq_jobs_scheduled Pending jobs whose run time is still ahead.\n# TYPE jobq_jobs_scheduled gauge\n",
-    );
-    for q in &stats.queues {
-        let _ = writeln!(
-            out,
-            "jobq_jobs_scheduled{{queue=\"{}\"}} {}",
-            label(&q.queue),
-            q.scheduled
-        );
-    }
-    out.push_str(
-        "# HELP jobq_oldest_ready_age_seconds How long the oldest ready job has been ready.\n# TYPE jobq_oldest_ready_age_seconds gauge\n",
-    );
-    for q in &stats.queues {
-        let age = q.oldest_ready_at.map(|at| now.since(at).as_secs_f64()).unwrap_or(0.0);
-        let _ = writeln!(
-            out,
-            "jobq_oldest_ready_age_seconds{{queue=\"{}\"}} {age:.3}",
-            label(&q.queue)
-        );
-    }
-    out
-}
-
-fn label(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }

@@ -158,12 +158,23 @@ impl SettingFlags {
 /// `quiet` pick the level; `JOBQ_LOG` (an `EnvFilter` directive such as `jobq=debug,sqlx=info`)
 /// overrides them. Does nothing if logging is already set up.
 pub fn init_logging(format: LogFormat, verbose: u8, quiet: bool) {
+    init_logging_with(format, verbose, quiet, "");
+}
+
+/// As [`init_logging`], with `always` (an `EnvFilter` directive such as `jobq::audit=info`) added
+/// to the level `verbose` and `quiet` pick, for lines a command shows whatever they say.
+pub fn init_logging_with(format: LogFormat, verbose: u8, quiet: bool, always: &str) {
     use tracing_subscriber::EnvFilter;
     let default = match (quiet, verbose) {
         (true, _) => "error,jobq=warn",
         (false, 0) => "warn,jobq=info",
         (false, 1) => "warn,jobq=debug",
         (false, _) => "info,jobq=trace",
+    };
+    let default = if always.is_empty() {
+        default.to_string()
+    } else {
+        format!("{default},{always}")
     };
     let filter = EnvFilter::try_from_env("JOBQ_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     let builder = tracing_subscriber::fmt()

@@ -309,7 +309,12 @@ fn int_field<T: TryFrom<i64>>(input: Input, key: &str, value: &Value) -> Result<
     let n = match value {
         Value::Number(n) => n
             .as_i64()
-            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+            // A whole number written as a float, within i64 (`as` would saturate a larger one into range).
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= i64::MIN as f64 && *f < i64::MAX as f64)
+                    .map(|f| f as i64)
+            }),
         Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     };

@@ -262,3 +262,17 @@ fn status_words_round_trip() {
     }
     assert!("done".parse::<JobStatus>().unwrap_err().contains("unknown status"));
 }
+
+#[test]
+fn whole_numbers_written_as_floats_are_read_only_within_range() {
+    let spec = JobSpec::from_json_line(r#"{"v":1,"jobType":"t","timeoutMs":3e3,"priority":-2.0}"#, None).unwrap();
+    assert_eq!((spec.timeout_ms, spec.priority), (Some(3000), Some(-2)));
+    for line in [
+        r#"{"v":1,"jobType":"t","timeoutMs":18446744073709551616}"#,
+        r#"{"v":1,"jobType":"t","timeoutMs":1e30}"#,
+        r#"{"v":1,"jobType":"t","priority":-1e30}"#,
+    ] {
+        let err = JobSpec::from_json_line(line, None).unwrap_err();
+        assert!(err.reason.contains("in range"), "{line}: {err}");
+    }
+}

@@ -10,6 +10,7 @@ mod mysql;
 mod postgres;
 mod redis;
 mod redis_cluster;
+mod serve;
 mod server_stores;
 mod sqlite;
 mod support;

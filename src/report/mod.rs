@@ -1,0 +1,255 @@
+//! The JSON documents jobq answers with, built once: what `jobq … --output json` prints and what
+//! `jobq serve` returns for the same call, so the two cannot drift. Also the refusal a partial answer
+//! amounts to (some ids not found, some jobs in the way), which the CLI turns into its exit code and
+//! the HTTP API into its status.
+//!
+//! Documents are `serde_json::Value`s built with `json!` (jobq's serde_json keeps insertion order), or
+//! structs where a job must keep the job JSON's own field order. Nothing here prints, reads flags or
+//! knows about HTTP.
+
+mod prometheus;
+mod schedules;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::client::{CancelReport, DeleteReport, RetryReport};
+use crate::error::Error;
+use crate::job::{Job, JobId, JobStatus};
+use crate::store::{Cancelled, DeletedCount, Pause, QueueStats, ResolveAnswer, StatsReport};
+
+pub use prometheus::{label, prometheus};
+pub use schedules::{ScheduleRow, schedule_rows};
+
+/// What a refusal tells to do instead of deleting a running or waiting job.
+const DELETE_WAY_OUT: &str = "cancel it first or use --force";
+
+/// The stats document: the store (its URL without password), each queue's counts, their totals and
+/// the pauses in force.
+pub fn stats(store: &str, stats: &StatsReport, pauses: &[Pause]) -> Value {
+    json!({
+        "store": store,
+        "queues": stats.queues,
+        "totals": totals(stats),
+        "paused": pauses,
+    })
+}
+
+/// Every queue's counts added up, as a queue named `total`; the oldest ready job of any.
+pub fn totals(stats: &StatsReport) -> QueueStats {
+    let mut t = QueueStats {
+        queue: "total".into(),
+        ..Default::default()
+    };
+    for q in &stats.queues {
+        t.ready += q.ready;
+        t.scheduled += q.scheduled;
+        t.running += q.running;
+        t.waiting += q.waiting;
+        t.succeeded += q.succeeded;
+        t.dead += q.dead;
+        t.cancelled += q.cancelled;
+        t.discarded += q.discarded;
+        t.oldest_ready_at = match (t.oldest_ready_at, q.oldest_ready_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    t
+}
+
+/// The answer of a cancel by filter: the jobs cancelled, each with the status it had.
+pub fn cancelled(cancelled: &[Cancelled]) -> Value {
+    json!({ "cancelled": cancelled })
+}
+
+impl CancelReport {
+    /// The answer of a cancel by id.
+    pub fn document(&self) -> Value {
+        let terminal: Vec<_> = self
+            .already_terminal
+            .iter()
+            .map(|(id, st)| json!({"id": id, "status": st}))
+            .collect();
+        json!({"cancelled": self.cancelled, "alreadyTerminal": terminal, "notFound": self.not_found})
+    }
+
+    /// Ids that name no job refuse the call (a job already finished is left alone, and is no error).
+    pub fn refusal(&self) -> Option<Error> {
+        (!self.not_found.is_empty()).then(|| Error::NotFound {
+            ids: self.not_found.clone(),
+        })
+    }
+}
+
+impl DeleteReport {
+    /// The answer of a delete by id.
+    pub fn document(&self) -> Value {
+        let deleted: Vec<_> = self
+            .deleted
+            .iter()
+            .map(|(id, previous)| json!({"id": id, "previous": previous}))
+            .collect();
+        let refused: Vec<_> = self
+            .refused
+            .iter()
+            .map(|(id, status)| json!({"id": id, "status": status}))
+            .collect();
+        json!({"deleted": deleted, "refused": refused, "notFound": self.not_found})
+    }
+
+    /// A job left because it runs or waits is a conflict (naming the ids not found too); ids that
+    /// name no job alone are not found.
+    pub fn refusal(&self) -> Option<Error> {
+        if self.refused.is_empty() {
+            return (!self.not_found.is_empty()).then(|| Error::NotFound {
+                ids: self.not_found.clone(),
+            });
+        }
+        let held: Vec<String> = self
+            .refused
+            .iter()
+            .map(|(id, status)| format!("job {id} is {status}"))
+            .collect();
+        let way_out = if self.refused.len() == 1 {
+            DELETE_WAY_OUT.to_string()
+        } else {
+            DELETE_WAY_OUT.replace(" it ", " them ")
+        };
+        let mut reason = format!("{}: {way_out}", held.join(" and "));
+        if !self.not_found.is_empty() {
+            let missing = Error::NotFound {
+                ids: self.not_found.clone(),
+            };
+            reason.push_str(&format!("; {missing}"));
+        }
+        let ids = self.refused.iter().map(|(id, _)| id.clone()).collect();
+        Some(Error::conflict(ids, reason))
+    }
+}
+
+/// A delete by filter that left running or waiting jobs (not forced) is a conflict.
+pub fn delete_matching_refusal(count: &DeletedCount) -> Option<Error> {
+    let n = count.refused;
+    (n > 0).then(|| {
+        Error::conflict(
+            Vec::new(),
+            format!(
+                "{} matched and {} left: cancel {} first or use --force",
+                jobs(n, "running or waiting"),
+                if n == 1 { "was" } else { "were" },
+                if n == 1 { "it" } else { "them" }
+            ),
+        )
+    })
+}
+
+impl RetryReport {
+    /// The answer of a retry.
+    pub fn document(&self) -> Value {
+        let retried: Vec<&JobId> = self.retried.iter().map(|j| &j.id).collect();
+        let not_terminal: Vec<_> = self
+            .not_terminal
+            .iter()
+            .map(|(id, status)| json!({"id": id, "status": status}))
+            .collect();
+        let key_taken: Vec<_> = self
+            .key_taken
+            .iter()
+            .map(|(id, holder)| json!({"id": id, "holder": holder}))
+            .collect();
+        json!({
+            "retried": retried,
+            "notTerminal": not_terminal,
+            "keyTaken": key_taken,
+            "notFound": self.not_found,
+        })
+    }
+
+    /// A job that has not finished, or whose unique key a live job holds, is a conflict (naming the
+    /// ids not found too); ids that name no job alone are not found.
+    pub fn refusal(&self) -> Option<Error> {
+        let mut refused: Vec<JobId> = Vec::new();
+        let mut reasons: Vec<String> = Vec::new();
+        for (id, status) in &self.not_terminal {
+            reasons.push(format!("job {id} is {status}: only a finished job can be retried"));
+            refused.push(id.clone());
+        }
+        for (id, holder) in &self.key_taken {
+            reasons.push(format!(
+                "job {id} stays as it is: live job {holder} holds its unique key"
+            ));
+            refused.push(id.clone());
+        }
+        let missing = (!self.not_found.is_empty()).then(|| Error::NotFound {
+            ids: self.not_found.clone(),
+        });
+        if refused.is_empty() {
+            return missing;
+        }
+        reasons.extend(missing.map(|e| e.to_string()));
+        Some(Error::conflict(refused, reasons.join("; ")))
+    }
+}
+
+/// The answer of a replay's dry run: the jobs it would move, as job JSON. A struct rather than `json!`,
+/// which would turn each job into a map with sorted keys instead of the job JSON's own field order.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayDryRun<'a> {
+    /// Always true: nothing was changed.
+    pub dry_run: bool,
+    /// The dead jobs the replay would move, oldest death first.
+    pub would_replay: &'a [Job],
+}
+
+/// The answer of a replay: the ids of the jobs moved back to pending.
+pub fn replayed(jobs: &[Job]) -> Value {
+    let ids: Vec<&JobId> = jobs.iter().map(|j| &j.id).collect();
+    json!({ "replayed": ids })
+}
+
+/// The answer of a resolve: the job's id and what the store answered.
+pub fn resolved(id: &JobId, answer: ResolveAnswer) -> Value {
+    let mut doc = json!({ "id": id });
+    if let (Some(doc), Ok(Value::Object(fields))) = (doc.as_object_mut(), serde_json::to_value(answer)) {
+        doc.extend(fields);
+    }
+    doc
+}
+
+/// A resolve that found the job in another status than the one it would have led to is a conflict.
+/// Resolving twice the same way is not: what the caller wanted is already the case.
+pub fn resolve_refusal(id: &JobId, answer: ResolveAnswer, leads_to: JobStatus) -> Option<Error> {
+    match answer {
+        ResolveAnswer::Resolved { .. } => None,
+        ResolveAnswer::NotWaiting { status } if status == leads_to => None,
+        ResolveAnswer::NotWaiting { status } => Some(Error::conflict(
+            vec![id.clone()],
+            format!("job {id} is {status}, not waiting: only a waiting job can be resolved"),
+        )),
+        _ => Some(Error::not_found(id.as_str())),
+    }
+}
+
+/// The answer of a cleanup: how many jobs were (or, on a dry run, would be) deleted.
+pub fn cleanup(n: u64, dry_run: bool) -> Value {
+    json!({ if dry_run { "wouldDelete" } else { "deleted" }: n, "dryRun": dry_run })
+}
+
+/// The answer of a pause or a resume: what it aimed at, and whether it changed anything.
+pub fn paused(queue: &str, job_type: Option<&str>, paused: bool, changed: bool) -> Value {
+    json!({
+        "queue": queue,
+        "jobType": job_type,
+        "paused": paused,
+        "changed": changed,
+    })
+}
+
+/// `1 job`, `2 dead jobs`: a count with its noun in the right number.
+pub fn jobs(n: impl Into<u64>, adjective: &str) -> String {
+    let n = n.into();
+    let sep = if adjective.is_empty() { "" } else { " " };
+    format!("{n} {adjective}{sep}{}", if n == 1 { "job" } else { "jobs" })
+}

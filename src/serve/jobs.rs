@@ -1,0 +1,145 @@
+//! Reading and adding jobs: `GET /jobs` (the filters and paging of `jobq list`), `GET /jobs/{id}`
+//! (`jobq show`) and `POST /jobs` (`jobq enqueue`: one job JSON, or an array of them enqueued all or
+//! none). Every answer is the job JSON the CLI prints with `-o json`.
+
+use axum::Extension;
+use axum::Json;
+use axum::extract::{Path, State};
+use serde_json::Value;
+
+use super::audit;
+use super::body::{JsonBody, QueryPairs};
+use super::error::{ApiError, ApiResult};
+use super::state::AppState;
+use super::tokens::Caller;
+use crate::error::{Input, InvalidInput};
+use crate::job::{Job, JobSpec, JobStatus};
+use crate::store::{Enqueued, JobFilter, List};
+use crate::time::{UnixMillis, parse_duration, parse_instant_str};
+
+/// `jobq list`'s default page.
+const DEFAULT_LIMIT: u32 = 50;
+
+/// The largest page: one request may not make the server read and send the whole store.
+pub const MAX_LIMIT: u32 = 1_000;
+
+/// `GET /api/v1/jobs?queue&type&status&since&until&limit&offset`: newest first.
+pub async fn list(State(state): State<AppState>, query: QueryPairs) -> ApiResult<Json<Vec<Job>>> {
+    query.only(&["queue", "type", "status", "since", "until", "limit", "offset"])?;
+    let now = state.client.now();
+    let filter = JobFilter {
+        queues: query.list("queue"),
+        job_types: query.list("type"),
+        statuses: statuses(&query.list("status"))?,
+        created_since: query.one("since").map(|v| when("since", v, now)).transpose()?,
+        created_until: query.one("until").map(|v| when("until", v, now)).transpose()?,
+    };
+    let limit = query.number("limit")?.unwrap_or(DEFAULT_LIMIT);
+    if limit > MAX_LIMIT {
+        let reason = format!("limit {limit}: at most {MAX_LIMIT} jobs a page (page on with offset)");
+        return Err(InvalidInput::new(Input::Limit, reason).into());
+    }
+    let jobs = state
+        .client
+        .list(&List {
+            filter,
+            limit,
+            offset: query.number("offset")?.unwrap_or(0),
+        })
+        .await?;
+    Ok(Json(jobs))
+}
+
+/// `GET /api/v1/jobs/{id}`.
+pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Job>> {
+    Ok(Json(state.client.get(&id).await?))
+}
+
+/// `POST /api/v1/jobs`: a job JSON object answers with its `Enqueued`; an array answers with one per
+/// job, in order. Every job is checked before any is written.
+pub async fn enqueue(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    JsonBody(body): JsonBody<Value>,
+) -> ApiResult<Json<Value>> {
+    let (items, many) = match body {
+        Value::Array(items) => (items, true),
+        one => (vec![one], false),
+    };
+    let specs = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let spec = spec(item).map_err(|e| if many { e.at(format_args!("job {}", i + 1)) } else { e })?;
+            Ok(state.with_defaults(spec))
+        })
+        .collect::<Result<Vec<_>, InvalidInput>>()?;
+    let enqueued: Vec<Enqueued> = if many {
+        state.client.enqueue_many(specs).await?
+    } else {
+        let spec = specs.into_iter().next().expect("one job");
+        vec![state.client.enqueue(spec).await?]
+    };
+    audit::record(&caller, "jobs.enqueue", audit::ids(enqueued.iter().map(|e| &e.id)));
+    Ok(Json(if many {
+        to_json(&enqueued)
+    } else {
+        to_json(&enqueued[0])
+    }))
+}
+
+/// One job of a request: the job JSON (an envelope), where an object with `jobType` needs neither
+/// `jobId` nor `v`, since a request to this API is meant as a job; the rest is read as `jobq enqueue
+/// --file` reads a line.
+fn spec(item: Value) -> Result<JobSpec, InvalidInput> {
+    match item {
+        Value::Object(mut map) if map.contains_key("jobType") && !map.contains_key("jobId") => {
+            map.entry("v").or_insert(Value::from(1));
+            JobSpec::from_value(Value::Object(map), None)
+        }
+        Value::Object(map) if map.contains_key("jobType") => JobSpec::from_value(Value::Object(map), None),
+        _ => Err(InvalidInput::new(
+            Input::Envelope,
+            "a job is a JSON object with at least jobType (and payload, queue, priority, runAt, …)",
+        )),
+    }
+}
+
+/// Statuses from `status=a,b&status=c`.
+pub fn statuses(values: &[String]) -> Result<Vec<JobStatus>, ApiError> {
+    let mut out = Vec::new();
+    for v in values {
+        let status: JobStatus = v
+            .parse()
+            .map_err(|e: String| InvalidInput::new(Input::Status, format!("status: {e}")))?;
+        if !out.contains(&status) {
+            out.push(status);
+        }
+    }
+    Ok(out)
+}
+
+/// A point in time given as a duration ago (`30m`, `7d`) or a time (RFC 3339, Unix seconds), as
+/// `jobq list --since` takes it.
+pub fn when(name: &str, text: &str, now: UnixMillis) -> Result<UnixMillis, ApiError> {
+    if let Ok(d) = parse_duration(text) {
+        return Ok(now.minus(d));
+    }
+    parse_instant_str(text).map_err(|_| {
+        InvalidInput::new(
+            Input::Time,
+            format!("{name} {text:?}: expected a duration ago (30m, 7d) or a time (2026-01-31T09:00:00Z)"),
+        )
+        .into()
+    })
+}
+
+/// A duration such as `7d` or `10m`, named by the field it came in.
+pub fn duration(name: &str, text: &str) -> Result<std::time::Duration, ApiError> {
+    parse_duration(text).map_err(|e| InvalidInput::new(Input::Duration, format!("{name}: {e}")).into())
+}
+
+/// Serialises an answer (a document built from jobq's own types cannot fail to).
+pub fn to_json(value: impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}

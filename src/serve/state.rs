@@ -1,0 +1,79 @@
+//! What every handler shares: the `Client` (the API is a thin layer over it, as the CLI is), the bits
+//! of the config the CLI reads for the same calls, the request counters and the tokens.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::metrics::Counters;
+use super::tokens::Tokens;
+use crate::client::Client;
+use crate::config::Config;
+use crate::job::JobSpec;
+use crate::schedule::Schedule;
+
+/// Headroom over the payload limit for a request body: the envelope's other fields, JSON
+/// whitespace, and a few jobs besides in a batch.
+pub const BODY_HEADROOM: usize = 256 * 1024;
+
+/// The handlers' shared state. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState(pub Arc<Shared>);
+
+/// See [`AppState`].
+pub struct Shared {
+    /// The store, through the library's front door.
+    pub client: Client,
+    /// The store's URL without its password, for the stats document.
+    pub store: String,
+    /// The configured schedules.
+    pub schedules: Vec<Schedule>,
+    /// `max_attempts` of the configured handlers by job type, which `jobq enqueue` gives a job that
+    /// names none, so the store's rescue and the worker agree on when it is used up.
+    pub type_attempts: BTreeMap<String, u32>,
+    /// How recently a worker must have been seen to be listed (as `jobq workers` decides it).
+    pub workers_within: Duration,
+    /// The tokens requests must carry (none: every request is let in).
+    pub tokens: Tokens,
+    /// Requests answered, by method, route and status.
+    pub counters: Counters,
+    /// The largest request body read.
+    pub max_body: usize,
+}
+
+impl AppState {
+    /// The state for `client` with the config's schedules, handler attempts and worker settings.
+    pub fn new(client: Client, config: &Config, tokens: Tokens) -> AppState {
+        let settings = &config.worker;
+        AppState(Arc::new(Shared {
+            client,
+            store: config.url.redacted().to_string(),
+            schedules: config.schedules.clone(),
+            type_attempts: config
+                .handlers
+                .iter()
+                .map(|(t, h)| (t.clone(), h.retry.max_attempts))
+                .collect(),
+            workers_within: settings.stale_after.max(settings.heartbeat * 3),
+            tokens,
+            counters: Counters::default(),
+            max_body: config.limits.max_payload_bytes.saturating_add(BODY_HEADROOM),
+        }))
+    }
+
+    /// A job spec with the defaults `jobq enqueue` gives: its type's configured attempts.
+    pub fn with_defaults(&self, mut spec: JobSpec) -> JobSpec {
+        spec.max_attempts = spec
+            .max_attempts
+            .or_else(|| self.0.type_attempts.get(&spec.job_type).copied());
+        spec
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}

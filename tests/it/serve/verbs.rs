@@ -1,0 +1,411 @@
+//! Each verb of the API on every store: the answer's shape and status, and what the store holds
+//! afterwards. A case is `async fn case(store: &TestStore)`; `store_tests!` expands it into
+//! `serve::verbs::<store>::<case>`.
+
+use jobq::job::{JobSpec, JobStatus};
+use jobq::time::UnixMillis;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use super::{Api, error_code, strings};
+use crate::support::jobs::{get, id, make};
+use crate::support::{TestStore, store_tests};
+
+store_tests! {
+    run |case, fixture| case(&fixture().await).await;
+    stores {
+        sqlite => support::sqlite_store,
+        postgres => support::postgres_store,
+        mysql => support::mysql_store,
+        redis => support::redis_store,
+    }
+    cases {
+        enqueue_then_list_and_show,
+        a_bad_job_refuses_the_batch_and_writes_nothing,
+        cancel_by_id_and_by_filter,
+        replay_dead_previews_with_dry_run_then_moves,
+        delete_by_id_refuses_a_running_job_unless_forced,
+        delete_by_filter_counts,
+        retry_puts_a_finished_job_back,
+        resolve_finishes_a_waiting_job_once,
+        cleanup_counts_then_deletes,
+        queues_pause_and_resume,
+        stats_metrics_and_health,
+        schedules_list_trigger_pause_and_resume,
+    }
+}
+
+/// A job JSON to enqueue.
+fn job(job_type: &str, queue: &str, payload: Value) -> Value {
+    json!({"jobType": job_type, "queue": queue, "payload": payload})
+}
+
+/// `spec` brought to `status` now, in `queue`.
+async fn made(store: &TestStore, queue: &str, status: JobStatus) -> String {
+    let spec = JobSpec::new("made", json!({})).queue(queue);
+    make(store.store(), spec, status, UnixMillis::now())
+        .await
+        .id
+        .to_string()
+}
+
+async fn status_of(store: &TestStore, job: &str) -> JobStatus {
+    get(store.store(), &id(job)).await.status
+}
+
+async fn enqueue_then_list_and_show(store: &TestStore) {
+    let api = Api::start(store).await;
+    let (status, one) = api
+        .post("/api/v1/jobs", job("mail.send", "api", json!({"to": "a@example.com"})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{one}");
+    assert_eq!(one["outcome"], "created");
+    let first = one["id"].as_str().unwrap().to_string();
+    let batch = json!([
+        job("report.build", "api", json!(1)),
+        {"jobType": "mail.send", "queue": "api", "payload": {"to": "b"}, "uniqueKey": "k", "priority": -3, "meta": {"tenantId": "42"}},
+        {"jobType": "mail.send", "queue": "api", "uniqueKey": "k"},
+    ]);
+    let (status, many) = api.post("/api/v1/jobs", batch).await;
+    assert_eq!(status, StatusCode::OK, "{many}");
+    let outcomes: Vec<&str> = many
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["created", "created", "coalesced"]);
+    assert_eq!(many[2]["id"], many[1]["id"], "a live unique key coalesces");
+
+    let (status, listed) = api.get("/api/v1/jobs?queue=api").await;
+    assert_eq!(status, StatusCode::OK);
+    let mut ids = strings(&listed, "jobId");
+    ids.sort();
+    let mut expected = vec![
+        first.clone(),
+        many[0]["id"].as_str().unwrap().into(),
+        many[1]["id"].as_str().unwrap().into(),
+    ];
+    expected.sort();
+    assert_eq!(ids, expected);
+    let (_, mail) = api
+        .get("/api/v1/jobs?queue=api&type=mail.send&status=pending,running")
+        .await;
+    assert_eq!(mail.as_array().unwrap().len(), 2);
+    let (_, page) = api.get("/api/v1/jobs?queue=api&limit=1&offset=2").await;
+    assert_eq!(page.as_array().unwrap().len(), 1);
+    let (_, none) = api.get("/api/v1/jobs?queue=api&status=dead").await;
+    assert_eq!(none, json!([]));
+
+    let (status, shown) = api.get(&format!("/api/v1/jobs/{first}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let stored = serde_json::to_value(get(store.store(), &id(&first)).await).unwrap();
+    assert_eq!(shown, stored, "the job JSON the CLI prints");
+    assert_eq!(shown["payload"], json!({"to": "a@example.com"}));
+
+    let (status, missing) = api.get("/api/v1/jobs/no-such-job").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(error_code(&missing), "not_found");
+}
+
+async fn a_bad_job_refuses_the_batch_and_writes_nothing(store: &TestStore) {
+    let api = Api::start(store).await;
+    let batch = json!([job("ok", "bad", json!({})), job("ok", "no spaces allowed", json!({}))]);
+    let (status, body) = api.post("/api/v1/jobs", batch).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_code(&body), "invalid_input");
+    assert_eq!(body["error"]["input"], "queue");
+    assert!(
+        body["error"]["message"].as_str().unwrap().starts_with("job 2: "),
+        "{body}"
+    );
+    let (_, listed) = api.get("/api/v1/jobs?queue=bad").await;
+    assert_eq!(listed, json!([]));
+    let (status, body) = api.post("/api/v1/jobs", json!({"payload": 1})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"]["input"], "envelope");
+}
+
+async fn cancel_by_id_and_by_filter(store: &TestStore) {
+    let api = Api::start(store).await;
+    let (_, jobs) = api
+        .post(
+            "/api/v1/jobs",
+            json!([
+                job("t", "c", json!(1)),
+                job("t", "c", json!(2)),
+                job("u", "c", json!(3))
+            ]),
+        )
+        .await;
+    let ids = strings(&jobs, "id");
+    let (status, body) = api.post(&format!("/api/v1/jobs/{}/cancel", ids[0]), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["cancelled"], json!([{"id": ids[0], "previous": "pending"}]));
+    assert_eq!(status_of(store, &ids[0]).await, JobStatus::Cancelled);
+    let (status, again) = api.post(&format!("/api/v1/jobs/{}/cancel", ids[0]), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["alreadyTerminal"], json!([{"id": ids[0], "status": "cancelled"}]));
+
+    let (status, body) = api
+        .post("/api/v1/jobs/cancel", json!({"queue": ["c"], "type": ["t"]}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(strings(&body["cancelled"], "id"), [ids[1].clone()]);
+    assert_eq!(
+        status_of(store, &ids[2]).await,
+        JobStatus::Pending,
+        "another type is left"
+    );
+
+    let (status, body) = api.post("/api/v1/jobs/cancel", json!({"ids": [ids[2], "nope"]})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["error"]["ids"], json!(["nope"]));
+    assert_eq!(
+        body["error"]["details"]["cancelled"][0]["id"], ids[2],
+        "what was done is told"
+    );
+    let (status, body) = api.post("/api/v1/jobs/cancel", json!({})).await;
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "an empty filter cancels nothing: {body}"
+    );
+}
+
+async fn replay_dead_previews_with_dry_run_then_moves(store: &TestStore) {
+    let api = Api::start(store).await;
+    let first = made(store, "d", JobStatus::Dead).await;
+    let second = made(store, "d", JobStatus::Dead).await;
+    let (status, preview) = api
+        .post("/api/v1/dead/replay", json!({"queue": ["d"], "dryRun": true}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview["dryRun"], true);
+    let mut would = strings(&preview["wouldReplay"], "jobId");
+    would.sort();
+    let mut both = vec![first.clone(), second.clone()];
+    both.sort();
+    assert_eq!(would, both);
+    assert_eq!(
+        status_of(store, &first).await,
+        JobStatus::Dead,
+        "a dry run changes nothing"
+    );
+
+    let (status, body) = api.post("/api/v1/dead/replay", json!({"ids": [first]})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"replayed": [first]}));
+    assert_eq!(status_of(store, &first).await, JobStatus::Pending);
+    assert_eq!(status_of(store, &second).await, JobStatus::Dead);
+    let (status, body) = api.post("/api/v1/dead/replay", json!({"limit": 0})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"]["input"], "limit");
+}
+
+async fn delete_by_id_refuses_a_running_job_unless_forced(store: &TestStore) {
+    let api = Api::start(store).await;
+    let running = made(store, "del", JobStatus::Running).await;
+    let (_, done) = api.post("/api/v1/jobs", job("t", "del", json!({}))).await;
+    let done = done["id"].as_str().unwrap().to_string();
+    let (status, body) = api.delete(&format!("/api/v1/jobs/{done}")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["deleted"], json!([{"id": done, "previous": "pending"}]));
+    assert_eq!(api.get(&format!("/api/v1/jobs/{done}")).await.0, StatusCode::NOT_FOUND);
+
+    let (status, body) = api.delete(&format!("/api/v1/jobs/{running}")).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "conflict");
+    assert_eq!(body["error"]["ids"], json!([running]));
+    assert_eq!(status_of(store, &running).await, JobStatus::Running);
+    let (status, body) = api.delete(&format!("/api/v1/jobs/{running}?force=true")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["deleted"], json!([{"id": running, "previous": "running"}]));
+    let (status, body) = api.delete(&format!("/api/v1/jobs/{running}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+}
+
+async fn delete_by_filter_counts(store: &TestStore) {
+    let api = Api::start(store).await;
+    made(store, "df", JobStatus::Running).await;
+    api.post(
+        "/api/v1/jobs",
+        json!([job("t", "df", json!(1)), job("t", "df", json!(2))]),
+    )
+    .await;
+    let (status, body) = api.post("/api/v1/jobs/delete", json!({"queue": ["df"]})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "the running job is left: {body}");
+    assert_eq!(body["error"]["details"], json!({"deleted": 2, "refused": 1}));
+    let (status, body) = api
+        .post("/api/v1/jobs/delete", json!({"queue": ["df"], "force": true}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"deleted": 1, "refused": 0}));
+    let (status, body) = api
+        .post("/api/v1/jobs/delete", json!({"ids": ["a"], "queue": ["df"]}))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "ids and a filter: {body}");
+}
+
+async fn retry_puts_a_finished_job_back(store: &TestStore) {
+    let api = Api::start(store).await;
+    let finished = made(store, "r", JobStatus::Succeeded).await;
+    let (_, pending) = api.post("/api/v1/jobs", job("t", "r", json!({}))).await;
+    let pending = pending["id"].as_str().unwrap().to_string();
+    let (status, body) = api.post(&format!("/api/v1/jobs/{finished}/retry"), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["retried"], json!([finished]));
+    assert_eq!(status_of(store, &finished).await, JobStatus::Pending);
+    let (status, body) = api.post("/api/v1/jobs/retry", json!({"ids": [pending]})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(
+        body["error"]["details"]["notTerminal"],
+        json!([{"id": pending, "status": "pending"}])
+    );
+}
+
+async fn resolve_finishes_a_waiting_job_once(store: &TestStore) {
+    let api = Api::start(store).await;
+    let waiting = made(store, "w", JobStatus::Waiting).await;
+    let path = format!("/api/v1/jobs/{waiting}/resolve");
+    let (status, body) = api
+        .post(&path, json!({"action": "succeed", "result": {"paid": true}}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body,
+        json!({"id": waiting, "outcome": "resolved", "status": "succeeded"})
+    );
+    let job = get(store.store(), &id(&waiting)).await;
+    assert_eq!(
+        job.result.map(|r| r.get().to_string()).as_deref(),
+        Some(r#"{"paid":true}"#)
+    );
+    let (status, body) = api.post(&path, json!({"action": "succeed"})).await;
+    assert_eq!(status, StatusCode::OK, "the same way twice is no error: {body}");
+    let (status, body) = api.post(&path, json!({"action": "fail", "error": "declined"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let (status, body) = api.post(&path, json!({"action": "explode"})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(error_code(&body), "bad_request");
+}
+
+async fn cleanup_counts_then_deletes(store: &TestStore) {
+    let api = Api::start(store).await;
+    let done = made(store, "cl", JobStatus::Succeeded).await;
+    let (status, body) = api
+        .post("/api/v1/cleanup", json!({"queue": ["cl"], "dryRun": true}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"wouldDelete": 1, "dryRun": true}));
+    let (status, body) = api
+        .post("/api/v1/cleanup", json!({"queue": ["cl"], "status": ["succeeded"]}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"deleted": 1, "dryRun": false}));
+    assert_eq!(api.get(&format!("/api/v1/jobs/{done}")).await.0, StatusCode::NOT_FOUND);
+    let (status, body) = api.post("/api/v1/cleanup", json!({"status": ["pending"]})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+}
+
+async fn queues_pause_and_resume(store: &TestStore) {
+    let api = Api::start(store).await;
+    let (status, body) = api.post("/api/v1/queues/mail/pause", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body,
+        json!({"queue": "mail", "jobType": null, "paused": true, "changed": true})
+    );
+    assert_eq!(
+        api.post("/api/v1/queues/mail/pause", json!({})).await.1["changed"],
+        false
+    );
+    let (_, queues) = api.get("/api/v1/queues").await;
+    let mail = queues["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["queue"] == "mail")
+        .cloned()
+        .unwrap();
+    assert!(mail["pausedSince"].is_i64(), "{queues}");
+    let (_, typed) = api.post("/api/v1/queues/mail/pause?type=mail.send", json!({})).await;
+    assert_eq!(typed["jobType"], "mail.send");
+    let (status, body) = api.post("/api/v1/queues/mail/resume", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["changed"], true);
+    let (_, queues) = api.get("/api/v1/queues").await;
+    let mail = queues["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["queue"] == "mail")
+        .cloned()
+        .unwrap();
+    assert_eq!(mail["pausedSince"], Value::Null);
+    assert_eq!(mail["pausedTypes"], json!(["mail.send"]));
+    let (status, body) = api.post("/api/v1/queues/no%20spaces/pause", json!({})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+}
+
+async fn stats_metrics_and_health(store: &TestStore) {
+    let api = Api::start(store).await;
+    api.post(
+        "/api/v1/jobs",
+        json!([job("t", "s", json!(1)), job("t", "s", json!(2))]),
+    )
+    .await;
+    let (status, stats) = api.get("/api/v1/stats?queue=s").await;
+    assert_eq!(status, StatusCode::OK, "{stats}");
+    assert_eq!(stats["queues"][0]["queue"], "s");
+    assert_eq!(stats["queues"][0]["ready"], 2);
+    assert_eq!(stats["totals"]["ready"], 2);
+    assert!(!stats["store"].as_str().unwrap().contains("password"));
+    let (status, text) = api.text("/metrics").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(text.contains("jobq_jobs{queue=\"s\",status=\"pending\"} 2"), "{text}");
+    assert!(
+        text.contains("jobq_http_requests_total{method=\"GET\",route=\"/api/v1/stats\",status=\"200\"} 1"),
+        "{text}"
+    );
+    let (status, health) = api.get("/healthz").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(health["status"], "ok");
+    let (status, workers) = api.get("/api/v1/workers").await;
+    assert_eq!((status, workers), (StatusCode::OK, json!([])));
+}
+
+async fn schedules_list_trigger_pause_and_resume(store: &TestStore) {
+    let config = "[schedules.nightly]\nevery = \"1h\"\ntype = \"report.build\"\nqueue = \"reports\"\n";
+    let api = Api::start_with(store, config, &[]).await;
+    let (status, rows) = api.get("/api/v1/schedules").await;
+    assert_eq!(status, StatusCode::OK, "{rows}");
+    assert_eq!(strings(&rows, "name"), ["nightly"]);
+    assert_eq!(
+        (rows[0]["type"].as_str(), rows[0]["paused"].as_bool()),
+        (Some("report.build"), Some(false))
+    );
+
+    let (status, triggered) = api.post("/api/v1/schedules/nightly/trigger", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{triggered}");
+    assert_eq!(triggered["outcome"], "created");
+    let job = get(store.store(), &id(triggered["id"].as_str().unwrap())).await;
+    assert_eq!((job.job_type.as_str(), job.queue.as_str()), ("report.build", "reports"));
+    assert_eq!(job.meta.get("trigger").map(String::as_str), Some("manual"));
+
+    let (status, body) = api.post("/api/v1/schedules/nightly/pause", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body,
+        json!({"schedule": "nightly", "paused": true, "pausedByConfig": false})
+    );
+    assert_eq!(api.get("/api/v1/schedules").await.1[0]["paused"], true);
+    let (status, body) = api
+        .post("/api/v1/schedules/nightly/resume?catchUp=false", json!({}))
+        .await;
+    assert_eq!((status, &body["paused"]), (StatusCode::OK, &json!(false)), "{body}");
+    assert_eq!(api.get("/api/v1/schedules").await.1[0]["paused"], false);
+    let (status, body) = api.post("/api/v1/schedules/weekly/pause", json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(error_code(&body), "no_such_schedule");
+}
