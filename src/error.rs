@@ -294,6 +294,23 @@ impl From<InvalidInput> for Error {
 /// Shorthand for results of jobq calls.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// An error with its causes, each after a colon: what a log line shows, where nothing prints the
+/// chain the way the CLI's `error:` line does.
+pub fn causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = err.to_string();
+    let mut next = err.source();
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        // A layer that already repeats its cause's words adds nothing.
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = cause.source();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,21 +359,13 @@ mod tests {
             matches!(err, Error::Invalid { input: Input::Queue, ref reason, .. } if reason == "jobs.ndjson:3: invalid queue name")
         );
     }
-}
 
-/// An error with its causes, each after a colon: what a log line shows, where nothing prints the
-/// chain the way the CLI's `error:` line does.
-pub fn causes(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = err.to_string();
-    let mut next = err.source();
-    while let Some(cause) = next {
-        let text = cause.to_string();
-        // A layer that already repeats its cause's words adds nothing.
-        if !out.ends_with(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        next = cause.source();
+    #[test]
+    fn causes_follow_the_error_once_each() {
+        let store = StoreError::query(crate::store::StoreKind::Sqlite, "claim", "near \"ORDER\": syntax error");
+        assert_eq!(
+            causes(&store),
+            "sqlite store: claim failed: near \"ORDER\": syntax error"
+        );
     }
-    out
 }

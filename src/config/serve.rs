@@ -4,8 +4,12 @@
 //! holds a secret.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use serde::Deserialize;
+
+use crate::autoscale::Policy;
+use crate::time::parse_duration;
 
 /// Where `jobq serve` listens unless told otherwise: loopback only.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -19,6 +23,24 @@ pub struct ServeFile {
     /// The tokens a request may carry.
     #[serde(default)]
     pub tokens: Vec<TokenFile>,
+    /// The policy behind `/metrics`' `jobq_queue_desired_workers` (none: the gauge is left out).
+    pub autoscale: Option<AutoscaleFile>,
+}
+
+/// `[serve.autoscale]`: what `jobq autoscale`'s flags say, for every queue `/metrics` reports.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutoscaleFile {
+    /// How long a ready job may wait before it starts, e.g. `30s` (required).
+    pub target_latency: Option<String>,
+    /// Fewest workers (default 1).
+    pub min: Option<u32>,
+    /// Most workers (default 20).
+    pub max: Option<u32>,
+    /// Jobs one worker runs at once (default 8).
+    pub concurrency: Option<u32>,
+    /// How far back arrivals and run times are measured (default `5m`).
+    pub window: Option<String>,
 }
 
 /// One entry of `[serve] tokens`.
@@ -70,6 +92,8 @@ pub struct ServeSettings {
     pub listen: SocketAddr,
     /// The tokens, in the order written.
     pub tokens: Vec<TokenSpec>,
+    /// The policy `/metrics` computes each queue's desired workers with, if any.
+    pub autoscale: Option<Policy>,
 }
 
 impl Default for ServeSettings {
@@ -77,6 +101,7 @@ impl Default for ServeSettings {
         ServeSettings {
             listen: DEFAULT_LISTEN.parse().expect("a socket address"),
             tokens: Vec::new(),
+            autoscale: None,
         }
     }
 }
@@ -124,7 +149,36 @@ pub(crate) fn serve_settings(f: &ServeFile) -> Result<ServeSettings, (String, St
             role,
         });
     }
+    if let Some(a) = &f.autoscale {
+        settings.autoscale = Some(autoscale_policy(a).map_err(|e| ("[serve.autoscale]".to_string(), e))?);
+    }
     Ok(settings)
+}
+
+/// `[serve.autoscale]` checked the way `jobq autoscale` checks its flags, with the same defaults.
+fn autoscale_policy(a: &AutoscaleFile) -> Result<Policy, String> {
+    let duration = |key: &str, text: &str| parse_duration(text).map_err(|e| format!("{key}: {e}"));
+    let target_latency = match &a.target_latency {
+        Some(t) => duration("target_latency", t)?,
+        None => return Err("target_latency is required, e.g. target_latency = \"30s\"".to_string()),
+    };
+    let policy = Policy {
+        min: a.min.unwrap_or(1),
+        max: a.max.unwrap_or(20),
+        target_latency,
+        concurrency: a.concurrency.unwrap_or(8),
+        window: match &a.window {
+            Some(w) => duration("window", w)?,
+            None => Duration::from_secs(300),
+        },
+    };
+    // The check speaks of the command's flags; here they are keys.
+    policy.check().map_err(|e| {
+        e.to_string()
+            .replace("--target-latency", "target_latency")
+            .replace("--", "")
+    })?;
+    Ok(policy)
 }
 
 /// `host:port` as `--listen` and `[serve] listen` take it (`localhost` is loopback).
@@ -182,6 +236,23 @@ mod tests {
         for (text, key) in cases {
             let (k, _) = serve_settings(&file(text)).unwrap_err();
             assert_eq!(k, key, "{text}");
+        }
+    }
+
+    #[test]
+    fn autoscale_takes_the_commands_defaults_and_checks() {
+        let s = serve_settings(&file("[autoscale]\ntarget_latency = \"30s\"")).unwrap();
+        let p = s.autoscale.unwrap();
+        assert_eq!((p.min, p.max, p.concurrency), (1, 20, 8));
+        assert_eq!(p.target_latency, Duration::from_secs(30));
+        assert_eq!(p.window, Duration::from_secs(300));
+        for text in [
+            "[autoscale]\nmin = 1",
+            "[autoscale]\ntarget_latency = \"soon\"",
+            "[autoscale]\ntarget_latency = \"30s\"\nmin = 5\nmax = 2",
+        ] {
+            let (key, _) = serve_settings(&file(text)).unwrap_err();
+            assert_eq!(key, "[serve.autoscale]", "{text}");
         }
     }
 

@@ -52,6 +52,20 @@ impl Counters {
 pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
     let stats = state.client.stats(&[]).await?;
     let mut text = report::prometheus(&stats, state.client.now());
+    if let Some(policy) = &state.autoscale {
+        text.push_str(
+            "# HELP jobq_queue_desired_workers Workers the queue needs under [serve.autoscale] (jobq autoscale's formula).\n# TYPE jobq_queue_desired_workers gauge\n",
+        );
+        for q in &stats.queues {
+            let estimate = state.client.desired_workers(&q.queue, policy).await?;
+            let _ = writeln!(
+                text,
+                "jobq_queue_desired_workers{{queue=\"{}\"}} {}",
+                label(&q.queue),
+                estimate.workers
+            );
+        }
+    }
     text.push_str(&state.counters.render());
     Ok((
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::metrics::Counters;
 use super::tokens::Tokens;
+use crate::autoscale::Policy;
 use crate::client::Client;
 use crate::config::Config;
 use crate::job::JobSpec;
@@ -39,6 +40,8 @@ pub struct Shared {
     pub counters: Counters,
     /// The largest request body read.
     pub max_body: usize,
+    /// The policy behind `jobq_queue_desired_workers` in `/metrics`, if configured.
+    pub autoscale: Option<Policy>,
 }
 
 impl AppState {
@@ -58,6 +61,7 @@ impl AppState {
             tokens,
             counters: Counters::default(),
             max_body: config.limits.max_payload_bytes.saturating_add(BODY_HEADROOM),
+            autoscale: config.serve.autoscale,
         }))
     }
 

@@ -31,6 +31,7 @@ store_tests! {
         cleanup_counts_then_deletes,
         queues_pause_and_resume,
         stats_metrics_and_health,
+        metrics_tell_each_queue_s_desired_workers_when_configured,
         schedules_list_trigger_pause_and_resume,
     }
 }
@@ -368,11 +369,30 @@ async fn stats_metrics_and_health(store: &TestStore) {
         text.contains("jobq_http_requests_total{method=\"GET\",route=\"/api/v1/stats\",status=\"200\"} 1"),
         "{text}"
     );
+    assert!(
+        !text.contains("jobq_queue_desired_workers"),
+        "no [serve.autoscale], no gauge: {text}"
+    );
     let (status, health) = api.get("/healthz").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(health["status"], "ok");
     let (status, workers) = api.get("/api/v1/workers").await;
     assert_eq!((status, workers), (StatusCode::OK, json!([])));
+}
+
+async fn metrics_tell_each_queue_s_desired_workers_when_configured(store: &TestStore) {
+    let config = "[serve.autoscale]\ntarget_latency = \"30s\"\nmin = 2\nmax = 5\n";
+    let api = Api::start_with(store, config, &[]).await;
+    api.post(
+        "/api/v1/jobs",
+        json!([job("t", "s", json!(1)), job("t", "s", json!(2))]),
+    )
+    .await;
+    let (status, text) = api.text("/metrics").await;
+    assert_eq!(status, StatusCode::OK);
+    // No run has finished yet, so the run time is unknown: a backlog asks for one worker, and the
+    // policy's floor makes it two.
+    assert!(text.contains("jobq_queue_desired_workers{queue=\"s\"} 2"), "{text}");
 }
 
 async fn schedules_list_trigger_pause_and_resume(store: &TestStore) {
