@@ -659,27 +659,29 @@ impl<'a> Admission<'a> {
         for limit in claim.flow.limits.iter().filter(|l| scopes.contains(&l.scope.key())) {
             let scope = limit.scope.key();
             let partitioned = limit.partition.is_some();
+            // A full slot or an empty bucket is left out by the selection, so it bounds nothing;
+            // of the others the tightest does, and a partition never seen is empty.
             if let Some(max) = limit.global_concurrency {
-                // The fullest partition the selection still reads (a full one it leaves out); one
-                // never seen has none running.
-                let fullest = self
+                let held = self
                     .running
                     .iter()
                     .filter(|(k, n)| k.0 == scope && **n < max)
-                    .map(|(_, n)| *n)
-                    .max()
-                    .unwrap_or(0);
-                bound(max - fullest, partitioned);
+                    .map(|(_, n)| *n);
+                let unseen_held = (partitioned || !self.running.keys().any(|k| k.0 == scope)).then_some(0);
+                if let Some(fullest) = held.chain(unseen_held).max() {
+                    bound(max - fullest, partitioned);
+                }
             }
             if let Some(rate) = limit.rate {
-                let fresh = std::iter::once(now_us);
                 let open = self
                     .buckets
                     .iter()
                     .filter(|(k, tat)| k.0 == scope && rate.admit(**tat, now_us).is_some())
                     .map(|(_, tat)| *tat);
-                let starts = fresh.chain(open).map(|tat| rate.starts_left(tat, now_us)).min();
-                bound(starts.unwrap_or(0), partitioned);
+                let fresh = (partitioned || !self.buckets.keys().any(|k| k.0 == scope)).then_some(now_us);
+                if let Some(starts) = open.chain(fresh).map(|tat| rate.starts_left(tat, now_us)).min() {
+                    bound(starts, partitioned);
+                }
             }
         }
         least

@@ -265,6 +265,15 @@ fn headroom_is_what_the_limits_are_sure_to_admit() {
         "five slots left, twenty starts"
     );
 
+    // A full limit without partitions is left out by the selection (its type excluded): it bounds
+    // nothing, so the next page reads as many as the claim wants.
+    let running = HashMap::from([(("type:t".to_string(), String::new()), 50)]);
+    let a = Admission::new(&c, running, HashMap::new());
+    assert_eq!(a.headroom().jobs, 20, "the rate's twenty starts remain");
+    let spent = HashMap::from([(("type:t".to_string(), String::new()), 1_000_000_000 + 1_000_000)]);
+    let a = Admission::new(&c, HashMap::new(), spent);
+    assert_eq!(a.headroom().jobs, 50, "an empty bucket is left out too");
+
     // A full partition is left out by the selection; the fullest of the others bounds it.
     let flow = Flow {
         limits: vec![limit(Scope::Type("t".into()), Some(3), None, Some("meta.tenantId"))],
