@@ -28,11 +28,16 @@
 #[path = "../tests/it/support/mod.rs"]
 mod support;
 
+// Each bench uses some of what the benches share.
+#[allow(dead_code)]
+mod common;
+
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{env_number, reachable, stores};
 use futures_util::FutureExt;
 use jobq::Client;
 use jobq::job::{JobSpec, JobStatus};
@@ -44,11 +49,9 @@ use support::{TestStore, eventually};
 /// Waits of the bench: as long as the tests allow.
 const WAIT: Duration = Duration::from_secs(30);
 
+/// Runs per timing: `JOBQ_BENCH_RUNS`, 5 unless set.
 fn runs() -> usize {
-    std::env::var("JOBQ_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5)
+    env_number("JOBQ_BENCH_RUNS").unwrap_or(5)
 }
 
 /// `median … (slowest …)` of some durations.
@@ -69,21 +72,6 @@ async fn timed<F: Future>(runs: usize, mut f: impl FnMut() -> F) -> Vec<Duration
     times
 }
 
-/// Whether something listens at the host and port of a server's `url`.
-fn reachable(url: &str) -> bool {
-    let Ok(parsed) = url::Url::parse(url) else {
-        return false;
-    };
-    let default_port = match parsed.scheme() {
-        "mysql" => 3306,
-        "redis" => 6379,
-        _ => 5432,
-    };
-    let port = parsed.port().unwrap_or(default_port);
-    let host = parsed.host_str().unwrap_or("127.0.0.1");
-    std::net::TcpStream::connect((host, port)).is_ok()
-}
-
 #[tokio::main]
 async fn main() {
     let runs = runs();
@@ -95,20 +83,7 @@ async fn main() {
     } else {
         println!("Redis subscription: not measured, no server at JOBQ_TEST_REDIS_URL");
     }
-    type Open = fn() -> std::pin::Pin<Box<dyn Future<Output = TestStore>>>;
-    let stores: [(&str, Option<String>, Open); 4] = [
-        ("sqlite", None, || Box::pin(support::sqlite_store())),
-        ("postgres", Some(support::postgres::postgres_url()), || {
-            Box::pin(support::postgres_store())
-        }),
-        ("mysql", Some(support::mysql::mysql_url()), || {
-            Box::pin(support::mysql_store())
-        }),
-        ("redis", Some(support::redis::redis_url()), || {
-            Box::pin(support::redis_store())
-        }),
-    ];
-    for (name, server, open) in stores {
+    for (name, server, open) in stores() {
         if server.as_deref().is_some_and(|url| !reachable(url)) {
             println!("idle worker on {name}: not measured, no server");
             continue;

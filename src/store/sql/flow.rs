@@ -365,7 +365,7 @@ where
         for _ in 0..MAX_PAGES {
             let closed = admission.closed_keys();
             let size = page_size(claim.limit - admission.admitted(), admission.headroom(), &closed);
-            let mut page: Vec<Candidate> = Vec::new();
+            let mut page: Vec<CandidateRow> = Vec::new();
             for q in queues.iter_mut().filter(|q| q.more) {
                 let Some(select) = self.candidates(claim, q, &closed, size) else {
                     q.more = false;
@@ -374,7 +374,7 @@ where
                 let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
                 q.more = rows.len() >= size as usize;
                 for row in rows {
-                    page.push(Candidate {
+                    page.push(CandidateRow {
                         id: row.try_get_unchecked(0)?,
                         job_type: row.try_get_unchecked(1)?,
                         queue: q.queue.clone(),
@@ -386,7 +386,7 @@ where
                             .collect::<Result<_, _>>()?,
                     });
                 }
-                if let Some(last) = page.iter().rev().find(|c| c.queue == *q.queue) {
+                if let Some(last) = page.last().filter(|c| c.queue == *q.queue) {
                     q.after = Some((last.priority, last.run_at, last.id.clone()));
                 }
             }
@@ -618,7 +618,7 @@ struct QueuePage<'a> {
 }
 
 /// A candidate as the page read it: what admission needs, not the whole job.
-struct Candidate {
+struct CandidateRow {
     id: String,
     job_type: String,
     queue: String,
@@ -628,7 +628,7 @@ struct Candidate {
     partitions: Vec<String>,
 }
 
-impl Candidate {
+impl CandidateRow {
     fn view(&self) -> crate::store::Candidate<'_> {
         crate::store::Candidate {
             id: &self.id,

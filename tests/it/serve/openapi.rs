@@ -2,9 +2,9 @@
 //! from the document, sends them to a running server, and checks each answer against the document
 //! (documented status, content type and schema) and that nothing answers with a server error.
 //!
-//! `.ci/run` installs schemathesis in a virtualenv under the target directory; elsewhere point
-//! `JOBQ_TEST_SCHEMATHESIS` at its executable. A missing schemathesis fails the test with how to
-//! install it: it never passes silently.
+//! The test installs schemathesis itself, once, in a virtualenv under the target directory (so a
+//! plain `cargo test` on a fresh clone runs it); `JOBQ_TEST_SCHEMATHESIS` points at another copy. An
+//! install that fails fails the test with the command to run by hand: it never passes silently.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -19,7 +19,11 @@ every = "1h"
 type = "report.build"
 "#;
 
-/// Where `.ci/run` installs schemathesis: `<target dir>/schemathesis/bin/schemathesis`.
+/// The schemathesis release the test installs.
+const SCHEMATHESIS: &str = "schemathesis==4.32.5";
+
+/// `JOBQ_TEST_SCHEMATHESIS`, or the copy in `<target dir>/schemathesis`, installed there first when
+/// missing.
 fn schemathesis() -> PathBuf {
     if let Some(path) = std::env::var_os("JOBQ_TEST_SCHEMATHESIS") {
         return PathBuf::from(path);
@@ -27,11 +31,40 @@ fn schemathesis() -> PathBuf {
     // The jobq binary is <target dir>/<profile>/jobq.
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_jobq"));
     let target = binary.parent().and_then(|p| p.parent()).expect("the target directory");
-    target.join("schemathesis/bin/schemathesis")
+    let venv = target.join("schemathesis");
+    let program = venv.join("bin/schemathesis");
+    if program.is_file() {
+        return program;
+    }
+    let by_hand = format!(
+        "python3 -m venv {dir} && {dir}/bin/pip install '{SCHEMATHESIS}'",
+        dir = venv.display()
+    );
+    let run = |cmd: &mut std::process::Command| {
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("installing schemathesis: {e}; run `{by_hand}`"));
+        assert!(
+            out.status.success(),
+            "installing schemathesis failed ({}); run `{by_hand}`, or point JOBQ_TEST_SCHEMATHESIS at a copy:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let _ = std::fs::remove_dir_all(&venv);
+    run(std::process::Command::new("python3").arg("-m").arg("venv").arg(&venv));
+    run(std::process::Command::new(venv.join("bin/pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        SCHEMATHESIS,
+    ]));
+    program
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_running_server_keeps_to_its_openapi_document() {
+    let program = schemathesis();
     let store = sqlite_store().await;
     let api = Api::start_with(&store, CONFIG, &[]).await;
     let (status, document) = api.get("/api/v1/openapi.json").await;
@@ -43,13 +76,10 @@ async fn the_running_server_keeps_to_its_openapi_document() {
         .unwrap_or_default();
     assert!(paths.len() >= 20, "every route is described: {paths:?}");
 
-    let program = schemathesis();
     assert!(
         program.is_file(),
-        "schemathesis is not installed at {}: run `python3 -m venv {dir} && {dir}/bin/pip install schemathesis` \
-         (as .ci/run does), or point JOBQ_TEST_SCHEMATHESIS at it",
-        program.display(),
-        dir = program.parent().and_then(|p| p.parent()).unwrap_or(&program).display(),
+        "schemathesis is not at {}: point JOBQ_TEST_SCHEMATHESIS at its executable",
+        program.display()
     );
     let work = tempfile::tempdir().unwrap();
     let mut report = String::new();

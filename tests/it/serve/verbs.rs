@@ -321,32 +321,30 @@ async fn queues_pause_and_resume(store: &TestStore) {
         api.post("/api/v1/queues/mail/pause", json!({})).await.1["changed"],
         false
     );
-    let (_, queues) = api.get("/api/v1/queues").await;
-    let mail = queues["queues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|q| q["queue"] == "mail")
-        .cloned()
-        .unwrap();
-    assert!(mail["pausedSince"].is_i64(), "{queues}");
+    let mail = queue_named(&api, "mail").await;
+    assert!(mail["pausedSince"].is_i64(), "{mail}");
     let (_, typed) = api.post("/api/v1/queues/mail/pause?type=mail.send", json!({})).await;
     assert_eq!(typed["jobType"], "mail.send");
     let (status, body) = api.post("/api/v1/queues/mail/resume", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["changed"], true);
-    let (_, queues) = api.get("/api/v1/queues").await;
-    let mail = queues["queues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|q| q["queue"] == "mail")
-        .cloned()
-        .unwrap();
+    let mail = queue_named(&api, "mail").await;
     assert_eq!(mail["pausedSince"], Value::Null);
     assert_eq!(mail["pausedTypes"], json!(["mail.send"]));
     let (status, body) = api.post("/api/v1/queues/no%20spaces/pause", json!({})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+}
+
+/// One queue of `GET /api/v1/queues`.
+async fn queue_named(api: &Api, name: &str) -> Value {
+    let (_, queues) = api.get("/api/v1/queues").await;
+    queues["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["queue"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no queue {name} in {queues}"))
 }
 
 async fn stats_metrics_and_health(store: &TestStore) {
