@@ -137,7 +137,21 @@ async fn refresh(s: &Arc<Shared>) {
     };
     let limits = s.limits_now();
     let old = s.flow.get();
-    let FlowState { pauses, blocks } = state;
+    let FlowState { pauses, mut blocks } = state;
+    // A block ends only when its time is up. One this worker raised may not be written yet when the
+    // read above ran (its write is on its way), so a block still in force stays in the view.
+    let unwritten: Vec<Block> = old
+        .blocks
+        .iter()
+        .filter(|b| {
+            b.until > now
+                && !blocks
+                    .iter()
+                    .any(|n| n.job_type == b.job_type && n.partition == b.partition)
+        })
+        .cloned()
+        .collect();
+    blocks.extend(unwritten);
     let freed = old.pauses.iter().any(|p| !pauses.contains(p))
         || old.blocks.iter().any(|b| {
             b.until <= now
