@@ -99,10 +99,14 @@ pub async fn run(ctx: &Context, args: AutoscaleArgs) -> anyhow::Result<()> {
     let mut cooldown = Cooldown::new(args.cool_down);
     let mut ticks = tokio::time::interval(args.interval);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Listening from here on, not only while waiting for a tick: a signal that arrives during an
+    // evaluation is kept and ends the loop before the next one (the evaluation and its program run
+    // to the end, so a scaling program is never killed half-way).
+    let mut stop = std::pin::pin!(interrupted());
     loop {
         tokio::select! {
             _ = ticks.tick() => {}
-            _ = interrupted() => return Ok(()),
+            _ = &mut stop => return Ok(()),
         }
         let evaluated = evaluate(&client, &args, &policy, format, &mut cooldown).await;
         match evaluated {
@@ -181,14 +185,18 @@ async fn run_program(program: &PathBuf, estimate: &Estimate, previous: Option<u3
     Ok(())
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn interrupted() {
+/// A future that resolves on Ctrl-C or SIGTERM. The handlers are installed when it is made, not
+/// when it is first polled, so a signal that arrives before the first poll still counts.
+fn interrupted() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    let Ok(mut term) = signal(SignalKind::terminate()) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
+    let streams = signal(SignalKind::terminate()).and_then(|term| Ok((term, signal(SignalKind::interrupt())?)));
+    async move {
+        let Ok((mut term, mut int)) = streams else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+        }
     }
 }
