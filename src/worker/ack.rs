@@ -72,7 +72,7 @@ pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>) {
                 Err(_) => break,
             }
         }
-        tracing::trace!(outcomes = batch.len(), "writing outcomes");
+        tracing::trace!(worker = %s.id, outcomes = batch.len(), "writing outcomes");
         write(&s, &mut batch).await;
     }
 }
@@ -111,7 +111,7 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
         // Under a cluster-wide limit the store counts a job's slot until its outcome is written: a
         // claim that found the limit full may now find room.
         if s.claims_under_limits() {
-            s.slot_freed.notify_one();
+            s.outcomes_written.notify_one();
         }
     }
     if !releases.is_empty() {

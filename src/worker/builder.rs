@@ -280,6 +280,7 @@ impl WorkerBuilder {
             live,
             state: Mutex::new(State::default()),
             slot_freed: Notify::new(),
+            outcomes_written: Notify::new(),
             progress: Arc::new(Notify::new()),
             control,
             jobs_done: AtomicU64::new(0),

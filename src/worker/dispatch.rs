@@ -103,7 +103,7 @@ impl Dispatcher<'_> {
                 continue;
             };
             let got = jobs.len();
-            tracing::trace!(asked = window.limit, got, "claimed");
+            tracing::trace!(worker = %s.id, asked = window.limit, got, "claimed");
             // The jobs start under the setup in force now: a reload that returned while the claim
             // was on its way (so before a job enqueued after it could be claimed) applies to them.
             self.claimed += s.start(&s.live(), jobs, self.acks).await;
@@ -220,15 +220,20 @@ impl Dispatcher<'_> {
                 (self.idle_poll * 2).min(s.settings.poll_interval)
             };
         }
-        // A limit shared with other workers may be what held the claim back: a slot this worker frees
-        // is one it can take again at once (slots other workers free are seen at the next poll).
-        let on_slot = s.burst || !window.exclude.is_empty() || s.claims_under_limits();
+        let on_slot = s.burst || !window.exclude.is_empty();
+        // A limit shared with other workers may be what held the claim back. The store counts a
+        // slot until the job's outcome is written, so a slot this worker frees is one it can take
+        // again once the acknowledger has written it; a claim when the handler ends, before that,
+        // would find the limit as full as before (slots other workers free are seen at the next
+        // poll or store wake-up).
+        let on_written = s.claims_under_limits();
         tokio::select! {
             biased;
             _ = s.control.stop.cancelled() => {}
             _ = s.control.wake.notified() => {}
             _ = s.live.reloaded.notified() => {}
             _ = s.slot_freed.notified(), if on_slot => {}
+            _ = s.outcomes_written.notified(), if on_written => {}
             _ = tokio::time::sleep(self.idle_poll) => {}
         }
     }

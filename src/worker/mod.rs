@@ -286,6 +286,9 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     /// Signalled whenever a handler finishes and frees a slot.
     slot_freed: Notify,
+    /// Signalled when the acknowledger has written outcomes of a worker under cluster-wide limits:
+    /// the slots the store counted for those jobs are free now.
+    outcomes_written: Notify,
     /// Signalled when a handler reports progress.
     progress: Arc<Notify>,
     control: Arc<shutdown::Control>,

@@ -126,7 +126,8 @@ impl DirectWriter {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let open = || -> rusqlite::Result<Connection> {
             let connection = Connection::open_with_flags(&self.path, flags)?;
-            connection.busy_timeout(self.busy_timeout)?;
+            // SAFETY: the connection was just opened and is used by this thread only.
+            unsafe { super::busy::install(connection.handle(), self.busy_timeout) };
             // The same pragmas, in the same order, as `Settings::open` gives the pool (foreign_keys is
             // sqlx's own default).
             connection.pragma_update(None, "journal_mode", "WAL")?;

@@ -12,6 +12,7 @@
 //! a cheap async wait, where two connections colliding would wait in SQLite's busy handler, which
 //! sleeps in whole milliseconds. Other processes are kept apart by SQLite's own lock (`busy_timeout`).
 
+mod busy;
 mod checkpoint;
 mod direct;
 mod group;

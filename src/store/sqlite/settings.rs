@@ -75,7 +75,17 @@ impl Settings {
             .busy_timeout(self.busy_timeout)
             .pragma("cache_size", "-32000")
             .pragma("temp_store", "memory");
+        let busy_timeout = self.busy_timeout;
         SqlitePoolOptions::new()
+            // SQLite's own wait for the write lock sleeps in whole milliseconds; see `busy.rs`.
+            .after_connect(move |connection, _| {
+                Box::pin(async move {
+                    let mut handle = connection.lock_handle().await?;
+                    // SAFETY: the handle is locked for this call, so no statement runs on it meanwhile.
+                    unsafe { super::busy::install(handle.as_raw_handle().as_ptr(), busy_timeout) };
+                    Ok(())
+                })
+            })
             .max_connections(4)
             .min_connections(0)
             // A file does not hang up: no ping (a round trip to the connection's thread) before each use.

@@ -116,11 +116,48 @@ local function tat_of(key)
   return t
 end
 
--- The candidates, per queue in claim order, merged.
+-- Whether a limit without a partition has no room left in queue prefix Q: no free slot, or a rate
+-- bucket without a start left. Such a limit holds back every job it covers, so the scan below passes
+-- over them without reading them (a full limit would otherwise cost a read of every candidate).
+local function full(Q, lim)
+  local suffix = lim.s .. '\n'
+  local P = flow_prefix(Q)
+  if lim.gc and live(P .. 'slots:' .. suffix, lim.gc) >= lim.gc then
+    return true
+  end
+  if lim.rc then
+    local interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc))
+    if math.max(tat_of(P .. 'rate:' .. suffix), now_us) + interval - now_us > lim.rp * 1000 then
+      return true
+    end
+  end
+  return false
+end
+
+-- The candidates, per queue in claim order, merged. Jobs of types held back (excluded, paused, or
+-- under a full limit) are looked at, not taken, and at most SCAN_CAP of them per priority, as in
+-- claim.lua: a long run of held-back jobs ends the scan of that priority for this call.
+local SCAN_CAP = 1000
 local cands = {}
 for _, Q in ipairs(KEYS) do
   local q = queue_of(Q)
   local paused = set_of((rules.pq or {})[q] or {})
+  local held = {}
+  for t in pairs(excluded) do
+    held[t] = true
+  end
+  for t in pairs(paused) do
+    held[t] = true
+  end
+  for _, lim in ipairs(limits) do
+    if not lim.pf and ((lim.q and lim.q == q) or lim.t) and full(Q, lim) then
+      if lim.q then
+        paused[''] = true
+      else
+        held[lim.t] = true
+      end
+    end
+  end
   if not paused[''] then
     local found = 0
     for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
@@ -128,21 +165,23 @@ for _, Q in ipairs(KEYS) do
         break
       end
       local pk = pend_key(Q, pr)
-      local offset = 0
-      while found < WANT do
-        local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', offset, WANT)
+      local offset, skipped = 0, 0
+      while found < WANT and skipped <= SCAN_CAP do
+        local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', offset, WANT - found + 16)
         if #ms == 0 then
           break
         end
         for _, m in ipairs(ms) do
           local id = string.sub(m, 18)
           local t = redis.call('HGET', jkey(Q, id), 't')
-          if t and not excluded[t] and not paused[t] then
+          if t and not held[t] then
             cands[#cands + 1] = { tonumber(pr), m, id, Q, pk, t, q }
             found = found + 1
             if found >= WANT then
               break
             end
+          else
+            skipped = skipped + 1
           end
         end
         offset = offset + #ms
@@ -158,69 +197,97 @@ for _, c in ipairs(cands) do
     break
   end
   local id, Q, pk, t, q = c[3], c[4], c[5], c[6], c[7]
-  local k = jkey(Q, id)
-  local job = {}
-  local fields = redis.call('HGETALL', k)
-  for f = 1, #fields, 2 do
-    job[fields[f]] = fields[f + 1]
-  end
-  local attempt = tonumber(job.a or '0')
-  local ok = true
-  local slots, starts = {}, {}
-  local type_partition = nil
+  -- A limit without a partition that filled up within this claim holds back the rest of its jobs
+  -- unread.
+  local open = true
   for _, lim in ipairs(limits) do
-    if ok and ((lim.t and lim.t == t) or (lim.q and lim.q == q)) then
-      local part = field_of(job, lim)
-      if lim.t and lim.pf then
-        type_partition = part
-      end
-      local P = flow_prefix(Q)
-      local suffix = lim.s .. '\n' .. part
-      if lim.gc then
-        local key = P .. 'slots:' .. suffix
-        if live(key, lim.gc) >= lim.gc then
-          ok = false
-        else
-          slots[#slots + 1] = key
-        end
-      end
-      if ok and lim.rc then
-        local key = P .. 'rate:' .. suffix
-        local interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc))
-        local next_tat = math.max(tat_of(key), now_us) + interval
-        if next_tat - now_us > lim.rp * 1000 then
-          ok = false
-        else
-          starts[#starts + 1] = { key, next_tat }
-        end
-      end
+    if open and not lim.pf and ((lim.t and lim.t == t) or (lim.q and lim.q == q)) and full(Q, lim) then
+      open = false
     end
   end
-  if ok and type_partition and rules.bp and rules.bp[t] then
-    for _, p in ipairs(rules.bp[t]) do
-      if p == type_partition then
-        ok = false
+  if open then
+    local k = jkey(Q, id)
+    -- A job a partition may hold back is read whole only once admitted: first its meta and payload.
+    local partitioned = false
+    for _, lim in ipairs(limits) do
+      if lim.pf and ((lim.t and lim.t == t) or (lim.q and lim.q == q)) then
+        partitioned = true
       end
     end
-  end
-  if ok then
-    local member = Q .. '\n' .. id .. '\n' .. (attempt + 1)
-    for _, key in ipairs(slots) do
-      redis.call('SADD', key, member)
-      counts[key] = counts[key] + 1
-    end
-    for _, s in ipairs(starts) do
-      tats[s[1]] = s[2]
-      moved[s[1]] = true
-    end
-    batch_add(removed, pk, c[2])
-    batch_add(running, Q .. 'run', now, id)
-    if job.hb or job.pg then
-      redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+    local job, fields = {}, nil
+    if partitioned then
+      local mp = redis.call('HMGET', k, 'm', 'p')
+      job.m, job.p = mp[1], mp[2]
     else
-      redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
+      fields = redis.call('HGETALL', k)
+      for f = 1, #fields, 2 do
+        job[fields[f]] = fields[f + 1]
+      end
     end
-    out[#out + 1] = packed(fields, q, id)
+    local ok = true
+    local slots, starts = {}, {}
+    local type_partition = nil
+    for _, lim in ipairs(limits) do
+      if ok and ((lim.t and lim.t == t) or (lim.q and lim.q == q)) then
+        local part = field_of(job, lim)
+        if lim.t and lim.pf then
+          type_partition = part
+        end
+        local P = flow_prefix(Q)
+        local suffix = lim.s .. '\n' .. part
+        if lim.gc then
+          local key = P .. 'slots:' .. suffix
+          if live(key, lim.gc) >= lim.gc then
+            ok = false
+          else
+            slots[#slots + 1] = key
+          end
+        end
+        if ok and lim.rc then
+          local key = P .. 'rate:' .. suffix
+          local interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc))
+          local next_tat = math.max(tat_of(key), now_us) + interval
+          if next_tat - now_us > lim.rp * 1000 then
+            ok = false
+          else
+            starts[#starts + 1] = { key, next_tat }
+          end
+        end
+      end
+    end
+    if ok and type_partition and rules.bp and rules.bp[t] then
+      for _, p in ipairs(rules.bp[t]) do
+        if p == type_partition then
+          ok = false
+        end
+      end
+    end
+    if ok then
+      if not fields then
+        fields = redis.call('HGETALL', k)
+        for f = 1, #fields, 2 do
+          job[fields[f]] = fields[f + 1]
+        end
+      end
+      local attempt = tonumber(job.a or '0')
+      local member = Q .. '\n' .. id .. '\n' .. (attempt + 1)
+      for _, key in ipairs(slots) do
+        redis.call('SADD', key, member)
+        counts[key] = counts[key] + 1
+      end
+      for _, s in ipairs(starts) do
+        tats[s[1]] = s[2]
+        moved[s[1]] = true
+      end
+      batch_add(removed, pk, c[2])
+      batch_add(running, Q .. 'run', now, id)
+      if job.hb or job.pg then
+        redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+      else
+        redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
+      end
+      out[#out + 1] = packed(fields, q, id)
+    end
   end
 end
 -- Each bucket a claim moved is written once, at its last time, relative to the claim's own present
