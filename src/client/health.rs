@@ -65,7 +65,7 @@ impl Client {
         for q in queues {
             validate_queue(q)?;
         }
-        let bucket_ms = bucket.as_millis() as i64;
+        let bucket_ms = i64::try_from(bucket.as_millis()).unwrap_or(i64::MAX);
         if bucket_ms < 1_000 {
             return Err(Error::invalid(Input::Duration, "the bucket must be at least 1s"));
         }
