@@ -128,8 +128,9 @@ where
         let mut counts = rows
             .iter()
             .map(|row| {
-                let queue: String = row.try_get(0).map_err(self.fail(what))?;
-                let status: String = row.try_get(1).map_err(self.fail(what))?;
+                // Unchecked: MySQL's queue and status columns are binary strings (byte order).
+                let queue: String = row.try_get_unchecked(0).map_err(self.fail(what))?;
+                let status: String = row.try_get_unchecked(1).map_err(self.fail(what))?;
                 let status = status.parse::<JobStatus>().map_err(|reason| StoreError::Corrupt {
                     kind: self.dialect.kind,
                     id: format!("counted in queue {queue}"),

@@ -202,20 +202,18 @@ pub(super) async fn throughput_counts_finished_jobs_per_queue_bucket_and_status(
     assert_eq!(store.replay_dead(&replay).await.expect("replay").len(), 1);
 
     let q = |bucket, status, count| ("q".to_string(), bucket, status, count);
-    let expected = vec![
-        q(0, JobStatus::Succeeded, 2),
-        q(2, JobStatus::Succeeded, 1),
-        q(2, JobStatus::Dead, 1),
-        ("other".to_string(), 5, JobStatus::Cancelled, 1),
-    ];
-    let mut expected_sorted = expected.clone();
-    expected_sorted.sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
+    let other = ("other".to_string(), 5, JobStatus::Cancelled, 1);
     assert_eq!(
         throughput(store, &[]).await,
-        expected_sorted,
+        [
+            other.clone(),
+            q(0, JobStatus::Succeeded, 2),
+            q(2, JobStatus::Succeeded, 1),
+            q(2, JobStatus::Dead, 1),
+        ],
         "by queue, bucket and status; the window's end, live jobs and replayed ones left out"
     );
-    assert_eq!(throughput(store, &["other"]).await, expected_sorted[3..]);
+    assert_eq!(throughput(store, &["other"]).await, [other]);
     assert_eq!(throughput(store, &["nothing-here"]).await, []);
 }
 
