@@ -73,7 +73,9 @@ impl Client {
         if buckets > u128::from(MAX_BUCKETS) {
             return Err(Error::invalid(
                 Input::Duration,
-                format!("a window of {buckets} buckets: at most {MAX_BUCKETS} (widen the bucket or shorten the window)"),
+                format!(
+                    "a window of {buckets} buckets: at most {MAX_BUCKETS} (widen the bucket or shorten the window)"
+                ),
             ));
         }
         let buckets = buckets as u32;

@@ -9,11 +9,14 @@ use crate::job::JobStatus;
 use crate::store::{FinishedCount, Throughput};
 use crate::time::UnixMillis;
 
+/// One queue's series: every finished status, and each status seen.
+type Series = (Vec<u64>, BTreeMap<JobStatus, Vec<u64>>);
+
 /// The document for `counts` over `window`, read at `now`: `since`, `bucketMs`, `buckets`, and per
 /// queue its `finished` series (every finished status) and `byStatus` (only the statuses seen).
 pub fn throughput(window: &Throughput, counts: &[FinishedCount], now: UnixMillis) -> Value {
     let n = window.buckets as usize;
-    let mut queues: BTreeMap<&str, (Vec<u64>, BTreeMap<JobStatus, Vec<u64>>)> = window
+    let mut queues: BTreeMap<&str, Series> = window
         .queues
         .iter()
         .map(|q| (q.as_str(), (vec![0; n], BTreeMap::new())))
@@ -22,7 +25,9 @@ pub fn throughput(window: &Throughput, counts: &[FinishedCount], now: UnixMillis
         let Some(slot) = usize::try_from(c.bucket).ok().filter(|b| *b < n) else {
             continue;
         };
-        let (finished, by_status) = queues.entry(c.queue.as_str()).or_insert_with(|| (vec![0; n], BTreeMap::new()));
+        let (finished, by_status) = queues
+            .entry(c.queue.as_str())
+            .or_insert_with(|| (vec![0; n], BTreeMap::new()));
         finished[slot] += c.count;
         by_status.entry(c.status).or_insert_with(|| vec![0; n])[slot] += c.count;
     }

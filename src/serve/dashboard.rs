@@ -59,9 +59,7 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; conn
 
 /// The dashboard's routes, outside the token guard (see the module text).
 pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/", get(index))
-        .route("/ui/{*path}", get(asset))
+    Router::new().route("/", get(index)).route("/ui/{*path}", get(asset))
 }
 
 async fn index() -> Response {

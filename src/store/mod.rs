@@ -45,7 +45,7 @@ pub use flow::{
     Scope, SlotKey,
 };
 pub use health::{
-    FinishedCount, Finding, Health, Load, OftenRescued, QueueLoad, RESCUE_ERROR, Severity, Throughput, rescues,
+    Finding, FinishedCount, Health, Load, OftenRescued, QueueLoad, RESCUE_ERROR, Severity, Throughput, rescues,
 };
 pub(crate) use manage::retry_job;
 pub use manage::{

@@ -10,7 +10,7 @@ function svg(tag, attrs, ...children) {
 }
 
 /** A bar chart of `series` (oldest first), one bar a bucket; `label(i)` names bucket i. */
-export function bars(series, { label, width = 600, height = 140 } = {}) {
+export function bars(series, { label, width = 1000, height = 180 } = {}) {
   const left = 36, bottom = 18, top = 6;
   const max = Math.max(1, ...series);
   const w = (width - left) / Math.max(1, series.length);
@@ -27,8 +27,11 @@ export function bars(series, { label, width = 600, height = 140 } = {}) {
     chart.append(bar);
   });
   if (label && series.length) {
-    for (const i of [0, Math.floor(series.length / 2), series.length - 1]) {
-      chart.append(svg('text', { x: left + i * w + w / 2, y: height - 4, 'text-anchor': 'middle' }, label(i)));
+    // First, middle and last bucket; the ends anchored inwards so their labels are not cut off.
+    const ends = [[0, 'start'], [Math.floor(series.length / 2), 'middle'], [series.length - 1, 'end']];
+    for (const [i, anchor] of ends) {
+      const x = anchor === 'start' ? left + i * w : anchor === 'end' ? left + (i + 1) * w : left + i * w + w / 2;
+      chart.append(svg('text', { x, y: height - 4, 'text-anchor': anchor }, label(i)));
     }
   }
   return chart;

@@ -60,7 +60,7 @@ export function span(ms) {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${s % 60}s`;
+  if (m < 60) return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
   const hrs = Math.floor(m / 60);
   if (hrs < 48) return `${hrs}h ${m % 60}m`;
   return `${Math.floor(hrs / 24)}d ${hrs % 24}h`;

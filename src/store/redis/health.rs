@@ -18,7 +18,7 @@ use super::codec::run_key;
 use super::scripts::SCRIPTS;
 use crate::job::Job;
 use crate::job::JobStatus;
-use crate::store::{FinishedCount, Finding, Load, OftenRescued, QueueLoad, Severity, StoreError, Throughput};
+use crate::store::{Finding, FinishedCount, Load, OftenRescued, QueueLoad, Severity, StoreError, Throughput};
 
 /// What persistence and eviction settings say, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -87,8 +87,8 @@ use self::settings::Settings;
 use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
-    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, FinishedCount, Finding, Finish, FlowState, Health, Heartbeat, Lease,
-    LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, RejectedItem, ReplayDead,
+    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat,
+    Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, RejectedItem, ReplayDead,
     Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };

@@ -14,10 +14,10 @@ use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, Expander, FinishedCount, Finding, Finish, FlowState, Health, Heartbeat, Lease, LeaseState, Limit, List,
-    Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer,
-    Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
-    Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Lease, LeaseState,
+    Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve,
+    ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo,
+    StoreKind, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 

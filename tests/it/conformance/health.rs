@@ -6,8 +6,8 @@
 
 use jobq::job::JobStatus;
 use jobq::store::{
-    Cancel, CancelTarget, DynStore, FinishedCount, Health, Lease, Load, OftenRescued, QueueLoad, ReplayDead,
-    StoreKind, Throughput, Transition, rescues,
+    Cancel, CancelTarget, DynStore, FinishedCount, Health, Lease, Load, OftenRescued, QueueLoad, ReplayDead, StoreKind,
+    Throughput, Transition, rescues,
 };
 use jobq::time::UnixMillis;
 
@@ -173,7 +173,14 @@ async fn throughput(store: &DynStore, queues: &[&str]) -> Vec<(String, u32, JobS
         .expect("throughput");
     counts
         .into_iter()
-        .map(|FinishedCount { queue, bucket, status, count }| (queue, bucket, status, count))
+        .map(
+            |FinishedCount {
+                 queue,
+                 bucket,
+                 status,
+                 count,
+             }| (queue, bucket, status, count),
+        )
         .collect()
 }
 

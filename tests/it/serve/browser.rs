@@ -5,8 +5,8 @@
 //! browser on the machine fails the test, saying how to install one: it never passes silently.
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -97,7 +97,10 @@ impl Browser {
 
     /// Opens `url`.
     pub async fn open(&self, url: &str) {
-        self.client().goto(url).await.unwrap_or_else(|e| panic!("opening {url}: {e}"));
+        self.client()
+            .goto(url)
+            .await
+            .unwrap_or_else(|e| panic!("opening {url}: {e}"));
     }
 
     /// Waits until an element matches `css`.
@@ -118,7 +121,10 @@ impl Browser {
     pub async fn type_into(&self, css: &str, text: &str) {
         let element = self.find(css).await;
         element.clear().await.unwrap();
-        element.send_keys(text).await.unwrap_or_else(|e| panic!("typing into {css}: {e}"));
+        element
+            .send_keys(text)
+            .await
+            .unwrap_or_else(|e| panic!("typing into {css}: {e}"));
     }
 
     /// Runs `script` (its `return` is the answer) in the page.

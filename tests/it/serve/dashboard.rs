@@ -31,7 +31,8 @@ store_tests! {
 }
 
 /// The server's config: a schedule for the schedules page.
-const SERVE_CONFIG: &str = "[schedules.nightly-report]\ncron = \"0 3 * * *\"\ntype = \"report.build\"\nqueue = \"reports\"\n";
+const SERVE_CONFIG: &str =
+    "[schedules.nightly-report]\ncron = \"0 3 * * *\"\ntype = \"report.build\"\nqueue = \"reports\"\n";
 
 /// The worker's: quick, and a handler that succeeds at once.
 fn worker_config() -> String {
@@ -53,7 +54,10 @@ async fn status_of(store: &TestStore, job: &str) -> JobStatus {
 /// Enqueues a `tick` job in `queue` through the API; its id.
 async fn enqueue(api: &Api, queue: &str) -> String {
     let (status, answer) = api
-        .post("/api/v1/jobs", json!({"jobType": "tick", "queue": queue, "payload": {}}))
+        .post(
+            "/api/v1/jobs",
+            json!({"jobType": "tick", "queue": queue, "payload": {}}),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     answer["id"].as_str().unwrap().to_string()
@@ -65,10 +69,11 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
     for _ in 0..3 {
         made(store, "mail.send", "mail", JobStatus::Succeeded).await;
     }
-    made(store, "mail.send", "mail", JobStatus::Pending).await;
     made(store, "report.build", "reports", JobStatus::Succeeded).await;
     let dead = made(store, "mail.send", "mail", JobStatus::Dead).await;
     let other_dead = made(store, "mail.send", "mail", JobStatus::Dead).await;
+    // Last: `made` claims the queue's next ready job to bring one to its status.
+    made(store, "mail.send", "mail", JobStatus::Pending).await;
 
     let dir = tempfile::tempdir().unwrap();
     let worker = Process::worker(dir.path(), store.url(), &worker_config(), &["--queue", "work,other"]);
@@ -102,7 +107,9 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
     // The jobs page, filtered to the mail queue's dead jobs.
     browser.click("#nav a[data-page=\"jobs\"]").await;
     browser.type_into("#jobs-filter input[name=\"queue\"]", "mail").await;
-    browser.click("#jobs-filter select[name=\"status\"] option[value=\"dead\"]").await;
+    browser
+        .click("#jobs-filter select[name=\"status\"] option[value=\"dead\"]")
+        .await;
     browser.click("#jobs-apply").await;
     let rows = "document.querySelectorAll('#jobs-table tbody tr')";
     browser
@@ -163,7 +170,9 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
     browser.find("#pause-work").await;
     browser.screenshot("queues").await;
     browser.click("#pause-work").await;
-    browser.find("#queues-list tr[data-queue=\"work\"][data-paused=\"yes\"]").await;
+    browser
+        .find("#queues-list tr[data-queue=\"work\"][data-paused=\"yes\"]")
+        .await;
     worker.wait_log("paused: queue work", PATIENCE).await;
     let held = enqueue(&api, "work").await;
     let other = enqueue(&api, "other").await;

@@ -74,11 +74,18 @@ async fn the_dashboard_s_files_need_no_token_and_hold_no_data() {
         let response = api.request(Method::GET, path).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::OK, "{path}");
         let csp = response.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
-        assert!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+        assert!(
+            csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"),
+            "{csp}"
+        );
     }
     let (status, body) = api.get("/ui/secrets.js").await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
-    assert_eq!(api.get("/api/v1/stats").await.0, StatusCode::UNAUTHORIZED, "the data still needs a token");
+    assert_eq!(
+        api.get("/api/v1/stats").await.0,
+        StatusCode::UNAUTHORIZED,
+        "the data still needs a token"
+    );
 }
 
 #[tokio::test]

@@ -441,11 +441,21 @@ async fn throughput_counts_the_jobs_finished_per_minute(store: &TestStore) {
 
     let (status, doc) = api.get("/api/v1/throughput").await;
     assert_eq!(status, StatusCode::OK, "{doc}");
-    assert_eq!((doc["bucketMs"].as_i64(), doc["buckets"].as_u64()), (Some(60_000), Some(60)));
+    assert_eq!(
+        (doc["bucketMs"].as_i64(), doc["buckets"].as_u64()),
+        (Some(60_000), Some(60))
+    );
     let since = doc["since"].as_i64().unwrap();
     assert_eq!(since % 60_000, 0, "buckets fall on whole minutes");
-    assert!(since + 60 * 60_000 > doc["now"].as_i64().unwrap(), "the last bucket is under way");
-    assert_eq!(strings(&doc["queues"], "queue"), ["busy"], "queues that finished nothing are left out");
+    assert!(
+        since + 60 * 60_000 > doc["now"].as_i64().unwrap(),
+        "the last bucket is under way"
+    );
+    assert_eq!(
+        strings(&doc["queues"], "queue"),
+        ["busy"],
+        "queues that finished nothing are left out"
+    );
     let busy = &doc["queues"][0];
     assert_eq!(busy["total"], 4);
     let finished: Vec<u64> = serde_json::from_value(busy["finished"].clone()).unwrap();
@@ -456,10 +466,20 @@ async fn throughput_counts_the_jobs_finished_per_minute(store: &TestStore) {
     let (status, doc) = api.get("/api/v1/throughput?queue=idle,busy&window=10m&bucket=5m").await;
     assert_eq!(status, StatusCode::OK, "{doc}");
     assert_eq!(doc["buckets"], 2);
-    assert_eq!(strings(&doc["queues"], "queue"), ["busy", "idle"], "queues asked for are listed");
+    assert_eq!(
+        strings(&doc["queues"], "queue"),
+        ["busy", "idle"],
+        "queues asked for are listed"
+    );
     assert_eq!(doc["queues"][1]["finished"], json!([0, 0]));
 
-    for bad in ["window=1d&bucket=1s", "bucket=10ms", "window=soon", "queue=no%20spaces", "minutes=5"] {
+    for bad in [
+        "window=1d&bucket=1s",
+        "bucket=10ms",
+        "window=soon",
+        "queue=no%20spaces",
+        "minutes=5",
+    ] {
         let (status, body) = api.get(&format!("/api/v1/throughput?{bad}")).await;
         assert!(status.is_client_error(), "{bad}: {status} {body}");
         error_code(&body);

@@ -19,7 +19,7 @@ export function mount(el) {
     const label = (i) => new Date(tp.since + i * tp.bucketMs).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
     fill(chart,
       bars(total, { label }),
-      h('p.muted', `${total.reduce((a, b) => a + b, 0)} finished in the last hour (${span(tp.bucketMs)} buckets)`));
+      h('p.muted', `${total.reduce((a, b) => a + b, 0)} finished in the last hour, per ${span(tp.bucketMs)}`));
 
     const pauses = stats.paused ?? [];
     const pausedOf = (queue) => {
