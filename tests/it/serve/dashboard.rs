@@ -1,7 +1,8 @@
 //! The dashboard in a real browser (`browser.rs`), on every store: the overview shows the queues,
 //! the jobs page filters, a dead job's page replays it, the dead letters page counts before it
 //! replays all, and pausing a queue on the queues page stops a running `jobq worker` from starting
-//! its jobs until it is resumed. Each page is saved as a PNG under
+//! its jobs until it is resumed; with tokens, the page asks for one once and hides from a read token
+//! what it may not do. Each page is saved as a PNG under
 //! `<target>/dashboard-screenshots/<store>/` (two of them are in the README, from `docs/`).
 
 use std::path::Path;
@@ -194,5 +195,64 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
     browser.click("#resume-work").await;
     browser.open(&format!("{base}/#/jobs/{held}")).await;
     browser.find("#job [data-status=\"succeeded\"]").await;
+    browser.close().await;
+}
+
+const TOKENS: &str = r#"
+[serve]
+tokens = [
+  { name = "ops", token_env = "TEST_DASH_OPS", role = "admin" },
+  { name = "grafana", token_env = "TEST_DASH_READ", role = "read" },
+]
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_asks_for_a_token_once_and_a_read_token_sees_no_actions() {
+    let store = crate::support::sqlite_store().await;
+    let env = [
+        ("TEST_DASH_OPS", "dash-admin-0123456789"),
+        ("TEST_DASH_READ", "dash-read-0123456789"),
+    ];
+    let api = Api::start_with(&store, TOKENS, &env).await;
+    let dead = made(&store, "mail.send", "mail", JobStatus::Dead).await;
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory")
+        .join("dashboard-screenshots")
+        .join("tokens");
+    let browser = Browser::start(shots).await;
+
+    browser.open(&format!("{}/", api.base)).await;
+    browser.find("#token-dialog[open]").await;
+    browser.screenshot("token").await;
+    browser.type_into("#token-input", "dash-read-0123456789").await;
+    browser.click("#token-save").await;
+    browser.find("#queues-table tr[data-queue=\"mail\"]").await;
+    browser
+        .until(
+            "the page to know the token may only read",
+            "return document.body.classList.contains('read-only') && document.querySelector('#who').textContent === 'grafana (read)'",
+            "return [document.body.className, document.querySelector('#who').textContent]",
+        )
+        .await;
+
+    // A new load of the page, in the same tab.
+    browser.open("about:blank").await;
+    browser.open(&format!("{}/#/jobs/{dead}", api.base)).await;
+    browser.find("#job [data-status=\"dead\"]").await;
+    assert_eq!(
+        browser
+            .eval("return getComputedStyle(document.querySelector('#job-replay')).display")
+            .await,
+        "none",
+        "a read token is shown no replay button"
+    );
+    assert!(
+        browser
+            .eval("return document.querySelector('#token-dialog').open")
+            .await
+            == false,
+        "the token is kept in the tab: no second prompt"
+    );
     browser.close().await;
 }
