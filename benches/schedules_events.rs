@@ -242,6 +242,12 @@ impl Store for Counting {
     async fn queue_load(&self, load: &jobq::store::QueueLoad) -> Result<jobq::store::Load, StoreError> {
         self.inner.queue_load(load).await
     }
+    async fn throughput(
+        &self,
+        throughput: &jobq::store::Throughput,
+    ) -> Result<Vec<jobq::store::FinishedCount>, StoreError> {
+        self.inner.throughput(throughput).await
+    }
     async fn limits(&self) -> Result<Vec<jobq::store::RecordedLimit>, StoreError> {
         self.inner.limits().await
     }

@@ -25,6 +25,7 @@ use crate::store::{
 use crate::time::{Clock, SystemClock, UnixMillis};
 
 pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
+pub use health::MAX_BUCKETS;
 
 /// Rows deleted per statement by cleanup and retention, so no lock is held long.
 pub const CLEANUP_BATCH: u32 = 5_000;

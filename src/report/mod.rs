@@ -9,6 +9,7 @@
 
 mod prometheus;
 mod schedules;
+mod throughput;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -20,6 +21,7 @@ use crate::store::{Cancelled, DeletedCount, Pause, QueueStats, ResolveAnswer, St
 
 pub use prometheus::{label, prometheus};
 pub use schedules::{ScheduleRow, schedule_rows};
+pub use throughput::throughput;
 
 /// What a refusal tells to do instead of deleting a running or waiting job.
 const DELETE_WAY_OUT: &str = "cancel it first or use --force";

@@ -1,6 +1,7 @@
 //! `jobq serve`: the HTTP admin API. A thin layer over [`Client`], as the CLI is: the same verbs,
 //! the same validation, the same JSON documents (`report/`), and errors whose status matches the CLI's
-//! exit code. `GET /metrics` and `GET /healthz` beside `/api/v1/…`.
+//! exit code. `GET /metrics` and `GET /healthz` beside `/api/v1/…`, and the web dashboard at `/`
+//! (`dashboard.rs`), which reads and acts through the same API.
 //!
 //! Safe by default: it listens on loopback unless told otherwise, and refuses to listen anywhere else
 //! without tokens; with tokens every request carries one (`guard.rs`, `tokens.rs`); requests that
@@ -14,10 +15,12 @@
 mod actions;
 mod audit;
 mod body;
+mod dashboard;
 mod error;
 mod guard;
 mod jobs;
 mod metrics;
+mod overview;
 mod queues;
 mod router;
 mod state;

@@ -1,5 +1,7 @@
-//! The routes and the layers every request goes through, outermost first: counting and the access
-//! log (so refusals are counted too), the request time-out, the token and origin guard, the body cap.
+//! The routes and the layers every request goes through, outermost first: compression (for clients
+//! that accept gzip), counting and the access log (so refusals are counted too), the request
+//! time-out, the token and origin guard, the body cap. The dashboard's files are outside the guard:
+//! they hold no data, and a browser must load the page before it can ask for a token.
 
 use std::time::{Duration, Instant};
 
@@ -9,10 +11,11 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tower_http::compression::CompressionLayer;
 
 use super::error::ApiError;
 use super::state::AppState;
-use super::{actions, guard, jobs, metrics, queues};
+use super::{actions, dashboard, guard, jobs, metrics, overview, queues};
 
 /// The OpenAPI 3.1 description of `/api/v1`, kept true by `tests/it/serve/openapi.rs`.
 pub const OPENAPI: &str = include_str!("openapi.json");
@@ -39,20 +42,26 @@ pub fn router(state: AppState, request_timeout: Duration) -> Router {
         .route("/schedules/{name}/trigger", post(queues::trigger))
         .route("/schedules/{name}/pause", post(queues::pause_schedule))
         .route("/schedules/{name}/resume", post(queues::resume_schedule))
+        .route("/throughput", get(overview::throughput))
+        .route("/doctor", get(overview::doctor))
+        .route("/me", get(overview::me))
         .route("/openapi.json", get(openapi));
     let max_body = state.max_body;
-    Router::new()
+    let guarded = Router::new()
         .nest("/api/v1", api)
         .route("/metrics", get(metrics::metrics))
         .route("/healthz", get(metrics::healthz))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
-        .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
+        .layer(middleware::from_fn_with_state(state.clone(), guard::guard));
+    guarded
+        .merge(dashboard::routes())
         .layer(middleware::from_fn(move |req: Request, next: Next| {
             time_limit(request_timeout, req, next)
         }))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(CompressionLayer::new())
         .with_state(state)
 }
 

@@ -10,6 +10,7 @@ use super::tokens::Tokens;
 use crate::autoscale::Policy;
 use crate::client::Client;
 use crate::config::Config;
+use crate::doctor::Doctor;
 use crate::job::JobSpec;
 use crate::schedule::Schedule;
 
@@ -42,6 +43,8 @@ pub struct Shared {
     pub max_body: usize,
     /// The policy behind `jobq_queue_desired_workers` in `/metrics`, if configured.
     pub autoscale: Option<Policy>,
+    /// What `GET /doctor` judges by: the config's workers and handlers, the default thresholds.
+    pub doctor: Doctor,
 }
 
 impl AppState {
@@ -62,6 +65,7 @@ impl AppState {
             counters: Counters::default(),
             max_body: config.limits.max_payload_bytes.saturating_add(BODY_HEADROOM),
             autoscale: config.serve.autoscale,
+            doctor: Doctor::from_config(config),
         }))
     }
 

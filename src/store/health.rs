@@ -1,7 +1,8 @@
 //! What `jobq doctor` asks a store about, and what the store answers: its own health (a server
 //! setting or a file-system fact that puts jobs at risk, [`Store::health`]), the jobs workers keep
-//! losing ([`Store::often_rescued`]), and a queue's load over a recent window ([`Store::queue_load`],
-//! which the autoscaling signal reads).
+//! losing ([`Store::often_rescued`]), a queue's load over a recent window ([`Store::queue_load`],
+//! which the autoscaling signal reads), and the jobs finished per time bucket ([`Store::throughput`],
+//! which the dashboard charts).
 //!
 //! A [`Finding`] is one thing that is wrong, with what to do about it. The store makes the findings
 //! only it can see (a PostgreSQL setting, a Redis `CONFIG`, the file system under a SQLite file); the
@@ -11,10 +12,11 @@
 //! [`Store::health`]: super::Store::health
 //! [`Store::often_rescued`]: super::Store::often_rescued
 //! [`Store::queue_load`]: super::Store::queue_load
+//! [`Store::throughput`]: super::Store::throughput
 
 use serde::Serialize;
 
-use crate::job::Job;
+use crate::job::{Job, JobStatus};
 use crate::time::UnixMillis;
 
 /// The error a rescue appends to a job's history (`Store::rescue`). The job model keeps no rescue
@@ -161,4 +163,39 @@ pub struct Load {
     pub ready: u64,
     /// Jobs running now.
     pub running: u64,
+}
+
+/// Parameters of [`super::Store::throughput`]: the jobs that finished in `buckets` consecutive
+/// buckets of `bucket_ms` from `since`, that is in `[since, since + buckets × bucket_ms)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Throughput {
+    /// These queues (every queue when empty).
+    pub queues: Vec<String>,
+    /// The first bucket's start.
+    pub since: UnixMillis,
+    /// A bucket's width in milliseconds (at least 1).
+    pub bucket_ms: i64,
+    /// How many buckets.
+    pub buckets: u32,
+}
+
+impl Throughput {
+    /// The end of the last bucket (excluded).
+    pub fn until(&self) -> UnixMillis {
+        UnixMillis(self.since.0 + self.bucket_ms * i64::from(self.buckets))
+    }
+}
+
+/// How many jobs of a queue finished in a bucket with a status, from [`super::Store::throughput`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FinishedCount {
+    /// The queue.
+    pub queue: String,
+    /// The bucket, counted from 0 at `since`.
+    pub bucket: u32,
+    /// The status the jobs finished in (`succeeded`, `dead`, `discarded` or `cancelled`).
+    pub status: JobStatus,
+    /// How many (never 0: empty buckets are left out).
+    pub count: u64,
 }

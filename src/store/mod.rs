@@ -44,7 +44,9 @@ pub use flow::{
     Admission, Block, Candidate, ClaimPlan, FieldPath, Flow, FlowState, Headroom, Limit, Pause, Rate, RecordedLimit,
     Scope, SlotKey,
 };
-pub use health::{Finding, Health, Load, OftenRescued, QueueLoad, RESCUE_ERROR, Severity, rescues};
+pub use health::{
+    Finding, FinishedCount, Health, Load, OftenRescued, QueueLoad, RESCUE_ERROR, Severity, Throughput, rescues,
+};
 pub(crate) use manage::retry_job;
 pub use manage::{
     Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry, RetryAnswer,
@@ -726,6 +728,14 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// indexes); one pass over the queue's live and recently finished rows on the SQL stores. Changes
     /// nothing.
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError>;
+
+    /// The jobs that finished (succeeded, dead, discarded or cancelled, by `finished_at`) in each
+    /// bucket of `throughput`'s window, per queue and status: only non-empty buckets, ordered by queue,
+    /// bucket and status. A job that finished and was then replayed or retried is live again and is
+    /// not counted. Reads only the rows (SQL: the `finished_at` index's range) or the per-status finish
+    /// indexes (Redis, one count per bucket) of the window, so it costs the window, not the store.
+    /// Changes nothing.
+    async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError>;
 
     /// The items pushed to the store's inbox (a list any client can push envelopes to) that could not
     /// become jobs, with why: of `queues` (every queue when empty), oldest first, at most `limit` per

@@ -1,7 +1,8 @@
 //! What `jobq doctor` asks of a Redis store: whether the server keeps its data (AOF or RDB
 //! snapshots; without either a restart loses every job), whether it may evict jobq's keys under
 //! memory pressure (any `maxmemory-policy` but `noeviction`), the jobs workers keep losing
-//! (`often_rescued.lua`) and a queue's load over a window (`queue_load.lua`).
+//! (`often_rescued.lua`), a queue's load over a window (`queue_load.lua`) and the jobs finished per
+//! bucket (`throughput.lua`).
 //!
 //! The settings come from `INFO` (which every server answers) and `CONFIG GET save` (which managed
 //! servers may refuse: then whether RDB snapshots are on is unknown, and no persistence finding is
@@ -16,7 +17,8 @@ use super::calls::jobs_from;
 use super::codec::run_key;
 use super::scripts::SCRIPTS;
 use crate::job::Job;
-use crate::store::{Finding, Load, OftenRescued, QueueLoad, Severity, StoreError};
+use crate::job::JobStatus;
+use crate::store::{Finding, FinishedCount, Load, OftenRescued, QueueLoad, Severity, StoreError, Throughput};
 
 /// What persistence and eviction settings say, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +89,39 @@ impl RedisStore {
             ready,
             running,
         })
+    }
+}
+
+impl RedisStore {
+    /// The jobs finished per queue, bucket and status, one script per queue.
+    pub(super) async fn throughput_of(&self, params: &Throughput) -> Result<Vec<FinishedCount>, StoreError> {
+        let what = "counting finished jobs";
+        let queues = self.queues_or_all(&params.queues).await?;
+        let per_queue = try_join_all(queues.iter().map(|q| async move {
+            let mut cmd = self.queue_script(&SCRIPTS.throughput, q);
+            cmd.arg(params.since.0).arg(params.bucket_ms.max(1)).arg(params.buckets);
+            let flat: Vec<(String, u32, u64)> = self.eval(&SCRIPTS.throughput, &cmd, what, true).await?;
+            flat.into_iter()
+                .map(|(status, bucket, count)| {
+                    let status = status.parse::<JobStatus>().map_err(|reason| StoreError::Corrupt {
+                        kind: super::KIND,
+                        id: format!("counted in queue {q}"),
+                        reason,
+                    })?;
+                    Ok(FinishedCount {
+                        queue: q.clone(),
+                        bucket,
+                        status,
+                        count,
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()
+        }))
+        .await?;
+        let mut counts: Vec<FinishedCount> = per_queue.into_iter().flatten().collect();
+        counts.sort();
+        counts.dedup_by(|a, b| (&a.queue, a.bucket, a.status) == (&b.queue, b.bucket, b.status));
+        Ok(counts)
     }
 }
 

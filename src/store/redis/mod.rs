@@ -87,10 +87,10 @@ use self::settings::Settings;
 use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
-    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finding, Finish, FlowState, Health, Heartbeat, Lease,
-    LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, RejectedItem, ReplayDead,
+    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat,
+    Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, RejectedItem, ReplayDead,
     Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
-    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
+    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -514,6 +514,10 @@ impl Store for RedisStore {
 
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
         self.load_of(load).await
+    }
+
+    async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError> {
+        self.throughput_of(throughput).await
     }
 
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {

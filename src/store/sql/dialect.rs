@@ -59,6 +59,8 @@ pub(crate) struct Dialect {
     /// What a sum of integer columns is wrapped in to come back as a 64-bit integer (PostgreSQL and
     /// MySQL sum integers into a decimal type).
     pub int_sum: (&'static str, &'static str),
+    /// Integer division of two integers: `/` truncates on SQLite and PostgreSQL, MySQL's `DIV` does.
+    pub int_div: &'static str,
     /// The server's clock in Unix milliseconds, for bookkeeping that no job depends on.
     pub now_millis: &'static str,
     /// A query that returns a row when jobq's tables exist (`jobq_migrations`).
@@ -162,6 +164,10 @@ impl Dialect {
                 StoreKind::Postgres => ("CAST(COALESCE(SUM(", "), 0) AS BIGINT)"),
                 StoreKind::Mysql => ("CAST(COALESCE(SUM(", "), 0) AS SIGNED)"),
                 _ => ("COALESCE(SUM(", "), 0)"),
+            },
+            int_div: match kind {
+                StoreKind::Mysql => " DIV ",
+                _ => " / ",
             },
             now_millis: "",
             migrations_exist: "",

@@ -1,13 +1,14 @@
 //! The reads `jobq doctor` and `jobq autoscale` make of the jobs, written once for the three SQL
-//! stores: the jobs workers keep losing ([`crate::store::Store::often_rescued`]) and a queue's load
-//! over a window ([`crate::store::Store::queue_load`]). Each is one `SELECT`; neither writes.
+//! stores: the jobs workers keep losing ([`crate::store::Store::often_rescued`]), a queue's load
+//! over a window ([`crate::store::Store::queue_load`]) and the jobs finished per bucket
+//! ([`crate::store::Store::throughput`]). Each is one `SELECT`; none writes.
 
 use sqlx::database::HasStatementCache;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::{RowsAffected, SqlPool, count, job_from_row};
-use crate::job::Job;
-use crate::store::{Load, OftenRescued, QueueLoad, RESCUE_ERROR, StoreError};
+use crate::job::{Job, JobStatus};
+use crate::store::{FinishedCount, Load, OftenRescued, QueueLoad, RESCUE_ERROR, StoreError, Throughput};
 
 impl<DB> SqlPool<DB>
 where
@@ -101,5 +102,49 @@ where
             ready: cell(3)?,
             running: cell(4)?,
         })
+    }
+
+    /// The jobs finished per queue, bucket and status over the window, in one grouped `SELECT` over
+    /// the `finished_at` index's range.
+    pub async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError> {
+        let (since, until) = (throughput.since.0, throughput.until().0);
+        let div = self.dialect.int_div;
+        let mut stmt = self.stmt("SELECT j.queue, j.status, (j.finished_at - ");
+        stmt.bind(since)
+            .push(&format!("){div}"))
+            .bind(throughput.bucket_ms.max(1))
+            .push(", COUNT(*) FROM jobq_jobs AS j WHERE j.finished_at >= ")
+            .bind(since)
+            .push(" AND j.finished_at < ")
+            .bind(until)
+            // A replayed or retried job keeps its old finish time while it is live again.
+            .push(" AND j.status IN ('succeeded', 'dead', 'discarded', 'cancelled')");
+        stmt.any_of("j.queue", throughput.queues.iter().cloned());
+        // By position: the bucket's expression holds placeholders, which PostgreSQL would not match
+        // with a second copy of it.
+        stmt.push(" GROUP BY 1, 2, 3");
+        let what = "counting finished jobs";
+        let rows = self.fetch_all(&stmt, what).await?;
+        let mut counts = rows
+            .iter()
+            .map(|row| {
+                // Unchecked: MySQL's queue and status columns are binary strings (byte order).
+                let queue: String = row.try_get_unchecked(0).map_err(self.fail(what))?;
+                let status: String = row.try_get_unchecked(1).map_err(self.fail(what))?;
+                let status = status.parse::<JobStatus>().map_err(|reason| StoreError::Corrupt {
+                    kind: self.dialect.kind,
+                    id: format!("counted in queue {queue}"),
+                    reason,
+                })?;
+                Ok(FinishedCount {
+                    queue,
+                    bucket: u32::try_from(row.try_get::<i64, _>(2).map_err(self.fail(what))?).unwrap_or(u32::MAX),
+                    status,
+                    count: count(row.try_get::<i64, _>(3).map_err(self.fail(what))?),
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        counts.sort();
+        Ok(counts)
     }
 }

@@ -14,10 +14,10 @@ use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, Expander, Finding, Finish, FlowState, Health, Heartbeat, Lease, LeaseState, Limit, List,
-    Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer,
-    Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
-    Subscription, Tick, TickOutcome, WakeOn, WorkerInfo,
+    EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Lease, LeaseState,
+    Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve,
+    ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo,
+    StoreKind, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -105,6 +105,7 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
     async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError>;
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError>;
+    async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError>;
 }
 
 /// [`SharedSql`] for the pool of one sqlx database: each method is [`SqlPool`]'s own. Written per
@@ -221,6 +222,9 @@ macro_rules! shared_sql {
             async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
                 SqlPool::queue_load(self, load).await
             }
+            async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError> {
+                SqlPool::throughput(self, throughput).await
+            }
         }
     };
 }
@@ -310,6 +314,10 @@ impl<T: SqlBackend> Store for T {
 
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
         self.shared().queue_load(load).await
+    }
+
+    async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError> {
+        self.shared().throughput(throughput).await
     }
 
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {

@@ -1,11 +1,13 @@
 //! What `jobq doctor` and `jobq autoscale` read of the jobs: the jobs workers keep losing
-//! (`often_rescued`), a queue's load over a window (`queue_load`), and the shape of a store's
+//! (`often_rescued`), a queue's load over a window (`queue_load`), the jobs finished per bucket
+//! (`throughput`, which the dashboard charts), and the shape of a store's
 //! findings about itself (`health`; what each store finds is checked against the real server in
 //! that store's own tests).
 
 use jobq::job::JobStatus;
 use jobq::store::{
-    Cancel, CancelTarget, DynStore, Health, Lease, Load, OftenRescued, QueueLoad, StoreKind, Transition, rescues,
+    Cancel, CancelTarget, DynStore, FinishedCount, Health, Lease, Load, OftenRescued, QueueLoad, ReplayDead, StoreKind,
+    Throughput, Transition, rescues,
 };
 use jobq::time::UnixMillis;
 
@@ -156,6 +158,70 @@ pub(super) async fn queue_load_counts_arrivals_finished_runs_and_the_backlog_of_
         }
     );
     assert_eq!(load(store, "nothing-here", 0, 60_000).await, Load::default());
+}
+
+async fn throughput(store: &DynStore, queues: &[&str]) -> Vec<(String, u32, JobStatus, u64)> {
+    // Six buckets of 10 s from T0.
+    let counts = store
+        .throughput(&Throughput {
+            queues: queues.iter().map(|q| q.to_string()).collect(),
+            since: T0,
+            bucket_ms: 10_000,
+            buckets: 6,
+        })
+        .await
+        .expect("throughput");
+    counts
+        .into_iter()
+        .map(
+            |FinishedCount {
+                 queue,
+                 bucket,
+                 status,
+                 count,
+             }| (queue, bucket, status, count),
+        )
+        .collect()
+}
+
+pub(super) async fn throughput_counts_finished_jobs_per_queue_bucket_and_status(store: &DynStore) {
+    let succeeded = || Transition::Succeeded { result: None };
+    ran(store, "before", -20_000, -20_000, Some((-1, succeeded()))).await;
+    ran(store, "first", 0, 0, Some((0, succeeded()))).await;
+    ran(store, "first-too", 1_000, 1_000, Some((9_999, succeeded()))).await;
+    ran(store, "third", 1_000, 1_000, Some((25_000, succeeded()))).await;
+    let dead = || Transition::Dead { error: "no".into() };
+    ran(store, "died", 1_000, 1_000, Some((25_500, dead()))).await;
+    ran(store, "replayed", 1_000, 1_000, Some((26_000, dead()))).await;
+    ran(store, "after", 1_000, 1_000, Some((60_000, succeeded()))).await;
+    ran(store, "still-running", 1_000, 1_000, None).await;
+    add(store, spec("cancelled").queue("other")).await;
+    let cancel = Cancel {
+        target: CancelTarget::Ids(vec![id("cancelled")]),
+        now: at(59_999),
+    };
+    store.cancel(&cancel).await.expect("cancel");
+    let replay = ReplayDead {
+        ids: vec![id("replayed")],
+        now: at(30_000),
+        ..Default::default()
+    };
+    assert_eq!(store.replay_dead(&replay).await.expect("replay").len(), 1);
+
+    let q = |bucket, status, count| ("q".to_string(), bucket, status, count);
+    let other = ("other".to_string(), 5, JobStatus::Cancelled, 1);
+    assert_eq!(
+        throughput(store, &[]).await,
+        [
+            other.clone(),
+            q(0, JobStatus::Succeeded, 2),
+            q(2, JobStatus::Succeeded, 1),
+            q(2, JobStatus::Dead, 1),
+        ],
+        "by queue, bucket and status; the window's end, live jobs and replayed ones left out"
+    );
+    assert_eq!(throughput(store, &["other"]).await, [other]);
+    assert_eq!(throughput(store, &["nothing-here"]).await, []);
 }
 
 pub(super) async fn health_findings_say_what_to_do(store: &DynStore) {

@@ -144,6 +144,7 @@ store_tests! {
         health::often_rescued_finds_jobs_lost_at_least_n_times,
         health::often_rescued_leaves_finished_jobs_out,
         health::queue_load_counts_arrivals_finished_runs_and_the_backlog_of_a_window,
+        health::throughput_counts_finished_jobs_per_queue_bucket_and_status,
         health::health_findings_say_what_to_do,
     }
 }

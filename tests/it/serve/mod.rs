@@ -7,9 +7,12 @@
 //! - [`security`]: tokens and roles, the origin check, the body cap, refused starts, error shapes;
 //! - [`health`]: `/healthz` while the store is there and once it is not;
 //! - [`binary`]: the `jobq serve` process: start, serve, audit log, stop on SIGTERM;
-//! - [`openapi`]: schemathesis exercising a running server against `/api/v1/openapi.json`.
+//! - [`openapi`]: schemathesis exercising a running server against `/api/v1/openapi.json`;
+//! - [`dashboard`]: the web dashboard in a real Chromium ([`browser`]), on every store.
 
 mod binary;
+mod browser;
+mod dashboard;
 mod health;
 mod openapi;
 mod security;

@@ -47,6 +47,11 @@ async fn with_tokens_every_request_needs_one_and_a_read_token_only_reads() {
 
     api.set_token(Some(READER));
     assert_eq!(api.get("/api/v1/jobs").await.0, StatusCode::OK);
+    assert_eq!(
+        api.get("/api/v1/me").await,
+        (StatusCode::OK, json!({"token": "grafana", "role": "read"})),
+        "the dashboard learns what the token may do"
+    );
     assert_eq!(api.text("/metrics").await.0, StatusCode::OK);
     let (status, body) = api.post("/api/v1/jobs", enqueue.clone()).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
@@ -55,9 +60,32 @@ async fn with_tokens_every_request_needs_one_and_a_read_token_only_reads() {
     assert_eq!(api.get("/api/v1/jobs").await.1, json!([]), "nothing was enqueued");
 
     api.set_token(Some(ADMIN));
+    assert_eq!(api.get("/api/v1/me").await.1, json!({"token": "ops", "role": "admin"}));
     let (status, body) = api.post("/api/v1/jobs", enqueue).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(api.get("/api/v1/jobs").await.1.as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn the_dashboard_s_files_need_no_token_and_hold_no_data() {
+    let store = sqlite_store().await;
+    let api = with_tokens(&store).await;
+    for path in ["/", "/ui/app.js", "/ui/pages/overview.js", "/ui/app.css"] {
+        let response = api.request(Method::GET, path).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let csp = response.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(
+            csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"),
+            "{csp}"
+        );
+    }
+    let (status, body) = api.get("/ui/secrets.js").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(
+        api.get("/api/v1/stats").await.0,
+        StatusCode::UNAUTHORIZED,
+        "the data still needs a token"
+    );
 }
 
 #[tokio::test]

@@ -33,6 +33,8 @@ store_tests! {
         stats_metrics_and_health,
         metrics_tell_each_queue_s_desired_workers_when_configured,
         schedules_list_trigger_pause_and_resume,
+        throughput_counts_the_jobs_finished_per_minute,
+        doctor_answers_what_jobq_doctor_finds,
     }
 }
 
@@ -426,4 +428,78 @@ async fn schedules_list_trigger_pause_and_resume(store: &TestStore) {
     let (status, body) = api.post("/api/v1/schedules/weekly/pause", json!({})).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert_eq!(error_code(&body), "no_such_schedule");
+}
+
+async fn throughput_counts_the_jobs_finished_per_minute(store: &TestStore) {
+    let api = Api::start(store).await;
+    for _ in 0..3 {
+        made(store, "busy", JobStatus::Succeeded).await;
+    }
+    made(store, "busy", JobStatus::Dead).await;
+    made(store, "busy", JobStatus::Pending).await;
+    made(store, "idle", JobStatus::Pending).await;
+
+    let (status, doc) = api.get("/api/v1/throughput").await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert_eq!(
+        (doc["bucketMs"].as_i64(), doc["buckets"].as_u64()),
+        (Some(60_000), Some(60))
+    );
+    let since = doc["since"].as_i64().unwrap();
+    assert_eq!(since % 60_000, 0, "buckets fall on whole minutes");
+    assert!(
+        since + 60 * 60_000 > doc["now"].as_i64().unwrap(),
+        "the last bucket is under way"
+    );
+    assert_eq!(
+        strings(&doc["queues"], "queue"),
+        ["busy"],
+        "queues that finished nothing are left out"
+    );
+    let busy = &doc["queues"][0];
+    assert_eq!(busy["total"], 4);
+    let finished: Vec<u64> = serde_json::from_value(busy["finished"].clone()).unwrap();
+    assert_eq!((finished.len(), finished.iter().sum::<u64>()), (60, 4));
+    let dead: Vec<u64> = serde_json::from_value(busy["byStatus"]["dead"].clone()).unwrap();
+    assert_eq!(dead.iter().sum::<u64>(), 1);
+
+    let (status, doc) = api.get("/api/v1/throughput?queue=idle,busy&window=10m&bucket=5m").await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert_eq!(doc["buckets"], 2);
+    assert_eq!(
+        strings(&doc["queues"], "queue"),
+        ["busy", "idle"],
+        "queues asked for are listed"
+    );
+    assert_eq!(doc["queues"][1]["finished"], json!([0, 0]));
+
+    for bad in [
+        "window=1d&bucket=1s",
+        "bucket=10ms",
+        "window=soon",
+        "queue=no%20spaces",
+        "minutes=5",
+    ] {
+        let (status, body) = api.get(&format!("/api/v1/throughput?{bad}")).await;
+        assert!(status.is_client_error(), "{bad}: {status} {body}");
+        error_code(&body);
+    }
+}
+
+async fn doctor_answers_what_jobq_doctor_finds(store: &TestStore) {
+    let api = Api::start(store).await;
+    made(store, "q", JobStatus::Dead).await;
+    let (status, doc) = api.get("/api/v1/doctor").await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert_eq!(doc["store"], store.store().kind().to_string());
+    assert!(doc["checkedAt"].is_i64(), "{doc}");
+    let findings = doc["findings"].as_array().expect("findings");
+    assert_eq!(doc["healthy"], findings.is_empty());
+    for f in findings {
+        for key in ["code", "severity", "message", "advice"] {
+            assert!(f[key].as_str().is_some_and(|v| !v.is_empty()), "{key} in {f}");
+        }
+    }
+    let (status, me) = api.get("/api/v1/me").await;
+    assert_eq!((status, me), (StatusCode::OK, json!({"token": null, "role": "admin"})));
 }

@@ -1,0 +1,258 @@
+//! The dashboard in a real browser (`browser.rs`), on every store: the overview shows the queues,
+//! the jobs page filters, a dead job's page replays it, the dead letters page counts before it
+//! replays all, and pausing a queue on the queues page stops a running `jobq worker` from starting
+//! its jobs until it is resumed; with tokens, the page asks for one once and hides from a read token
+//! what it may not do. Each page is saved as a PNG under
+//! `<target>/dashboard-screenshots/<store>/` (two of them are in the README, from `docs/`).
+
+use std::path::Path;
+
+use jobq::job::{JobSpec, JobStatus};
+use jobq::time::UnixMillis;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use super::Api;
+use super::browser::{Browser, PATIENCE};
+use crate::support::jobs::{get, id, make};
+use crate::support::process::{FAST, Process};
+use crate::support::{TestStore, eventually, store_tests};
+
+store_tests! {
+    run |case, fixture| case(&fixture().await).await;
+    stores {
+        sqlite => support::sqlite_store,
+        postgres => support::postgres_store,
+        mysql => support::mysql_store,
+        redis => support::redis_store,
+    }
+    cases {
+        the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser,
+    }
+}
+
+/// The server's config: a schedule for the schedules page.
+const SERVE_CONFIG: &str =
+    "[schedules.nightly-report]\ncron = \"0 3 * * *\"\ntype = \"report.build\"\nqueue = \"reports\"\n";
+
+/// The worker's: quick, and a handler that succeeds at once.
+fn worker_config() -> String {
+    format!("{FAST}\n[handlers.tick]\nbuiltin = \"noop\"\n")
+}
+
+async fn made(store: &TestStore, job_type: &str, queue: &str, status: JobStatus) -> String {
+    let spec = JobSpec::new(job_type, json!({"to": "ops@example.com", "n": 1})).queue(queue);
+    make(store.store(), spec, status, UnixMillis::now())
+        .await
+        .id
+        .to_string()
+}
+
+async fn status_of(store: &TestStore, job: &str) -> JobStatus {
+    get(store.store(), &id(job)).await.status
+}
+
+/// Enqueues a `tick` job in `queue` through the API; its id.
+async fn enqueue(api: &Api, queue: &str) -> String {
+    let (status, answer) = api
+        .post(
+            "/api/v1/jobs",
+            json!({"jobType": "tick", "queue": queue, "payload": {}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    answer["id"].as_str().unwrap().to_string()
+}
+
+async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store: &TestStore) {
+    let api = Api::start_with(store, SERVE_CONFIG, &[]).await;
+    let base = api.base.clone();
+    for _ in 0..3 {
+        made(store, "mail.send", "mail", JobStatus::Succeeded).await;
+    }
+    made(store, "report.build", "reports", JobStatus::Succeeded).await;
+    let dead = made(store, "mail.send", "mail", JobStatus::Dead).await;
+    let other_dead = made(store, "mail.send", "mail", JobStatus::Dead).await;
+    // Last: `made` claims the queue's next ready job to bring one to its status.
+    made(store, "mail.send", "mail", JobStatus::Pending).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let worker = Process::worker(dir.path(), store.url(), &worker_config(), &["--queue", "work,other"]);
+    let warm_up = enqueue(&api, "work").await;
+    eventually("the worker to run a job", PATIENCE, async || {
+        worker.assert_running();
+        status_of(store, &warm_up).await == JobStatus::Succeeded
+    })
+    .await;
+
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory")
+        .join("dashboard-screenshots")
+        .join(store.store().kind().to_string());
+    let browser = Browser::start(shots).await;
+
+    // The overview: a row per queue, with its counts.
+    browser.open(&format!("{base}/")).await;
+    let mail = "#queues-table tr[data-queue=\"mail\"]";
+    browser
+        .until(
+            "the overview to count the mail queue's dead jobs",
+            &format!("return document.querySelector('{mail} a[href^=\"#/dead\"]')?.textContent === '2'"),
+            &format!("return document.querySelector('{mail}')?.textContent ?? document.body.textContent"),
+        )
+        .await;
+    browser.find("#main svg.chart rect.bar").await;
+    browser.screenshot("overview").await;
+
+    // The jobs page, filtered to the mail queue's dead jobs.
+    browser.click("#nav a[data-page=\"jobs\"]").await;
+    browser.type_into("#jobs-filter input[name=\"queue\"]", "mail").await;
+    browser
+        .click("#jobs-filter select[name=\"status\"] option[value=\"dead\"]")
+        .await;
+    browser.click("#jobs-apply").await;
+    let rows = "document.querySelectorAll('#jobs-table tbody tr')";
+    browser
+        .until(
+            "the jobs page to list the two dead mail jobs only",
+            &format!(
+                "const rows = [...{rows}]; return location.hash.includes('status=dead') && rows.length === 2 && rows.every(r => r.dataset.status === 'dead')"
+            ),
+            &format!("return [location.hash, ...[...{rows}].map(r => r.dataset.status)]"),
+        )
+        .await;
+    browser.screenshot("jobs").await;
+
+    // A dead job's page: replay it, and see it pending (no worker serves the mail queue).
+    browser.click(&format!("#jobs-table a[data-job-id=\"{dead}\"]")).await;
+    browser.find("#job [data-status=\"dead\"]").await;
+    browser.screenshot("job").await;
+    browser.click("#job-replay").await;
+    browser.find("#job [data-status=\"pending\"]").await;
+    assert_eq!(status_of(store, &dead).await, JobStatus::Pending);
+
+    // Dead letters: replay all matching, after the count is shown and confirmed.
+    browser.click("#nav a[data-page=\"dead\"]").await;
+    browser
+        .find(&format!("#dead-table tr[data-job-id=\"{other_dead}\"]"))
+        .await;
+    browser.screenshot("dead").await;
+    browser.click("#dead-replay-all").await;
+    let question = browser.find("#confirm-dialog[open] #confirm-text").await;
+    assert_eq!(
+        question.text().await.unwrap(),
+        "Replay 1 dead job(s) of every queue? They run again from now."
+    );
+    browser.click("#confirm-yes").await;
+    browser
+        .until(
+            "the dead letters page to be empty",
+            "return document.querySelector('#main p.muted')?.textContent === 'No dead jobs.'",
+            "return document.querySelector('#main')?.textContent",
+        )
+        .await;
+    assert_eq!(status_of(store, &other_dead).await, JobStatus::Pending);
+
+    // The pages that only show.
+    for page in ["workers", "schedules", "stuck"] {
+        browser.click(&format!("#nav a[data-page=\"{page}\"]")).await;
+        let ready = match page {
+            "workers" => "#workers-table tbody tr",
+            "schedules" => "#schedules-table tr[data-schedule=\"nightly-report\"]",
+            _ => "#stuck-table, #stuck-healthy",
+        };
+        browser.find(ready).await;
+        browser.screenshot(page).await;
+    }
+
+    // Pause the worker's queue: a job enqueued then stays pending while the worker runs others.
+    browser.click("#nav a[data-page=\"queues\"]").await;
+    browser.find("#pause-work").await;
+    browser.screenshot("queues").await;
+    browser.click("#pause-work").await;
+    browser
+        .find("#queues-list tr[data-queue=\"work\"][data-paused=\"yes\"]")
+        .await;
+    worker.wait_log("paused: queue work", PATIENCE).await;
+    let held = enqueue(&api, "work").await;
+    let other = enqueue(&api, "other").await;
+    eventually("the worker to run the other queue's job", PATIENCE, async || {
+        worker.assert_running();
+        status_of(store, &other).await == JobStatus::Succeeded
+    })
+    .await;
+    assert_eq!(
+        status_of(store, &held).await,
+        JobStatus::Pending,
+        "the paused queue's job was not started"
+    );
+    browser.open(&format!("{base}/#/jobs/{held}")).await;
+    browser.find("#job [data-status=\"pending\"]").await;
+
+    // Resumed, the worker runs it; the job's page follows it live.
+    browser.click("#nav a[data-page=\"queues\"]").await;
+    browser.click("#resume-work").await;
+    browser.open(&format!("{base}/#/jobs/{held}")).await;
+    browser.find("#job [data-status=\"succeeded\"]").await;
+    browser.close().await;
+}
+
+const TOKENS: &str = r#"
+[serve]
+tokens = [
+  { name = "ops", token_env = "TEST_DASH_OPS", role = "admin" },
+  { name = "grafana", token_env = "TEST_DASH_READ", role = "read" },
+]
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_asks_for_a_token_once_and_a_read_token_sees_no_actions() {
+    let store = crate::support::sqlite_store().await;
+    let env = [
+        ("TEST_DASH_OPS", "dash-admin-0123456789"),
+        ("TEST_DASH_READ", "dash-read-0123456789"),
+    ];
+    let api = Api::start_with(&store, TOKENS, &env).await;
+    let dead = made(&store, "mail.send", "mail", JobStatus::Dead).await;
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory")
+        .join("dashboard-screenshots")
+        .join("tokens");
+    let browser = Browser::start(shots).await;
+
+    browser.open(&format!("{}/", api.base)).await;
+    browser.find("#token-dialog[open]").await;
+    browser.screenshot("token").await;
+    browser.type_into("#token-input", "dash-read-0123456789").await;
+    browser.click("#token-save").await;
+    browser.find("#queues-table tr[data-queue=\"mail\"]").await;
+    browser
+        .until(
+            "the page to know the token may only read",
+            "return document.body.classList.contains('read-only') && document.querySelector('#who').textContent === 'grafana (read)'",
+            "return [document.body.className, document.querySelector('#who').textContent]",
+        )
+        .await;
+
+    // A new load of the page, in the same tab.
+    browser.open("about:blank").await;
+    browser.open(&format!("{}/#/jobs/{dead}", api.base)).await;
+    browser.find("#job [data-status=\"dead\"]").await;
+    assert_eq!(
+        browser
+            .eval("return getComputedStyle(document.querySelector('#job-replay')).display")
+            .await,
+        "none",
+        "a read token is shown no replay button"
+    );
+    assert!(
+        browser
+            .eval("return document.querySelector('#token-dialog').open")
+            .await
+            == false,
+        "the token is kept in the tab: no second prompt"
+    );
+    browser.close().await;
+}
