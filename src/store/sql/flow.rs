@@ -12,6 +12,7 @@
 //! each with [`Admission`], leases the admitted jobs, records the buckets they moved, and commits.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
 
 use sqlx::database::HasStatementCache;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
@@ -23,6 +24,14 @@ use crate::store::{
     StoreError,
 };
 use crate::time::UnixMillis;
+
+/// Whether a limited claim's reads lock what they read (the claim itself) or only look (the look
+/// before a claim while limits bind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Locking {
+    Yes,
+    No,
+}
 
 /// Most candidates one page of a limited claim reads per queue: enough to pass over the jobs it
 /// holds back without reading a whole backlog.
@@ -255,14 +264,18 @@ where
 
     async fn claim_limited_once(&self, claim: &Claim) -> Result<Vec<Job>, sqlx::Error> {
         let scopes = Admission::limited_scopes(claim);
+        // While limits bind, most claims find them full. Such a claim would still lock the limits'
+        // rows (on SQLite: the whole file) and wait for every other claim; so after a claim that fell
+        // short, the next one first decides its candidates without locking anything, and only locks
+        // when that look admits some.
+        if self.limited_claim_fell_short.load(Ordering::Relaxed) {
+            let mut conn = self.pool.acquire().await?;
+            if self.admitted(&mut conn, claim, &scopes, Locking::No).await?.0.is_empty() {
+                return Ok(Vec::new());
+            }
+        }
         let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
-        let (running, buckets) = if scopes.is_empty() {
-            Default::default()
-        } else {
-            self.limits_in_force(&mut tx, claim, &scopes).await?
-        };
-        let mut admission = Admission::new(claim, running, buckets);
-        let taken = self.admit_candidates(&mut tx, claim, &mut admission).await?;
+        let (taken, admission) = self.admitted(&mut tx, claim, &scopes, Locking::Yes).await?;
         let mut jobs = self.read_jobs(&mut tx, &taken).await?;
         if !taken.is_empty() {
             for chunk in taken.chunks(IDS_PER_STATEMENT) {
@@ -294,10 +307,33 @@ where
             }
         }
         tx.commit().await?;
+        self.limited_claim_fell_short
+            .store(jobs.len() < claim.limit as usize, Ordering::Relaxed);
         for job in &mut jobs {
             claim.lease(job);
         }
         Ok(jobs)
+    }
+
+    /// The ids a limited claim admits, in claim order, and the admission that decided them (what it
+    /// moved): the limits' state, then the candidates page by page. With [`Locking::Yes`] it holds the limits' rows and the candidates it read until `tx`
+    /// ends; with [`Locking::No`] it only reads, and its answer may be out of date by the time it is
+    /// used.
+    async fn admitted<'c>(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        claim: &'c Claim,
+        scopes: &[String],
+        locking: Locking,
+    ) -> Result<(Vec<String>, Admission<'c>), sqlx::Error> {
+        let (running, buckets) = if scopes.is_empty() {
+            Default::default()
+        } else {
+            self.limits_in_force(tx, claim, scopes, locking).await?
+        };
+        let mut admission = Admission::new(claim, running, buckets);
+        let taken = self.admit_candidates(tx, claim, &mut admission, locking).await?;
+        Ok((taken, admission))
     }
 
     /// Locks the scopes' limits and reads what holds them: the running jobs of each concurrency limit
@@ -308,11 +344,14 @@ where
         tx: &mut <DB as Database>::Connection,
         claim: &Claim,
         scopes: &[String],
+        locking: Locking,
     ) -> Result<(HashMap<SlotKey, u32>, HashMap<SlotKey, i64>), sqlx::Error> {
         let now_us = claim.now.0.saturating_mul(1000);
         let mut running: HashMap<SlotKey, u32> = HashMap::new();
         let mut buckets: HashMap<SlotKey, i64> = HashMap::new();
-        self.lock_scopes(tx, scopes, claim.now).await?;
+        if locking == Locking::Yes {
+            self.lock_scopes(tx, scopes, claim.now).await?;
+        }
         for limit in claim.flow.limits.iter().filter(|l| l.global_concurrency.is_some()) {
             if !scopes.contains(&limit.scope.key()) {
                 continue;
@@ -327,11 +366,13 @@ where
             }
         }
         if claim.flow.limits.iter().any(|l| l.rate.is_some()) {
-            let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
-            spent.bind(now_us).any_of("scope", scopes.iter().cloned());
-            self.query(&spent).map_err(encoding)?.execute(&mut *tx).await?;
-            let mut rates = self.stmt("SELECT scope, partition_key, tat_us FROM jobq_rates WHERE 1 = 1");
-            rates.any_of("scope", scopes.iter().cloned());
+            if locking == Locking::Yes {
+                let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
+                spent.bind(now_us).any_of("scope", scopes.iter().cloned());
+                self.query(&spent).map_err(encoding)?.execute(&mut *tx).await?;
+            }
+            let mut rates = self.stmt("SELECT scope, partition_key, tat_us FROM jobq_rates WHERE tat_us > ");
+            rates.bind(now_us).any_of("scope", scopes.iter().cloned());
             for row in self.query(&rates).map_err(encoding)?.fetch_all(&mut *tx).await? {
                 buckets.insert((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?), row.try_get(2)?);
             }
@@ -350,6 +391,7 @@ where
         tx: &mut <DB as Database>::Connection,
         claim: &Claim,
         admission: &mut Admission<'_>,
+        locking: Locking,
     ) -> Result<Vec<String>, sqlx::Error> {
         let partitioned = claim.flow.limits.iter().filter(|l| l.partition.is_some()).count();
         let mut queues: Vec<QueuePage> = claim
@@ -367,7 +409,7 @@ where
             let size = page_size(claim.limit - admission.admitted(), admission.headroom(), &closed);
             let mut page: Vec<CandidateRow> = Vec::new();
             for q in queues.iter_mut().filter(|q| q.more) {
-                let Some(select) = self.candidates(claim, q, &closed, size) else {
+                let Some(select) = self.candidates(claim, q, &closed, size, locking) else {
                     q.more = false;
                     continue;
                 };
@@ -463,7 +505,14 @@ where
 
     /// The selection of one queue's candidates for a limited claim, or `None` when nothing of the
     /// queue can start (paused, or its own limit full).
-    fn candidates(&self, claim: &Claim, page: &QueuePage, closed: &[SlotKey], size: u32) -> Option<Stmt> {
+    fn candidates(
+        &self,
+        claim: &Claim,
+        page: &QueuePage,
+        closed: &[SlotKey],
+        size: u32,
+        locking: Locking,
+    ) -> Option<Stmt> {
         let flow = &claim.flow;
         let queue = page.queue.as_str();
         if flow.pauses.iter().any(|p| p.queue == queue && p.job_type.is_none()) {
@@ -547,9 +596,10 @@ where
                 .bind(id.clone())
                 .push("))))");
         }
-        s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
-            .bind(i64::from(size))
-            .push(self.dialect.lock_skipping);
+        s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ").bind(i64::from(size));
+        if locking == Locking::Yes {
+            s.push(self.dialect.lock_skipping);
+        }
         Some(s)
     }
 

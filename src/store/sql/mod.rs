@@ -30,6 +30,8 @@ mod ticks_and_events;
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use sqlx::database::HasStatementCache;
@@ -120,6 +122,9 @@ pub(crate) struct SqlPool<DB: Database> {
     pub dialect: &'static Dialect,
     /// Where it is, for errors.
     url: RedactedUrl,
+    /// Whether this pool's last limited claim took fewer jobs than it asked for: its next one looks
+    /// before it locks (see `flow.rs`). Shared by the clones, as the pool is.
+    limited_claim_fell_short: Arc<AtomicBool>,
 }
 
 /// Written by hand: a derived `Clone` would ask the database type itself to be `Clone`.
@@ -129,6 +134,7 @@ impl<DB: Database> Clone for SqlPool<DB> {
             pool: self.pool.clone(),
             dialect: self.dialect,
             url: self.url.clone(),
+            limited_claim_fell_short: self.limited_claim_fell_short.clone(),
         }
     }
 }
@@ -136,7 +142,12 @@ impl<DB: Database> Clone for SqlPool<DB> {
 impl<DB: Database> SqlPool<DB> {
     /// Wraps a store's pool.
     pub fn new(pool: Pool<DB>, dialect: &'static Dialect, url: RedactedUrl) -> SqlPool<DB> {
-        SqlPool { pool, dialect, url }
+        SqlPool {
+            pool,
+            dialect,
+            url,
+            limited_claim_fell_short: Arc::default(),
+        }
     }
 
     /// Maps a driver error met while doing `operation`: unreachable → `Unavailable` with the redacted
