@@ -237,6 +237,18 @@ where
             self.dialect.job_columns
         ));
         stmt.filter("j", &params.filter);
+        if let Some(after) = &params.after {
+            // The keyset cursor spelled as a range on the newest-first index's first column plus a
+            // tie-break, which every server reads as a range of that index (row comparisons are not
+            // read that way by MySQL).
+            stmt.push(" AND j.created_at <= ")
+                .bind(after.created_at.0)
+                .push(" AND (j.created_at < ")
+                .bind(after.created_at.0)
+                .push(" OR j.id < ")
+                .bind(after.id.as_str())
+                .push(")");
+        }
         let statuses = &params.filter.statuses;
         if self.dialect.restates_partial_index && !statuses.is_empty() && !statuses.contains(&JobStatus::Pending) {
             stmt.push(" AND j.status <> 'pending'");

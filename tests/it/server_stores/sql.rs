@@ -200,6 +200,7 @@ async fn events_an_application_commits_are_expanded_once_by_racing_workers<S: Sq
             filter: JobFilter::default(),
             limit: 100,
             offset: 0,
+            after: None,
         })
         .await
         .expect("list");
