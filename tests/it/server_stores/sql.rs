@@ -94,6 +94,7 @@ async fn a_committed_plain_insert_is_claimable_with_defaults_in_every_other_colu
             },
             limit: 10,
             offset: 0,
+            after: None,
         })
         .await
         .expect("list");
