@@ -378,6 +378,7 @@ async fn ticks(name: &str, store: TestStore) {
         filter: Default::default(),
         limit: 2_000,
         offset: 0,
+        after: None,
     };
     let (jobs, visible) = loop {
         let jobs = store.list(&list).await.expect("list");

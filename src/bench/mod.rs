@@ -493,6 +493,7 @@ impl Bench {
             filter: self.own_jobs(),
             limit: u32::try_from(n).unwrap_or(u32::MAX),
             offset: 0,
+            after: None,
         };
         Ok(self.client.list(&params).await?)
     }

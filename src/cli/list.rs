@@ -57,6 +57,7 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
             filter: job_filter,
             limit: args.limit,
             offset: args.offset,
+            after: None,
         })
         .await?;
     print_rows(format, &jobs, ctx.quiet, "no jobs match", |jobs| {

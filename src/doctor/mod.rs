@@ -222,6 +222,7 @@ async fn list_all(store: &DynStore, filter: JobFilter) -> Result<Vec<Job>, Store
                 filter: filter.clone(),
                 limit: PAGE,
                 offset,
+                after: None,
             })
             .await?;
         let n = page.len();

@@ -5,6 +5,8 @@
 use axum::Extension;
 use axum::Json;
 use axum::extract::{Path, State};
+use axum::http::{HeaderValue, Uri, header};
+use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::audit;
@@ -13,8 +15,8 @@ use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::tokens::Caller;
 use crate::error::{Input, InvalidInput};
-use crate::job::{Job, JobSpec, JobStatus};
-use crate::store::{Enqueued, JobFilter, List};
+use crate::job::{Job, JobId, JobSpec, JobStatus};
+use crate::store::{Enqueued, JobFilter, List, ListCursor};
 use crate::time::{UnixMillis, parse_duration, parse_instant_str};
 
 /// `jobq list`'s default page.
@@ -23,9 +25,12 @@ const DEFAULT_LIMIT: u32 = 50;
 /// The largest page: one request may not make the server read and send the whole store.
 pub const MAX_LIMIT: u32 = 1_000;
 
-/// `GET /api/v1/jobs?queue&type&status&since&until&limit&offset`: newest first.
-pub async fn list(State(state): State<AppState>, query: QueryPairs) -> ApiResult<Json<Vec<Job>>> {
-    query.only(&["queue", "type", "status", "since", "until", "limit", "offset"])?;
+/// `GET /api/v1/jobs?queue&type&status&since&until&limit&offset&after`: newest first. A full page
+/// answers with a `Link: <…>; rel="next"` header, the same request with `after` set to its last job:
+/// a keyset cursor, which costs the store the same however deep the page, where `offset` costs the
+/// jobs it skips.
+pub async fn list(State(state): State<AppState>, uri: Uri, query: QueryPairs) -> ApiResult<Response> {
+    query.only(&["queue", "type", "status", "since", "until", "limit", "offset", "after"])?;
     let now = state.client.now();
     let filter = JobFilter {
         queues: query.list("queue"),
@@ -36,18 +41,57 @@ pub async fn list(State(state): State<AppState>, query: QueryPairs) -> ApiResult
     };
     let limit = query.number("limit")?.unwrap_or(DEFAULT_LIMIT);
     if limit > MAX_LIMIT {
-        let reason = format!("limit {limit}: at most {MAX_LIMIT} jobs a page (page on with offset)");
+        let reason = format!("limit {limit}: at most {MAX_LIMIT} jobs a page (page on with after)");
         return Err(InvalidInput::new(Input::Limit, reason).into());
     }
+    let after = query.one("after").map(cursor).transpose()?;
     let jobs = state
         .client
         .list(&List {
             filter,
             limit,
             offset: query.number("offset")?.unwrap_or(0),
+            after,
         })
         .await?;
-    Ok(Json(jobs))
+    let next = match jobs.last() {
+        Some(last) if jobs.len() == limit as usize => Some(next_page(&uri, &ListCursor::of(last))),
+        _ => None,
+    };
+    let mut answer = Json(jobs).into_response();
+    if let Some(link) = next.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        answer.headers_mut().insert(header::LINK, link);
+    }
+    Ok(answer)
+}
+
+/// A cursor as the API spells it: `<createdAt in Unix ms>.<id>` (an id may hold dots; the time never
+/// does).
+fn cursor(text: &str) -> Result<ListCursor, ApiError> {
+    let unreadable = || {
+        ApiError::bad_request(format!(
+            "query parameter after={text:?} is not a cursor (take it from the Link header of the page before)"
+        ))
+    };
+    let (at, id) = text.split_once('.').ok_or_else(unreadable)?;
+    Ok(ListCursor {
+        created_at: UnixMillis(at.parse().map_err(|_| unreadable())?),
+        id: JobId::parse(id).map_err(|_| unreadable())?,
+    })
+}
+
+/// `</api/v1/jobs?query>; rel="next"`: the request's own query without its offset and cursor, and the
+/// cursor after `last`. (The `Uri` a nested route sees has lost the `/api/v1` it is nested under.)
+fn next_page(uri: &Uri, last: &ListCursor) -> String {
+    let query = uri.query().unwrap_or("");
+    let mut next = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+        if k != "after" && k != "offset" {
+            next.append_pair(&k, &v);
+        }
+    }
+    next.append_pair("after", &format!("{}.{}", last.created_at.0, last.id.as_str()));
+    format!("</api/v1/jobs?{}>; rel=\"next\"", next.finish())
 }
 
 /// `GET /api/v1/jobs/{id}`.

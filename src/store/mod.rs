@@ -275,8 +275,30 @@ pub struct List {
     pub filter: JobFilter,
     /// Page size.
     pub limit: u32,
-    /// Jobs to skip.
+    /// Jobs to skip (after `after`, when given).
     pub offset: u64,
+    /// Only jobs that come after this one in list order: the keyset cursor of the page before, which
+    /// costs the same however deep the page is, where an offset costs the jobs it skips.
+    pub after: Option<ListCursor>,
+}
+
+/// A place in list order (`created_at`, then id, both descending): the last job of a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListCursor {
+    /// The job's creation time.
+    pub created_at: UnixMillis,
+    /// The job's id.
+    pub id: JobId,
+}
+
+impl ListCursor {
+    /// The cursor just past `job`.
+    pub fn of(job: &Job) -> ListCursor {
+        ListCursor {
+            created_at: job.created_at,
+            id: job.id.clone(),
+        }
+    }
 }
 
 /// Counts by queue and status, from [`Store::stats`].
@@ -565,7 +587,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// One job by id.
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
 
-    /// Jobs matching the filter, newest first (`created_at`, then id, descending).
+    /// Jobs matching the filter, newest first (`created_at`, then id, descending), from just past
+    /// `after` when given, then skipping `offset`.
     async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError>;
 
     /// Counts by queue and status.

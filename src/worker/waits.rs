@@ -36,6 +36,7 @@ pub(super) async fn sweep(s: &Shared) {
             filter: filter.clone(),
             limit: PAGE,
             offset,
+            after: None,
         };
         let jobs = match s.store.list(&page).await {
             Ok(jobs) => jobs,

@@ -35,6 +35,7 @@ async fn first_jobs(store: &TestStore) -> Vec<jobq::job::Job> {
             filter: JobFilter::default(),
             limit: 10,
             offset: 0,
+            after: None,
         })
         .await
         .unwrap()
@@ -341,7 +342,30 @@ async fn migrate_reports_the_key_layout_version() {
     let (_store, prefix) = fixture().await;
     let (code, out) = jobq(&with_prefix(&redis_url(), &prefix), &["migrate"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.trim_end().ends_with("is at schema version 2"), "{out}");
+    assert!(out.trim_end().ends_with("is at schema version 3"), "{out}");
+}
+
+/// Layout 3 added each queue's created-order index: a prefix written at layout 2 gets it from its
+/// status indexes at the next migrate, and lists as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_from_layout_2_indexes_every_job_by_creation_time() {
+    let (store, prefix) = fixture().await;
+    make(&store, spec("old-done").queue("q"), JobStatus::Succeeded, at(-3_000)).await;
+    add(&store, spec("old-ready").queue("q")).await;
+    add(&store, spec("other").queue("r")).await;
+    // What layout 2 had: no created-order index.
+    redis_cli(&["DEL", &format!("{prefix}{{q}}:made"), &format!("{prefix}{{r}}:made")]);
+    redis_cli(&["SET", &format!("{prefix}version"), "2"]);
+    assert!(
+        first_jobs(&store).await.is_empty(),
+        "nothing indexed before the migration"
+    );
+    store.migrate().await.expect("migrate from layout 2");
+    assert_eq!(
+        sorted(ids(&first_jobs(&store).await)),
+        ["old-done", "old-ready", "other"]
+    );
+    assert_eq!(redis_cli(&["GET", &format!("{prefix}version")]).trim(), "3");
 }
 
 /// Issue 14: enqueueing, reading and finishing one job each send the server one command, one round

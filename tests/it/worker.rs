@@ -528,6 +528,7 @@ async fn all_jobs(world: &World) -> Vec<Job> {
         filter: Default::default(),
         limit: 10_000,
         offset: 0,
+        after: None,
     };
     world.client.list(&list).await.unwrap()
 }
@@ -1314,6 +1315,7 @@ async fn fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unuse
             },
             limit: 2000,
             offset: 0,
+            after: None,
         })
         .await
         .unwrap();

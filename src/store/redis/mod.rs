@@ -20,6 +20,7 @@
 //! | `{q}:run` | sorted set | running jobs by last heartbeat (rescue reads the stale end) |
 //! | `{q}:wait` | sorted set | waiting jobs by finish time |
 //! | `{q}:done:<status>` | sorted set | terminal jobs by finish time (cleanup and replay read it) |
+//! | `{q}:made` | sorted set | every job by creation time, so same-time jobs by id: list order (`lua/list.lua`); since layout 3 |
 //! | `{q}:uniq` | hash | unique key → the live job holding it |
 //! | `{q}:wake` | stream | one entry per batch that made work ready (wake-ups) |
 //! | `{q}:sched:<name>` | hash | a schedule whose jobs go to `q`: its record (see `lua/schedules.lua`) |
@@ -98,7 +99,7 @@ use crate::time::UnixMillis;
 const KIND: StoreKind = StoreKind::Redis;
 
 /// The key layout version this build writes; `migrate` records it and refuses any other.
-const LAYOUT_VERSION: u32 = 2;
+const LAYOUT_VERSION: u32 = 3;
 
 /// Jobs per enqueue script: a larger batch is split into calls of this many, sent back to back
 /// (500, 1,000, 2,000 and 5,000 measured within noise of each other, 2,000 and 5,000 a little lower).
@@ -212,7 +213,18 @@ impl Store for RedisStore {
                 known: LAYOUT_VERSION,
             });
         }
-        if found < LAYOUT_VERSION {
+        if found == 2 {
+            // Layout 3 adds each queue's created-order index (`{q}:made`), built here from the
+            // status indexes, a queue at a time; a job enqueued meanwhile by this build is indexed
+            // by its own script, and ZADD of a job twice is harmless.
+            for queue in self.known_queues().await? {
+                let cmd = self.queue_script(&SCRIPTS.reindex, &queue);
+                let _: u64 = self.eval(&SCRIPTS.reindex, &cmd, "migrate", true).await?;
+            }
+            let _: () = self
+                .query(redis::cmd("SET").arg(&key).arg(LAYOUT_VERSION), "migrate")
+                .await?;
+        } else if found < LAYOUT_VERSION {
             return Err(StoreError::query(
                 KIND,
                 "migrate",
@@ -474,6 +486,10 @@ impl Store for RedisStore {
             cmd.arg(most)
                 .arg(opt_millis(f.created_since))
                 .arg(opt_millis(f.created_until));
+            match &params.after {
+                Some(after) => cmd.arg(after.created_at.0).arg(after.id.as_str()),
+                None => cmd.arg("").arg(""),
+            };
             push_list(&mut cmd, &f.job_types);
             push_list(&mut cmd, &statuses(&f.statuses));
             async move { self.eval::<Vec<Value>>(&SCRIPTS.list, &cmd, "list", true).await }

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use crate::job::{Job, JobError, JobId, JobStatus, Progress};
-use crate::store::{QueueStats, Rescued, StoreError, StoreKind, WorkerInfo};
+use crate::store::{Rescued, StoreError, StoreKind, WorkerInfo};
 use crate::time::UnixMillis;
 
 /// Reads the cells of one job's row, naming the job in every error.
@@ -84,9 +84,10 @@ pub(crate) trait ReadRow {
     /// A worker of the registry, from (id, name, host, pid, queues as a JSON array, started_at,
     /// last_seen_at, jobs_done).
     fn worker(&self) -> Result<WorkerInfo, sqlx::Error>;
-    /// A queue's counts, from (queue, ready, scheduled, running, waiting, succeeded, dead, cancelled,
-    /// discarded, oldest ready run_at).
-    fn queue_stats(&self) -> Result<QueueStats, sqlx::Error>;
+    /// One (queue, status, count) row.
+    fn status_count(&self) -> Result<(String, String, u64), sqlx::Error>;
+    /// A queue's pending jobs split: (queue, scheduled, oldest ready run_at).
+    fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error>;
 }
 
 impl<'r, R> ReadRow for Cells<'r, R>
@@ -181,20 +182,16 @@ where
         })
     }
 
-    fn queue_stats(&self) -> Result<QueueStats, sqlx::Error> {
-        let n = |i: usize| self.0.try_get::<i64, _>(i).map(count);
-        Ok(QueueStats {
-            queue: text(self.0, 0)?,
-            ready: n(1)?,
-            scheduled: n(2)?,
-            running: n(3)?,
-            waiting: n(4)?,
-            succeeded: n(5)?,
-            dead: n(6)?,
-            cancelled: n(7)?,
-            discarded: n(8)?,
-            oldest_ready_at: self.0.try_get::<Option<i64>, _>(9)?.map(UnixMillis),
-        })
+    fn status_count(&self) -> Result<(String, String, u64), sqlx::Error> {
+        Ok((text(self.0, 0)?, text(self.0, 1)?, count(self.0.try_get::<i64, _>(2)?)))
+    }
+
+    fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error> {
+        Ok((
+            text(self.0, 0)?,
+            count(self.0.try_get::<i64, _>(1)?),
+            self.0.try_get::<Option<i64>, _>(2)?.map(UnixMillis),
+        ))
     }
 }
 

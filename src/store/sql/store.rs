@@ -45,9 +45,9 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
 
-    /// Counts in one pass over the table, unless the store counts its own way.
+    /// Counts grouped by queue and status, unless the store counts its own way.
     async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError> {
-        let queues = self.shared().stats_in_one_pass(stats).await?;
+        let queues = self.shared().stats_grouped(stats).await?;
         Ok(StatsReport { queues })
     }
 
@@ -64,7 +64,7 @@ pub(crate) trait SharedSql: Send + Sync {
     /// Which store this pool belongs to.
     fn kind(&self) -> StoreKind;
     async fn applied_version(&self) -> Result<Option<u32>, StoreError>;
-    async fn stats_in_one_pass(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError>;
+    async fn stats_grouped(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError>;
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
     async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError>;
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
@@ -121,8 +121,8 @@ macro_rules! shared_sql {
             async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
                 SqlPool::applied_version(self).await
             }
-            async fn stats_in_one_pass(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError> {
-                SqlPool::stats_in_one_pass(self, stats).await
+            async fn stats_grouped(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError> {
+                SqlPool::stats_grouped(self, stats).await
             }
             async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
                 SqlPool::get(self, id).await

@@ -50,6 +50,7 @@ async fn job_ids(store: &DynStore) -> Vec<String> {
         filter: Default::default(),
         limit: 1_000,
         offset: 0,
+        after: None,
     };
     sorted(ids(&store.list(&list).await.expect("list")))
 }

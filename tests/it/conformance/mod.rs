@@ -109,6 +109,7 @@ store_tests! {
         read::stats_filtered_by_queue,
         read::list_filters_by_queue_type_status_and_creation_time,
         read::list_is_newest_first_with_pagination,
+        read::list_pages_on_after_a_cursor_in_list_order,
         read::get_returns_none_for_unknown_id,
         workers::register_worker_upserts,
         workers::workers_lists_the_seen_and_forgetting_removes_the_unseen,

@@ -2,7 +2,7 @@
 //! first, and get.
 
 use jobq::job::{Job, JobSpec, JobStatus};
-use jobq::store::{Cleanup, DynStore, JobFilter, List, QueueStats};
+use jobq::store::{Cleanup, DynStore, JobFilter, List, ListCursor, QueueStats};
 
 use crate::support::jobs::*;
 
@@ -11,7 +11,26 @@ async fn list(store: &DynStore, filter: JobFilter) -> Vec<String> {
 }
 
 async fn list_page(store: &DynStore, filter: JobFilter, limit: u32, offset: u64) -> Vec<Job> {
-    store.list(&List { filter, limit, offset }).await.expect("list")
+    store
+        .list(&List {
+            filter,
+            limit,
+            offset,
+            after: None,
+        })
+        .await
+        .expect("list")
+}
+
+/// A page after `after` in list order.
+async fn list_after(store: &DynStore, filter: JobFilter, limit: u32, after: &Job) -> Vec<String> {
+    let list = List {
+        filter,
+        limit,
+        offset: 0,
+        after: Some(ListCursor::of(after)),
+    };
+    ids(&store.list(&list).await.expect("list"))
 }
 
 /// The default filter as `set` changes it.
@@ -200,6 +219,63 @@ pub(super) async fn list_is_newest_first_with_pagination(store: &DynStore) {
         ..Default::default()
     };
     assert_eq!(ids(&list_page(store, filtered, 2, 3).await), ["n06", "n05b"]);
+}
+
+pub(super) async fn list_pages_on_after_a_cursor_in_list_order(store: &DynStore) {
+    // As above: n05b shares n05's creation time, and a cursor at one of them must not skip the other.
+    let mut specs: Vec<JobSpec> = (0..10)
+        .map(|i| {
+            created_at(
+                spec(&format!("n{i:02}")).queue(if i % 2 == 0 { "even" } else { "odd" }),
+                at(i * 10),
+            )
+        })
+        .collect();
+    specs.push(created_at(spec("n05b").queue("odd"), at(50)));
+    add_all(store, specs).await;
+
+    let mut paged = Vec::new();
+    let mut after: Option<Job> = None;
+    loop {
+        let list = List {
+            limit: 3,
+            after: after.as_ref().map(ListCursor::of),
+            ..Default::default()
+        };
+        let jobs = store.list(&list).await.expect("list");
+        paged.extend(ids(&jobs));
+        match jobs.last() {
+            Some(last) if jobs.len() == 3 => after = Some(last.clone()),
+            _ => break,
+        }
+    }
+    let expected = [
+        "n09", "n08", "n07", "n06", "n05b", "n05", "n04", "n03", "n02", "n01", "n00",
+    ];
+    assert_eq!(paged, expected);
+
+    let n05b = get(store, &id("n05b")).await;
+    assert_eq!(list_after(store, JobFilter::default(), 2, &n05b).await, ["n05", "n04"]);
+    let odd = filter(|f| f.queues = vec!["odd".into()]);
+    assert_eq!(list_after(store, odd, 10, &n05b).await, ["n05", "n03", "n01"]);
+    // With a status and a time window as well; an offset counts from the cursor.
+    let since = filter(|f| {
+        f.statuses = vec![JobStatus::Pending];
+        f.created_since = Some(at(20));
+    });
+    assert_eq!(
+        list_after(store, since.clone(), 10, &n05b).await,
+        ["n05", "n04", "n03", "n02"]
+    );
+    let skipped = List {
+        filter: since,
+        limit: 2,
+        offset: 1,
+        after: Some(ListCursor::of(&n05b)),
+    };
+    assert_eq!(ids(&store.list(&skipped).await.expect("list")), ["n04", "n03"]);
+    let n00 = get(store, &id("n00")).await;
+    assert!(list_after(store, JobFilter::default(), 10, &n00).await.is_empty());
 }
 
 pub(super) async fn get_returns_none_for_unknown_id(store: &DynStore) {

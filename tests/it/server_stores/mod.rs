@@ -213,6 +213,7 @@ async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: S
         filter: JobFilter::default(),
         limit: JOBS as u32 + 1,
         offset: 0,
+        after: None,
     };
     for job in client.list(&all).await.unwrap() {
         assert_eq!(job.status, JobStatus::Succeeded, "{}", job.id);

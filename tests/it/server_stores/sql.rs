@@ -94,6 +94,7 @@ async fn a_committed_plain_insert_is_claimable_with_defaults_in_every_other_colu
             },
             limit: 10,
             offset: 0,
+            after: None,
         })
         .await
         .expect("list");
@@ -200,6 +201,7 @@ async fn events_an_application_commits_are_expanded_once_by_racing_workers<S: Sq
             filter: JobFilter::default(),
             limit: 100,
             offset: 0,
+            after: None,
         })
         .await
         .expect("list");

@@ -99,6 +99,7 @@ pub(super) async fn a_rate_holds_across_three_workers(store: TestStore) {
                 },
                 limit: 1000,
                 offset: 0,
+                after: None,
             })
             .await
             .unwrap();

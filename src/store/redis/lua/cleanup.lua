@@ -23,7 +23,11 @@ for _, s in ipairs(statuses) do
   if not dry then
     for _, id in ipairs(ids) do
       redis.call('DEL', jkey(Q, id))
-      redis.call('ZREM', dk, id)
+    end
+    for n = 1, #ids, 1000 do
+      local some = { unpack(ids, n, math.min(n + 999, #ids)) }
+      redis.call('ZREM', dk, unpack(some))
+      redis.call('ZREM', made_key(Q), unpack(some))
     end
   end
 end
@@ -41,5 +45,5 @@ local left = redis.call('EXISTS', prios, Q .. 'run', Q .. 'wait', Q .. 'done:suc
 if left > 0 then
   return { count, 0 }
 end
-redis.call('DEL', Q .. 'wake', Q .. 'uniq', Q .. 'listed')
+redis.call('DEL', Q .. 'wake', Q .. 'uniq', Q .. 'listed', made_key(Q))
 return { count, 1 }

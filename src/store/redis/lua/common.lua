@@ -41,6 +41,12 @@ local function pend_key(Q, pr)
   return Q .. 'pend:' .. pr
 end
 
+-- Every job of a queue, newest first: `{q}:made`, scored by created_at, so that same-time jobs sort by
+-- id as list order wants (`list.lua`). Written where a job is created and removed where it is deleted.
+local function made_key(Q)
+  return Q .. 'made'
+end
+
 -- A job's priority is absent from its hash when it is 0.
 local function index_pending(Q, id, pr, r)
   pr = pr or '0'

@@ -15,6 +15,7 @@ local HELD = { running = true, waiting = true }
 local function remove(id, k, h)
   unindex(Q, id, status_of(h[1]), h[2], h[3])
   free_unique(Q, h[4], id)
+  redis.call('ZREM', made_key(Q), id)
   redis.call('DEL', k)
 end
 

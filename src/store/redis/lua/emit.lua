@@ -28,6 +28,7 @@ while i <= #ARGV do
     job[1], job[5], job[7], job[9] = k, p, r, c
     redis.call('HSET', unpack(job))
     index_pending(Q, id, pr, r)
+    redis.call('ZADD', made_key(Q), c, id)
     touched[q] = true
   end
 end

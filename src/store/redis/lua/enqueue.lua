@@ -28,7 +28,7 @@ if shape == 'S' then
   for s = 1, n, 1000 do
     taken = taken or redis.call('EXISTS', unpack(keys, s, math.min(s + 999, n))) > 0
   end
-  local out, members = {}, {}
+  local out, members, made = {}, {}, {}
   i = 8
   for j = 1, n do
     local k, r = keys[j], ARGV[i + 2]
@@ -44,12 +44,14 @@ if shape == 'S' then
       end
       members[#members + 1] = '0'
       members[#members + 1] = r .. ':' .. ARGV[i]
+      made[#made + 1] = ARGV[i + 3]
+      made[#made + 1] = ARGV[i]
       out[j] = 'C'
     end
     i = i + 4
   end
   if #members > 0 then
-    batch_flush({ [pend_key(Q, pr)] = members }, 'ZADD')
+    batch_flush({ [pend_key(Q, pr)] = members, [made_key(Q)] = made }, 'ZADD')
     redis.call('ZADD', Q .. 'prios', pr, pr)
     wake(Q)
   end
@@ -59,6 +61,7 @@ end
 local uniq = Q .. 'uniq'
 local out = {}
 local pending, pend_keys = {}, {}
+local mk = made_key(Q)
 local created = false
 local i = 3
 for _ = 1, n do
@@ -90,6 +93,7 @@ for _ = 1, n do
       redis.call('ZADD', Q .. 'prios', pr, pr)
     end
     batch_add(pending, pk, '0', r .. ':' .. id)
+    batch_add(pending, mk, c, id)
     created = true
     out[#out + 1] = 'C'
   end

@@ -47,6 +47,7 @@ for _ = 1, n do
         job[1], job[5], job[7], job[9] = k, p, r, c
         redis.call('HSET', unpack(job))
         index_pending(Q, id, pr, r)
+        redis.call('ZADD', made_key(Q), c, id)
         created = true
         out[#out + 1] = 'E'
       end
