@@ -270,7 +270,8 @@ where
         // when that look admits some.
         if self.limited_claim_fell_short.load(Ordering::Relaxed) {
             let mut conn = self.pool.acquire().await?;
-            if self.admitted(&mut conn, claim, &scopes, Locking::No).await?.0.is_empty() {
+            let (look, _) = self.admitted(&mut conn, claim, &scopes, Locking::No).await?;
+            if look.is_empty() {
                 return Ok(Vec::new());
             }
         }
@@ -596,7 +597,8 @@ where
                 .bind(id.clone())
                 .push("))))");
         }
-        s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ").bind(i64::from(size));
+        s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
+            .bind(i64::from(size));
         if locking == Locking::Yes {
             s.push(self.dialect.lock_skipping);
         }
