@@ -335,6 +335,29 @@ pub struct QueueStats {
 }
 
 impl QueueStats {
+    /// Counts `n` jobs of `status` (text as stored). Pending ones all count as ready until
+    /// [`QueueStats::split_pending`] takes the scheduled ones out; an unknown status is left out.
+    pub fn count_status(&mut self, status: &str, n: u64) {
+        match status.parse::<JobStatus>() {
+            Ok(JobStatus::Pending) => self.ready = n,
+            Ok(JobStatus::Running) => self.running = n,
+            Ok(JobStatus::Waiting) => self.waiting = n,
+            Ok(JobStatus::Succeeded) => self.succeeded = n,
+            Ok(JobStatus::Dead) => self.dead = n,
+            Ok(JobStatus::Cancelled) => self.cancelled = n,
+            Ok(JobStatus::Discarded) => self.discarded = n,
+            Err(_) => {}
+        }
+    }
+
+    /// Takes the `scheduled` (pending, due later) out of the pending counted as ready, and records
+    /// the oldest ready job's `run_at`.
+    pub fn split_pending(&mut self, scheduled: u64, oldest_ready_at: Option<UnixMillis>) {
+        self.scheduled = scheduled.min(self.ready);
+        self.ready -= self.scheduled;
+        self.oldest_ready_at = oldest_ready_at;
+    }
+
     /// Every job in the queue.
     pub fn total(&self) -> u64 {
         self.ready

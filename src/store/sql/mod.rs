@@ -287,21 +287,14 @@ where
         let mut by_queue: std::collections::BTreeMap<String, QueueStats> = Default::default();
         for row in &rows {
             let (queue, status, n) = Cells(row).status_count().map_err(self.fail("stats"))?;
-            let s = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats {
-                queue,
-                ..Default::default()
-            });
-            match status.parse::<JobStatus>() {
-                // All pending for now; the second pass takes the scheduled ones out.
-                Ok(JobStatus::Pending) => s.ready = n,
-                Ok(JobStatus::Running) => s.running = n,
-                Ok(JobStatus::Waiting) => s.waiting = n,
-                Ok(JobStatus::Succeeded) => s.succeeded = n,
-                Ok(JobStatus::Dead) => s.dead = n,
-                Ok(JobStatus::Cancelled) => s.cancelled = n,
-                Ok(JobStatus::Discarded) => s.discarded = n,
-                Err(_) => {}
-            }
+            // All pending count as ready for now; the second pass takes the scheduled ones out.
+            by_queue
+                .entry(queue.clone())
+                .or_insert_with(|| QueueStats {
+                    queue,
+                    ..Default::default()
+                })
+                .count_status(&status, n);
         }
         let pending: Vec<String> = by_queue
             .values()
@@ -322,9 +315,7 @@ where
         for row in &self.fetch_all(&stmt, "stats").await? {
             let (queue, scheduled, oldest) = Cells(row).pending_split().map_err(self.fail("stats"))?;
             if let Some(s) = by_queue.get_mut(&queue) {
-                s.scheduled = scheduled.min(s.ready);
-                s.ready -= s.scheduled;
-                s.oldest_ready_at = oldest;
+                s.split_pending(scheduled, oldest);
             }
         }
         Ok(by_queue.into_values().collect())

@@ -23,7 +23,6 @@ mod statements;
 mod watch;
 
 use std::collections::HashMap;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -409,20 +408,13 @@ impl SqlBackend for SqliteStore {
             let queue: String = row.get(0);
             let status: &str = row.get(1);
             let n = row.get::<i64, _>(2) as u64;
-            let s = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats {
-                queue,
-                ..Default::default()
-            });
-            match JobStatus::from_str(status) {
-                Ok(JobStatus::Pending) => s.ready = n,
-                Ok(JobStatus::Running) => s.running = n,
-                Ok(JobStatus::Waiting) => s.waiting = n,
-                Ok(JobStatus::Succeeded) => s.succeeded = n,
-                Ok(JobStatus::Dead) => s.dead = n,
-                Ok(JobStatus::Cancelled) => s.cancelled = n,
-                Ok(JobStatus::Discarded) => s.discarded = n,
-                Err(_) => {}
-            }
+            by_queue
+                .entry(queue.clone())
+                .or_insert_with(|| QueueStats {
+                    queue,
+                    ..Default::default()
+                })
+                .count_status(status, n);
         }
         let sql = format!(
             "SELECT queue, sum(CASE WHEN run_at > ?1 THEN 1 ELSE 0 END), min(CASE WHEN run_at <= ?1 THEN run_at END) \
@@ -436,9 +428,8 @@ impl SqlBackend for SqliteStore {
         for row in query.fetch_all(&self.sql.pool).await.map_err(self.sql.fail("stats"))? {
             let queue: String = row.get(0);
             if let Some(s) = by_queue.get_mut(&queue) {
-                s.scheduled = row.get::<Option<i64>, _>(1).unwrap_or(0) as u64;
-                s.ready = s.ready.saturating_sub(s.scheduled);
-                s.oldest_ready_at = row.get::<Option<i64>, _>(2).map(UnixMillis);
+                let scheduled = row.get::<Option<i64>, _>(1).unwrap_or(0) as u64;
+                s.split_pending(scheduled, row.get::<Option<i64>, _>(2).map(UnixMillis));
             }
         }
         Ok(StatsReport {

@@ -12,8 +12,8 @@ use jobq::time::UnixMillis;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::Api;
 use super::browser::{Browser, PATIENCE};
+use super::{Api, TOKENS};
 use crate::support::jobs::{get, id, make};
 use crate::support::process::{FAST, Process};
 use crate::support::{TestStore, eventually, store_tests};
@@ -198,20 +198,12 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
     browser.close().await;
 }
 
-const TOKENS: &str = r#"
-[serve]
-tokens = [
-  { name = "ops", token_env = "TEST_DASH_OPS", role = "admin" },
-  { name = "grafana", token_env = "TEST_DASH_READ", role = "read" },
-]
-"#;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_asks_for_a_token_once_and_a_read_token_sees_no_actions() {
     let store = crate::support::sqlite_store().await;
     let env = [
-        ("TEST_DASH_OPS", "dash-admin-0123456789"),
-        ("TEST_DASH_READ", "dash-read-0123456789"),
+        ("TEST_OPS_TOKEN", "dash-admin-0123456789"),
+        ("TEST_READ_TOKEN", "dash-read-0123456789"),
     ];
     let api = Api::start_with(&store, TOKENS, &env).await;
     let dead = made(&store, "mail.send", "mail", JobStatus::Dead).await;

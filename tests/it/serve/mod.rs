@@ -163,6 +163,16 @@ impl Drop for Api {
     }
 }
 
+/// A `[serve]` config with an admin token ("ops", from `TEST_OPS_TOKEN`) and a read token
+/// ("grafana", from `TEST_READ_TOKEN`).
+pub const TOKENS: &str = r#"
+[serve]
+tokens = [
+  { name = "ops", token_env = "TEST_OPS_TOKEN", role = "admin" },
+  { name = "grafana", token_env = "TEST_READ_TOKEN", role = "read" },
+]
+"#;
+
 /// Sends a request and reads its answer as JSON, failing the test on a body that is not.
 pub async fn send(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
     let response = req.send().await.expect("the request");

@@ -11,16 +11,9 @@ use reqwest::{Method, StatusCode, header};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::{Api, error_code, send};
+use super::{Api, TOKENS, error_code, send};
 use crate::support::{sqlite_store, within};
 
-const TOKENS: &str = r#"
-[serve]
-tokens = [
-  { name = "ops", token_env = "TEST_OPS_TOKEN", role = "admin" },
-  { name = "grafana", token_env = "TEST_READ_TOKEN", role = "read" },
-]
-"#;
 const ADMIN: &str = "admin-secret-0123456789";
 const READER: &str = "read-secret-0123456789";
 
