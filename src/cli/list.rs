@@ -6,7 +6,7 @@ use comfy_table::Cell;
 use super::filter::{self, QueueTypeArgs};
 use super::output::{last_error, print_rows, status_cell, table, when};
 use super::{Context, OutputFormat};
-use crate::store::{JobFilter, List};
+use crate::store::{JobFilter, List, ListCursor};
 
 /// Arguments of `jobq list`.
 #[derive(Debug, Args)]
@@ -33,6 +33,10 @@ pub struct ListArgs {
     /// Skip this many jobs (for paging)
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub offset: u64,
+
+    /// Only jobs after this one in the list: the next page after a page that ended with it (as fast however deep)
+    #[arg(long, value_name = "ID")]
+    pub after: Option<String>,
 }
 
 /// Runs `jobq list`.
@@ -46,6 +50,12 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
     let until = args.until.as_deref().map(|s| filter::when("--until", s)).transpose()?;
     let client = ctx.client().await?;
     let now = client.now();
+    // The cursor is the job's place in list order, read from the job itself, so a page can follow
+    // one however the job has changed since (only its creation time and id place it).
+    let after = match &args.after {
+        Some(id) => Some(ListCursor::of(&client.get(id).await?)),
+        None => None,
+    };
     let job_filter = JobFilter {
         statuses,
         created_since: since.map(|w| w.at(now)),
@@ -57,7 +67,7 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
             filter: job_filter,
             limit: args.limit,
             offset: args.offset,
-            after: None,
+            after,
         })
         .await?;
     print_rows(format, &jobs, ctx.quiet, "no jobs match", |jobs| {

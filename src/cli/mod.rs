@@ -165,12 +165,13 @@ impl Command {
     }
 
     /// How the command uses the store's connections: the same commands run calls at once and want a
-    /// pool; the others make a few calls in turn and exit, on one connection.
+    /// pool (`serve`'s one that keeps little while idle); the others make a few calls in turn and
+    /// exit, on one connection.
     pub fn store_usage(&self) -> Usage {
-        if self.wants_threads() {
-            Usage::Pooled
-        } else {
-            Usage::OneShot
+        match self {
+            Command::Serve(_) => Usage::Serving,
+            _ if self.wants_threads() => Usage::Pooled,
+            _ => Usage::OneShot,
         }
     }
 }

@@ -25,6 +25,9 @@ pub struct ScheduleRow {
     pub job_type: String,
     /// Its next tick after now.
     pub next_run: Option<UnixMillis>,
+    /// Its next ticks after now, [`NEXT_RUNS`] of them (fewer when it ends sooner), the first
+    /// being `next_run`.
+    pub next_runs: Vec<UnixMillis>,
     /// The newest tick handled.
     pub last_tick: Option<UnixMillis>,
     /// The job of the newest tick enqueued.
@@ -36,6 +39,10 @@ pub struct ScheduleRow {
     /// What a tick does while the previous tick's job is live.
     pub overlap: &'static str,
 }
+
+/// How many upcoming ticks a row lists: enough to see a schedule's rhythm (and a cron expression
+/// that does not tick when its author meant), computed by arithmetic on the expression alone.
+pub const NEXT_RUNS: usize = 5;
 
 /// The rows of `schedules`, each with its recorded state (`states` in the same order), as of `now`.
 pub fn schedule_rows(schedules: &[Schedule], states: Vec<Option<ScheduleState>>, now: UnixMillis) -> Vec<ScheduleRow> {
@@ -49,6 +56,9 @@ pub fn schedule_rows(schedules: &[Schedule], states: Vec<Option<ScheduleState>>,
             queue: s.queue.clone(),
             job_type: s.job_type.clone(),
             next_run: s.when.next_after(now),
+            next_runs: std::iter::successors(s.when.next_after(now), |t| s.when.next_after(*t))
+                .take(NEXT_RUNS)
+                .collect(),
             last_tick: state.as_ref().and_then(|st| st.last_tick),
             last_job: state
                 .as_ref()

@@ -9,11 +9,12 @@ use serde_json::{Value, json};
 use crate::error::Error;
 use crate::store::StoreError;
 
-/// An error answer (boxed: handlers return it on every path, and most paths succeed).
-#[derive(Debug)]
+/// An error answer (boxed: handlers return it on every path, and most paths succeed). Cloned when
+/// one shared count fails for every request that waited for it (`flight.rs`).
+#[derive(Debug, Clone)]
 pub struct ApiError(Box<Parts>);
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Parts {
     status: StatusCode,
     code: &'static str,

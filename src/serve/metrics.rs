@@ -50,7 +50,7 @@ impl Counters {
 
 /// `GET /metrics`.
 pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
-    let stats = state.client.stats(&[]).await?;
+    let stats = state.stats(&[]).await?;
     let mut text = report::prometheus(&stats, state.client.now());
     if let Some(policy) = &state.autoscale {
         text.push_str(

@@ -17,6 +17,7 @@ mod audit;
 mod body;
 mod dashboard;
 mod error;
+mod flight;
 mod guard;
 mod jobs;
 mod metrics;

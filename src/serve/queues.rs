@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::audit;
 use super::body::QueryPairs;
-use super::error::ApiResult;
+use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::tokens::Caller;
 use crate::client::QueuesReport;
@@ -20,7 +20,9 @@ use crate::store::{Enqueued, WorkerInfo};
 pub async fn stats(State(state): State<AppState>, query: QueryPairs) -> ApiResult<Json<Value>> {
     query.only(&["queue"])?;
     let queues = query.list("queue");
-    let (stats, flow) = tokio::try_join!(state.client.stats(&queues), state.client.flow_state())?;
+    let (stats, flow) = tokio::try_join!(state.stats(&queues), async {
+        state.client.flow_state().await.map_err(ApiError::from)
+    })?;
     Ok(Json(report::stats(&state.store, &stats, &flow.pauses)))
 }
 

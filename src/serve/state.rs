@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::error::ApiError;
+use super::flight::Flights;
 use super::metrics::Counters;
 use super::tokens::Tokens;
 use crate::autoscale::Policy;
@@ -13,6 +15,7 @@ use crate::config::Config;
 use crate::doctor::Doctor;
 use crate::job::JobSpec;
 use crate::schedule::Schedule;
+use crate::store::StatsReport;
 
 /// Headroom over the payload limit for a request body: the envelope's other fields, JSON
 /// whitespace, and a few jobs besides in a batch.
@@ -45,6 +48,9 @@ pub struct Shared {
     pub autoscale: Option<Policy>,
     /// What `GET /doctor` judges by: the config's workers and handlers, the default thresholds.
     pub doctor: Doctor,
+    /// The counts in progress, by the queues they count (none: every queue), shared by the requests
+    /// that ask for the same ones meanwhile (`flight.rs`).
+    pub counts: Flights<Vec<String>, Result<StatsReport, ApiError>>,
 }
 
 impl AppState {
@@ -66,7 +72,23 @@ impl AppState {
             max_body: config.limits.max_payload_bytes.saturating_add(BODY_HEADROOM),
             autoscale: config.serve.autoscale,
             doctor: Doctor::from_config(config),
+            counts: Flights::default(),
         }))
+    }
+
+    /// The counts of `queues` (every queue when empty), as [`Client::stats`] answers them, from a count
+    /// that began after this call; requests asking for the same queues at once share one
+    /// (`flight.rs` has the rule).
+    pub async fn stats(&self, queues: &[String]) -> Result<StatsReport, ApiError> {
+        let mut key = queues.to_vec();
+        key.sort_unstable();
+        key.dedup();
+        let client = &self.client;
+        self.counts
+            .run(key.clone(), || async move {
+                client.stats(&key).await.map_err(ApiError::from)
+            })
+            .await
     }
 
     /// A job spec with the defaults `jobq enqueue` gives: its type's configured attempts.

@@ -43,6 +43,8 @@ pub(super) struct DirectWriter {
     url: RedactedUrl,
     synchronous: &'static str,
     busy_timeout: Duration,
+    /// The pool's page cache size, in KiB.
+    cache_kib: u32,
     /// `None` until the first insert opens it. Declared before `checkpointer`, so it is dropped (and
     /// its commit hook gone) first.
     connection: Mutex<Option<Connection>>,
@@ -73,6 +75,7 @@ impl DirectWriter {
             url: url.redacted(),
             synchronous: settings.synchronous_name,
             busy_timeout: settings.busy_timeout,
+            cache_kib: settings.cache_kib,
             connection: Mutex::new(None),
             checkpointer: Mutex::new(None),
         }
@@ -133,7 +136,7 @@ impl DirectWriter {
             connection.pragma_update(None, "journal_mode", "WAL")?;
             connection.pragma_update(None, "foreign_keys", "ON")?;
             connection.pragma_update(None, "synchronous", self.synchronous)?;
-            connection.pragma_update(None, "cache_size", -32000)?;
+            connection.pragma_update(None, "cache_size", -i64::from(self.cache_kib))?;
             connection.pragma_update(None, "temp_store", "memory")?;
             connection.set_prepared_statement_cache_capacity(CACHED_STATEMENTS);
             Ok(connection)

@@ -41,7 +41,7 @@ use super::sql::{
 };
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Lease, LeaseState, QueueStats, Rescue, Rescued, Stats,
-    StatsReport, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, WakeOn,
+    StatsReport, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -69,7 +69,13 @@ impl SqliteStore {
     /// Opens (creating if missing) the database file a `sqlite://` URL names. URL options:
     /// `synchronous=normal|full|extra|off` (default normal), `busy_timeout=10s` (default 30s).
     pub async fn connect(url: &StoreUrl) -> Result<SqliteStore, StoreError> {
-        let settings = Settings::parse(url)?;
+        SqliteStore::connect_for(url, Usage::Pooled).await
+    }
+
+    /// As [`SqliteStore::connect`], with the page cache and idle time-out the use wants (a
+    /// [`Usage::Serving`] connection caches little; see `settings.rs`).
+    pub async fn connect_for(url: &StoreUrl, usage: Usage) -> Result<SqliteStore, StoreError> {
+        let settings = Settings::parse(url)?.for_usage(usage);
         Ok(SqliteStore {
             sql: SqlPool::new(settings.open(url).await?, &DIALECT, url.redacted()),
             url: url.clone(),

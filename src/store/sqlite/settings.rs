@@ -8,7 +8,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use crate::store::sql::{Dialect, FilterCancel};
 use crate::store::url::UrlOptions;
-use crate::store::{StoreError, StoreKind, StoreUrl};
+use crate::store::{StoreError, StoreKind, StoreUrl, Usage};
 
 /// How SQLite spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
@@ -39,6 +39,34 @@ pub(super) struct Settings {
     /// Its name, as `info` reports it.
     pub synchronous_name: &'static str,
     pub busy_timeout: Duration,
+    /// Each connection's page cache, in KiB (`PRAGMA cache_size` of minus this).
+    pub cache_kib: u32,
+    /// How long an unused pooled connection is kept open.
+    pub idle_timeout: Duration,
+}
+
+/// A worker's (and an application's) page cache per connection: its claims, finishes and heartbeats
+/// read the same index pages over and over.
+const WORKING_CACHE_KIB: u32 = 32_000;
+
+/// `jobq serve`'s (see [`Usage::Serving`]): SQLite's own default. Its large reads (the stats count,
+/// a pass over the queue/status index of every job) go through the whole index whatever the cache
+/// holds, and come from the operating system's file cache at about the same speed; the lists and
+/// shows read a few pages of the upper index levels, which a small cache keeps. With 32 MB, four
+/// connections kept 168 MiB after a load at a million jobs (BENCHMARKS.md, `jobq serve`).
+const SERVING_CACHE_KIB: u32 = 2_000;
+
+impl Settings {
+    /// The page cache and idle time-out for a use of the store.
+    pub fn for_usage(mut self, usage: Usage) -> Settings {
+        if usage == Usage::Serving {
+            self.cache_kib = SERVING_CACHE_KIB;
+            // What a connection holds (its cache, statements, the allocator's share) goes back a
+            // minute after the last request that needed it; a busy server keeps its connections.
+            self.idle_timeout = Duration::from_secs(60);
+        }
+        self
+    }
 }
 
 impl Settings {
@@ -62,6 +90,8 @@ impl Settings {
             synchronous,
             synchronous_name,
             busy_timeout,
+            cache_kib: WORKING_CACHE_KIB,
+            idle_timeout: Duration::from_secs(600),
         })
     }
 
@@ -73,7 +103,7 @@ impl Settings {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(self.synchronous)
             .busy_timeout(self.busy_timeout)
-            .pragma("cache_size", "-32000")
+            .pragma("cache_size", format!("-{}", self.cache_kib))
             .pragma("temp_store", "memory");
         let busy_timeout = self.busy_timeout;
         SqlitePoolOptions::new()
@@ -88,6 +118,7 @@ impl Settings {
             })
             .max_connections(4)
             .min_connections(0)
+            .idle_timeout(Some(self.idle_timeout))
             // A file does not hang up: no ping (a round trip to the connection's thread) before each use.
             .test_before_acquire(false)
             .acquire_timeout(self.busy_timeout + Duration::from_secs(5))

@@ -115,3 +115,23 @@ fn list_refuses_bad_filters_and_formats() {
     snap!("prometheus", env.run(["list", "-o", "prometheus"]));
     snap!("unknown_format", env.run(["list", "-o", "yaml"]));
 }
+
+#[test]
+fn list_pages_after_a_job_by_cursor() {
+    let env = Sandbox::new();
+    let ids = five_jobs(&env);
+    // Newest first, the first page of two ends with [ID4]: the page after it is the page at offset 2.
+    snap!("after_page_1", env.run(["list", "--limit", "2", "--after", &ids[3]]));
+    let json = |args: &[&str]| {
+        let mut all = vec!["list", "-o", "json", "--limit", "2"];
+        all.extend_from_slice(args);
+        env.json(all)
+    };
+    assert_eq!(json(&["--after", &ids[3]]), json(&["--offset", "2"]));
+    assert_eq!(json(&["--after", &ids[1]]), json(&["--offset", "4"]));
+    snap!("after_the_oldest", env.run(["list", "--after", &ids[0]]));
+    snap!(
+        "after_no_such_job",
+        env.run(["list", "--after", "0190a5b1-0000-7000-8000-000000000000"])
+    );
+}

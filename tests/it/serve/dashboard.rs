@@ -1,6 +1,6 @@
 //! The dashboard in a real browser (`browser.rs`), on every store: the overview shows the queues,
-//! the jobs page filters, a dead job's page replays it, the dead letters page counts before it
-//! replays all, and pausing a queue on the queues page stops a running `jobq worker` from starting
+//! the jobs page filters, a dead job's page replays it, a waiting job's page resolves it, the dead
+//! letters page counts before it replays all, the schedules page shows the next runs, and pausing a queue on the queues page stops a running `jobq worker` from starting
 //! its jobs until it is resumed; with tokens, the page asks for one once and hides from a read token
 //! what it may not do. Each page is saved as a PNG under
 //! `<target>/dashboard-screenshots/<store>/` (two of them are in the README, from `docs/`).
@@ -154,12 +154,34 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
         .await;
     assert_eq!(status_of(store, &other_dead).await, JobStatus::Pending);
 
+    // A waiting job's page: resolve it as failed, with the operator's reason, and see it dead.
+    let waiting = made(store, "hook.wait", "hooks", JobStatus::Waiting).await;
+    browser.open(&format!("{base}/#/jobs/{waiting}")).await;
+    browser.find("#job [data-status=\"waiting\"]").await;
+    browser.find("#job-resolve-box:not([hidden])").await;
+    browser.click("#job-resolve-action option[value=\"fail\"]").await;
+    browser.type_into("#job-resolve-value", "refused by the operator").await;
+    browser.screenshot("job-waiting").await;
+    browser.click("#job-resolve").await;
+    let question = browser.find("#confirm-dialog[open] #confirm-text").await;
+    assert_eq!(question.text().await.unwrap(), format!("Fail waiting job {waiting}?"));
+    browser.click("#confirm-yes").await;
+    browser.find("#job [data-status=\"dead\"]").await;
+    browser.find("#job-resolve-box[hidden]").await;
+    let resolved = get(store.store(), &id(&waiting)).await;
+    assert_eq!(resolved.status, JobStatus::Dead);
+    assert_eq!(
+        resolved.errors.last().map(|e| e.error.as_str()),
+        Some("refused by the operator")
+    );
+
     // The pages that only show.
     for page in ["workers", "schedules", "stuck"] {
         browser.click(&format!("#nav a[data-page=\"{page}\"]")).await;
         let ready = match page {
             "workers" => "#workers-table tbody tr",
-            "schedules" => "#schedules-table tr[data-schedule=\"nightly-report\"]",
+            // The next run and the four after it.
+            "schedules" => "#schedules-table tr[data-schedule=\"nightly-report\"] .next-runs .later li:nth-child(4)",
             _ => "#stuck-table, #stuck-healthy",
         };
         browser.find(ready).await;

@@ -6,12 +6,14 @@
 //!   store then holds;
 //! - [`security`]: tokens and roles, the origin check, the body cap, refused starts, error shapes;
 //! - [`health`]: `/healthz` while the store is there and once it is not;
+//! - [`counts`]: `/api/v1/stats` and `/metrics` asked for at once while jobs arrive, on every store;
 //! - [`binary`]: the `jobq serve` process: start, serve, audit log, stop on SIGTERM;
 //! - [`openapi`]: schemathesis exercising a running server against `/api/v1/openapi.json`;
 //! - [`dashboard`]: the web dashboard in a real Chromium ([`browser`]), on every store.
 
 mod binary;
 mod browser;
+mod counts;
 mod dashboard;
 mod health;
 mod openapi;

@@ -1,5 +1,6 @@
 // One job: its payload, meta, result, error history, progress and times, live while it is not
-// finished; cancel, retry or replay, and delete.
+// finished; cancel, retry or replay, delete, and resolve a waiting job (succeed, fail, retry later,
+// discard).
 import * as api from '../api.js';
 import { action, fill, h, pretty, span, statusBadge, table, time } from '../ui.js';
 
@@ -12,7 +13,8 @@ export function mount(el, route) {
   const id = route.args[0];
   const path = `/jobs/${encodeURIComponent(id)}`;
   const body = h('div#job');
-  el.append(h('h1', 'Job ', h('code', id)), body);
+  const resolver = resolveForm(path, id);
+  el.append(h('h1', 'Job ', h('code', id)), resolver.el, body);
 
   function actions(job) {
     const buttons = [];
@@ -38,6 +40,7 @@ export function mount(el, route) {
 
   async function refresh() {
     const job = await api.get(path);
+    resolver.show(job.status === 'waiting');
     const now = Date.now();
     const progress = job.progress
       ? h('span', h('progress', { max: 100, value: job.progress.percent }), ` ${job.progress.percent}% `, job.progress.message ?? '')
@@ -72,4 +75,44 @@ export function mount(el, route) {
       ], [...(job.errors ?? [])].reverse(), { id: 'job-errors', empty: 'No errors.' }));
   }
   return { refresh };
+}
+
+// What each way of resolving sends, and what its one field asks for.
+const RESOLUTIONS = {
+  succeed: { field: 'Result (JSON, optional)', body: (v) => ({ action: 'succeed', result: v.trim() ? JSON.parse(v) : null }), done: 'Succeeded' },
+  fail: { field: 'Error', body: (v) => ({ action: 'fail', error: v.trim() || 'failed from the dashboard' }), done: 'Failed: dead now' },
+  retry: { field: 'Delay (e.g. 30s, optional)', body: (v) => ({ action: 'retry', delay: v.trim() || null }), done: 'Retried: pending again' },
+  discard: { field: 'Reason (optional)', body: (v) => ({ action: 'discard', reason: v.trim() || null }), done: 'Discarded' },
+};
+
+// The resolve box of a waiting job. Built once and only shown or hidden by refresh, so what the
+// operator types survives the page's refreshes.
+function resolveForm(path, id) {
+  const choice = h('select#job-resolve-action', { 'aria-label': 'Resolution' },
+    Object.keys(RESOLUTIONS).map((k) => h('option', { value: k }, k)));
+  const label = h('span.muted');
+  const value = h('input#job-resolve-value', { type: 'text', autocomplete: 'off' });
+  const relabel = () => {
+    label.textContent = RESOLUTIONS[choice.value].field;
+    value.setAttribute('aria-label', RESOLUTIONS[choice.value].field);
+  };
+  choice.addEventListener('change', relabel);
+  relabel();
+  const button = action('Resolve', async () => {
+    const how = RESOLUTIONS[choice.value];
+    let body;
+    try {
+      body = how.body(value.value);
+    } catch (e) {
+      throw new Error(`the result is not JSON: ${e.message}`);
+    }
+    await api.post(`${path}/resolve`, body);
+    value.value = '';
+    return `${how.done}: job ${id}`;
+  }, { id: 'job-resolve', confirm: () => `${choice.value[0].toUpperCase()}${choice.value.slice(1)} waiting job ${id}?` });
+  // `.act`: hidden from a read token, like every button that acts.
+  const el = h('div.card.act#job-resolve-box', { hidden: true },
+    h('h2', 'Resolve this waiting job'),
+    h('div.actions', choice, h('label', label, ' ', value), button));
+  return { el, show: (on) => { el.hidden = !on; } };
 }

@@ -1,9 +1,18 @@
-// Schedules: the configured schedules, their next run and last job; trigger one now, pause, resume.
+// Schedules: the configured schedules, their next runs and last job; trigger one now, pause, resume.
 import * as api from '../api.js';
 import { action, fill, h, jobLink, statusBadge, table, time } from '../ui.js';
 
 export const name = 'schedules';
 export const requests = 1;
+
+// The next tick, then the few after it, smaller: a schedule's rhythm at a glance.
+function nextRuns(s, now) {
+  const [next, ...later] = s.nextRuns ?? [];
+  if (next === undefined) return time(s.nextRun, now);
+  return h('span.next-runs', time(next, now), later.length
+    ? h('ul.later', later.map((t) => h('li', time(t, now))))
+    : '');
+}
 
 export function mount(el) {
   const list = h('div');
@@ -17,7 +26,7 @@ export function mount(el) {
       ['When', (s) => `${s.when} (${s.timezone})`],
       ['Queue', (s) => s.queue],
       ['Type', (s) => s.type],
-      ['Next run', (s) => (s.paused ? h('span.paused', 'paused') : time(s.nextRun, now))],
+      ['Next runs', (s) => (s.paused ? h('span.paused', 'paused') : nextRuns(s, now))],
       ['Last tick', (s) => time(s.lastTick, now)],
       ['Last job', (s) => (s.lastJob ? h('span', jobLink(s.lastJob), ' ', s.lastJobStatus ? statusBadge(s.lastJobStatus) : '') : '—')],
       ['Overlap', (s) => s.overlap],
