@@ -405,6 +405,16 @@ async fn schedules_list_trigger_pause_and_resume(store: &TestStore) {
         (rows[0]["type"].as_str(), rows[0]["paused"].as_bool()),
         (Some("report.build"), Some(false))
     );
+    // The next five hours, the first of them `nextRun`.
+    let runs: Vec<i64> = rows[0]["nextRuns"]
+        .as_array()
+        .unwrap_or_else(|| panic!("nextRuns in {rows}"))
+        .iter()
+        .map(|t| t.as_i64().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 5, "{rows}");
+    assert_eq!(Some(runs[0]), rows[0]["nextRun"].as_i64());
+    assert!(runs.windows(2).all(|w| w[1] - w[0] == 3_600_000), "{runs:?}");
 
     let (status, triggered) = api.post("/api/v1/schedules/nightly/trigger", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{triggered}");
