@@ -141,6 +141,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Created before: a duration ago or a time')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (for paging)')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Only jobs after this one in the list: the next page after a page that ended with it (as fast however deep)')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')

@@ -1232,7 +1232,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__list)
-            opts="-o -q -v -h -V --queue --type --status --since --until --limit --offset --url --config --output --quiet --verbose --help --version"
+            opts="-o -q -v -h -V --queue --type --status --since --until --limit --offset --after --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1263,6 +1263,10 @@ _jobq() {
                     return 0
                     ;;
                 --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -134,6 +134,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --until 'Created before: a duration ago or a time'
             cand --limit 'At most this many jobs'
             cand --offset 'Skip this many jobs (for paging)'
+            cand --after 'Only jobs after this one in the list: the next page after a page that ended with it (as fast however deep)'
             cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
             cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
             cand -o 'Output format'

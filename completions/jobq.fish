@@ -124,6 +124,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand list" -l since -d 'Created at 
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l until -d 'Created before: a duration ago or a time' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l limit -d 'At most this many jobs' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l offset -d 'Skip this many jobs (for paging)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l after -d 'Only jobs after this one in the list: the next page after a page that ended with it (as fast however deep)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
 complete -c jobq -n "__fish_jobq_using_subcommand list" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
