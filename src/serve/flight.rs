@@ -47,12 +47,12 @@ impl<K: Eq + Hash + Clone, V: Clone> Flights<K, V> {
         Fut: Future<Output = V>,
     {
         let ticket = self.join(key);
-        let round = ticket.round.clone();
-        round
+        ticket
+            .round
             .get_or_init(|| async {
                 // Joiners keep arriving while this waits for the count under way to end.
                 let _turn = ticket.turn.lock().await;
-                self.close(&ticket.key, &round);
+                self.close(&ticket.key, &ticket.round);
                 count().await
             })
             .await
