@@ -34,6 +34,9 @@ const PREFETCH_WINDOW: Duration = Duration::from_millis(5);
 const PREFETCH_MAX: u64 = 1000;
 /// Longest wait for more free slots before a claim smaller than a quarter of the concurrency.
 const GATHER: Duration = Duration::from_millis(1);
+/// Under cluster-wide limits, the shortest time between a claim that fell short and the next one
+/// that a store wake-up starts (see [`Dispatcher::idle`]).
+const LIMITED_WAKE_GAP: Duration = Duration::from_millis(5);
 
 /// How many jobs to claim, and which types not to.
 struct Window {
@@ -59,6 +62,7 @@ pub(super) async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watch: bool) {
         claimed: 0,
         failures: 0,
         idle_poll: if watched { s.settings.poll_interval } else { FAST_POLL },
+        last_claim: Instant::now(),
     };
     dispatcher.run().await;
     drop(subscription);
@@ -76,6 +80,8 @@ struct Dispatcher<'a> {
     failures: u32,
     /// The next idle wait.
     idle_poll: Duration,
+    /// When the last claim returned.
+    last_claim: Instant,
 }
 
 impl Dispatcher<'_> {
@@ -102,6 +108,7 @@ impl Dispatcher<'_> {
             let Some(jobs) = self.claim(&window).await else {
                 continue;
             };
+            self.last_claim = Instant::now();
             let got = jobs.len();
             tracing::trace!(worker = %s.id, asked = window.limit, got, "claimed");
             // The jobs start under the setup in force now: a reload that returned while the claim
@@ -227,14 +234,30 @@ impl Dispatcher<'_> {
         // would find the limit as full as before (slots other workers free are seen at the next
         // poll or store wake-up).
         let on_written = s.claims_under_limits();
-        tokio::select! {
+        let store_woke = tokio::select! {
             biased;
-            _ = s.control.stop.cancelled() => {}
-            _ = s.control.wake.notified() => {}
-            _ = s.live.reloaded.notified() => {}
-            _ = s.slot_freed.notified(), if on_slot => {}
-            _ = s.outcomes_written.notified(), if on_written => {}
-            _ = tokio::time::sleep(self.idle_poll) => {}
+            _ = s.control.stop.cancelled() => false,
+            _ = s.control.wake.notified() => true,
+            _ = s.live.reloaded.notified() => false,
+            _ = s.slot_freed.notified(), if on_slot => false,
+            _ = s.outcomes_written.notified(), if on_written => false,
+            _ = tokio::time::sleep(self.idle_poll) => false,
+        };
+        // Under limits, a claim falls short mostly because the limits are full, and a store wake-up
+        // says only that something was written: on SQLite every commit of every worker is one,
+        // including this worker's own claim. Claiming at each would make the workers that hold no
+        // slot read the limits over and over while the one that holds them cycles, on the same
+        // cores and (on SQLite) the same file. So such a wake-up starts a claim no sooner than
+        // LIMITED_WAKE_GAP after the last one, unless this worker's own outcomes come first: those
+        // free slots for certain.
+        if store_woke && on_written {
+            tokio::select! {
+                biased;
+                _ = s.control.stop.cancelled() => {}
+                _ = s.outcomes_written.notified() => {}
+                _ = s.live.reloaded.notified() => {}
+                _ = tokio::time::sleep_until(self.last_claim + LIMITED_WAKE_GAP) => {}
+            }
         }
     }
 }

@@ -44,6 +44,9 @@ const PAGE_SLACK: u32 = 16;
 /// Most full partitions of one limit that the candidates' selection names (the rest are passed over
 /// one by one, as candidates).
 const CLOSED_KEYS_CAP: usize = 200;
+/// How far past its cursor, in ready jobs of the queue, a page that leaves some jobs out looks for
+/// ones it may start (as `claim_limited.lua` scans at most so many per priority).
+const SCAN_WINDOW: u32 = 1000;
 
 impl<DB> SqlPool<DB>
 where
@@ -262,6 +265,12 @@ where
             .await
     }
 
+    /// See [`SharedSql::slots_freed_here`](super::store::SharedSql::slots_freed_here): a worker that
+    /// wrote its own outcomes knows that slots came free, and its look would only delay the claim.
+    pub fn slots_freed_here(&self) {
+        self.limited_claim_fell_short.store(false, Ordering::Relaxed);
+    }
+
     async fn claim_limited_once(&self, claim: &Claim) -> Result<Vec<Job>, sqlx::Error> {
         let scopes = Admission::limited_scopes(claim);
         // While limits bind, most claims find them full. Such a claim would still lock the limits'
@@ -410,10 +419,18 @@ where
             let size = page_size(claim.limit - admission.admitted(), admission.headroom(), &closed);
             let mut page: Vec<CandidateRow> = Vec::new();
             for q in queues.iter_mut().filter(|q| q.more) {
-                let Some(select) = self.candidates(claim, q, &closed, size, locking) else {
+                let Some(mut candidates) = self.candidates(claim, q, &closed, size, locking, None) else {
                     q.more = false;
                     continue;
                 };
+                if candidates.leaves_out
+                    && let Some(end) = self.window_end(tx, claim, q).await?
+                {
+                    candidates = self
+                        .candidates(claim, q, &closed, size, locking, Some(&end))
+                        .expect("the same page as a moment ago");
+                }
+                let select = candidates.select;
                 let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
                 q.more = rows.len() >= size as usize;
                 for row in rows {
@@ -513,22 +530,13 @@ where
         closed: &[SlotKey],
         size: u32,
         locking: Locking,
-    ) -> Option<Stmt> {
+        window_end: Option<&CandidateKey>,
+    ) -> Option<Candidates> {
         let flow = &claim.flow;
         let queue = page.queue.as_str();
         if flow.pauses.iter().any(|p| p.queue == queue && p.job_type.is_none()) {
             return None;
         }
-        let mut s = self.stmt("SELECT j.id, j.job_type, j.priority, j.run_at, j.attempt");
-        for path in flow.limits.iter().filter_map(|l| l.partition.as_ref()) {
-            s.push(", COALESCE(");
-            self.json_text(&mut s, path);
-            s.push(", '')");
-        }
-        s.push(" FROM jobq_jobs AS j WHERE j.queue = ")
-            .bind(queue.to_string())
-            .push(" AND j.status = 'pending' AND j.run_at <= ")
-            .bind(claim.now.0);
         let mut excluded: Vec<String> = claim.exclude_types.clone();
         excluded.extend(
             flow.pauses
@@ -542,6 +550,8 @@ where
                 .filter(|b| b.until > claim.now && b.partition.is_none())
                 .map(|b| b.job_type.clone()),
         );
+        // The full partitions to leave out, by limit.
+        let mut closed_partitions: Vec<(&Limit, &FieldPath, Vec<&String>)> = Vec::new();
         for limit in &flow.limits {
             let key = limit.scope.key();
             let full: Vec<&String> = closed.iter().filter(|(s, _)| *s == key).map(|(_, p)| p).collect();
@@ -552,26 +562,43 @@ where
                 (Scope::Queue(q), None) if q == queue => return None,
                 (Scope::Queue(_), None) => {}
                 (Scope::Type(t), None) => excluded.push(t.clone()),
-                (scope, Some(path)) => {
-                    if matches!(scope, Scope::Queue(q) if q != queue) {
-                        continue;
-                    }
-                    s.push(" AND NOT (");
-                    if let Scope::Type(t) = scope {
-                        s.push("j.job_type = ").bind(t.clone()).push(" AND ");
-                    }
-                    s.push("COALESCE(");
-                    self.json_text(&mut s, path);
-                    s.push(", '') IN (");
-                    for (i, p) in full.iter().take(CLOSED_KEYS_CAP).enumerate() {
-                        if i > 0 {
-                            s.push(", ");
-                        }
-                        s.bind((*p).clone());
-                    }
-                    s.push("))");
-                }
+                (Scope::Queue(q), Some(_)) if q != queue => {}
+                (_, Some(path)) => closed_partitions.push((limit, path, full)),
             }
+        }
+        let mut s = self.stmt("SELECT j.id, j.job_type, j.priority, j.run_at, j.attempt");
+        for path in flow.limits.iter().filter_map(|l| l.partition.as_ref()) {
+            s.push(", COALESCE(");
+            self.json_text(&mut s, path);
+            s.push(", '')");
+        }
+        s.push(" FROM jobq_jobs AS j WHERE ");
+        self.push_ready(&mut s, "j", queue, claim.now, page.after.as_ref());
+        let leaves_out = !excluded.is_empty() || !closed_partitions.is_empty();
+        if let Some((priority, run_at, id)) = window_end.filter(|_| leaves_out) {
+            s.push(" AND (j.priority, j.run_at, j.id) <= (")
+                .bind(i64::from(*priority))
+                .push(", ")
+                .bind(*run_at)
+                .push(", ")
+                .bind(id.clone())
+                .push(")");
+        }
+        for (limit, path, full) in closed_partitions {
+            s.push(" AND NOT (");
+            if let Scope::Type(t) = &limit.scope {
+                s.push("j.job_type = ").bind(t.clone()).push(" AND ");
+            }
+            s.push("COALESCE(");
+            self.json_text(&mut s, path);
+            s.push(", '') IN (");
+            for (i, p) in full.iter().take(CLOSED_KEYS_CAP).enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                s.bind((*p).clone());
+            }
+            s.push("))");
         }
         if !excluded.is_empty() {
             s.push(" AND j.job_type NOT IN (");
@@ -583,26 +610,54 @@ where
             }
             s.push(")");
         }
-        if let Some((priority, run_at, id)) = &page.after {
-            let priority = i64::from(*priority);
-            s.push(" AND (j.priority > ")
-                .bind(priority)
-                .push(" OR (j.priority = ")
-                .bind(priority)
-                .push(" AND (j.run_at > ")
-                .bind(*run_at)
-                .push(" OR (j.run_at = ")
-                .bind(*run_at)
-                .push(" AND j.id > ")
-                .bind(id.clone())
-                .push("))))");
-        }
         s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
             .bind(i64::from(size));
         if locking == Locking::Yes {
             s.push(self.dialect.lock_skipping);
         }
-        Some(s)
+        Some(Candidates { select: s, leaves_out })
+    }
+
+    /// The claim-order key of the queue's ready job [`SCAN_WINDOW`] places past the page's cursor, if
+    /// there is one: the end of the window that a page leaving some jobs out looks in. Without that
+    /// bound, a backlog of held-back jobs would be read to its end by every claim (and every look)
+    /// while a limit is full. It is a separate statement, read from the ready index alone, so that
+    /// the candidates' own stays a plain range scan every planner gets right.
+    async fn window_end(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        claim: &Claim,
+        page: &QueuePage<'_>,
+    ) -> Result<Option<CandidateKey>, sqlx::Error> {
+        let mut s = self.stmt("SELECT r.priority, r.run_at, r.id FROM jobq_jobs AS r WHERE ");
+        self.push_ready(&mut s, "r", page.queue, claim.now, page.after.as_ref());
+        s.push(&format!(
+            " ORDER BY r.priority, r.run_at, r.id LIMIT 1 OFFSET {}",
+            SCAN_WINDOW - 1
+        ));
+        let row = self.query(&s).map_err(encoding)?.fetch_optional(&mut *tx).await?;
+        row.map(|row| Ok((row.try_get(0)?, row.try_get(1)?, row.try_get_unchecked(2)?)))
+            .transpose()
+    }
+
+    /// Appends the conditions of `alias`'s ready jobs of `queue` that come after `after` in claim order.
+    fn push_ready(&self, s: &mut Stmt, alias: &str, queue: &str, now: UnixMillis, after: Option<&CandidateKey>) {
+        s.push(&format!("{alias}.queue = "))
+            .bind(queue.to_string())
+            .push(&format!(" AND {alias}.status = 'pending' AND {alias}.run_at <= "))
+            .bind(now.0);
+        // A row value, which the planners use as the start of a range of the ready index (a spelled
+        // out `priority > ? OR (priority = ? AND …)` is only a filter, so each page read the index
+        // from its start).
+        if let Some((priority, run_at, id)) = after {
+            s.push(&format!(" AND ({alias}.priority, {alias}.run_at, {alias}.id) > ("))
+                .bind(i64::from(*priority))
+                .push(", ")
+                .bind(*run_at)
+                .push(", ")
+                .bind(id.clone())
+                .push(")");
+        }
     }
 
     /// The running jobs under `limit` per partition (`''` without one): the slots held, read from the
@@ -659,12 +714,21 @@ where
     }
 }
 
+/// A ready job's place in claim order: priority, run time, id.
+type CandidateKey = (i32, i64, String);
+
+/// The selection of one queue's page of candidates.
+struct Candidates {
+    select: Stmt,
+    /// Whether it leaves some jobs out (types or partitions at their limit, paused or blocked types).
+    leaves_out: bool,
+}
+
 /// One queue's place in a limited claim's pages of candidates.
 struct QueuePage<'a> {
     queue: &'a String,
-    /// The claim order key (priority, run_at, id) of the last candidate read; the next page starts
-    /// after it.
-    after: Option<(i32, i64, String)>,
+    /// The claim order key of the last candidate read; the next page starts after it.
+    after: Option<CandidateKey>,
     /// Whether the last page was full, so that more candidates may follow.
     more: bool,
 }

@@ -103,6 +103,9 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError>;
     /// A claim that a limit, a partial pause or a partition block touches (see `sql/flow.rs`).
     async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
+    /// This process has just freed slots (written outcomes or released jobs): its next limited claim
+    /// may find room, so it locks at once instead of looking first.
+    fn slots_freed_here(&self);
     async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError>;
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError>;
     async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError>;
@@ -216,6 +219,9 @@ macro_rules! shared_sql {
             async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
                 SqlPool::claim_limited(self, claim).await
             }
+            fn slots_freed_here(&self) {
+                SqlPool::slots_freed_here(self)
+            }
             async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError> {
                 SqlPool::often_rescued(self, params).await
             }
@@ -281,11 +287,19 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        SqlBackend::finish(self, finishes, now).await
+        let applied = SqlBackend::finish(self, finishes, now).await?;
+        if applied.contains(&true) {
+            self.shared().slots_freed_here();
+        }
+        Ok(applied)
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
-        SqlBackend::release(self, leases).await
+        let released = SqlBackend::release(self, leases).await?;
+        if released.contains(&true) {
+            self.shared().slots_freed_here();
+        }
+        Ok(released)
     }
 
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
