@@ -67,6 +67,11 @@ pub(crate) struct Dialect {
     pub migrations_exist: &'static str,
     /// `jobq_migrations` as the store declares it (`IF NOT EXISTS`).
     pub migrations_table: &'static str,
+    /// Whether the planner takes a row value `(a, b, c) > (?, ?, ?)` as the bound of a range of an
+    /// index on those columns (SQLite, PostgreSQL). MariaDB's does not, and such a bound then makes
+    /// it pick worse plans: a limited claim there pages by the spelled-out comparison, and bounds
+    /// its window of candidates by a subquery of ids instead of a range.
+    pub row_value_ranges: bool,
     /// Whether a list by status restates the by-status index's own condition (`status <> 'pending'`),
     /// which is how SQLite knows that it may use a partial index.
     pub restates_partial_index: bool,
@@ -165,6 +170,7 @@ impl Dialect {
                 StoreKind::Mysql => ("CAST(COALESCE(SUM(", "), 0) AS SIGNED)"),
                 _ => ("COALESCE(SUM(", "), 0)"),
             },
+            row_value_ranges: !matches!(kind, StoreKind::Mysql),
             int_div: match kind {
                 StoreKind::Mysql => " DIV ",
                 _ => " / ",

@@ -424,6 +424,7 @@ where
                     continue;
                 };
                 if candidates.leaves_out
+                    && self.dialect.row_value_ranges
                     && let Some(end) = self.window_end(tx, claim, q).await?
                 {
                     candidates = self
@@ -584,6 +585,15 @@ where
                 .bind(id.clone())
                 .push(")");
         }
+        if leaves_out && !self.dialect.row_value_ranges {
+            // The same window where a row value bounds no range: the ids of the first SCAN_WINDOW
+            // ready jobs, read from the index (a literal limit, in a derived table, as MySQL asks).
+            s.push(" AND j.id IN (SELECT w.id FROM (SELECT r.id FROM jobq_jobs AS r WHERE ");
+            self.push_ready(&mut s, "r", queue, claim.now, page.after.as_ref());
+            s.push(&format!(
+                " ORDER BY r.priority, r.run_at, r.id LIMIT {SCAN_WINDOW}) AS w)"
+            ));
+        }
         for (limit, path, full) in closed_partitions {
             s.push(" AND NOT (");
             if let Scope::Type(t) = &limit.scope {
@@ -646,17 +656,32 @@ where
             .bind(queue.to_string())
             .push(&format!(" AND {alias}.status = 'pending' AND {alias}.run_at <= "))
             .bind(now.0);
-        // A row value, which the planners use as the start of a range of the ready index (a spelled
-        // out `priority > ? OR (priority = ? AND …)` is only a filter, so each page read the index
-        // from its start).
         if let Some((priority, run_at, id)) = after {
-            s.push(&format!(" AND ({alias}.priority, {alias}.run_at, {alias}.id) > ("))
-                .bind(i64::from(*priority))
-                .push(", ")
-                .bind(*run_at)
-                .push(", ")
-                .bind(id.clone())
-                .push(")");
+            let priority = i64::from(*priority);
+            if self.dialect.row_value_ranges {
+                // A row value, which the planner uses as the start of a range of the ready index
+                // (the spelled-out comparison below is only a filter, so each page would read the
+                // index from its start).
+                s.push(&format!(" AND ({alias}.priority, {alias}.run_at, {alias}.id) > ("))
+                    .bind(priority)
+                    .push(", ")
+                    .bind(*run_at)
+                    .push(", ")
+                    .bind(id.clone())
+                    .push(")");
+            } else {
+                s.push(&format!(" AND ({alias}.priority > "))
+                    .bind(priority)
+                    .push(&format!(" OR ({alias}.priority = "))
+                    .bind(priority)
+                    .push(&format!(" AND ({alias}.run_at > "))
+                    .bind(*run_at)
+                    .push(&format!(" OR ({alias}.run_at = "))
+                    .bind(*run_at)
+                    .push(&format!(" AND {alias}.id > "))
+                    .bind(id.clone())
+                    .push("))))");
+            }
         }
     }
 
