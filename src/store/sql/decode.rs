@@ -86,8 +86,9 @@ pub(crate) trait ReadRow {
     fn worker(&self) -> Result<WorkerInfo, sqlx::Error>;
     /// One (queue, status, count) row.
     fn status_count(&self) -> Result<(String, String, u64), sqlx::Error>;
-    /// A queue's pending jobs split: (queue, scheduled, oldest ready run_at).
-    fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error>;
+    /// A queue's pending jobs split, from the columns at `first` and after: (scheduled, oldest ready
+    /// run_at).
+    fn pending_split_after(&self, first: usize) -> Result<(u64, Option<UnixMillis>), sqlx::Error>;
 }
 
 impl<'r, R> ReadRow for Cells<'r, R>
@@ -186,11 +187,10 @@ where
         Ok((text(self.0, 0)?, text(self.0, 1)?, count(self.0.try_get::<i64, _>(2)?)))
     }
 
-    fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error> {
+    fn pending_split_after(&self, first: usize) -> Result<(u64, Option<UnixMillis>), sqlx::Error> {
         Ok((
-            text(self.0, 0)?,
-            count(self.0.try_get::<i64, _>(1)?),
-            self.0.try_get::<Option<i64>, _>(2)?.map(UnixMillis),
+            count(self.0.try_get::<i64, _>(first)?),
+            self.0.try_get::<Option<i64>, _>(first + 1)?.map(UnixMillis),
         ))
     }
 }

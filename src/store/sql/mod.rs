@@ -272,59 +272,47 @@ where
         rows.iter().map(|r| job_from_row(r, self.dialect.kind)).collect()
     }
 
-    /// Counts by queue and status, queues in byte order, in two passes (the servers; SQLite counts in
+    /// Counts by queue and status, queues in byte order, in one pass (the servers; SQLite counts in
     /// two index-only passes of its own): `COUNT(*)` grouped by queue and status over the whole table
-    /// (MySQL reads it from the claim index alone, which leads with both), then the ready/scheduled
-    /// split and the oldest ready job of each queue that has pending jobs, from the claim index,
-    /// which holds pending jobs only. Grouping costs the server a hash look-up per row where the one
-    /// pass that counted nine `CASE`s in a row cost nine: 0.22 s against 0.60 s on MariaDB at a
-    /// million jobs, 0.26–0.30 s against 0.34–0.39 s on PostgreSQL (BENCHMARKS.md, `jobq serve`).
+    /// (MySQL reads it from the claim index alone, which leads with both and holds `run_at`), with
+    /// the ready/scheduled split and the oldest ready job of each queue counted in the same pass by
+    /// two `CASE`s that only pending rows reach. Grouping costs the server a hash look-up per row
+    /// where a pass that counted nine `CASE`s in a row cost nine: 0.22 s against 0.60 s on MariaDB at
+    /// a million jobs. A second pass for the split over the pending jobs (the claim index) cost
+    /// PostgreSQL 0.10–0.15 s more at a million jobs, where the two `CASE`s cost it under 0.01 s
+    /// (BENCHMARKS.md, `jobq serve`).
     ///
-    /// On PostgreSQL the first pass is a parallel sequential scan of the whole table (no index leads
-    /// with queue and status for every row), 0.24–0.27 s at a million jobs on two busy cores. Left so
-    /// on purpose: an index every claim and finish writes costs the drain rate (a quarter of it for
-    /// one such index), and the cheaper scan found, an index-only count of finished jobs over
-    /// `jobq_jobs_finished` widened with `INCLUDE (queue, status)` (written once per job, at its
-    /// finish), took 0.18 s against the scan's 0.25 s in the same window: a third off, for a schema
-    /// change and a count that needs a vacuumed visibility map. `jobq serve` shares one count among
-    /// the requests that ask at once (`serve/flight.rs`), which is what a hundred clients needed.
+    /// On PostgreSQL the pass is a parallel sequential scan of the whole table (no index leads with
+    /// queue and status for every row), 0.18–0.20 s at a million jobs. Left so on purpose: an index
+    /// every claim and finish writes costs the drain rate (a quarter of it for one such index), and
+    /// the cheaper scan found, an index-only count of finished jobs over `jobq_jobs_finished` widened
+    /// with `INCLUDE (queue, status)` (written once per job, at its finish), took 0.18 s against the
+    /// scan's 0.25 s in the same window: a third off, for a schema change and a count that needs a
+    /// vacuumed visibility map. `jobq serve` shares one count among the requests that ask at once
+    /// (`serve/flight.rs`), which is what a hundred clients needed.
     pub async fn stats_grouped(&self, params: &Stats) -> Result<Vec<QueueStats>, StoreError> {
-        let mut stmt = self.stmt("SELECT j.queue, j.status, COUNT(*) FROM jobq_jobs AS j WHERE 1 = 1");
-        stmt.any_of("j.queue", params.queues.iter().cloned())
+        let now = params.now.0;
+        let mut stmt =
+            self.stmt("SELECT j.queue, j.status, COUNT(*), COUNT(CASE WHEN j.status = 'pending' AND j.run_at > ");
+        stmt.bind(now)
+            .push(" THEN 1 END), MIN(CASE WHEN j.status = 'pending' AND j.run_at <= ")
+            .bind(now)
+            .push(" THEN j.run_at END) FROM jobq_jobs AS j WHERE 1 = 1")
+            .any_of("j.queue", params.queues.iter().cloned())
             .push(" GROUP BY j.queue, j.status");
         let rows = self.fetch_all(&stmt, "stats").await?;
         let mut by_queue: std::collections::BTreeMap<String, QueueStats> = Default::default();
         for row in &rows {
             let (queue, status, n) = Cells(row).status_count().map_err(self.fail("stats"))?;
-            // All pending count as ready for now; the second pass takes the scheduled ones out.
-            by_queue
-                .entry(queue.clone())
-                .or_insert_with(|| QueueStats {
-                    queue,
-                    ..Default::default()
-                })
-                .count_status(&status, n);
-        }
-        let pending: Vec<String> = by_queue
-            .values()
-            .filter(|s| s.ready > 0)
-            .map(|s| s.queue.clone())
-            .collect();
-        if pending.is_empty() {
-            return Ok(by_queue.into_values().collect());
-        }
-        let now = params.now.0;
-        let mut stmt = self.stmt("SELECT j.queue, COUNT(CASE WHEN j.run_at > ");
-        stmt.bind(now)
-            .push(" THEN 1 END), MIN(CASE WHEN j.run_at <= ")
-            .bind(now)
-            .push(" THEN j.run_at END) FROM jobq_jobs AS j WHERE j.status = 'pending'")
-            .any_of("j.queue", pending)
-            .push(" GROUP BY j.queue");
-        for row in &self.fetch_all(&stmt, "stats").await? {
-            let (queue, scheduled, oldest) = Cells(row).pending_split().map_err(self.fail("stats"))?;
-            if let Some(s) = by_queue.get_mut(&queue) {
-                s.split_pending(scheduled, oldest);
+            let (scheduled, oldest) = Cells(row).pending_split_after(3).map_err(self.fail("stats"))?;
+            let stats = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats {
+                queue,
+                ..Default::default()
+            });
+            // Pending counts as ready until the split takes the scheduled ones out.
+            stats.count_status(&status, n);
+            if status == "pending" {
+                stats.split_pending(scheduled, oldest);
             }
         }
         Ok(by_queue.into_values().collect())
