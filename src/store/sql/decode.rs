@@ -89,6 +89,8 @@ pub(crate) trait ReadRow {
     /// A queue's pending jobs split, from the columns at `first` and after: (scheduled, oldest ready
     /// run_at).
     fn pending_split_after(&self, first: usize) -> Result<(u64, Option<UnixMillis>), sqlx::Error>;
+    /// A queue's pending jobs split: (queue, scheduled, oldest ready run_at).
+    fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error>;
 }
 
 impl<'r, R> ReadRow for Cells<'r, R>
@@ -185,6 +187,11 @@ where
 
     fn status_count(&self) -> Result<(String, String, u64), sqlx::Error> {
         Ok((text(self.0, 0)?, text(self.0, 1)?, count(self.0.try_get::<i64, _>(2)?)))
+    }
+
+    fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error> {
+        let (scheduled, oldest) = self.pending_split_after(1)?;
+        Ok((text(self.0, 0)?, scheduled, oldest))
     }
 
     fn pending_split_after(&self, first: usize) -> Result<(u64, Option<UnixMillis>), sqlx::Error> {

@@ -72,6 +72,9 @@ pub(crate) struct Dialect {
     /// it pick worse plans: a limited claim there pages by the spelled-out comparison, and bounds
     /// its window of candidates by a subquery of ids instead of a range.
     pub row_value_ranges: bool,
+    /// Whether stats count the ready/scheduled split in the grouped count itself (PostgreSQL) rather
+    /// than in a second pass over the pending jobs (see `SqlPool::stats_grouped`).
+    pub stats_in_one_pass: bool,
     /// Whether a list by status restates the by-status index's own condition (`status <> 'pending'`),
     /// which is how SQLite knows that it may use a partial index.
     pub restates_partial_index: bool,
@@ -171,6 +174,7 @@ impl Dialect {
                 _ => ("COALESCE(SUM(", "), 0)"),
             },
             row_value_ranges: !matches!(kind, StoreKind::Mysql),
+            stats_in_one_pass: matches!(kind, StoreKind::Postgres),
             int_div: match kind {
                 StoreKind::Mysql => " DIV ",
                 _ => " / ",

@@ -272,15 +272,15 @@ where
         rows.iter().map(|r| job_from_row(r, self.dialect.kind)).collect()
     }
 
-    /// Counts by queue and status, queues in byte order, in one pass (the servers; SQLite counts in
-    /// two index-only passes of its own): `COUNT(*)` grouped by queue and status over the whole table
-    /// (MySQL reads it from the claim index alone, which leads with both and holds `run_at`), with
-    /// the ready/scheduled split and the oldest ready job of each queue counted in the same pass by
-    /// two `CASE`s that only pending rows reach. Grouping costs the server a hash look-up per row
-    /// where a pass that counted nine `CASE`s in a row cost nine: 0.22 s against 0.60 s on MariaDB at
-    /// a million jobs. A second pass for the split over the pending jobs (the claim index) cost
-    /// PostgreSQL 0.10–0.15 s more at a million jobs, where the two `CASE`s cost it under 0.01 s
-    /// (BENCHMARKS.md, `jobq serve`).
+    /// Counts by queue and status, queues in byte order (the servers; SQLite counts in two index-only
+    /// passes of its own): `COUNT(*)` grouped by queue and status over the whole table (MySQL reads it
+    /// from the claim index alone, which leads with both), and the ready/scheduled split with the
+    /// oldest ready job of each queue. Grouping costs the server a hash look-up per row where a pass
+    /// that counted nine `CASE`s in a row cost nine: 0.22 s against 0.60 s on MariaDB at a million
+    /// jobs, and even the two `CASE`s of the split cost MariaDB as much (0.59 s), so MySQL splits in
+    /// a second pass over the pending jobs (the claim index). PostgreSQL splits in the same pass
+    /// (`Dialect::stats_in_one_pass`): the two `CASE`s cost it under 0.01 s, where the second pass
+    /// cost 0.10–0.15 s at a million jobs (BENCHMARKS.md, `jobq serve`).
     ///
     /// On PostgreSQL the pass is a parallel sequential scan of the whole table (no index leads with
     /// queue and status for every row), 0.18–0.20 s at a million jobs. Left so on purpose: an index
@@ -292,27 +292,52 @@ where
     /// (`serve/flight.rs`), which is what a hundred clients needed.
     pub async fn stats_grouped(&self, params: &Stats) -> Result<Vec<QueueStats>, StoreError> {
         let now = params.now.0;
-        let mut stmt =
-            self.stmt("SELECT j.queue, j.status, COUNT(*), COUNT(CASE WHEN j.status = 'pending' AND j.run_at > ");
-        stmt.bind(now)
-            .push(" THEN 1 END), MIN(CASE WHEN j.status = 'pending' AND j.run_at <= ")
-            .bind(now)
-            .push(" THEN j.run_at END) FROM jobq_jobs AS j WHERE 1 = 1")
+        let one_pass = self.dialect.stats_in_one_pass;
+        let mut stmt = self.stmt("SELECT j.queue, j.status, COUNT(*)");
+        if one_pass {
+            stmt.push(", COUNT(CASE WHEN j.status = 'pending' AND j.run_at > ")
+                .bind(now)
+                .push(" THEN 1 END), MIN(CASE WHEN j.status = 'pending' AND j.run_at <= ")
+                .bind(now)
+                .push(" THEN j.run_at END)");
+        }
+        stmt.push(" FROM jobq_jobs AS j WHERE 1 = 1")
             .any_of("j.queue", params.queues.iter().cloned())
             .push(" GROUP BY j.queue, j.status");
         let rows = self.fetch_all(&stmt, "stats").await?;
         let mut by_queue: std::collections::BTreeMap<String, QueueStats> = Default::default();
         for row in &rows {
             let (queue, status, n) = Cells(row).status_count().map_err(self.fail("stats"))?;
-            let (scheduled, oldest) = Cells(row).pending_split_after(3).map_err(self.fail("stats"))?;
             let stats = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats {
                 queue,
                 ..Default::default()
             });
             // Pending counts as ready until the split takes the scheduled ones out.
             stats.count_status(&status, n);
-            if status == "pending" {
+            if one_pass && status == "pending" {
+                let (scheduled, oldest) = Cells(row).pending_split_after(3).map_err(self.fail("stats"))?;
                 stats.split_pending(scheduled, oldest);
+            }
+        }
+        let pending: Vec<String> = by_queue
+            .values()
+            .filter(|s| s.ready > 0)
+            .map(|s| s.queue.clone())
+            .collect();
+        if one_pass || pending.is_empty() {
+            return Ok(by_queue.into_values().collect());
+        }
+        let mut stmt = self.stmt("SELECT j.queue, COUNT(CASE WHEN j.run_at > ");
+        stmt.bind(now)
+            .push(" THEN 1 END), MIN(CASE WHEN j.run_at <= ")
+            .bind(now)
+            .push(" THEN j.run_at END) FROM jobq_jobs AS j WHERE j.status = 'pending'")
+            .any_of("j.queue", pending)
+            .push(" GROUP BY j.queue");
+        for row in &self.fetch_all(&stmt, "stats").await? {
+            let (queue, scheduled, oldest) = Cells(row).pending_split().map_err(self.fail("stats"))?;
+            if let Some(s) = by_queue.get_mut(&queue) {
+                s.split_pending(scheduled, oldest);
             }
         }
         Ok(by_queue.into_values().collect())
