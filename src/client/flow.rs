@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::Client;
 use crate::error::Result;
 use crate::job::{validate_queue, validate_type};
-use crate::store::{Block, Limit, Pause, QueueStats, RecordedLimit, Scope, Stats};
+use crate::store::{Block, FlowState, Limit, Pause, QueueStats, RecordedLimit, Scope, Stats, StatsReport};
 use crate::time::UnixMillis;
 
 /// One queue in [`QueuesReport`].
@@ -110,6 +110,19 @@ impl Client {
             self.store.flow_state(now),
             self.store.limits(),
         )?;
+        Ok(QueuesReport::new(stats, &state, &limits))
+    }
+
+    /// The limits recorded in the store, by scope.
+    pub async fn limits(&self) -> Result<Vec<RecordedLimit>> {
+        Ok(self.store.limits().await?)
+    }
+}
+
+impl QueuesReport {
+    /// The report of every queue's `stats` with the pauses and blocks of `state` and the recorded
+    /// `limits` (see [`Client::queues`]).
+    pub fn new(stats: StatsReport, state: &FlowState, limits: &[RecordedLimit]) -> QueuesReport {
         let mut names: Vec<String> = stats.queues.iter().map(|q| q.queue.clone()).collect();
         names.extend(state.pauses.iter().map(|p| p.queue.clone()));
         names.extend(limits.iter().filter_map(|r| match &r.limit.scope {
@@ -160,7 +173,7 @@ impl Client {
                 job_type: t,
             })
             .collect();
-        Ok(QueuesReport { queues, types })
+        QueuesReport { queues, types }
     }
 }
 

@@ -1,4 +1,4 @@
-//! One count for the requests that ask the same question at once. `GET /api/v1/stats` and
+//! One count for the requests that ask the same question at once. `GET /api/v1/stats`, `/queues` and
 //! `GET /metrics` count every job of the store by queue and status (a pass over the whole jobs table
 //! on the SQL stores, 0.1–0.3 s at a million jobs), and clients that ask together would each run their
 //! own count beside the others, on the cores the lists and shows also need. Here they share one.
@@ -153,15 +153,36 @@ mod tests {
         n
     }
 
+    /// Flights of numbered counts that wait at a gate, and callers that ask for `"all"` in tasks.
+    struct Counted {
+        flights: Arc<Flights<&'static str, usize>>,
+        calls: Arc<AtomicUsize>,
+        gate: Arc<Semaphore>,
+    }
+
+    impl Default for Counted {
+        /// A closed gate: each count waits for a permit.
+        fn default() -> Self {
+            Counted {
+                flights: Arc::default(),
+                calls: Arc::default(),
+                gate: Arc::new(Semaphore::new(0)),
+            }
+        }
+    }
+
+    impl Counted {
+        fn ask(&self) -> tokio::task::JoinHandle<usize> {
+            let (flights, calls, gate) = (self.flights.clone(), self.calls.clone(), self.gate.clone());
+            tokio::spawn(async move { flights.run("all", || numbered(&calls, &gate)).await })
+        }
+    }
+
     #[tokio::test]
     async fn callers_arriving_during_a_count_share_the_next_one() {
-        let flights = Arc::new(Flights::<&str, usize>::default());
-        let calls = Arc::new(AtomicUsize::new(0));
-        let gate = Arc::new(Semaphore::new(0));
-        let ask = || {
-            let (flights, calls, gate) = (flights.clone(), calls.clone(), gate.clone());
-            tokio::spawn(async move { flights.run("all", || numbered(&calls, &gate)).await })
-        };
+        let counted = Counted::default();
+        let (flights, calls, gate) = (&counted.flights, &counted.calls, &counted.gate);
+        let ask = || counted.ask();
         let first = ask();
         until(|| calls.load(Ordering::SeqCst) == 1).await;
         let later: Vec<_> = (0..5).map(|_| ask()).collect();
@@ -193,13 +214,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_round_whose_counting_caller_leaves_is_counted_by_another() {
-        let flights = Arc::new(Flights::<&str, usize>::default());
-        let calls = Arc::new(AtomicUsize::new(0));
-        let gate = Arc::new(Semaphore::new(0));
-        let ask = || {
-            let (flights, calls, gate) = (flights.clone(), calls.clone(), gate.clone());
-            tokio::spawn(async move { flights.run("all", || numbered(&calls, &gate)).await })
-        };
+        let counted = Counted::default();
+        let (flights, calls, gate) = (&counted.flights, &counted.calls, &counted.gate);
+        let ask = || counted.ask();
         let leaving = ask();
         until(|| calls.load(Ordering::SeqCst) == 1).await;
         let staying = ask();

@@ -31,9 +31,15 @@ pub async fn workers(State(state): State<AppState>) -> ApiResult<Json<Vec<Worker
     Ok(Json(state.client.workers(state.workers_within).await?))
 }
 
-/// `GET /api/v1/queues`.
+/// `GET /api/v1/queues`: [`crate::Client::queues`]'s report, its counts shared with the stats and
+/// `/metrics` requests asking meanwhile.
 pub async fn queues(State(state): State<AppState>) -> ApiResult<Json<QueuesReport>> {
-    Ok(Json(state.client.queues().await?))
+    let (stats, flow, limits) = tokio::try_join!(
+        state.stats(&[]),
+        async { state.client.flow_state().await.map_err(ApiError::from) },
+        async { state.client.limits().await.map_err(ApiError::from) },
+    )?;
+    Ok(Json(QueuesReport::new(stats, &flow, &limits)))
 }
 
 /// `POST /api/v1/queues/{name}/pause?type=…`.

@@ -419,19 +419,16 @@ where
             let size = page_size(claim.limit - admission.admitted(), admission.headroom(), &closed);
             let mut page: Vec<CandidateRow> = Vec::new();
             for q in queues.iter_mut().filter(|q| q.more) {
-                let Some(mut candidates) = self.candidates(claim, q, &closed, size, locking, None) else {
+                let Some(filter) = self.page_filter(claim, q.queue, &closed) else {
                     q.more = false;
                     continue;
                 };
-                if candidates.leaves_out
-                    && self.dialect.row_value_ranges
-                    && let Some(end) = self.window_end(tx, claim, q).await?
-                {
-                    candidates = self
-                        .candidates(claim, q, &closed, size, locking, Some(&end))
-                        .expect("the same page as a moment ago");
-                }
-                let select = candidates.select;
+                let window_end = if filter.leaves_out() && self.dialect.row_value_ranges {
+                    self.window_end(tx, claim, q).await?
+                } else {
+                    None
+                };
+                let select = self.candidates(claim, q, filter, size, locking, window_end.as_ref());
                 let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
                 q.more = rows.len() >= size as usize;
                 for row in rows {
@@ -522,19 +519,10 @@ where
         Ok(())
     }
 
-    /// The selection of one queue's candidates for a limited claim, or `None` when nothing of the
-    /// queue can start (paused, or its own limit full).
-    fn candidates(
-        &self,
-        claim: &Claim,
-        page: &QueuePage,
-        closed: &[SlotKey],
-        size: u32,
-        locking: Locking,
-        window_end: Option<&CandidateKey>,
-    ) -> Option<Candidates> {
+    /// What a page of `queue`'s candidates leaves out, or `None` when nothing of the queue can start
+    /// (paused, or its own limit full).
+    fn page_filter<'c>(&self, claim: &'c Claim, queue: &str, closed: &'c [SlotKey]) -> Option<PageFilter<'c>> {
         let flow = &claim.flow;
-        let queue = page.queue.as_str();
         if flow.pauses.iter().any(|p| p.queue == queue && p.job_type.is_none()) {
             return None;
         }
@@ -551,8 +539,7 @@ where
                 .filter(|b| b.until > claim.now && b.partition.is_none())
                 .map(|b| b.job_type.clone()),
         );
-        // The full partitions to leave out, by limit.
-        let mut closed_partitions: Vec<(&Limit, &FieldPath, Vec<&String>)> = Vec::new();
+        let mut closed_partitions = Vec::new();
         for limit in &flow.limits {
             let key = limit.scope.key();
             let full: Vec<&String> = closed.iter().filter(|(s, _)| *s == key).map(|(_, p)| p).collect();
@@ -567,6 +554,30 @@ where
                 (_, Some(path)) => closed_partitions.push((limit, path, full)),
             }
         }
+        Some(PageFilter {
+            excluded,
+            closed_partitions,
+        })
+    }
+
+    /// The selection of one queue's page of candidates, leaving out what `filter` says, and when it
+    /// leaves something out, looking no further than the window (see [`Self::window_end`]).
+    fn candidates(
+        &self,
+        claim: &Claim,
+        page: &QueuePage,
+        filter: PageFilter<'_>,
+        size: u32,
+        locking: Locking,
+        window_end: Option<&CandidateKey>,
+    ) -> Stmt {
+        let flow = &claim.flow;
+        let queue = page.queue.as_str();
+        let leaves_out = filter.leaves_out();
+        let PageFilter {
+            excluded,
+            closed_partitions,
+        } = filter;
         let mut s = self.stmt("SELECT j.id, j.job_type, j.priority, j.run_at, j.attempt");
         for path in flow.limits.iter().filter_map(|l| l.partition.as_ref()) {
             s.push(", COALESCE(");
@@ -575,8 +586,7 @@ where
         }
         s.push(" FROM jobq_jobs AS j WHERE ");
         self.push_ready(&mut s, "j", queue, claim.now, page.after.as_ref());
-        let leaves_out = !excluded.is_empty() || !closed_partitions.is_empty();
-        if let Some((priority, run_at, id)) = window_end.filter(|_| leaves_out) {
+        if let Some((priority, run_at, id)) = window_end {
             s.push(" AND (j.priority, j.run_at, j.id) <= (")
                 .bind(i64::from(*priority))
                 .push(", ")
@@ -625,7 +635,7 @@ where
         if locking == Locking::Yes {
             s.push(self.dialect.lock_skipping);
         }
-        Some(Candidates { select: s, leaves_out })
+        s
     }
 
     /// The claim-order key of the queue's ready job [`SCAN_WINDOW`] places past the page's cursor, if
@@ -742,11 +752,19 @@ where
 /// A ready job's place in claim order: priority, run time, id.
 type CandidateKey = (i32, i64, String);
 
-/// The selection of one queue's page of candidates.
-struct Candidates {
-    select: Stmt,
-    /// Whether it leaves some jobs out (types or partitions at their limit, paused or blocked types).
-    leaves_out: bool,
+/// What one queue's page of candidates leaves out.
+struct PageFilter<'c> {
+    /// Types at their limit, paused in the queue, blocked, or excluded by the claim.
+    excluded: Vec<String>,
+    /// The full partitions of each partitioned limit, with the field that names them.
+    closed_partitions: Vec<(&'c Limit, &'c FieldPath, Vec<&'c String>)>,
+}
+
+impl PageFilter<'_> {
+    /// Whether the page leaves some jobs out, and so may have to pass over held-back ones.
+    fn leaves_out(&self) -> bool {
+        !self.excluded.is_empty() || !self.closed_partitions.is_empty()
+    }
 }
 
 /// One queue's place in a limited claim's pages of candidates.

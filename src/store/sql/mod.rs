@@ -319,12 +319,15 @@ where
                 stats.split_pending(scheduled, oldest);
             }
         }
+        if one_pass {
+            return Ok(by_queue.into_values().collect());
+        }
         let pending: Vec<String> = by_queue
             .values()
             .filter(|s| s.ready > 0)
             .map(|s| s.queue.clone())
             .collect();
-        if one_pass || pending.is_empty() {
+        if pending.is_empty() {
             return Ok(by_queue.into_values().collect());
         }
         let mut stmt = self.stmt("SELECT j.queue, COUNT(CASE WHEN j.run_at > ");
