@@ -440,3 +440,59 @@ async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_afte
     let jobs = first_jobs(&store).await;
     assert_eq!(jobs.len(), 6, "ev-1 again is a duplicate; ev-2 is new: {jobs:?}");
 }
+
+/// A limited lease joins its limit's slot set, and every way the lease ends leaves it (finish,
+/// release, cancel, rescue), so that the set counts the running jobs without being read member by
+/// member.
+#[tokio::test]
+async fn a_limited_lease_leaves_its_slot_set_however_it_ends() {
+    use std::sync::Arc;
+
+    use jobq::store::{Flow, Lease, Limit, Rescue, Scope, Transition};
+
+    let (store, prefix) = fixture().await;
+    add_all(&store, (1..=4).map(|n| spec(&format!("j{n}")))).await;
+    let flow = Flow {
+        limits: vec![Limit {
+            scope: Scope::Type(JOB_TYPE.into()),
+            global_concurrency: Some(10),
+            rate: None,
+            partition: None,
+        }],
+        ..Flow::default()
+    };
+    let claim = jobq::store::Claim {
+        flow: Arc::new(flow),
+        ..claim_params(&["default"], WORKER, 10, T0)
+    };
+    let jobs = store.claim(&claim).await.expect("claim");
+    assert_eq!(jobs.len(), 4);
+    let slots = format!("{prefix}flow:slots:type:{JOB_TYPE}\n");
+    let held = || redis_cli(&["SCARD", &slots]).trim().parse::<u32>().expect("a count");
+    assert_eq!(held(), 4);
+    assert!(
+        finish(
+            &store,
+            &Lease::of(&jobs[0]),
+            Transition::Succeeded { result: None },
+            at(1)
+        )
+        .await
+    );
+    assert_eq!(held(), 3, "a finished job leaves its slot");
+    assert!(release(&store, &Lease::of(&jobs[1])).await);
+    assert_eq!(held(), 2, "a released job leaves its slot");
+    let report = jobq::Client::new(store.store().clone())
+        .cancel(&[jobs[2].id.to_string()])
+        .await
+        .expect("cancel");
+    assert_eq!(report.cancelled.len(), 1);
+    assert_eq!(held(), 1, "a cancelled job leaves its slot");
+    let rescue = Rescue {
+        stale_before: at(1_000_000),
+        now: at(1_000_000),
+        limit: 10,
+    };
+    assert_eq!(store.rescue(&rescue).await.expect("rescue").len(), 1);
+    assert_eq!(held(), 0, "a rescued job leaves its slot");
+}

@@ -9,12 +9,15 @@
 -- status index): the caller calls again until fewer come back, and no call holds Redis for long.
 local Q, now, mode = KEYS[1], ARGV[1], ARGV[2]
 local LIVE = { pending = true, running = true, waiting = true }
-local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c' }
-local out = {}
+local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl' }
+local out, left = {}, {}
 
 local function cancel(id, k, h)
   local s = status_of(h[1])
   unindex(Q, id, s, h[2], h[3])
+  if s == 'running' then
+    free_slots(left, Q, id, h[7], h[8])
+  end
   redis.call('HSET', k, 's', 'cancelled', 'f', now)
   redis.call('ZADD', Q .. 'done:cancelled', now, id)
   free_unique(Q, h[4], id)
@@ -44,6 +47,7 @@ if mode == 'I' then
       out[#out + 1] = 'n'
     end
   end
+  batch_flush(left, 'SREM')
   return out
 end
 
@@ -98,4 +102,5 @@ for _, id in ipairs(ids) do
     cancel(id, k, h)
   end
 end
+batch_flush(left, 'SREM')
 return out

@@ -8,7 +8,9 @@
 -- (limits hold across every queue); on a cluster the flow prefix is '' and each queue keeps its own
 -- under `<queue prefix>flow:` (a type's limits are then counted per queue). Per (scope, partition):
 --   `slots:<scope>\n<partition>`: set of "<queue prefix>\n<id>\n<attempt>", the running jobs that
---     hold a slot; a member whose job no longer runs at that attempt is dropped when counted;
+--     hold a slot. The job's `sl` names the sets it joined, and the scripts that end a lease leave
+--     them (`free_slots`); a member whose job no longer runs at that attempt all the same (a job
+--     deleted, a lease taken before `sl` existed) is dropped when counted;
 --   `rate:<scope>\n<partition>`: the rate bucket's theoretical arrival time in microseconds, which
 --     expires once it has passed (an expired bucket is full, the same as a time in the past).
 -- Rules: ex (types excluded), pq ({queue: [types paused in it]}, "" = the whole queue), bt (blocked
@@ -16,6 +18,9 @@
 -- gc, rc, rp (rate count and window in ms), pf ('meta'/'payload' or nil), pk (keys)}]).
 -- Returns per leased job one string, as claim.lua does, each as it was before the lease.
 local nowkey, now, worker, limit, F = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
+-- Now as the caller spelled it, for the fields and scores written (a number would be formatted anew
+-- each time).
+local now_text = ARGV[2]
 local rules = cjson.decode(ARGV[6])
 local now_us = now * 1000
 local upper = '(' .. nowkey .. ';'
@@ -24,8 +29,18 @@ for _, t in ipairs(rules.bt or {}) do
   excluded[t] = true
 end
 local limits = rules.lim or {}
--- Candidates read per queue: enough to pass over the jobs held back without reading a whole backlog.
-local WANT = math.min(limit * 2 + 16, 2000)
+-- Candidates read per queue. A partition holds back jobs only once they are read, so with one there
+-- are twice as many as wanted, to pass over the jobs held back without reading a whole backlog.
+-- Without one, the jobs of full limits are passed over unread, and a limit that fills within this
+-- claim only shortens it.
+local WANT = limit + 16
+local partitioned_limits = false
+for _, lim in ipairs(limits) do
+  if lim.pf then
+    WANT = math.min(limit * 2 + 16, 2000)
+    partitioned_limits = true
+  end
+end
 
 local function flow_prefix(Q)
   if F ~= '' then
@@ -160,6 +175,9 @@ for _, Q in ipairs(KEYS) do
   end
   if not paused[''] then
     local found = 0
+    -- When nothing is held back by type and no partition may refuse a job, nearly every candidate
+    -- read is taken: each is read whole at once rather than its type first and the rest later.
+    local whole = not partitioned_limits and next(held) == nil
     for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
       if found >= WANT then
         break
@@ -173,9 +191,19 @@ for _, Q in ipairs(KEYS) do
         end
         for _, m in ipairs(ms) do
           local id = string.sub(m, 18)
-          local t = redis.call('HGET', jkey(Q, id), 't')
+          local t, fields = nil, nil
+          if whole then
+            fields = redis.call('HGETALL', jkey(Q, id))
+            for f = 1, #fields, 2 do
+              if fields[f] == 't' then
+                t = fields[f + 1]
+              end
+            end
+          else
+            t = redis.call('HGET', jkey(Q, id), 't')
+          end
           if t and not held[t] then
-            cands[#cands + 1] = { tonumber(pr), m, id, Q, pk, t, q }
+            cands[#cands + 1] = { tonumber(pr), m, id, Q, pk, t, q, fields }
             found = found + 1
             if found >= WANT then
               break
@@ -189,105 +217,190 @@ for _, Q in ipairs(KEYS) do
     end
   end
 end
-table.sort(cands, by_score_then_id)
+-- One queue's candidates were read in claim order already.
+if #KEYS > 1 then
+  table.sort(cands, by_score_then_id)
+end
 
-local out, running, removed, moved = {}, {}, {}, {}
+-- Sets are counted once per call (`live`), before this claim joins any, so joining waits for the end.
+local out, running, removed, moved, joined = {}, {}, {}, {}, {}
+
+-- How the jobs of type t in queue q (prefix Q) are admitted, worked out once per claim: the limits
+-- that apply, and, when none of them has a partition, what is the same for every such job: each
+-- limit's slot set or rate bucket and the JSON list of the slot sets a lease joins (`sl`).
+local plans = {}
+local function plan_of(Q, q, t)
+  local of_queue = plans[Q]
+  if not of_queue then
+    of_queue = {}
+    plans[Q] = of_queue
+  end
+  local plan = of_queue[t]
+  if plan then
+    return plan
+  end
+  plan = { lims = {}, partitioned = false }
+  for _, lim in ipairs(limits) do
+    if (lim.t and lim.t == t) or (lim.q and lim.q == q) then
+      plan.lims[#plan.lims + 1] = lim
+      plan.partitioned = plan.partitioned or lim.pf ~= nil
+    end
+  end
+  if not plan.partitioned then
+    local P = flow_prefix(Q)
+    local checks, slots = {}, {}
+    for _, lim in ipairs(plan.lims) do
+      local suffix = lim.s .. '\n'
+      if lim.gc then
+        checks[#checks + 1] = { gc = lim.gc, key = P .. 'slots:' .. suffix }
+        slots[#slots + 1] = P .. 'slots:' .. suffix
+      end
+      if lim.rc then
+        checks[#checks + 1] = {
+          key = P .. 'rate:' .. suffix,
+          interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc)),
+          window = lim.rp * 1000,
+        }
+      end
+    end
+    plan.checks = checks
+    plan.slots = slots
+    plan.sl = #slots > 0 and cjson.encode(slots) or ''
+  end
+  of_queue[t] = plan
+  return plan
+end
+
+-- Whether every limit of a plan without partitions has room for one more job.
+local function has_room(plan)
+  for _, ch in ipairs(plan.checks) do
+    if ch.gc then
+      if live(ch.key, ch.gc) >= ch.gc then
+        return false
+      end
+    elseif math.max(tat_of(ch.key), now_us) + ch.interval - now_us > ch.window then
+      return false
+    end
+  end
+  return true
+end
+
+-- Leases candidate c, read as `fields` (its hash as HGETALL gives it): it joins the slot sets `slots`,
+-- recorded in its `sl` as `sl`. (Its caller has moved its rate buckets.)
+local function lease(c, fields, slots, sl)
+  local id, Q, k = c[3], c[4], jkey(c[4], c[3])
+  local attempt, fresh, had_slots = 0, true, false
+  for f = 1, #fields, 2 do
+    local name = fields[f]
+    if name == 'a' then
+      attempt = tonumber(fields[f + 1])
+    elseif name == 'hb' or name == 'pg' then
+      fresh = false
+    elseif name == 'sl' then
+      had_slots = true
+    end
+  end
+  local next_attempt = tostring(attempt + 1)
+  if #slots > 0 then
+    local member = Q .. '\n' .. id .. '\n' .. next_attempt
+    for _, key in ipairs(slots) do
+      batch_add(joined, key, member)
+      counts[key] = counts[key] + 1
+    end
+  end
+  batch_add(removed, c[5], c[2])
+  batch_add(running, Q .. 'run', now_text, id)
+  -- A first attempt has no heartbeat or progress to reset (as in claim.lua), and a job that never
+  -- held a slot no `sl`.
+  if fresh and sl == '' and not had_slots then
+    redis.call('HSET', k, 's', 'running', 'a', next_attempt, 'w', worker, 'st', now_text)
+  elseif fresh then
+    redis.call('HSET', k, 's', 'running', 'a', next_attempt, 'w', worker, 'st', now_text, 'sl', sl)
+  else
+    redis.call('HSET', k, 's', 'running', 'a', next_attempt, 'w', worker, 'st', now_text, 'hb', now_text, 'pg', '', 'sl', sl)
+  end
+  out[#out + 1] = packed(fields, c[7], id)
+end
+
+-- A candidate under limits without partitions: its limits' keys are known, so it is read only once
+-- admitted (or was read whole by the scan).
+local function admit_unpartitioned(c, plan)
+  if not has_room(plan) then
+    return
+  end
+  for _, ch in ipairs(plan.checks) do
+    if not ch.gc then
+      tats[ch.key] = math.max(tat_of(ch.key), now_us) + ch.interval
+      moved[ch.key] = true
+    end
+  end
+  lease(c, c[8] or redis.call('HGETALL', jkey(c[4], c[3])), plan.slots, plan.sl)
+end
+
+-- A candidate under a limit with a partition: its slot sets and buckets depend on its meta or payload,
+-- read first (the rest of it only once admitted).
+local function admit_partitioned(c, plan)
+  local t, Q = c[6], c[4]
+  -- A limit without a partition that filled up within this claim holds back the rest of its jobs
+  -- unread.
+  for _, lim in ipairs(plan.lims) do
+    if not lim.pf and full(Q, lim) then
+      return
+    end
+  end
+  local k = jkey(Q, c[3])
+  local job = {}
+  local mp = redis.call('HMGET', k, 'm', 'p')
+  job.m, job.p = mp[1], mp[2]
+  local slots, starts = {}, {}
+  local type_partition = nil
+  local P = flow_prefix(Q)
+  for _, lim in ipairs(plan.lims) do
+    local part = field_of(job, lim)
+    if lim.t and lim.pf then
+      type_partition = part
+    end
+    local suffix = lim.s .. '\n' .. part
+    if lim.gc then
+      local key = P .. 'slots:' .. suffix
+      if live(key, lim.gc) >= lim.gc then
+        return
+      end
+      slots[#slots + 1] = key
+    end
+    if lim.rc then
+      local key = P .. 'rate:' .. suffix
+      local interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc))
+      local next_tat = math.max(tat_of(key), now_us) + interval
+      if next_tat - now_us > lim.rp * 1000 then
+        return
+      end
+      starts[#starts + 1] = { key, next_tat }
+    end
+  end
+  if type_partition and rules.bp and rules.bp[t] then
+    for _, p in ipairs(rules.bp[t]) do
+      if p == type_partition then
+        return
+      end
+    end
+  end
+  for _, s in ipairs(starts) do
+    tats[s[1]] = s[2]
+    moved[s[1]] = true
+  end
+  lease(c, redis.call('HGETALL', k), slots, #slots > 0 and cjson.encode(slots) or '')
+end
+
 for _, c in ipairs(cands) do
   if #out >= limit then
     break
   end
-  local id, Q, pk, t, q = c[3], c[4], c[5], c[6], c[7]
-  -- A limit without a partition that filled up within this claim holds back the rest of its jobs
-  -- unread.
-  local open = true
-  for _, lim in ipairs(limits) do
-    if open and not lim.pf and ((lim.t and lim.t == t) or (lim.q and lim.q == q)) and full(Q, lim) then
-      open = false
-    end
-  end
-  if open then
-    local k = jkey(Q, id)
-    -- A job a partition may hold back is read whole only once admitted: first its meta and payload.
-    local partitioned = false
-    for _, lim in ipairs(limits) do
-      if lim.pf and ((lim.t and lim.t == t) or (lim.q and lim.q == q)) then
-        partitioned = true
-      end
-    end
-    local job, fields = {}, nil
-    if partitioned then
-      local mp = redis.call('HMGET', k, 'm', 'p')
-      job.m, job.p = mp[1], mp[2]
-    else
-      fields = redis.call('HGETALL', k)
-      for f = 1, #fields, 2 do
-        job[fields[f]] = fields[f + 1]
-      end
-    end
-    local ok = true
-    local slots, starts = {}, {}
-    local type_partition = nil
-    for _, lim in ipairs(limits) do
-      if ok and ((lim.t and lim.t == t) or (lim.q and lim.q == q)) then
-        local part = field_of(job, lim)
-        if lim.t and lim.pf then
-          type_partition = part
-        end
-        local P = flow_prefix(Q)
-        local suffix = lim.s .. '\n' .. part
-        if lim.gc then
-          local key = P .. 'slots:' .. suffix
-          if live(key, lim.gc) >= lim.gc then
-            ok = false
-          else
-            slots[#slots + 1] = key
-          end
-        end
-        if ok and lim.rc then
-          local key = P .. 'rate:' .. suffix
-          local interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc))
-          local next_tat = math.max(tat_of(key), now_us) + interval
-          if next_tat - now_us > lim.rp * 1000 then
-            ok = false
-          else
-            starts[#starts + 1] = { key, next_tat }
-          end
-        end
-      end
-    end
-    if ok and type_partition and rules.bp and rules.bp[t] then
-      for _, p in ipairs(rules.bp[t]) do
-        if p == type_partition then
-          ok = false
-        end
-      end
-    end
-    if ok then
-      if not fields then
-        fields = redis.call('HGETALL', k)
-        for f = 1, #fields, 2 do
-          job[fields[f]] = fields[f + 1]
-        end
-      end
-      local attempt = tonumber(job.a or '0')
-      local member = Q .. '\n' .. id .. '\n' .. (attempt + 1)
-      for _, key in ipairs(slots) do
-        redis.call('SADD', key, member)
-        counts[key] = counts[key] + 1
-      end
-      for _, s in ipairs(starts) do
-        tats[s[1]] = s[2]
-        moved[s[1]] = true
-      end
-      batch_add(removed, pk, c[2])
-      batch_add(running, Q .. 'run', now, id)
-      if job.hb or job.pg then
-        redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
-      else
-        redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
-      end
-      out[#out + 1] = packed(fields, q, id)
-    end
+  local plan = plan_of(c[4], c[7], c[6])
+  if plan.partitioned then
+    admit_partitioned(c, plan)
+  else
+    admit_unpartitioned(c, plan)
   end
 end
 -- Each bucket a claim moved is written once, at its last time, relative to the claim's own present
@@ -295,6 +408,7 @@ end
 for key in pairs(moved) do
   redis.call('SET', key, string.format('%d', tats[key]), 'PX', math.floor((tats[key] - now_us) / 1000) + 1)
 end
+batch_flush(joined, 'SADD')
 batch_flush(removed, 'ZREM')
 batch_flush(running, 'ZADD')
 return out

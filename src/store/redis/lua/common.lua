@@ -147,6 +147,26 @@ local function batch_flush(b, command)
     end
   end
 end
+-- A limited job leaves its slots when it stops running: `sl`, written by `claim_limited.lua`, is the
+-- JSON list of the slot sets its lease joined, each holding "<queue prefix>\n<id>\n<attempt>". The
+-- members are gathered in batch `left`, for one `SREM` per set (`batch_flush(left, 'SREM')`); the
+-- jobs of a call mostly share one list, decoded once. (A member left behind by a path that does not
+-- call this is dropped when `claim_limited.lua` next counts its set member by member.)
+local slot_lists = {}
+local function free_slots(left, Q, id, attempt, sl)
+  if sl and sl ~= '' then
+    local keys = slot_lists[sl]
+    if not keys then
+      keys = cjson.decode(sl)
+      slot_lists[sl] = keys
+    end
+    local member = Q .. '\n' .. id .. '\n' .. attempt
+    for _, key in ipairs(keys) do
+      batch_add(left, key, member)
+    end
+  end
+end
+
 
 -- How long a cluster's enqueues trust the marker that says the queue is registered. Cleanup deletes
 -- the marker when it takes an emptied queue out of the registry, so the expiry only mends a

@@ -6,16 +6,17 @@ local Q, now, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded' }
 local run = Q .. 'run'
 local out = {}
-local stopped, done = {}, {}
+local stopped, done, left = {}, {}, {}
 local i = 3
 for _ = 1, n do
   local id, a, w, kind, value, err, pg =
     ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   i = i + 7
   local k = jkey(Q, id)
-  local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u')
+  local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u', 'sl')
   if h[1] == 'running' and h[2] == a and h[3] == w then
     batch_add(stopped, run, id)
+    free_slots(left, Q, id, a, h[6])
     if err ~= '' then
       push_error(k, err)
     end
@@ -47,6 +48,7 @@ for _ = 1, n do
     out[#out + 1] = 0
   end
 end
+batch_flush(left, 'SREM')
 batch_flush(stopped, 'ZREM')
 batch_flush(done, 'ZADD')
 return out
