@@ -134,19 +134,27 @@ end
 -- Whether a limit without a partition has no room left in queue prefix Q: no free slot, or a rate
 -- bucket without a start left. Such a limit holds back every job it covers, so the scan below passes
 -- over them without reading them (a full limit would otherwise cost a read of every candidate).
+-- A rate limit's spacing between starts and its window, in microseconds.
+local function rate_of(lim)
+  return math.max(1, math.floor(lim.rp * 1000 / lim.rc)), lim.rp * 1000
+end
+
+-- The time of rate bucket `key` after one more start, or nil when the bucket has no start left.
+local function next_start(key, interval, window)
+  local t = math.max(tat_of(key), now_us) + interval
+  if t - now_us > window then
+    return nil
+  end
+  return t
+end
+
 local function full(Q, lim)
   local suffix = lim.s .. '\n'
   local P = flow_prefix(Q)
   if lim.gc and live(P .. 'slots:' .. suffix, lim.gc) >= lim.gc then
     return true
   end
-  if lim.rc then
-    local interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc))
-    if math.max(tat_of(P .. 'rate:' .. suffix), now_us) + interval - now_us > lim.rp * 1000 then
-      return true
-    end
-  end
-  return false
+  return lim.rc ~= nil and next_start(P .. 'rate:' .. suffix, rate_of(lim)) == nil
 end
 
 -- The candidates, per queue in claim order, merged. Jobs of types held back (excluded, paused, or
@@ -252,15 +260,13 @@ local function plan_of(Q, q, t)
     for _, lim in ipairs(plan.lims) do
       local suffix = lim.s .. '\n'
       if lim.gc then
-        checks[#checks + 1] = { gc = lim.gc, key = P .. 'slots:' .. suffix }
-        slots[#slots + 1] = P .. 'slots:' .. suffix
+        local key = P .. 'slots:' .. suffix
+        checks[#checks + 1] = { gc = lim.gc, key = key }
+        slots[#slots + 1] = key
       end
       if lim.rc then
-        checks[#checks + 1] = {
-          key = P .. 'rate:' .. suffix,
-          interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc)),
-          window = lim.rp * 1000,
-        }
+        local interval, window = rate_of(lim)
+        checks[#checks + 1] = { key = P .. 'rate:' .. suffix, interval = interval, window = window }
       end
     end
     plan.checks = checks
@@ -278,7 +284,7 @@ local function has_room(plan)
       if live(ch.key, ch.gc) >= ch.gc then
         return false
       end
-    elseif math.max(tat_of(ch.key), now_us) + ch.interval - now_us > ch.window then
+    elseif not next_start(ch.key, ch.interval, ch.window) then
       return false
     end
   end
@@ -330,7 +336,7 @@ local function admit_unpartitioned(c, plan)
   end
   for _, ch in ipairs(plan.checks) do
     if not ch.gc then
-      tats[ch.key] = math.max(tat_of(ch.key), now_us) + ch.interval
+      tats[ch.key] = next_start(ch.key, ch.interval, ch.window)
       moved[ch.key] = true
     end
   end
@@ -370,9 +376,8 @@ local function admit_partitioned(c, plan)
     end
     if lim.rc then
       local key = P .. 'rate:' .. suffix
-      local interval = math.max(1, math.floor(lim.rp * 1000 / lim.rc))
-      local next_tat = math.max(tat_of(key), now_us) + interval
-      if next_tat - now_us > lim.rp * 1000 then
+      local next_tat = next_start(key, rate_of(lim))
+      if not next_tat then
         return
       end
       starts[#starts + 1] = { key, next_tat }

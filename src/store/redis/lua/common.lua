@@ -167,7 +167,6 @@ local function free_slots(left, Q, id, attempt, sl)
   end
 end
 
-
 -- How long a cluster's enqueues trust the marker that says the queue is registered. Cleanup deletes
 -- the marker when it takes an emptied queue out of the registry, so the expiry only mends a
 -- registration that failed after its script ran (the connection dropped between the two calls).
