@@ -210,6 +210,9 @@ impl Store for Counting {
     async fn retry(&self, retry: &jobq::store::Retry) -> Result<Vec<jobq::store::RetryAnswer>, StoreError> {
         self.inner.retry(retry).await
     }
+    async fn import(&self, import: &jobq::store::Import) -> Result<Vec<jobq::store::ImportAnswer>, StoreError> {
+        self.inner.import(import).await
+    }
     async fn flow_state(&self, now: UnixMillis) -> Result<jobq::store::FlowState, StoreError> {
         self.inner.flow_state(now).await
     }

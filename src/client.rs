@@ -6,6 +6,7 @@
 
 mod flow;
 mod health;
+mod transfer;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +27,7 @@ use crate::time::{Clock, SystemClock, UnixMillis};
 
 pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
 pub use health::MAX_BUCKETS;
+pub use transfer::{ExportCursor, ImportOptions, ImportReport};
 
 /// Rows deleted per statement by cleanup and retention, so no lock is held long.
 pub const CLEANUP_BATCH: u32 = 5_000;

@@ -240,6 +240,21 @@ fn parse_lines(
         }
         Ok(jobs)
     };
+    let results = in_parallel(text, name, parse_part);
+    let mut jobs = Vec::new();
+    for part in results {
+        jobs.extend(part?);
+    }
+    Ok(jobs)
+}
+
+/// Runs `parse_part(first line number, part)` over `text` cut into one run of whole lines per core
+/// (one run for a small text), on all cores; the results in text order.
+pub(super) fn in_parallel<T: Send>(
+    text: &str,
+    name: &str,
+    parse_part: impl Fn(usize, &str) -> Result<Vec<T>, Error> + Sync,
+) -> Vec<Result<Vec<T>, Error>> {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     // Small inputs are not worth a thread.
     let parts = if text.len() < 1 << 20 { 1 } else { cores };
@@ -251,7 +266,8 @@ fn parse_lines(
     }
     bounds.push(text.len());
     bounds.dedup();
-    let results: Vec<Result<Vec<NewJob>, Error>> = std::thread::scope(|scope| {
+    let parse_part = &parse_part;
+    std::thread::scope(|scope| {
         let handles: Vec<_> = bounds
             .windows(2)
             .map(|w| {
@@ -268,12 +284,22 @@ fn parse_lines(
                     .unwrap_or_else(|_| Err(Error::invalid(Input::JobsFile, format!("{name}: reading failed"))))
             })
             .collect()
-    });
-    let mut jobs = Vec::new();
-    for part in results {
-        jobs.extend(part?);
+    })
+}
+
+/// The text of `--file`: the file, or stdin for `-`.
+pub(super) fn read_text(file: &std::path::Path) -> Result<String, Error> {
+    let name = file.display().to_string();
+    if name == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Error::invalid_because(Input::JobsFile, "cannot read stdin", e))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(file)
+            .map_err(|e| Error::invalid_because(Input::JobsFile, format!("cannot read {name}"), e))
     }
-    Ok(jobs)
 }
 
 /// `--meta KEY=VALUE` entries as a map.
@@ -332,16 +358,7 @@ async fn enqueue_file(
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     let name = file.display().to_string();
-    let text = if name == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| Error::invalid_because(Input::JobsFile, "cannot read stdin", e))?;
-        text
-    } else {
-        std::fs::read_to_string(&file)
-            .map_err(|e| Error::invalid_because(Input::JobsFile, format!("cannot read {name}"), e))?
-    };
+    let text = read_text(&file)?;
     if let Some(t) = &args.default_type {
         crate::job::validate_type(t).map_err(|e| Error::from(e.at("--type")))?;
     }

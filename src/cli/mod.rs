@@ -17,13 +17,16 @@ pub mod bench;
 pub mod cancel;
 pub mod cleanup;
 pub mod confirm;
+pub mod copy;
 pub mod delete;
 pub mod doctor;
 pub mod emit;
 pub mod enqueue;
 pub mod exit;
+pub mod export;
 pub mod filter;
 pub mod generate;
+pub mod import;
 pub mod inbox;
 pub mod list;
 pub mod migrate;
@@ -126,6 +129,12 @@ pub enum Command {
     ReplayDead(replay_dead::ReplayDeadArgs),
     /// Delete finished jobs
     Cleanup(cleanup::CleanupArgs),
+    /// Write every job that matches, whole (state included), as NDJSON for `import`
+    Export(export::ExportArgs),
+    /// Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)
+    Import(import::ImportArgs),
+    /// Copy (or move) every job that matches, whole, to another store
+    Copy(copy::CopyArgs),
     /// List the workers that are running
     Workers(workers::WorkersArgs),
     /// Each queue with its counts, pauses and limits; each type with a limit or a block
@@ -278,6 +287,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Delete(args) => delete::run(&ctx, args).await,
         Command::ReplayDead(args) => replay_dead::run(&ctx, args).await,
         Command::Cleanup(args) => cleanup::run(&ctx, args).await,
+        Command::Export(args) => export::run(&ctx, args).await,
+        Command::Import(args) => import::run(&ctx, args).await,
+        Command::Copy(args) => copy::run(&ctx, args).await,
         Command::Inbox(args) => inbox::run(&ctx, args).await,
         Command::Workers(args) => workers::run(&ctx, args).await,
         Command::Queues(args) => queues::run(&ctx, args).await,

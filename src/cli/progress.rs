@@ -29,3 +29,14 @@ fn bar(len: u64, template: &str, quiet: bool) -> ProgressBar {
     );
     bar
 }
+
+/// A spinner counting items of a total not known beforehand, hidden off a terminal or when `quiet`.
+pub fn count(what: &str, items: &str, quiet: bool) -> ProgressBar {
+    if quiet || !stderr_is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    let template = format!("{{spinner}} {what} {{human_pos}} {items} ({{per_sec}})");
+    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_spinner()));
+    bar
+}

@@ -7,11 +7,13 @@
 //! `list`/`show --output json`, for handlers' stdin and for `enqueue --file`. Nothing here touches a
 //! store.
 
+mod exported;
 mod new;
 mod spec;
 #[cfg(test)]
 mod tests;
 
+pub use exported::JOB_JSON_VERSION;
 pub use new::{Limits, NewJob, validate_queue, validate_type};
 pub use spec::JobSpec;
 

@@ -36,6 +36,7 @@ mod schedules;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+mod transfer;
 pub mod url;
 
 pub use error::StoreError;
@@ -53,6 +54,7 @@ pub use manage::{
 };
 pub(crate) use schedules::decide as decide_tick;
 pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
+pub use transfer::{Import, ImportAnswer, OnConflict};
 pub use url::{RedactedUrl, StoreKind, StoreUrl};
 
 /// A store shared by the tasks of a process.
@@ -667,6 +669,19 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// order, as if applied one after another (an id given twice is `NotTerminal` the second time):
     /// `Retried` with the job as it is now, `NotTerminal` with its status, `KeyTaken`, or `NotFound`.
     async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError>;
+
+    /// Writes jobs exactly as given (id, queue, status, attempt, error history, result, progress,
+    /// times, worker, unique key, snoozes), each in its status's place: a pending job is claimable at
+    /// its `run_at`, a running one holds its lease as given (so rescue takes it back once its
+    /// heartbeat is stale), a waiting one awaits `resolve`, a finished one is listed and cleaned up by
+    /// its `finished_at`; a live job holds its unique key. A job whose id the store holds (on Redis:
+    /// in its queue, as for `enqueue`) is `Skipped`, left as it is, or with [`OnConflict::Replace`]
+    /// replaced whole (`Replaced`; the replaced job gives up its lease and unique key). A live job
+    /// whose unique key a different live job of its queue holds is not written (`KeyTaken`, naming
+    /// that job). With `dry_run` nothing is written and the answers say what would be done. Answers
+    /// one per input, in input order, as if applied one after another (a job given twice is
+    /// `Skipped` or `Replaced` the second time). Atomic per call on the SQL stores, per queue on Redis.
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError>;
 
     /// Records (or refreshes) a worker in the registry and the count of jobs it has done.
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;

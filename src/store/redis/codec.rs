@@ -145,6 +145,56 @@ pub(crate) fn job_from_pairs(pairs: &[(&str, &str)]) -> Result<Job, StoreError> 
     })
 }
 
+/// The fields and values of a job's hash, as [`job_from_pairs`] reads them back and as the scripts
+/// write them: fields at their default (pending status, attempt 0, priority 0, no snoozes …) are left
+/// out, as `enqueue.lua` leaves them out. For `import.lua`, which writes a job whole.
+pub(crate) fn job_fields(job: &Job) -> Vec<(&'static str, String)> {
+    let mut f = vec![
+        ("t", job.job_type.clone()),
+        ("p", job.payload.get().to_string()),
+        ("r", run_key(job.run_at)),
+        ("c", job.created_at.0.to_string()),
+    ];
+    let mut opt = |field: &'static str, value: Option<String>| {
+        if let Some(v) = value {
+            f.push((field, v));
+        }
+    };
+    opt(
+        "m",
+        (!job.meta.is_empty()).then(|| serde_json::to_string(&job.meta).unwrap_or_default()),
+    );
+    opt("pr", (job.priority != 0).then(|| job.priority.to_string()));
+    opt(
+        "ma",
+        (job.max_attempts != DEFAULT_MAX_ATTEMPTS).then(|| job.max_attempts.to_string()),
+    );
+    opt("u", job.unique_key.clone());
+    opt("to", job.timeout_ms.map(|t| t.to_string()));
+    opt(
+        "s",
+        (job.status != JobStatus::Pending).then(|| job.status.as_str().to_string()),
+    );
+    opt("a", (job.attempt != 0).then(|| job.attempt.to_string()));
+    if !job.errors.is_empty() {
+        opt("e", Some(serde_json::to_string(&job.errors).unwrap_or_default()));
+        opt("ec", Some(job.errors.len().to_string()));
+    }
+    opt("res", job.result.as_ref().map(|r| r.get().to_string()));
+    opt(
+        "pg",
+        job.progress
+            .as_ref()
+            .map(|p| serde_json::to_string(p).unwrap_or_default()),
+    );
+    opt("st", job.started_at.map(|t| t.0.to_string()));
+    opt("f", job.finished_at.map(|t| t.0.to_string()));
+    opt("hb", job.heartbeat_at.map(|t| t.0.to_string()));
+    opt("w", job.worker_id.clone());
+    opt("sn", (job.snoozes != 0).then(|| job.snoozes.to_string()));
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

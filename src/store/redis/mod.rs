@@ -66,6 +66,7 @@ mod schedules;
 mod scripts;
 mod settings;
 mod subscribe;
+mod transfer;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -89,9 +90,10 @@ use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
     DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat,
-    Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, RejectedItem, ReplayDead,
-    Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
-    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    Import, ImportAnswer, Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit,
+    RejectedItem, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
+    Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome,
+    WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -679,6 +681,10 @@ impl Store for RedisStore {
 
     async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
         self.retry_jobs(retry).await
+    }
+
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+        self.import_jobs(import).await
     }
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {

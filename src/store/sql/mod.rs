@@ -27,6 +27,7 @@ mod manage;
 mod stmt;
 mod store;
 mod ticks_and_events;
+mod transfer;
 
 use std::collections::HashMap;
 use std::future::Future;

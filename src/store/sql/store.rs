@@ -14,10 +14,10 @@ use super::SqlPool;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Lease, LeaseState,
-    Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve,
-    ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store, StoreError, StoreInfo,
-    StoreKind, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Import,
+    ImportAnswer, Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead,
+    Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
+    StoreError, StoreInfo, StoreKind, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -74,6 +74,7 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError>;
     async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError>;
     async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError>;
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError>;
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;
     async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
@@ -153,6 +154,9 @@ macro_rules! shared_sql {
             }
             async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
                 SqlPool::retry(self, retry).await
+            }
+            async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+                SqlPool::import(self, import).await
             }
             async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
                 SqlPool::register_worker(self, worker).await
@@ -368,6 +372,11 @@ impl<T: SqlBackend> Store for T {
     async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
         let _turn = self.write_turn().await;
         self.shared().retry(retry).await
+    }
+
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().import(import).await
     }
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {

@@ -1,0 +1,170 @@
+//! `jobq copy`: every job that matches, whole, from the configured store to another (`--to`), in
+//! batches, each committed by the target before the next is read. `--resume` goes on after an
+//! interrupted copy (what the target holds is skipped); `--move` deletes from the source what the
+//! target has committed, and leaves running jobs where their workers hold them.
+
+use std::time::Instant;
+
+use clap::Args;
+use serde_json::json;
+
+use super::export::{PAGE, SelectArgs};
+use super::output::print_json;
+use super::{Context, OutputFormat, progress};
+use crate::Error;
+use crate::client::{Client, ImportOptions};
+use crate::error::Input;
+use crate::job::{Job, JobId, JobStatus};
+use crate::store::{ImportAnswer, ListCursor, OnConflict, StoreUrl};
+
+/// Arguments of `jobq copy`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Jobs keep their ids, statuses, attempts, error histories, results and times. Running jobs arrive\npending unless --keep-running; with --move they stay in the source until they finish.\nExamples:\n  jobq copy --to postgres://jobq@db/jobq\n  jobq copy --to redis://cache:6379 --queue mail --move\n  jobq copy --to postgres://jobq@db/jobq --resume"
+)]
+pub struct CopyArgs {
+    /// The store to copy into (its schema is created or upgraded first)
+    #[arg(long, value_name = "URL")]
+    pub to: String,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// Go on after an interrupted copy: skip the jobs the target holds already
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Delete from the source each job once the target has committed it (running jobs stay)
+    #[arg(long = "move")]
+    pub move_jobs: bool,
+
+    /// Keep running jobs running in the target
+    #[arg(long, conflicts_with = "move_jobs")]
+    pub keep_running: bool,
+}
+
+/// What a copy did.
+#[derive(Debug, Default)]
+struct Tally {
+    copied: u64,
+    skipped: u64,
+    key_taken: u64,
+    moved: u64,
+    left_running: u64,
+}
+
+/// Runs `jobq copy`.
+pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
+    let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
+    args.select.check()?;
+    let to = StoreUrl::parse(&args.to).map_err(Error::from)?;
+    if to.redacted().to_string() == ctx.config.url.redacted().to_string() {
+        return Err(Error::invalid(Input::Url, "--to names the configured store itself").into());
+    }
+    let started = Instant::now();
+    let source = ctx.client().await?;
+    let target = Client::new(crate::store::connect_for(&to, ctx.usage).await.map_err(Error::from)?);
+    target.migrate().await?;
+    let filter = args.select.filter(&source)?;
+    let options = ImportOptions {
+        on_conflict: OnConflict::Skip,
+        keep_running: args.keep_running,
+        dry_run: false,
+    };
+    let bar = progress::count("copying", "jobs", ctx.quiet);
+    let mut tally = Tally::default();
+    let mut after: Option<ListCursor> = None;
+    loop {
+        let page = source.export_page(&filter, after.take(), PAGE).await?;
+        let full = page.len() == PAGE as usize;
+        after = page.last().map(ListCursor::of);
+        let (jobs, running): (Vec<Job>, Vec<Job>) = page
+            .into_iter()
+            .partition(|j| !(args.move_jobs && j.status == JobStatus::Running));
+        tally.left_running += running.len() as u64;
+        if !args.resume {
+            refuse_held_ids(&target, &jobs, &tally, options).await?;
+        }
+        let n = jobs.len() as u64;
+        let report = target.import(jobs, options).await?;
+        let mut committed: Vec<String> = Vec::new();
+        for (id, answer) in &report.answers {
+            match answer {
+                ImportAnswer::Imported | ImportAnswer::Replaced => {
+                    tally.copied += 1;
+                    committed.push(id.to_string());
+                }
+                // Only a resumed copy gets here: the target holds the job from the copy before.
+                ImportAnswer::Skipped => {
+                    tally.skipped += 1;
+                    committed.push(id.to_string());
+                }
+                _ => tally.key_taken += 1,
+            }
+        }
+        if args.move_jobs && !committed.is_empty() {
+            // Forced, for waiting jobs: they move to the target, where `resolve` now finds them.
+            let deleted = source.delete(&committed, true).await?;
+            tally.moved += deleted.deleted.len() as u64;
+        }
+        bar.inc(n);
+        if !full {
+            break;
+        }
+    }
+    bar.finish_and_clear();
+    if format == OutputFormat::Json {
+        print_json(&json!({
+            "copied": tally.copied, "skipped": tally.skipped, "keyTaken": tally.key_taken,
+            "moved": tally.moved, "leftRunning": tally.left_running,
+        }))?;
+    } else if !ctx.quiet {
+        let mut line = format!(
+            "copied {} to {to} in {:.2}s",
+            super::output::jobs(tally.copied, ""),
+            started.elapsed().as_secs_f64()
+        );
+        if tally.skipped > 0 {
+            line.push_str(&format!("; {} skipped: the target holds them", tally.skipped));
+        }
+        if tally.key_taken > 0 {
+            line.push_str(&format!(
+                "; {} left out: a live job of the target holds their unique key",
+                tally.key_taken
+            ));
+        }
+        if args.move_jobs {
+            line.push_str(&format!("; {} deleted from the source", tally.moved));
+        }
+        if tally.left_running > 0 {
+            line.push_str(&format!(
+                "; {} running jobs left in the source (move them once they finish)",
+                tally.left_running
+            ));
+        }
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
+/// Without `--resume`, a job the target holds already stops the copy before this batch is written.
+async fn refuse_held_ids(target: &Client, jobs: &[Job], tally: &Tally, options: ImportOptions) -> Result<(), Error> {
+    let look = ImportOptions {
+        dry_run: true,
+        ..options
+    };
+    let report = target.import(jobs.to_vec(), look).await?;
+    if let Some((id, _)) = report.answers.iter().find(|(_, a)| *a == ImportAnswer::Skipped) {
+        return Err(held(id, tally.copied));
+    }
+    Ok(())
+}
+
+fn held(id: &JobId, copied: u64) -> Error {
+    Error::invalid(
+        Input::JobId,
+        format!(
+            "the target holds a job {id} already; {copied} jobs were copied before it (--resume skips what the target holds)"
+        ),
+    )
+}

@@ -1,0 +1,126 @@
+//! Import on Redis (see [`crate::store::Store::import`]): `import.lua` once per queue, each call
+//! writing its jobs whole with their indexes; the queue registry as `enqueue` keeps it.
+
+use futures_util::future::try_join_all;
+use redis::Value;
+
+use super::calls::{by_queue, in_input_order};
+use super::codec::{job_fields, run_key};
+use super::scripts::SCRIPTS;
+use super::{KIND, RedisStore};
+use crate::job::{Job, JobId, JobStatus};
+use crate::store::{Import, ImportAnswer, OnConflict, StoreError};
+
+/// Jobs per script call: a call holds Redis for its whole run, and imported jobs may be large.
+const IMPORT_CHUNK: usize = 200;
+
+impl RedisStore {
+    pub(super) async fn import_jobs(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+        let jobs = &import.jobs;
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let groups = by_queue(jobs, |j| j.queue.as_str());
+        let cluster = self.is_cluster();
+        let registry = self.key("queues");
+        // A queue's chunks run one after another, so that a later job of the same id sees the
+        // earlier one; queues run side by side.
+        let per_queue = groups.iter().map(|(queue, positions)| {
+            let registry = &registry;
+            async move {
+                let mut answers = Vec::with_capacity(positions.len());
+                let mut register = false;
+                for chunk in positions.chunks(IMPORT_CHUNK) {
+                    let mut cmd = if cluster {
+                        self.queue_script(&SCRIPTS.import, queue)
+                    } else {
+                        self.script(&SCRIPTS.import, &[self.queue_prefix(queue), registry.clone()])
+                    };
+                    let mode = if import.on_conflict == OnConflict::Replace {
+                        "R"
+                    } else {
+                        "S"
+                    };
+                    cmd.arg(mode)
+                        .arg(if import.dry_run { "1" } else { "0" })
+                        .arg(chunk.len());
+                    for &n in chunk {
+                        import_args(&mut cmd, &jobs[n]);
+                    }
+                    let reply: Value = self.eval(&SCRIPTS.import, &cmd, "import", false).await?;
+                    let (again, chunk_answers) = imported(reply, chunk.len())?;
+                    register |= again;
+                    answers.extend(chunk_answers);
+                }
+                Ok::<_, StoreError>((answers, register))
+            }
+        });
+        let replies = try_join_all(per_queue).await?;
+        // The queue is registered after its jobs are written, as `enqueue` does.
+        let unlisted: Vec<&str> = groups
+            .iter()
+            .zip(&replies)
+            .filter(|(_, (_, register))| *register)
+            .map(|((q, _), _)| *q)
+            .collect();
+        if !unlisted.is_empty() {
+            let _: () = self
+                .query(redis::cmd("SADD").arg(&registry).arg(&unlisted), "import")
+                .await?;
+        }
+        let answers = replies.into_iter().map(|(a, _)| a).collect();
+        Ok(in_input_order(jobs.len(), &groups, answers))
+    }
+}
+
+/// One job's arguments of `import.lua`.
+fn import_args(cmd: &mut redis::Cmd, job: &Job) {
+    let live_key = job.unique_key.as_deref().filter(|_| !job.status.is_terminal());
+    let score = match job.status {
+        JobStatus::Running => job.heartbeat_at.or(job.started_at),
+        JobStatus::Pending => None,
+        _ => job.finished_at,
+    }
+    .unwrap_or(job.created_at);
+    let priority = if job.priority == 0 {
+        String::new()
+    } else {
+        job.priority.to_string()
+    };
+    let fields = job_fields(job);
+    cmd.arg(job.id.as_str())
+        .arg(job.status.as_str())
+        .arg(priority)
+        .arg(run_key(job.run_at))
+        .arg(live_key.unwrap_or(""))
+        .arg(score.0)
+        .arg(job.created_at.0)
+        .arg(fields.len());
+    for (field, value) in fields {
+        cmd.arg(field).arg(value);
+    }
+}
+
+/// The reply of `import.lua`: whether the queue needs registering, and the answers.
+fn imported(reply: Value, expected: usize) -> Result<(bool, Vec<ImportAnswer>), StoreError> {
+    let bad = || StoreError::query(KIND, "import", "a reply that does not parse");
+    let (register, answers): (i64, Vec<String>) = redis::from_redis_value(reply).map_err(|_| bad())?;
+    if answers.len() != expected {
+        return Err(bad());
+    }
+    let answers = answers
+        .into_iter()
+        .map(|a| match a.as_str() {
+            "I" => Ok(ImportAnswer::Imported),
+            "S" => Ok(ImportAnswer::Skipped),
+            "R" => Ok(ImportAnswer::Replaced),
+            _ => match a.strip_prefix('K') {
+                Some(holder) => Ok(ImportAnswer::KeyTaken {
+                    holder: JobId::from_stored(holder.to_string()),
+                }),
+                None => Err(bad()),
+            },
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((register == 1, answers))
+}
