@@ -46,6 +46,7 @@ mod retry;
 mod schedules;
 mod show;
 mod stats;
+mod transfer;
 
 use std::cell::RefCell;
 use std::ffi::OsStr;

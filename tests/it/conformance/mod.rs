@@ -25,6 +25,7 @@ mod enqueue;
 mod events;
 mod flow;
 mod health;
+mod import;
 mod inbox;
 mod lease;
 mod read;
@@ -142,6 +143,9 @@ store_tests! {
         retry::retry_puts_every_finished_status_back_to_pending,
         retry::retry_leaves_live_and_unknown_jobs_as_they_are,
         retry::retry_leaves_a_job_whose_unique_key_a_live_job_holds,
+        import::import_writes_every_status_exactly_and_in_its_place,
+        import::import_skips_or_replaces_held_ids_and_a_dry_run_writes_nothing,
+        import::import_leaves_out_a_live_job_whose_unique_key_a_live_job_holds,
         health::often_rescued_finds_jobs_lost_at_least_n_times,
         health::often_rescued_leaves_finished_jobs_out,
         health::queue_load_counts_arrivals_finished_runs_and_the_backlog_of_a_window,
