@@ -46,6 +46,9 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('replay-dead', 'replay-dead', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write every job that matches, whole (state included), as NDJSON for `import`')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)')
+            [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy (or move) every job that matches, whole, to another store')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
             [CompletionResult]::new('queues', 'queues', [CompletionResultType]::ParameterValue, 'Each queue with its counts, pauses and limits; each type with a limit or a block')
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on')
@@ -322,6 +325,69 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Count what would be deleted without deleting')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before deleting without --older-than')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before deleting without --older-than')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;export' {
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only this queue (repeatable or comma-separated)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type (repeatable or comma-separated)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Created before: a duration ago or a time')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Write to this file instead of stdout (- for stdout)')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;import' {
+            [CompletionResult]::new('--on-conflict', '--on-conflict', [CompletionResultType]::ParameterName, 'A job whose id the store holds already: skip it, replace it, or import nothing')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--keep-running', '--keep-running', [CompletionResultType]::ParameterName, 'Keep running jobs running (for workers that still hold them)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Say what would be imported, write nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;copy' {
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The store to copy into (its schema is created or upgraded first)')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only this queue (repeatable or comma-separated)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type (repeatable or comma-separated)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Created before: a duration ago or a time')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Go on after an interrupted copy: skip the jobs the target holds already')
+            [CompletionResult]::new('--move', '--move', [CompletionResultType]::ParameterName, 'Delete from the source each job once the target has committed it (running jobs stay)')
+            [CompletionResult]::new('--keep-running', '--keep-running', [CompletionResultType]::ParameterName, 'Keep running jobs running in the target')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
@@ -694,6 +760,9 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete jobs for good, by id or by filter')
             [CompletionResult]::new('replay-dead', 'replay-dead', [CompletionResultType]::ParameterValue, 'Put dead jobs back on their queue (attempts reset, errors kept)')
             [CompletionResult]::new('cleanup', 'cleanup', [CompletionResultType]::ParameterValue, 'Delete finished jobs')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write every job that matches, whole (state included), as NDJSON for `import`')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)')
+            [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy (or move) every job that matches, whole, to another store')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
             [CompletionResult]::new('queues', 'queues', [CompletionResultType]::ParameterValue, 'Each queue with its counts, pauses and limits; each type with a limit or a block')
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on')
@@ -745,6 +814,15 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;cleanup' {
+            break
+        }
+        'jobq;help;export' {
+            break
+        }
+        'jobq;help;import' {
+            break
+        }
+        'jobq;help;copy' {
             break
         }
         'jobq;help;workers' {

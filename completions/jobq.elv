@@ -43,6 +43,9 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand replay 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
+            cand export 'Write every job that matches, whole (state included), as NDJSON for `import`'
+            cand import 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)'
+            cand copy 'Copy (or move) every job that matches, whole, to another store'
             cand workers 'List the workers that are running'
             cand queues 'Each queue with its counts, pauses and limits; each type with a limit or a block'
             cand pause 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on'
@@ -306,6 +309,66 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --dry-run 'Count what would be deleted without deleting'
             cand -y 'Do not ask before deleting without --older-than'
             cand --yes 'Do not ask before deleting without --older-than'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;export'= {
+            cand --queue 'Only this queue (repeatable or comma-separated)'
+            cand --type 'Only this job type (repeatable or comma-separated)'
+            cand --status 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --since 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)'
+            cand --until 'Created before: a duration ago or a time'
+            cand --file 'Write to this file instead of stdout (- for stdout)'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;import'= {
+            cand --on-conflict 'A job whose id the store holds already: skip it, replace it, or import nothing'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --keep-running 'Keep running jobs running (for workers that still hold them)'
+            cand --dry-run 'Say what would be imported, write nothing'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;copy'= {
+            cand --to 'The store to copy into (its schema is created or upgraded first)'
+            cand --queue 'Only this queue (repeatable or comma-separated)'
+            cand --type 'Only this job type (repeatable or comma-separated)'
+            cand --status 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --since 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)'
+            cand --until 'Created before: a duration ago or a time'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --resume 'Go on after an interrupted copy: skip the jobs the target holds already'
+            cand --move 'Delete from the source each job once the target has committed it (running jobs stay)'
+            cand --keep-running 'Keep running jobs running in the target'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more (repeat for debug logs)'
@@ -653,6 +716,9 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand delete 'Delete jobs for good, by id or by filter'
             cand replay-dead 'Put dead jobs back on their queue (attempts reset, errors kept)'
             cand cleanup 'Delete finished jobs'
+            cand export 'Write every job that matches, whole (state included), as NDJSON for `import`'
+            cand import 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)'
+            cand copy 'Copy (or move) every job that matches, whole, to another store'
             cand workers 'List the workers that are running'
             cand queues 'Each queue with its counts, pauses and limits; each type with a limit or a block'
             cand pause 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on'
@@ -692,6 +758,12 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;replay-dead'= {
         }
         &'jobq;help;cleanup'= {
+        }
+        &'jobq;help;export'= {
+        }
+        &'jobq;help;import'= {
+        }
+        &'jobq;help;copy'= {
         }
         &'jobq;help;workers'= {
         }
