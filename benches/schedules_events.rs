@@ -210,6 +210,13 @@ impl Store for Counting {
     async fn retry(&self, retry: &jobq::store::Retry) -> Result<Vec<jobq::store::RetryAnswer>, StoreError> {
         self.inner.retry(retry).await
     }
+    async fn restore_schedules(
+        &self,
+        records: &[(jobq::store::ScheduleKey, jobq::store::ScheduleState)],
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        self.inner.restore_schedules(records, now).await
+    }
     async fn import(&self, import: &jobq::store::Import) -> Result<Vec<jobq::store::ImportAnswer>, StoreError> {
         self.inner.import(import).await
     }

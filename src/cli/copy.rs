@@ -66,6 +66,10 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
     let target = Client::new(crate::store::connect_for(&to, ctx.usage).await.map_err(Error::from)?);
     target.migrate().await?;
     let filter = args.select.filter(&source)?;
+    // Pauses and schedules first: the target's workers must not start a paused queue's jobs, or fire
+    // a tick the source handled, while the jobs arrive.
+    let keys: Vec<_> = ctx.config.schedules.iter().map(|s| s.key()).collect();
+    let state = source.copy_state_to(&target, &filter.queues, &keys).await?;
     let options = ImportOptions {
         on_conflict: OnConflict::Skip,
         keep_running: args.keep_running,
@@ -117,6 +121,7 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
         print_json(&json!({
             "copied": tally.copied, "skipped": tally.skipped, "keyTaken": tally.key_taken,
             "moved": tally.moved, "leftRunning": tally.left_running,
+            "pauses": state.pauses, "schedules": state.schedules,
         }))?;
     } else if !ctx.quiet {
         let mut line = format!(
@@ -124,6 +129,12 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
             super::output::jobs(tally.copied, ""),
             started.elapsed().as_secs_f64()
         );
+        if state.pauses > 0 || state.schedules > 0 {
+            line.push_str(&format!(
+                ", with {} pauses and {} schedules' state",
+                state.pauses, state.schedules
+            ));
+        }
         if tally.skipped > 0 {
             line.push_str(&format!("; {} skipped: the target holds them", tally.skipped));
         }

@@ -4,7 +4,7 @@
 use super::{Client, validate_filter};
 use crate::error::Result;
 use crate::job::{Job, JobId};
-use crate::store::{Import, ImportAnswer, JobFilter, List, ListCursor, OnConflict};
+use crate::store::{Import, ImportAnswer, JobFilter, List, ListCursor, OnConflict, ScheduleKey, ScheduleState};
 
 /// How [`Client::import`] writes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +30,15 @@ impl ImportReport {
     pub fn count(&self, answer: fn(&ImportAnswer) -> bool) -> u64 {
         self.answers.iter().filter(|(_, a)| answer(a)).count() as u64
     }
+}
+
+/// What [`Client::copy_state_to`] carried over.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StateCopied {
+    /// Pauses of queues and types.
+    pub pauses: usize,
+    /// Schedules' records.
+    pub schedules: usize,
 }
 
 /// A place in the pages of [`Client::export_page`]: the last job read.
@@ -71,5 +80,39 @@ impl Client {
         Ok(ImportReport {
             answers: ids.into_iter().zip(answers).collect(),
         })
+    }
+
+    /// Carries over to `target` what the store holds besides jobs: the pauses of `queues` (of every
+    /// queue when empty), each with its time, and the records of the `schedules` (their last tick,
+    /// start, pause and last job), so that the target neither enqueues a tick this store handled nor
+    /// forgets a pause. Blocks (back-pressure of minutes) stay behind.
+    pub async fn copy_state_to(
+        &self,
+        target: &Client,
+        queues: &[String],
+        schedules: &[ScheduleKey],
+    ) -> Result<StateCopied> {
+        let in_scope = |queue: &str| queues.is_empty() || queues.iter().any(|q| q == queue);
+        let flow = self.store.flow_state(self.now()).await?;
+        let mut copied = StateCopied::default();
+        for pause in flow.pauses.iter().filter(|p| in_scope(&p.queue)) {
+            target
+                .store
+                .set_paused(&pause.queue, pause.job_type.as_deref(), true, pause.since)
+                .await?;
+            copied.pauses += 1;
+        }
+        let keys: Vec<ScheduleKey> = schedules.iter().filter(|k| in_scope(&k.queue)).cloned().collect();
+        let states = self.store.schedules(&keys).await?;
+        let records: Vec<(ScheduleKey, ScheduleState)> = keys
+            .into_iter()
+            .zip(states)
+            .filter_map(|(key, state)| state.map(|s| (key, s)))
+            .collect();
+        if !records.is_empty() {
+            target.store.restore_schedules(&records, self.now()).await?;
+        }
+        copied.schedules = records.len();
+        Ok(copied)
     }
 }

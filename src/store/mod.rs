@@ -728,6 +728,16 @@ pub trait Store: Send + Sync + fmt::Debug {
         skip_missed: bool,
     ) -> Result<(), StoreError>;
 
+    /// Writes each schedule's record as given (last tick handled, not before, paused, last job; its
+    /// last job's status is read, not written), replacing what the store holds for that schedule: a
+    /// store's schedules moving with its jobs (`jobq copy`), so that the target neither enqueues a
+    /// tick the source handled nor forgets a pause. `now` is the record's update time.
+    async fn restore_schedules(
+        &self,
+        records: &[(ScheduleKey, ScheduleState)],
+        now: UnixMillis,
+    ) -> Result<(), StoreError>;
+
     /// Emits events, each atomically: an event whose id the store holds already is `Duplicate` and
     /// changes nothing; otherwise the event is recorded (as expanded) and every one of its jobs is
     /// enqueued, all or none (on a Redis Cluster, an event whose jobs go to queues of several hash

@@ -779,6 +779,14 @@ impl Store for RedisStore {
         self.add_schedules(keys, now).await
     }
 
+    async fn restore_schedules(
+        &self,
+        records: &[(ScheduleKey, ScheduleState)],
+        _now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        self.restore(records).await
+    }
+
     async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
         self.fire(ticks).await
     }

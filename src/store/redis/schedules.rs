@@ -66,6 +66,27 @@ impl RedisStore {
         Ok(())
     }
 
+    /// Writes schedules' records as given, one script per queue.
+    pub(super) async fn restore(&self, records: &[(ScheduleKey, ScheduleState)]) -> Result<(), StoreError> {
+        let groups = by_queue(records, |(key, _)| key.queue.as_str());
+        let calls = groups.iter().map(|(queue, positions)| async move {
+            let mut cmd = self.queue_script(&SCRIPTS.schedule_restore, queue);
+            cmd.arg(positions.len());
+            for &n in positions {
+                let (key, state) = &records[n];
+                cmd.arg(&key.name)
+                    .arg(state.not_before.0)
+                    .arg(state.last_tick.map(|t| t.0.to_string()).unwrap_or_default())
+                    .arg(if state.paused { "1" } else { "0" })
+                    .arg(state.last_job.as_ref().map(|j| j.to_string()).unwrap_or_default());
+            }
+            self.eval::<i64>(&SCRIPTS.schedule_restore, &cmd, "restoring schedules", true)
+                .await
+        });
+        try_join_all(calls).await?;
+        Ok(())
+    }
+
     pub(super) async fn fire(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
         let groups = by_queue(ticks, |t| t.job.queue.as_str());
         let cluster = self.is_cluster();

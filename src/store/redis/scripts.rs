@@ -94,7 +94,7 @@ macro_rules! scripts {
 scripts!(
     enqueue, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats, inbox_take, inbox_done,
     schedules, tick, schedule_pause, emit, claim_limited, block, resolve, delete, retry, queue_load, often_rescued,
-    throughput, reindex, import;
+    throughput, reindex, import, schedule_restore;
     single_server: get,
 );
 

@@ -81,6 +81,11 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
     async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError>;
     async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError>;
+    async fn restore_schedules(
+        &self,
+        records: &[(ScheduleKey, ScheduleState)],
+        now: UnixMillis,
+    ) -> Result<(), StoreError>;
     async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError>;
     async fn set_schedule_paused(
         &self,
@@ -175,6 +180,13 @@ macro_rules! shared_sql {
             }
             async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError> {
                 SqlPool::register_schedules(self, keys, now).await
+            }
+            async fn restore_schedules(
+                &self,
+                records: &[(ScheduleKey, ScheduleState)],
+                now: UnixMillis,
+            ) -> Result<(), StoreError> {
+                SqlPool::restore_schedules(self, records, now).await
             }
             async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
                 SqlPool::fire_ticks(self, ticks).await
@@ -405,6 +417,15 @@ impl<T: SqlBackend> Store for T {
     async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError> {
         let _turn = self.write_turn().await;
         self.shared().register_schedules(keys, now).await
+    }
+
+    async fn restore_schedules(
+        &self,
+        records: &[(ScheduleKey, ScheduleState)],
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.shared().restore_schedules(records, now).await
     }
 
     async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {

@@ -77,6 +77,39 @@ where
         Ok(())
     }
 
+    /// Writes schedules' records as given (see [`crate::store::Store::restore_schedules`]).
+    pub async fn restore_schedules(
+        &self,
+        records: &[(ScheduleKey, ScheduleState)],
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        for (key, state) in records {
+            let mut stmt = self.stmt(
+                "INSERT INTO jobq_schedules (name, queue, last_tick, not_before, paused, last_job, updated_at) VALUES (",
+            );
+            stmt.bind(key.name.as_str())
+                .push(", ")
+                .bind(key.queue.as_str())
+                .push(", ")
+                .bind(state.last_tick.map(|t| t.0))
+                .push(", ")
+                .bind(state.not_before.0)
+                .push(", ")
+                .bind(i32::from(state.paused))
+                .push(", ")
+                .bind(state.last_job.as_ref().map(|j| j.to_string()))
+                .push(", ")
+                .bind(now.0)
+                .push(")")
+                .push(&self.dialect.upsert(
+                    "name",
+                    &["queue", "last_tick", "not_before", "paused", "last_job", "updated_at"],
+                ));
+            self.execute(&stmt, "restoring a schedule").await?;
+        }
+        Ok(())
+    }
+
     /// Pauses or resumes a schedule, recording it first if needed.
     pub async fn set_schedule_paused(
         &self,

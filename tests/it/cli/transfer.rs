@@ -186,10 +186,28 @@ fn held_ids_are_skipped_replaced_or_refuse_and_a_copy_resumes_and_moves() {
         "replaced whole, the cancelled one pending again"
     );
 
-    // A copy into a store that holds some of the jobs stops, naming one; --resume goes on, and --move
-    // leaves the source with nothing it copied.
+    // A copy brings the pauses and the schedules' state along.
+    env.write(
+        "jobq.toml",
+        "[schedules.nightly]\ncron = \"30 2 * * *\"\ntype = \"report.build\"\nqueue = \"reports\"\n",
+    );
+    env.ok(["pause", "default"]);
+    env.ok(["schedules", "pause", "nightly"]);
     let run = env.run(["copy", "--to", redis.url()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("with 1 pauses and 1 schedules' state"),
+        "{}",
+        run.stderr
+    );
+    let queues = env.json(["--url", redis.url(), "queues", "-o", "json"]);
+    assert!(queues.to_string().contains("pausedSince"), "{queues}");
+    assert!(!queues["queues"][0]["pausedSince"].is_null(), "{queues}");
+    let schedules = env.json(["--url", redis.url(), "schedules", "-o", "json"]);
+    assert_eq!(schedules[0]["paused"], true, "{schedules}");
+
+    // A copy into a store that holds some of the jobs stops, naming one; --resume goes on, and --move
+    // leaves the source with nothing it copied.
     let run = env.run(["copy", "--to", redis.url()]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--resume"), "{}", run.stderr);

@@ -124,6 +124,7 @@ store_tests! {
         schedules::overlap_rules_hold_ticks_back_while_the_last_job_lives,
         schedules::paused_schedules_fire_nothing_and_a_resume_may_skip_what_was_missed,
         schedules::a_tick_of_an_unrecorded_schedule_is_unknown,
+        schedules::restored_schedules_read_back_as_written_and_fire_on_from_there,
         events::an_emit_enqueues_every_job_of_its_event_once,
         events::racing_emits_of_one_id_enqueue_its_jobs_once,
         events::nothing_is_expanded_when_no_event_waits,

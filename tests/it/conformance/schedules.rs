@@ -266,3 +266,43 @@ pub(super) async fn a_tick_of_an_unrecorded_schedule_is_unknown(store: &DynStore
     assert!(store.schedules(&[key("ghost")]).await.expect("read")[0].is_none());
     assert_eq!(count(store, JobStatus::Pending, at(2_000)).await, 0);
 }
+
+pub(super) async fn restored_schedules_read_back_as_written_and_fire_on_from_there(store: &DynStore) {
+    // A record the store holds is replaced whole; one it does not hold is written.
+    store
+        .register_schedules(&[key("held")], at(1_000))
+        .await
+        .expect("register");
+    let t = at(60_000);
+    let moved = |name: &str, paused: bool| jobq::store::ScheduleState {
+        name: name.into(),
+        last_tick: Some(t),
+        not_before: at(500),
+        paused,
+        last_job: Some(JobId::from_stored(tick_id(name, t))),
+        last_job_status: None,
+    };
+    let records = vec![(key("held"), moved("held", false)), (key("new"), moved("new", true))];
+    store.restore_schedules(&records, at(70_000)).await.expect("restore");
+    for (_, written) in &records {
+        assert_eq!(record(store, &written.name).await, *written);
+    }
+    // The tick the source handled is not enqueued again; the next one is, and the paused one waits.
+    let outcomes = fire(
+        store,
+        &[
+            tick("held", t, Overlap::Allow),
+            tick("held", at(120_000), Overlap::Allow),
+            tick("new", at(120_000), Overlap::Allow),
+        ],
+    )
+    .await;
+    assert_eq!(
+        outcomes,
+        [
+            TickOutcome::AlreadyHandled,
+            enqueued("held", at(120_000)),
+            TickOutcome::Paused
+        ]
+    );
+}
