@@ -77,43 +77,31 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
     };
     let bar = progress::count("copying", "jobs", ctx.quiet);
     let mut tally = Tally::default();
-    let mut after: Option<ListCursor> = None;
+    let page = Page {
+        source: &source,
+        target: &target,
+        args: &args,
+        options,
+    };
+    // While the target writes one page, the source reads the next.
+    let mut jobs = source.export_page(&filter, None, PAGE).await?;
     loop {
-        let page = source.export_page(&filter, after.take(), PAGE).await?;
-        let full = page.len() == PAGE as usize;
-        after = page.last().map(ListCursor::of);
-        let (jobs, running): (Vec<Job>, Vec<Job>) = page
-            .into_iter()
-            .partition(|j| !(args.move_jobs && j.status == JobStatus::Running));
-        tally.left_running += running.len() as u64;
-        if !args.resume {
-            refuse_held_ids(&target, &jobs, &tally, options).await?;
-        }
+        let next = (jobs.len() == PAGE as usize)
+            .then(|| jobs.last().map(ListCursor::of))
+            .flatten();
         let n = jobs.len() as u64;
-        let report = target.import(jobs, options).await?;
-        let mut committed: Vec<String> = Vec::new();
-        for (id, answer) in &report.answers {
-            match answer {
-                ImportAnswer::Imported | ImportAnswer::Replaced => {
-                    tally.copied += 1;
-                    committed.push(id.to_string());
-                }
-                // Only a resumed copy gets here: the target holds the job from the copy before.
-                ImportAnswer::Skipped => {
-                    tally.skipped += 1;
-                    committed.push(id.to_string());
-                }
-                _ => tally.key_taken += 1,
+        let read_next = async {
+            match next {
+                Some(after) => source.export_page(&filter, Some(after), PAGE).await.map(Some),
+                None => Ok(None),
             }
-        }
-        if args.move_jobs && !committed.is_empty() {
-            // Forced, for waiting jobs: they move to the target, where `resolve` now finds them.
-            let deleted = source.delete(&committed, true).await?;
-            tally.moved += deleted.deleted.len() as u64;
-        }
+        };
+        let (written, read) = tokio::join!(page.write(jobs, &mut tally), read_next);
+        written?;
         bar.inc(n);
-        if !full {
-            break;
+        match read? {
+            Some(more) => jobs = more,
+            None => break,
         }
     }
     bar.finish_and_clear();
@@ -156,6 +144,50 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
         eprintln!("{line}");
     }
     Ok(())
+}
+
+/// What each page of a copy is written with.
+struct Page<'a> {
+    source: &'a Client,
+    target: &'a Client,
+    args: &'a CopyArgs,
+    options: ImportOptions,
+}
+
+impl Page<'_> {
+    /// Writes one page into the target and, with `--move`, deletes from the source what the target
+    /// committed.
+    async fn write(&self, page: Vec<Job>, tally: &mut Tally) -> Result<(), Error> {
+        let (jobs, running): (Vec<Job>, Vec<Job>) = page
+            .into_iter()
+            .partition(|j| !(self.args.move_jobs && j.status == JobStatus::Running));
+        tally.left_running += running.len() as u64;
+        if !self.args.resume {
+            refuse_held_ids(self.target, &jobs, tally, self.options).await?;
+        }
+        let report = self.target.import(jobs, self.options).await?;
+        let mut committed: Vec<String> = Vec::new();
+        for (id, answer) in &report.answers {
+            match answer {
+                ImportAnswer::Imported | ImportAnswer::Replaced => {
+                    tally.copied += 1;
+                    committed.push(id.to_string());
+                }
+                // Only a resumed copy gets here: the target holds the job from the copy before.
+                ImportAnswer::Skipped => {
+                    tally.skipped += 1;
+                    committed.push(id.to_string());
+                }
+                _ => tally.key_taken += 1,
+            }
+        }
+        if self.args.move_jobs && !committed.is_empty() {
+            // Forced, for waiting jobs: they move to the target, where `resolve` now finds them.
+            let deleted = self.source.delete(&committed, true).await?;
+            tally.moved += deleted.deleted.len() as u64;
+        }
+        Ok(())
+    }
 }
 
 /// Without `--resume`, a job the target holds already stops the copy before this batch is written.

@@ -61,7 +61,11 @@ where
         }
         let writes = &plan.writes;
         for chunk in writes.chunks(ROWS_PER_INSERT) {
-            let insert = self.insert_whole(chunk);
+            let mut insert = self.insert_whole(chunk);
+            if chunk.len() == ROWS_PER_INSERT {
+                // Every full chunk has the same text: parsed once per connection, not per chunk.
+                insert.keep();
+            }
             self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
         }
         if !self.dialect.inserts_notify {
