@@ -249,10 +249,18 @@ where
             self.dialect.job_columns
         ));
         stmt.filter("j", &params.filter);
-        if let Some(after) = &params.after {
+        if let Some(after) = &params.after.as_ref().filter(|_| self.dialect.row_value_ranges) {
+            // The keyset cursor as a row value: a range of the newest-first index on both its columns,
+            // so a page deep among jobs of one creation time (a bulk enqueue gives a batch one) reads
+            // only its own rows, not every job of that time before it.
+            stmt.push(" AND (j.created_at, j.id) < (")
+                .bind(after.created_at.0)
+                .push(", ")
+                .bind(after.id.as_str())
+                .push(")");
+        } else if let Some(after) = &params.after {
             // The keyset cursor spelled as a range on the newest-first index's first column plus a
-            // tie-break, which every server reads as a range of that index (row comparisons are not
-            // read that way by MySQL).
+            // tie-break, which MySQL reads as a range of that index (a row comparison it does not).
             stmt.push(" AND j.created_at <= ")
                 .bind(after.created_at.0)
                 .push(" AND (j.created_at < ")
