@@ -27,7 +27,7 @@ use crate::time::{Clock, SystemClock, UnixMillis};
 
 pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
 pub use health::MAX_BUCKETS;
-pub use transfer::{ExportCursor, ImportOptions, ImportReport, StateCopied};
+pub use transfer::{ImportOptions, ImportReport, StateCopied};
 
 /// Rows deleted per statement by cleanup and retention, so no lock is held long.
 pub const CLEANUP_BATCH: u32 = 5_000;

@@ -8,7 +8,8 @@ use std::time::Instant;
 use clap::Args;
 use serde_json::json;
 
-use super::export::{PAGE, SelectArgs};
+use super::export::PAGE;
+use super::filter::SelectArgs;
 use super::output::print_json;
 use super::{Context, OutputFormat, progress};
 use crate::Error;
@@ -162,8 +163,11 @@ impl Page<'_> {
             .into_iter()
             .partition(|j| !(self.args.move_jobs && j.status == JobStatus::Running));
         tally.left_running += running.len() as u64;
+        // Without --resume, a job the target holds stops the copy before this page is written.
         if !self.args.resume {
-            refuse_held_ids(self.target, &jobs, tally, self.options).await?;
+            if let Some(n) = self.target.first_held(&jobs).await? {
+                return Err(held(&jobs[n].id, tally.copied));
+            }
         }
         let report = self.target.import(jobs, self.options).await?;
         let mut committed: Vec<String> = Vec::new();
@@ -188,19 +192,6 @@ impl Page<'_> {
         }
         Ok(())
     }
-}
-
-/// Without `--resume`, a job the target holds already stops the copy before this batch is written.
-async fn refuse_held_ids(target: &Client, jobs: &[Job], tally: &Tally, options: ImportOptions) -> Result<(), Error> {
-    let look = ImportOptions {
-        dry_run: true,
-        ..options
-    };
-    let report = target.import(jobs.to_vec(), look).await?;
-    if let Some((id, _)) = report.answers.iter().find(|(_, a)| *a == ImportAnswer::Skipped) {
-        return Err(held(id, tally.copied));
-    }
-    Ok(())
 }
 
 fn held(id: &JobId, copied: u64) -> Error {

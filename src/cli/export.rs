@@ -7,61 +7,14 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::filter::{self, QueueTypeArgs};
+use super::filter::SelectArgs;
 use super::{Context, progress};
 use crate::Error;
-use crate::client::Client;
 use crate::error::Input;
-use crate::store::{JobFilter, ListCursor};
+use crate::store::ListCursor;
 
 /// Jobs read per page.
 pub(super) const PAGE: u32 = 1000;
-
-/// Which jobs `export` and `copy` take.
-#[derive(Debug, Args)]
-pub struct SelectArgs {
-    #[command(flatten)]
-    pub scope: QueueTypeArgs,
-
-    /// Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)
-    #[arg(long, value_name = "STATUS")]
-    pub status: Vec<String>,
-
-    /// Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-
-    /// Created before: a duration ago or a time
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
-}
-
-impl SelectArgs {
-    /// The filter, its times placed against `client`'s clock.
-    pub fn filter(&self, client: &Client) -> Result<JobFilter, Error> {
-        let statuses = filter::statuses(&self.status)?;
-        let since = self.since.as_deref().map(|s| filter::when("--since", s)).transpose()?;
-        let until = self.until.as_deref().map(|s| filter::when("--until", s)).transpose()?;
-        let now = client.now();
-        Ok(JobFilter {
-            statuses,
-            created_since: since.map(|w| w.at(now)),
-            created_until: until.map(|w| w.at(now)),
-            ..self.scope.filter()
-        })
-    }
-
-    /// Checks the flags before anything is opened.
-    pub fn check(&self) -> Result<(), Error> {
-        filter::statuses(&self.status)?;
-        for (flag, value) in [("--since", &self.since), ("--until", &self.until)] {
-            if let Some(v) = value {
-                filter::when(flag, v)?;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// Arguments of `jobq export`.
 #[derive(Debug, Args)]

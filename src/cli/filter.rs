@@ -108,3 +108,49 @@ pub fn list(values: &[String]) -> Vec<String> {
         .filter(|v| !v.is_empty())
         .collect()
 }
+
+/// Which jobs `list`, `export` and `copy` take: queue, type, status and creation time.
+#[derive(Debug, Args)]
+pub struct SelectArgs {
+    #[command(flatten)]
+    pub scope: QueueTypeArgs,
+
+    /// Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)
+    #[arg(long, value_name = "STATUS")]
+    pub status: Vec<String>,
+
+    /// Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Created before: a duration ago or a time
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+}
+
+impl SelectArgs {
+    /// The filter, its times placed against `client`'s clock.
+    pub fn filter(&self, client: &crate::Client) -> Result<JobFilter, Error> {
+        let statuses = statuses(&self.status)?;
+        let since = self.since.as_deref().map(|s| when("--since", s)).transpose()?;
+        let until = self.until.as_deref().map(|s| when("--until", s)).transpose()?;
+        let now = client.now();
+        Ok(JobFilter {
+            statuses,
+            created_since: since.map(|w| w.at(now)),
+            created_until: until.map(|w| w.at(now)),
+            ..self.scope.filter()
+        })
+    }
+
+    /// Checks the flags before anything is opened.
+    pub fn check(&self) -> Result<(), Error> {
+        statuses(&self.status)?;
+        for (flag, value) in [("--since", &self.since), ("--until", &self.until)] {
+            if let Some(v) = value {
+                when(flag, v)?;
+            }
+        }
+        Ok(())
+    }
+}

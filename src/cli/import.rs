@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
-use super::enqueue::{in_parallel, read_text};
+use super::lines::{in_parallel, read_text};
 use super::output::print_json;
 use super::{Context, OutputFormat, progress};
 use crate::Error;
@@ -73,7 +73,7 @@ pub async fn run(ctx: &Context, args: ImportArgs) -> anyhow::Result<()> {
         dry_run: args.dry_run,
     };
     if args.on_conflict == ConflictArg::Fail {
-        refuse_held_ids(&client, &jobs, &name, options).await?;
+        refuse_held_ids(&client, &jobs, &name).await?;
     }
     let bar = progress::counter(jobs.len() as u64, "importing", ctx.quiet);
     let mut report = ImportReport::default();
@@ -115,21 +115,10 @@ fn parse_exported(text: &str, name: &str) -> Result<Vec<(usize, Job)>, Error> {
 
 /// With `--on-conflict fail`: a look at every id first, so that a held one refuses the file before
 /// anything is written.
-async fn refuse_held_ids(
-    client: &crate::Client,
-    jobs: &[(usize, Job)],
-    name: &str,
-    options: ImportOptions,
-) -> Result<(), Error> {
-    let look = ImportOptions {
-        dry_run: true,
-        ..options
-    };
+async fn refuse_held_ids(client: &crate::Client, jobs: &[(usize, Job)], name: &str) -> Result<(), Error> {
     for chunk in jobs.chunks(BATCH) {
         let batch: Vec<Job> = chunk.iter().map(|(_, j)| j.clone()).collect();
-        let report = client.import(batch, look).await?;
-        let held = report.answers.iter().position(|(_, a)| *a == ImportAnswer::Skipped);
-        if let Some(n) = held {
+        if let Some(n) = client.first_held(&batch).await? {
             let (line, job) = &chunk[n];
             return Err(Error::invalid(
                 Input::JobId,

@@ -3,28 +3,16 @@
 use clap::Args;
 use comfy_table::Cell;
 
-use super::filter::{self, QueueTypeArgs};
+use super::filter::SelectArgs;
 use super::output::{last_error, print_rows, status_cell, table, when};
 use super::{Context, OutputFormat};
-use crate::store::{JobFilter, List, ListCursor};
+use crate::store::{List, ListCursor};
 
 /// Arguments of `jobq list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
     #[command(flatten)]
-    pub scope: QueueTypeArgs,
-
-    /// Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)
-    #[arg(long, value_name = "STATUS")]
-    pub status: Vec<String>,
-
-    /// Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-
-    /// Created before: a duration ago or a time
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
+    pub select: SelectArgs,
 
     /// At most this many jobs
     #[arg(long, default_value_t = 50, value_name = "N")]
@@ -45,9 +33,7 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
         OutputFormat::Table,
         &[OutputFormat::Table, OutputFormat::Json, OutputFormat::Ndjson],
     )?;
-    let statuses = filter::statuses(&args.status)?;
-    let since = args.since.as_deref().map(|s| filter::when("--since", s)).transpose()?;
-    let until = args.until.as_deref().map(|s| filter::when("--until", s)).transpose()?;
+    args.select.check()?;
     let client = ctx.client().await?;
     let now = client.now();
     // The cursor is the job's place in list order, read from the job itself, so a page can follow
@@ -56,12 +42,7 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
         Some(id) => Some(ListCursor::of(&client.get(id).await?)),
         None => None,
     };
-    let job_filter = JobFilter {
-        statuses,
-        created_since: since.map(|w| w.at(now)),
-        created_until: until.map(|w| w.at(now)),
-        ..args.scope.filter()
-    };
+    let job_filter = args.select.filter(&client)?;
     let jobs = client
         .list(&List {
             filter: job_filter,

@@ -28,6 +28,7 @@ pub mod filter;
 pub mod generate;
 pub mod import;
 pub mod inbox;
+pub mod lines;
 pub mod list;
 pub mod migrate;
 pub mod output;

@@ -41,13 +41,10 @@ pub struct StateCopied {
     pub schedules: usize,
 }
 
-/// A place in the pages of [`Client::export_page`]: the last job read.
-pub type ExportCursor = ListCursor;
-
 impl Client {
     /// Up to `limit` jobs matching `filter`, newest first, after `after` (the last job of the page
     /// before): a keyset page, as fast however deep, for reading every job of a store.
-    pub async fn export_page(&self, filter: &JobFilter, after: Option<ExportCursor>, limit: u32) -> Result<Vec<Job>> {
+    pub async fn export_page(&self, filter: &JobFilter, after: Option<ListCursor>, limit: u32) -> Result<Vec<Job>> {
         validate_filter(filter)?;
         Ok(self
             .store
@@ -80,6 +77,18 @@ impl Client {
         Ok(ImportReport {
             answers: ids.into_iter().zip(answers).collect(),
         })
+    }
+
+    /// The position among `jobs` of the first whose id the store holds, by a dry run (nothing is
+    /// written): what `import --on-conflict fail` and a copy without `--resume` look for before they
+    /// write.
+    pub async fn first_held(&self, jobs: &[Job]) -> Result<Option<usize>> {
+        let look = ImportOptions {
+            dry_run: true,
+            ..ImportOptions::default()
+        };
+        let report = self.import(jobs.to_vec(), look).await?;
+        Ok(report.answers.iter().position(|(_, a)| *a == ImportAnswer::Skipped))
     }
 
     /// Carries over to `target` what the store holds besides jobs: the pauses of `queues` (of every
