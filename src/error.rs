@@ -87,6 +87,14 @@ pub enum Error {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A message broker (a bridge's source, a `publish` handler's target) could not be reached or
+    /// refused what was asked of it. The sentence names the broker without its password.
+    #[error("{reason}")]
+    #[non_exhaustive]
+    Broker {
+        /// What failed, naming the broker as [`crate::bridge::BrokerUrl::redacted`] shows it.
+        reason: String,
+    },
 }
 
 fn describe_not_found(ids: &[String]) -> String {
@@ -97,6 +105,11 @@ fn describe_not_found(ids: &[String]) -> String {
 }
 
 impl Error {
+    /// A broker failure, for `reason`.
+    pub(crate) fn broker(reason: impl Into<String>) -> Error {
+        Error::Broker { reason: reason.into() }
+    }
+
     /// `input` refused, for `reason`.
     pub(crate) fn invalid(input: Input, reason: impl Into<String>) -> Error {
         Error::Invalid {
@@ -205,6 +218,8 @@ pub enum Input {
     Scaling,
     /// The address a server listens on.
     Listen,
+    /// A message broker's URL, or what a bridge consumes there.
+    Broker,
 }
 
 impl Input {
@@ -238,6 +253,7 @@ impl Input {
             Input::PollInterval => "pollInterval",
             Input::MaxJobs => "maxJobs",
             Input::Nice => "nice",
+            Input::Broker => "broker",
             Input::Confirmation => "confirmation",
             Input::Bench => "bench",
             Input::Resolution => "resolution",

@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod autoscale;
+pub mod bridge;
 pub mod client;
 pub mod config;
 pub mod doctor;

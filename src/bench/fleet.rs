@@ -88,13 +88,11 @@ impl Fleet {
                 results = &mut all => break results,
                 _ = tick.tick() => {
                     for stop in &stops {
-                        if let Stop::Process { pid, reaped } = stop {
-                            if !reaped.load(Ordering::Acquire) {
-                                if let Some(rss) = machine::peak_rss(*pid) {
+                        if let Stop::Process { pid, reaped } = stop
+                            && !reaped.load(Ordering::Acquire)
+                                && let Some(rss) = machine::peak_rss(*pid) {
                                     peak = Some(peak.map_or(rss, |p| p.max(rss)));
                                 }
-                            }
-                        }
                     }
                 }
             }

@@ -164,10 +164,10 @@ impl Page<'_> {
             .partition(|j| !(self.args.move_jobs && j.status == JobStatus::Running));
         tally.left_running += running.len() as u64;
         // Without --resume, a job the target holds stops the copy before this page is written.
-        if !self.args.resume {
-            if let Some(n) = self.target.first_held(&jobs).await? {
-                return Err(held(&jobs[n].id, tally.copied));
-            }
+        if !self.args.resume
+            && let Some(n) = self.target.first_held(&jobs).await?
+        {
+            return Err(held(&jobs[n].id, tally.copied));
         }
         let report = self.target.import(jobs, self.options).await?;
         let mut committed: Vec<String> = Vec::new();

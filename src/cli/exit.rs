@@ -88,7 +88,7 @@ impl From<&crate::Error> for Exit {
         match e {
             crate::Error::Invalid { .. } | crate::Error::Config { .. } | crate::Error::Conflict { .. } => Exit::Usage,
             crate::Error::NotFound { .. } | crate::Error::NoSuchSchedule { .. } => Exit::NotFound,
-            crate::Error::TimedOut { .. } => Exit::Failure,
+            crate::Error::TimedOut { .. } | crate::Error::Broker { .. } => Exit::Failure,
             crate::Error::Store(e) => Exit::of_store(e),
         }
     }

@@ -14,6 +14,7 @@ use exit::Exit;
 
 pub mod autoscale;
 pub mod bench;
+pub mod bridge;
 pub mod cancel;
 pub mod cleanup;
 pub mod confirm;
@@ -136,6 +137,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Copy (or move) every job that matches, whole, to another store
     Copy(copy::CopyArgs),
+    /// Turn the messages of a RabbitMQ queue or a Kafka topic into jobs, acknowledging each once stored
+    Bridge(bridge::BridgeArgs),
     /// List the workers that are running
     Workers(workers::WorkersArgs),
     /// Each queue with its counts, pauses and limits; each type with a limit or a block
@@ -171,7 +174,10 @@ impl Command {
     /// `serve` answers) and so wants a runtime thread per core. The others are a few store round
     /// trips: one thread starts and stops faster, which is most of a one-shot command's time.
     pub fn wants_threads(&self) -> bool {
-        matches!(self, Command::Worker(_) | Command::Bench(_) | Command::Serve(_))
+        matches!(
+            self,
+            Command::Worker(_) | Command::Bench(_) | Command::Serve(_) | Command::Bridge(_)
+        )
     }
 
     /// How the command uses the store's connections: the same commands run calls at once and want a
@@ -215,11 +221,11 @@ impl Context {
     /// Opens the configured store, creating the default database's folder on first use, and leaves
     /// its schema as it is.
     pub async fn connect(&self) -> anyhow::Result<Client> {
-        if self.config.uses_default_database() {
-            if let Some(dir) = self.config.url.sqlite_path().parent() {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create the default database folder {}", dir.display()))?;
-            }
+        if self.config.uses_default_database()
+            && let Some(dir) = self.config.url.sqlite_path().parent()
+        {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the default database folder {}", dir.display()))?;
         }
         let store = crate::store::connect_for(&self.config.url, self.usage)
             .await
@@ -291,6 +297,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Export(args) => export::run(&ctx, args).await,
         Command::Import(args) => import::run(&ctx, args).await,
         Command::Copy(args) => copy::run(&ctx, args).await,
+        Command::Bridge(args) => bridge::run(&ctx, args).await,
         Command::Inbox(args) => inbox::run(&ctx, args).await,
         Command::Workers(args) => workers::run(&ctx, args).await,
         Command::Queues(args) => queues::run(&ctx, args).await,

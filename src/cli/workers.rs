@@ -1,4 +1,4 @@
-//! `jobq workers`: the workers that registered recently, as a table or JSON.
+//! `jobq workers`: the workers (and bridges) that registered recently, as a table or JSON.
 
 use clap::Args;
 
@@ -32,14 +32,25 @@ pub async fn run(ctx: &Context, _args: WorkersArgs) -> anyhow::Result<()> {
             "ID",
         ]);
         for w in workers {
+            // A bridge runs no jobs: its row says what it reads and what its messages became.
+            let (queues, done) = match &w.bridge {
+                None => (w.queues.join(","), w.jobs_done.to_string()),
+                Some(b) => (
+                    format!("bridge from {}", b.source),
+                    format!(
+                        "{} enqueued, {} duplicate, {} rejected",
+                        w.jobs_done, b.duplicates, b.rejected
+                    ),
+                ),
+            };
             t.add_row(vec![
                 w.name.clone(),
                 w.host.clone(),
                 w.pid.to_string(),
-                w.queues.join(","),
+                queues,
                 when(Some(w.started_at), now),
                 when(Some(w.last_seen_at), now),
-                w.jobs_done.to_string(),
+                done,
                 w.id.clone(),
             ]);
         }

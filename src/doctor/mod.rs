@@ -158,7 +158,9 @@ pub async fn examine(store: &DynStore, doctor: &Doctor, now: UnixMillis) -> Resu
 
 /// Reads the facts the checks need. Only reads.
 pub async fn gather(store: &DynStore, doctor: &Doctor, now: UnixMillis) -> Result<Facts, StoreError> {
-    let workers = store.workers(now.minus(doctor.worker_seen_within)).await?;
+    // A bridge registers beside the workers but runs no jobs: it is none of the workers judged here.
+    let mut workers = store.workers(now.minus(doctor.worker_seen_within)).await?;
+    workers.retain(|w| w.bridge.is_none());
     let queues = store
         .stats(&Stats {
             queues: Vec::new(),

@@ -471,11 +471,12 @@ async fn read_stdout(mut out: impl AsyncRead + Unpin, report: Arc<Mutex<Report>>
 
 fn handle_line(line: &[u8], overflowed: bool, report: &Mutex<Report>, cx: &JobContext) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    if !overflowed && line.starts_with(b"::") {
-        if let Some(control) = std::str::from_utf8(line).ok().and_then(parse_control) {
-            lock(report).apply(control, cx);
-            return;
-        }
+    if !overflowed
+        && line.starts_with(b"::")
+        && let Some(control) = std::str::from_utf8(line).ok().and_then(parse_control)
+    {
+        lock(report).apply(control, cx);
+        return;
     }
     let mut r = lock(report);
     r.tail.push(line);

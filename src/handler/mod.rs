@@ -165,7 +165,7 @@ impl fmt::Display for StopReason {
 /// `format_duration` would round a time-out of 1.5 s down to `1s`.
 pub(crate) fn exact_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms < 60_000 && ms % 1000 != 0 && ms > 1000 {
+    if ms < 60_000 && !ms.is_multiple_of(1000) && ms > 1000 {
         let text = format!("{:.3}", d.as_secs_f64());
         format!("{}s", text.trim_end_matches('0'))
     } else {

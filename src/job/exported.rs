@@ -81,13 +81,13 @@ impl Job {
         let id = JobId::parse(&l.job_id)?;
         validate_queue(&l.queue)?;
         validate_type(&l.job_type)?;
-        if let Some(key) = &l.unique_key {
-            if key.is_empty() || key.len() > MAX_UNIQUE_KEY_BYTES {
-                return refuse(
-                    Input::UniqueKey,
-                    format!("unique key must be 1 to {MAX_UNIQUE_KEY_BYTES} bytes"),
-                );
-            }
+        if let Some(key) = &l.unique_key
+            && (key.is_empty() || key.len() > MAX_UNIQUE_KEY_BYTES)
+        {
+            return refuse(
+                Input::UniqueKey,
+                format!("unique key must be 1 to {MAX_UNIQUE_KEY_BYTES} bytes"),
+            );
         }
         if l.max_attempts == 0 {
             return refuse(Input::MaxAttempts, "maxAttempts must be at least 1".into());

@@ -116,13 +116,13 @@ impl NewJob {
         if max_attempts == 0 {
             return Err(InvalidInput::new(Input::MaxAttempts, "max attempts must be at least 1"));
         }
-        if let Some(key) = &spec.unique_key {
-            if key.is_empty() || key.len() > MAX_UNIQUE_KEY_BYTES {
-                return Err(InvalidInput::new(
-                    Input::UniqueKey,
-                    format!("unique key must be 1 to {MAX_UNIQUE_KEY_BYTES} bytes long"),
-                ));
-            }
+        if let Some(key) = &spec.unique_key
+            && (key.is_empty() || key.len() > MAX_UNIQUE_KEY_BYTES)
+        {
+            return Err(InvalidInput::new(
+                Input::UniqueKey,
+                format!("unique key must be 1 to {MAX_UNIQUE_KEY_BYTES} bytes long"),
+            ));
         }
         if spec.timeout_ms == Some(0) {
             return Err(InvalidInput::new(Input::Timeout, "timeout must be greater than zero"));

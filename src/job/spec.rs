@@ -232,13 +232,13 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
 }
 
 fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec, InvalidInput> {
-    if let Some(v) = map.get("v") {
-        if v != &Value::from(1) {
-            return Err(InvalidInput::new(
-                Input::Envelope,
-                format!("unsupported envelope version v={v} (this jobq reads v=1)"),
-            ));
-        }
+    if let Some(v) = map.get("v")
+        && v != &Value::from(1)
+    {
+        return Err(InvalidInput::new(
+            Input::Envelope,
+            format!("unsupported envelope version v={v} (this jobq reads v=1)"),
+        ));
     }
     let job_type = match map.remove("jobType") {
         Some(Value::String(s)) => s,

@@ -72,6 +72,7 @@ impl From<Error> for ApiError {
             Error::NoSuchSchedule { .. } => (StatusCode::NOT_FOUND, "no_such_schedule"),
             Error::Conflict { .. } => (StatusCode::CONFLICT, "conflict"),
             Error::TimedOut { .. } => (StatusCode::GATEWAY_TIMEOUT, "timed_out"),
+            Error::Broker { .. } => (StatusCode::BAD_GATEWAY, "broker_error"),
             Error::Store(StoreError::Unavailable { .. }) => (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable"),
             Error::Store(StoreError::Unsupported { .. }) => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
             Error::Store(_) => (StatusCode::INTERNAL_SERVER_ERROR, "store_error"),

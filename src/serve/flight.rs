@@ -80,10 +80,10 @@ impl<K: Eq + Hash + Clone, V: Clone> Flights<K, V> {
     /// Closes `round` to new members: it is about to count.
     fn close(&self, key: &K, round: &Arc<OnceCell<V>>) {
         let mut keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(slot) = keys.get_mut(key) {
-            if slot.open.as_ref().is_some_and(|open| Arc::ptr_eq(open, round)) {
-                slot.open = None;
-            }
+        if let Some(slot) = keys.get_mut(key)
+            && slot.open.as_ref().is_some_and(|open| Arc::ptr_eq(open, round))
+        {
+            slot.open = None;
         }
     }
 

@@ -20,16 +20,14 @@ use crate::config::Role;
 /// Lets a request through to its handler, with its [`Caller`] in the extensions, or answers 401
 /// (no token, or an unknown one) or 403 (a read token acting, or another origin acting).
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    if state.tokens.is_empty() {
-        if let Err(e) = loopback_host(req.headers()) {
-            return e.into_response();
-        }
+    if state.tokens.is_empty()
+        && let Err(e) = loopback_host(req.headers())
+    {
+        return e.into_response();
     }
     let acts = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    if acts {
-        if let Err(e) = same_origin(req.headers()) {
-            return e.into_response();
-        }
+    if acts && let Err(e) = same_origin(req.headers()) {
+        return e.into_response();
     }
     let caller = match caller(&state, req.headers()) {
         Ok(caller) => caller,

@@ -66,12 +66,37 @@ pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
             );
         }
     }
+    text.push_str(&bridges(&state.client.workers(state.workers_within).await?));
     text.push_str(&state.counters.render());
     Ok((
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         text,
     )
         .into_response())
+}
+
+/// The bridges' counts (`jobq bridge`, which registers beside the workers): messages by what became
+/// of them, per bridge seen recently.
+fn bridges(workers: &[crate::store::WorkerInfo]) -> String {
+    let mut out = String::from(
+        "# HELP jobq_bridge_messages_total Messages a bridge consumed, by what became of them (enqueued, duplicate: its job was there already, rejected).\n# TYPE jobq_bridge_messages_total counter\n",
+    );
+    for w in workers {
+        let Some(b) = &w.bridge else { continue };
+        for (outcome, n) in [
+            ("enqueued", w.jobs_done),
+            ("duplicate", b.duplicates),
+            ("rejected", b.rejected),
+        ] {
+            let _ = writeln!(
+                out,
+                "jobq_bridge_messages_total{{bridge=\"{}\",source=\"{}\",outcome=\"{outcome}\"}} {n}",
+                label(&w.id),
+                label(&b.source)
+            );
+        }
+    }
+    out
 }
 
 /// `GET /healthz`: 200 when the store answers, 503 with the error otherwise.

@@ -54,6 +54,11 @@ const SQLITE: &[Migration] = &[
         name: "flow_control",
         sql: include_str!("migrations/sqlite/0004_flow_control.sql"),
     },
+    Migration {
+        version: 5,
+        name: "bridges",
+        sql: include_str!("migrations/sqlite/0005_bridges.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -77,6 +82,11 @@ const POSTGRES: &[Migration] = &[
         name: "flow_control",
         sql: include_str!("migrations/postgres/0004_flow_control.sql"),
     },
+    Migration {
+        version: 5,
+        name: "bridges",
+        sql: include_str!("migrations/postgres/0005_bridges.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -99,6 +109,11 @@ const MYSQL: &[Migration] = &[
         version: 4,
         name: "flow_control",
         sql: include_str!("migrations/mysql/0004_flow_control.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "bridges",
+        sql: include_str!("migrations/mysql/0005_bridges.sql"),
     },
 ];
 
@@ -161,10 +176,10 @@ pub fn pending(
     applied: &std::collections::HashMap<u32, String>,
 ) -> Result<Vec<&'static Migration>, super::StoreError> {
     let known = latest(kind);
-    if let Some(&found) = applied.keys().max() {
-        if found > known {
-            return Err(super::StoreError::SchemaTooNew { kind, found, known });
-        }
+    if let Some(&found) = applied.keys().max()
+        && found > known
+    {
+        return Err(super::StoreError::SchemaTooNew { kind, found, known });
     }
     let mut out = Vec::new();
     for m in migrations(kind) {

@@ -487,8 +487,24 @@ pub struct WorkerInfo {
     pub started_at: UnixMillis,
     /// Its last registry heartbeat.
     pub last_seen_at: UnixMillis,
-    /// Jobs it has finished.
+    /// Jobs it has finished; for a bridge, the jobs its messages created.
     pub jobs_done: u64,
+    /// What a bridge reads and its counts; `None` for a worker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridge: Option<BridgeInfo>,
+}
+
+/// A bridge's part of its registry entry (`jobq bridge`): where it reads, and what became of the
+/// messages that were not new jobs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BridgeInfo {
+    /// The broker (its URL without a password) and the queue or topic it consumes.
+    pub source: String,
+    /// Messages whose job was there already (a redelivery, a job id sent twice).
+    pub duplicates: u64,
+    /// Messages that could not become jobs, rejected to the broker.
+    pub rejected: u64,
 }
 
 /// An item pushed to a store's inbox that could not become a job (see [`Store::rejected_inbox_items`]).

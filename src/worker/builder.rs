@@ -342,7 +342,7 @@ impl WorkerBuilder {
 
 /// A new worker's registry entry. Its id names it (the host name unless `name` says otherwise), the
 /// host and the process, plus a random suffix that tells two workers of one process apart.
-fn registry_entry(name: Option<String>, queues: &[String], now: UnixMillis) -> WorkerInfo {
+pub(crate) fn registry_entry(name: Option<String>, queues: &[String], now: UnixMillis) -> WorkerInfo {
     let host = host_name();
     let name = name.unwrap_or_else(|| host.clone());
     let pid = std::process::id();
@@ -356,6 +356,7 @@ fn registry_entry(name: Option<String>, queues: &[String], now: UnixMillis) -> W
         started_at: now,
         last_seen_at: now,
         jobs_done: 0,
+        bridge: None,
     }
 }
 

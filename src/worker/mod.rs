@@ -52,6 +52,7 @@ mod sweep;
 mod waits;
 
 use ack::AckSender;
+pub(crate) use builder::registry_entry;
 pub use builder::{HandlerOptions, WorkerBuilder};
 use live::{Live, LiveCell, Registered};
 pub use reload::{Reload, ReloadReport};

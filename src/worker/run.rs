@@ -194,12 +194,10 @@ impl Shared {
             };
             if next.is_none() {
                 st.busy = st.busy.saturating_sub(1);
-                if limited {
-                    if let Some(n) = st.by_type.get_mut(&job.job_type) {
-                        *n = n.saturating_sub(1);
-                        if *n == 0 {
-                            st.by_type.remove(&job.job_type);
-                        }
+                if limited && let Some(n) = st.by_type.get_mut(&job.job_type) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        st.by_type.remove(&job.job_type);
                     }
                 }
             }

@@ -211,16 +211,16 @@ pub(crate) async fn watch_memory(control: Arc<Control>, limit: u64, stop: Cancel
             _ = stop.cancelled() => return,
             _ = tokio::time::sleep(MEMORY_CHECK_EVERY) => {}
         }
-        if let Some(rss) = resident_bytes() {
-            if rss > limit {
-                tracing::warn!(
-                    "resident memory {} MiB is over the limit of {} MiB: draining",
-                    rss >> 20,
-                    limit >> 20
-                );
-                control.drain(StopCause::MaxMemory);
-                return;
-            }
+        if let Some(rss) = resident_bytes()
+            && rss > limit
+        {
+            tracing::warn!(
+                "resident memory {} MiB is over the limit of {} MiB: draining",
+                rss >> 20,
+                limit >> 20
+            );
+            control.drain(StopCause::MaxMemory);
+            return;
         }
     }
 }

@@ -2,6 +2,7 @@
 //! behaviour, worker end-to-end tests, CLI snapshots and the generated-files check.
 
 mod autoscale;
+mod bridge;
 mod cli;
 mod conformance;
 mod doctor;

@@ -142,12 +142,11 @@ pub(super) fn watch_file(config: &Config) -> anyhow::Result<FileChanges> {
 /// `jobq.toml -> ..data/jobq.toml` and updates it by swapping the `..data` link).
 fn watched_names(file: &Path) -> Vec<OsString> {
     let mut names: Vec<OsString> = file.file_name().map(|n| vec![n.to_os_string()]).unwrap_or_default();
-    if let Ok(target) = std::fs::read_link(file) {
-        if target.is_relative() {
-            if let Some(first) = target.components().next() {
-                names.push(first.as_os_str().to_os_string());
-            }
-        }
+    if let Ok(target) = std::fs::read_link(file)
+        && target.is_relative()
+        && let Some(first) = target.components().next()
+    {
+        names.push(first.as_os_str().to_os_string());
     }
     names
 }

@@ -43,6 +43,7 @@ fn worker(queues: &[&str]) -> WorkerInfo {
         started_at: ago(3600),
         last_seen_at: NOW,
         jobs_done: 0,
+        bridge: None,
     }
 }
 

@@ -182,6 +182,11 @@ where
             started_at: UnixMillis(self.0.try_get::<i64, _>(5)?),
             last_seen_at: UnixMillis(self.0.try_get::<i64, _>(6)?),
             jobs_done: count(self.0.try_get::<i64, _>(7)?),
+            // Unchecked, as `text` reads: MySQL reports a TEXT column as a BLOB.
+            bridge: self
+                .0
+                .try_get_unchecked::<Option<String>, _>(8)?
+                .and_then(|b| serde_json::from_str(&b).ok()),
         })
     }
 

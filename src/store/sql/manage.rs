@@ -224,11 +224,11 @@ where
                 answers.push(RetryAnswer::NotTerminal { status: job.status });
                 continue;
             }
-            if let Some(key) = &job.unique_key {
-                if let Some(holder) = self.key_holder(&job.queue, key, &mut tx).await? {
-                    answers.push(RetryAnswer::KeyTaken { holder });
-                    continue;
-                }
+            if let Some(key) = &job.unique_key
+                && let Some(holder) = self.key_holder(&job.queue, key, &mut tx).await?
+            {
+                answers.push(RetryAnswer::KeyTaken { holder });
+                continue;
             }
             retry_job(job, retry.now);
             let mut update = self.stmt(

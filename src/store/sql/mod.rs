@@ -711,8 +711,9 @@ where
     pub async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
         let d = self.dialect;
         let queues = serde_json::to_string(&worker.queues).unwrap_or_else(|_| "[]".into());
+        let bridge = worker.bridge.as_ref().and_then(|b| serde_json::to_string(b).ok());
         let mut stmt = self.stmt(
-            "INSERT INTO jobq_workers (id, name, host, pid, queues, started_at, last_seen_at, jobs_done) VALUES (",
+            "INSERT INTO jobq_workers (id, name, host, pid, queues, started_at, last_seen_at, jobs_done, bridge) VALUES (",
         );
         stmt.bind(worker.id.as_str())
             .push(", ")
@@ -731,8 +732,10 @@ where
             .bind(worker.last_seen_at.0)
             .push(", ")
             .bind(worker.jobs_done.min(i64::MAX as u64) as i64)
+            .push(", ")
+            .bind(bridge)
             .push(")")
-            .push(&d.upsert("id", &["last_seen_at", "jobs_done"]))
+            .push(&d.upsert("id", &["last_seen_at", "jobs_done", "bridge"]))
             .keep();
         self.execute(&stmt, "registering a worker").await.map(drop)
     }
@@ -747,7 +750,7 @@ where
     /// Workers seen since `seen_since`, oldest start first.
     pub async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
         let mut stmt = self.stmt(format!(
-            "SELECT id, name, host, pid, {}, started_at, last_seen_at, jobs_done FROM jobq_workers \
+            "SELECT id, name, host, pid, {}, started_at, last_seen_at, jobs_done, bridge FROM jobq_workers \
              WHERE last_seen_at >= ",
             self.dialect.queues_out
         ));

@@ -364,14 +364,16 @@ where
         if events.is_empty() {
             return Ok(Vec::new());
         }
-        if let [one] = events {
-            if self.dialect.writable_cte && !one.jobs.is_empty() && one.jobs.len() <= JOBS_PER_STATEMENT {
-                match self.emit_in_one_statement(one).await {
-                    Ok(outcome) => return Ok(vec![outcome]),
-                    // A job id taken already (or a race lost): the general path sorts it out.
-                    Err(e) if (self.dialect.is_unique_violation)(&e) => {}
-                    Err(e) => return Err(self.fail("emitting events")(e)),
-                }
+        if let [one] = events
+            && self.dialect.writable_cte
+            && !one.jobs.is_empty()
+            && one.jobs.len() <= JOBS_PER_STATEMENT
+        {
+            match self.emit_in_one_statement(one).await {
+                Ok(outcome) => return Ok(vec![outcome]),
+                // A job id taken already (or a race lost): the general path sorts it out.
+                Err(e) if (self.dialect.is_unique_violation)(&e) => {}
+                Err(e) => return Err(self.fail("emitting events")(e)),
             }
         }
         self.retrying("emitting events", self.dialect.is_unique_violation, || {

@@ -58,10 +58,10 @@ impl SqliteStore {
     /// Enqueues a plain batch (see the module's text): in a commit of its own when the gate is free,
     /// else in the next commit, with whatever other producers leave meanwhile.
     pub(super) async fn enqueue_grouped(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
-        if let Ok(_turn) = self.gate.try_lock() {
-            if self.pending.is_empty() {
-                return self.enqueue_alone(jobs).await;
-            }
+        if let Ok(_turn) = self.gate.try_lock()
+            && self.pending.is_empty()
+        {
+            return self.enqueue_alone(jobs).await;
         }
         let (answer, mut mine) = oneshot::channel();
         self.pending.leave(jobs, answer);

@@ -29,26 +29,26 @@ pub(super) fn findings(path: &Path, health: &Health) -> Vec<Finding> {
         ));
     }
     let wal = wal_path(&path);
-    if let Ok(meta) = std::fs::metadata(&wal) {
-        if meta.len() > health.sqlite_wal_bytes {
-            out.push(
-                Finding::new(
-                    "sqlite-wal-large",
-                    Severity::Warning,
-                    format!(
-                        "the write-ahead log {} is {} bytes, over the limit of {} bytes: something keeps it \
+    if let Ok(meta) = std::fs::metadata(&wal)
+        && meta.len() > health.sqlite_wal_bytes
+    {
+        out.push(
+            Finding::new(
+                "sqlite-wal-large",
+                Severity::Warning,
+                format!(
+                    "the write-ahead log {} is {} bytes, over the limit of {} bytes: something keeps it \
                          from being checkpointed",
-                        wal.display(),
-                        meta.len(),
-                        health.sqlite_wal_bytes
-                    ),
-                    "look for a process that holds a read transaction open on the database (a long \
+                    wal.display(),
+                    meta.len(),
+                    health.sqlite_wal_bytes
+                ),
+                "look for a process that holds a read transaction open on the database (a long \
                      export, a stuck sqlite3 shell); once it ends the next checkpoint shrinks the log"
-                        .into(),
-                )
-                .count(meta.len()),
-            );
-        }
+                    .into(),
+            )
+            .count(meta.len()),
+        );
     }
     out
 }

@@ -113,6 +113,7 @@ store_tests! {
         read::list_pages_on_after_a_cursor_in_list_order,
         read::get_returns_none_for_unknown_id,
         workers::register_worker_upserts,
+        workers::a_bridge_registers_with_its_source_and_counts,
         workers::workers_lists_the_seen_and_forgetting_removes_the_unseen,
         workers::unregister_worker_removes_it,
         schema::migrate_is_idempotent,

@@ -1,7 +1,7 @@
 //! The worker registry: workers register and refresh themselves, are listed while seen recently, are
 //! forgotten once not seen, and unregister on a clean exit.
 
-use jobq::store::{DynStore, WorkerInfo};
+use jobq::store::{BridgeInfo, DynStore, WorkerInfo};
 use jobq::time::UnixMillis;
 
 use crate::support::jobs::*;
@@ -16,6 +16,7 @@ fn worker(id: &str, last_seen_at: UnixMillis, jobs_done: u64) -> WorkerInfo {
         started_at: T0,
         last_seen_at,
         jobs_done,
+        bridge: None,
     }
 }
 
@@ -39,6 +40,34 @@ pub(super) async fn register_worker_upserts(store: &DynStore) {
         workers(store, T0).await,
         [worker("w1", at(2_000), 7)],
         "one entry, refreshed"
+    );
+}
+
+/// A bridge's entry carries what it reads and its counts, refreshed like a worker's.
+pub(super) async fn a_bridge_registers_with_its_source_and_counts(store: &DynStore) {
+    let bridge = |seen: i64, done: u64, rejected: u64| WorkerInfo {
+        queues: Vec::new(),
+        bridge: Some(BridgeInfo {
+            source: "amqp://ana:***@broker:5672/%2f queue orders ✓".into(),
+            duplicates: 2,
+            rejected,
+        }),
+        ..worker("b1", at(seen), done)
+    };
+    store.register_worker(&bridge(1_000, 10, 1)).await.expect("register");
+    store
+        .register_worker(&worker("w1", at(1_000), 3))
+        .await
+        .expect("register");
+    assert_eq!(
+        workers(store, T0).await,
+        [bridge(1_000, 10, 1), worker("w1", at(1_000), 3)]
+    );
+    store.register_worker(&bridge(2_000, 25, 4)).await.expect("refresh");
+    assert_eq!(
+        workers(store, T0).await[0],
+        bridge(2_000, 25, 4),
+        "the counts refreshed"
     );
 }
 

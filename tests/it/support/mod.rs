@@ -25,10 +25,13 @@
 
 pub mod counting;
 pub mod jobs;
+pub mod kafka;
 pub mod mysql;
 pub mod postgres;
 pub mod private;
 pub mod process;
+pub mod proxy;
+pub mod rabbitmq;
 pub mod redis;
 pub mod redis_cluster;
 pub mod server;

@@ -243,10 +243,10 @@ impl Drop for PrivatePostgres {
 
 /// Where PostgreSQL's server programs are: `pg_config --bindir`, else the newest Debian install.
 fn pg_bindir() -> PathBuf {
-    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
-        if out.status.success() {
-            return PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        }
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output()
+        && out.status.success()
+    {
+        return PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     }
     PathBuf::from("/usr/lib/postgresql/15/bin")
 }

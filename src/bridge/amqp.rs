@@ -1,0 +1,283 @@
+//! The AMQP 0-9-1 bridge (RabbitMQ), on lapin: consume one queue with a prefetch of `max_in_flight`,
+//! take what has arrived as one batch, store it, then acknowledge the batch with one `basic.ack`
+//! (`multiple`) on its last stored delivery. A message that cannot become a job is rejected without
+//! requeue before that ack, so the queue's dead-letter exchange (if it has one) gets it.
+//!
+//! Nothing is acknowledged before its job is committed: when the connection drops, the broker puts
+//! every unacknowledged delivery back, and the bridge connects again (with back-off, for as long as
+//! it takes) and consumes them anew.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use futures_util::{FutureExt, StreamExt};
+use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions, BasicRejectOptions, QueueDeclareOptions};
+use lapin::types::FieldTable;
+use lapin::{Channel, Connection, ConnectionProperties, Consumer};
+use tokio_util::sync::CancellationToken;
+
+use super::{Backoff, BridgeSettings, BrokerUrl, Counts, Sink, Totals};
+use crate::client::Client;
+use crate::error::Input;
+
+/// Consumes `queue` on the broker at `url` into the store of `client` until `stop` fires; then
+/// finishes the batch in hand, acknowledges it and closes. The first connection must succeed within
+/// the connect time-out; later ones are retried until they do.
+pub async fn run(
+    client: Client,
+    url: &BrokerUrl,
+    queue: &str,
+    settings: BridgeSettings,
+    stop: CancellationToken,
+) -> crate::Result<Totals> {
+    let BrokerUrl::Amqp(raw) = url else {
+        return Err(crate::Error::invalid(
+            Input::Broker,
+            format!("{url} is not an amqp:// URL"),
+        ));
+    };
+    let broker = Broker {
+        raw: raw.clone(),
+        shown: url.redacted(),
+        queue: queue.to_string(),
+    };
+    let counts = Arc::new(Counts::default());
+    let source = format!("{} queue {queue}", broker.shown);
+    let sink = Arc::new(Sink::new(client, settings, source.clone(), counts.clone()));
+    let mut session = broker.open(sink.settings()).await?;
+    let registry_stop = CancellationToken::new();
+    let registry = tokio::spawn({
+        let sink = sink.clone();
+        let stop = registry_stop.clone();
+        async move { sink.keep_registered(stop).await }
+    });
+    tracing::info!("bridging {source} into the store");
+    loop {
+        let lost = match session.pump(&sink, &broker.queue, &stop).await {
+            Pumped::Stopped => {
+                session.close().await;
+                break;
+            }
+            Pumped::Lost(why) => why,
+        };
+        counts.reconnects.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(
+            "lost {}: {lost}; connecting again (unacknowledged messages come back from the broker)",
+            broker.shown
+        );
+        session.close().await;
+        match broker.reopen(sink.settings(), &stop).await {
+            Some(s) => session = s,
+            None => break,
+        }
+    }
+    registry_stop.cancel();
+    let _ = registry.await;
+    Ok(counts.totals())
+}
+
+/// Where the bridge reads: the URL (with its password, never shown), the URL as shown, the queue.
+struct Broker {
+    raw: String,
+    shown: String,
+    queue: String,
+}
+
+impl Broker {
+    /// Connects, checks that the queue exists, and starts consuming.
+    async fn open(&self, settings: &BridgeSettings) -> crate::Result<Session> {
+        let failed = |what: &str, e: lapin::Error| crate::Error::broker(format!("{what} {}: {e}", self.shown));
+        let properties = ConnectionProperties::default().with_connection_name(
+            format!(
+                "jobq bridge {}",
+                settings.name.clone().unwrap_or_else(|| std::process::id().to_string())
+            )
+            .into(),
+        );
+        let connection =
+            match tokio::time::timeout(settings.connect_timeout, Connection::connect(&self.raw, properties)).await {
+                Ok(Ok(c)) => c,
+                Ok(Err(e)) => return Err(failed("cannot connect to", e)),
+                Err(_) => {
+                    return Err(crate::Error::broker(format!(
+                        "cannot connect to {}: no answer within {}",
+                        self.shown,
+                        crate::time::format_duration(settings.connect_timeout)
+                    )));
+                }
+            };
+        let channel = connection
+            .create_channel()
+            .await
+            .map_err(|e| failed("cannot open a channel on", e))?;
+        // A passive declare only looks: a missing queue is an error here, not a queue made by the bridge.
+        let passive = QueueDeclareOptions {
+            passive: true,
+            ..QueueDeclareOptions::default()
+        };
+        if let Err(e) = channel
+            .queue_declare(self.queue.as_str().into(), passive, FieldTable::default())
+            .await
+        {
+            let _ = connection.close(200, "".into()).await;
+            return Err(crate::Error::broker(format!(
+                "cannot consume queue {:?} on {}: {e}",
+                self.queue, self.shown
+            )));
+        }
+        // The channel was closed by the refusal above when the queue is missing; this one consumes.
+        let channel = connection
+            .create_channel()
+            .await
+            .map_err(|e| failed("cannot open a channel on", e))?;
+        let prefetch = settings.max_in_flight.clamp(1, usize::from(u16::MAX)) as u16;
+        channel
+            .basic_qos(prefetch, BasicQosOptions::default())
+            .await
+            .map_err(|e| failed("cannot set the prefetch on", e))?;
+        let consumer = channel
+            .basic_consume(
+                self.queue.as_str().into(),
+                "".into(),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await
+            .map_err(|e| failed(&format!("cannot consume queue {:?} on", self.queue), e))?;
+        Ok(Session {
+            connection,
+            channel,
+            consumer,
+        })
+    }
+
+    /// Connects again after a loss, with back-off, until it works or `stop` fires (`None`).
+    async fn reopen(&self, settings: &BridgeSettings, stop: &CancellationToken) -> Option<Session> {
+        let mut backoff = Backoff::new();
+        let mut failures = 0u32;
+        loop {
+            if stop.is_cancelled() {
+                return None;
+            }
+            match self.open(settings).await {
+                Ok(session) => {
+                    tracing::info!("connected to {} again", self.shown);
+                    return Some(session);
+                }
+                Err(e) => {
+                    failures += 1;
+                    // One line for the first failure, then one a minute or so: a long outage is not a
+                    // flood of lines.
+                    if failures == 1 || failures.is_multiple_of(12) {
+                        tracing::warn!("{e}; trying again");
+                    }
+                }
+            }
+            tokio::select! {
+                _ = stop.cancelled() => return None,
+                _ = tokio::time::sleep(backoff.next()) => {}
+            }
+        }
+    }
+}
+
+/// One connection's consumer.
+struct Session {
+    connection: Connection,
+    channel: Channel,
+    consumer: Consumer,
+}
+
+/// How a session's pumping ended.
+enum Pumped {
+    /// A stop was asked for; the batch in hand was stored and acknowledged (or left to the broker).
+    Stopped,
+    /// The connection or channel failed, for this reason.
+    Lost(String),
+}
+
+impl Session {
+    /// Moves batches from the consumer into the store until a stop or a failure.
+    async fn pump(&mut self, sink: &Sink, queue: &str, stop: &CancellationToken) -> Pumped {
+        let batch_size = sink.settings().batch();
+        let mut batch = Vec::with_capacity(batch_size);
+        loop {
+            let first = tokio::select! {
+                biased;
+                _ = stop.cancelled() => return Pumped::Stopped,
+                next = self.consumer.next() => next,
+            };
+            let mut failure = None;
+            match first {
+                Some(Ok(delivery)) => batch.push(delivery),
+                Some(Err(e)) => return Pumped::Lost(e.to_string()),
+                None => return Pumped::Lost("the broker cancelled the consumer".into()),
+            }
+            // Whatever else has arrived joins the batch, without waiting for more.
+            while batch.len() < batch_size {
+                match self.consumer.next().now_or_never() {
+                    Some(Some(Ok(delivery))) => batch.push(delivery),
+                    Some(Some(Err(e))) => {
+                        failure = Some(e.to_string());
+                        break;
+                    }
+                    Some(None) => {
+                        failure = Some("the broker cancelled the consumer".into());
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            let now = sink.client_now();
+            let mut jobs = Vec::with_capacity(batch.len());
+            let mut last_stored = None;
+            for (i, delivery) in batch.iter().enumerate() {
+                let id = delivery.properties.message_id().as_ref().map(|m| m.as_str());
+                match sink.settings().intake.job(&delivery.data, id, now) {
+                    Ok(job) => {
+                        jobs.push(job);
+                        last_stored = Some(i);
+                    }
+                    Err(reason) => {
+                        sink.counts()
+                            .reject(&describe(queue, delivery.delivery_tag, id), &reason);
+                        let requeue = BasicRejectOptions { requeue: false };
+                        match delivery.acker.reject(requeue).await {
+                            Ok(true) => {}
+                            Ok(false) => return Pumped::Lost("the channel closed".into()),
+                            Err(e) => return Pumped::Lost(e.to_string()),
+                        }
+                    }
+                }
+            }
+            if sink.store(&jobs, stop).await.is_err() {
+                return Pumped::Stopped;
+            }
+            if let Some(i) = last_stored {
+                match batch[i].acker.ack(BasicAckOptions { multiple: true }).await {
+                    Ok(true) => {}
+                    Ok(false) => return Pumped::Lost("the channel closed before the acknowledgement".into()),
+                    Err(e) => return Pumped::Lost(e.to_string()),
+                }
+            }
+            batch.clear();
+            if let Some(why) = failure {
+                return Pumped::Lost(why);
+            }
+        }
+    }
+
+    /// Closes the channel and the connection; deliveries not acknowledged go back to the queue.
+    async fn close(self) {
+        let _ = self.channel.close(200, "".into()).await;
+        let _ = self.connection.close(200, "".into()).await;
+    }
+}
+
+/// Names a delivery in a log line: its queue, its delivery tag and its message id when it has one.
+fn describe(queue: &str, tag: u64, message_id: Option<&str>) -> String {
+    match message_id {
+        Some(id) => format!("message {id:?} (delivery {tag}) of queue {queue:?}"),
+        None => format!("delivery {tag} of queue {queue:?}"),
+    }
+}

@@ -1,0 +1,407 @@
+//! `jobq bridge`: the real binary consumes a real RabbitMQ queue or a real Kafka-protocol topic into
+//! each store. Envelopes keep their ids, legacy messages become payloads of `--type`, bad messages are
+//! rejected to the dead-letter queue (AMQP) or passed over (Kafka), each with a log line; nothing is
+//! acknowledged before it is stored, so cut connections lose and duplicate nothing; SIGTERM finishes
+//! the batch in hand and exits; the bridge shows in `jobq workers`.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use jobq::Client;
+use serde_json::json;
+
+use crate::support::kafka::{fresh_topic, kafka_servers, produce};
+use crate::support::process::{Process, jobq};
+use crate::support::proxy::Proxy;
+use crate::support::rabbitmq::{TestQueue, amqp_url};
+use crate::support::{TestStore, eventually, lazy, mysql_store, postgres_store, redis_store, sqlite_store};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// Starts `jobq bridge ARGS…` on `store`, logging to `bridge.log` in `dir`.
+fn bridge(dir: &Path, store: &TestStore, args: &[&str]) -> Process {
+    let config = dir.join("jobq.toml");
+    std::fs::write(&config, "[worker]\nheartbeat = \"200ms\"\nshutdown_timeout = \"5s\"\n").unwrap();
+    let mut cmd = jobq();
+    cmd.args(["--url", store.url(), "--config"])
+        .arg(&config)
+        .arg("bridge")
+        .args(args)
+        .env("JOBQ_LOG", "jobq=info")
+        .stdout(Stdio::null());
+    Process::spawn(cmd, &dir.join("bridge.log"))
+}
+
+/// Jobs in the store, over every queue and status.
+async fn jobs_in(store: &TestStore) -> u64 {
+    let stats = Client::new(store.store().clone()).stats(&[]).await.expect("stats");
+    stats
+        .queues
+        .iter()
+        .map(|q| q.ready + q.scheduled + q.running + q.waiting + q.succeeded + q.dead + q.cancelled + q.discarded)
+        .sum()
+}
+
+fn envelope(id: &str, n: usize) -> Vec<u8> {
+    json!({"v": 1, "jobId": id, "jobType": "order.ship", "payload": {"n": n, "note": "zażółć ✓"}})
+        .to_string()
+        .into_bytes()
+}
+
+async fn wait_for_jobs(store: &TestStore, want: u64, process: &Process) {
+    eventually(format!("{want} jobs in the store"), WAIT, async || {
+        let n = jobs_in(store).await;
+        if n >= want {
+            Ok(n)
+        } else {
+            Err(lazy(move || format!("{n} jobs\n{}", process.log())))
+        }
+    })
+    .await;
+}
+
+/// Envelopes, legacy bodies and bad ones into `store`: the first two become jobs (envelopes with
+/// their ids and queues, legacy bodies as payloads of `--type` on `--to`), the bad ones go to the
+/// dead-letter queue with one log line each; the bridge lists itself in `jobq workers`; SIGTERM
+/// ends it with a summary.
+async fn amqp_messages_become_jobs(store: TestStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = TestQueue::new().await;
+    let mut messages: Vec<(Vec<u8>, Option<String>)> =
+        (0..200).map(|n| (envelope(&format!("order-{n}"), n), None)).collect();
+    messages.extend((0..50).map(|n| {
+        (
+            json!({"legacy": n}).to_string().into_bytes(),
+            Some(format!("legacy-{n}")),
+        )
+    }));
+    messages.push((b"not json at all".to_vec(), None));
+    messages.push((vec![0xff, 0xfe], Some("binary-1".into())));
+    messages.push((json!({"v": 1, "jobType": ""}).to_string().into_bytes(), None));
+    queue.publish(&messages).await;
+
+    let process = bridge(
+        dir.path(),
+        &store,
+        &[
+            &amqp_url(),
+            "--from",
+            &queue.name,
+            "--to",
+            "bridged",
+            "--type",
+            "legacy.import",
+            "--name",
+            "orders-bridge",
+        ],
+    );
+    wait_for_jobs(&store, 250, &process).await;
+    eventually("the rejected messages in the dead-letter queue", WAIT, async || {
+        queue.ready(&queue.dead).await == 3
+    })
+    .await;
+
+    let client = Client::new(store.store().clone());
+    let order = client.get("order-7").await.expect("an envelope keeps its id");
+    assert_eq!(
+        (order.job_type.as_str(), order.queue.as_str()),
+        ("order.ship", "bridged")
+    );
+    assert_eq!(order.payload.get(), r#"{"n":7,"note":"zażółć ✓"}"#);
+    let legacy = client
+        .get("legacy-3")
+        .await
+        .expect("a message id names a legacy message's job");
+    assert_eq!(
+        (legacy.job_type.as_str(), legacy.payload.get()),
+        ("legacy.import", r#"{"legacy":3}"#)
+    );
+
+    // One log line per rejected message, with the reason.
+    let log = process.log();
+    assert_eq!(log.matches("rejected").count(), 3, "{log}");
+    assert!(
+        log.contains("invalid JSON") && log.contains("not UTF-8") && log.contains("binary-1"),
+        "{log}"
+    );
+
+    // The bridge registers like a worker, with its counts.
+    eventually("the bridge's registry entry with its counts", WAIT, async || {
+        let workers = client.workers(Duration::from_secs(60)).await.unwrap();
+        let entry = workers.iter().find(|w| w.name == "orders-bridge")?;
+        let b = entry.bridge.as_ref()?;
+        (entry.jobs_done == 250
+            && b.rejected == 3
+            && b.source.contains(&queue.name)
+            && !b.source.contains("guest:guest"))
+        .then_some(())
+    })
+    .await;
+
+    process.signal(libc::SIGTERM);
+    let status = process.exit(WAIT).await;
+    assert!(status.success(), "{}", process.log());
+    assert!(
+        process
+            .log()
+            .contains("250 messages became new jobs, 0 were stored already, 3 were rejected"),
+        "{}",
+        process.log()
+    );
+    assert!(
+        client
+            .workers(Duration::from_secs(60))
+            .await
+            .unwrap()
+            .iter()
+            .all(|w| w.name != "orders-bridge"),
+        "a stopped bridge leaves the registry"
+    );
+    // Unacknowledged deliveries go back to the queue when the bridge's connection closes.
+    assert_eq!(queue.ready(&queue.name).await, 0, "every message was acknowledged");
+    queue.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amqp_messages_become_jobs_on_sqlite() {
+    amqp_messages_become_jobs(sqlite_store().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amqp_messages_become_jobs_on_postgres() {
+    amqp_messages_become_jobs(postgres_store().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amqp_messages_become_jobs_on_mysql() {
+    amqp_messages_become_jobs(mysql_store().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amqp_messages_become_jobs_on_redis() {
+    amqp_messages_become_jobs(redis_store().await).await;
+}
+
+/// Connections cut under a bridge at work: it connects again, the broker redelivers what was not
+/// acknowledged, and every message ends as exactly one job, none lost, none twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amqp_cut_connections_lose_and_duplicate_nothing() {
+    let store = sqlite_store().await;
+    let dir = tempfile::tempdir().unwrap();
+    let queue = TestQueue::new().await;
+    let proxy = Proxy::start("127.0.0.1:5672").await;
+    let through_proxy = amqp_url().replace("127.0.0.1:5672", &format!("127.0.0.1:{}", proxy.port()));
+    let total = 6_000u64;
+    let first: Vec<_> = (0..total / 2)
+        .map(|n| (envelope(&format!("m-{n}"), n as usize), None))
+        .collect();
+    queue.publish(&first).await;
+    let process = bridge(
+        dir.path(),
+        &store,
+        &[&through_proxy, "--from", &queue.name, "--max-in-flight", "200"],
+    );
+    eventually("the bridge to store some jobs", WAIT, async || {
+        jobs_in(&store).await > 0
+    })
+    .await;
+    assert!(proxy.cut() > 0, "the bridge's connection was cut");
+    let second: Vec<_> = (total / 2..total)
+        .map(|n| (envelope(&format!("m-{n}"), n as usize), None))
+        .collect();
+    queue.publish(&second).await;
+    process.wait_log("connected to", WAIT).await;
+    proxy.cut();
+    wait_for_jobs(&store, total, &process).await;
+    process.signal(libc::SIGTERM);
+    assert!(process.exit(WAIT).await.success(), "{}", process.log());
+    assert_eq!(jobs_in(&store).await, total, "one job per message");
+    assert_eq!(queue.ready(&queue.name).await, 0, "every message was acknowledged");
+    let log = process.log();
+    assert!(log.contains("lost amqp://guest:***@127.0.0.1"), "{log}");
+    assert!(!log.contains("guest:guest"), "no password in the log:\n{log}");
+    queue.remove().await;
+}
+
+/// The same envelope twice (a producer's retry, a redelivery) is one job; SIGTERM while messages
+/// keep coming stores and acknowledges the batch in hand, and leaves the rest on the queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amqp_redelivery_is_a_no_op_and_sigterm_loses_nothing() {
+    let store = postgres_store().await;
+    let dir = tempfile::tempdir().unwrap();
+    let queue = TestQueue::new().await;
+    queue
+        .publish(&[(envelope("twice", 1), None), (envelope("twice", 1), None)])
+        .await;
+    let process = bridge(dir.path(), &store, &[&amqp_url(), "--from", &queue.name]);
+    let client = Client::new(store.store().clone());
+    eventually("the second copy counted as a duplicate", WAIT, async || {
+        let workers = client.workers(Duration::from_secs(60)).await.unwrap();
+        workers
+            .iter()
+            .any(|w| w.jobs_done == 1 && w.bridge.as_ref().is_some_and(|b| b.duplicates == 1))
+    })
+    .await;
+    assert_eq!(jobs_in(&store).await, 1);
+
+    let total = 5_000u64;
+    let messages: Vec<_> = (0..total)
+        .map(|n| (envelope(&format!("s-{n}"), n as usize), None))
+        .collect();
+    queue.publish(&messages).await;
+    eventually("the bridge to be at work", WAIT, async || jobs_in(&store).await > 1).await;
+    process.signal(libc::SIGTERM);
+    let status = process.exit(WAIT).await;
+    assert!(status.success(), "{}", process.log());
+    let stored = jobs_in(&store).await - 1;
+    let left = u64::from(queue.ready(&queue.name).await);
+    assert_eq!(stored + left, total, "every message is a job or still on the queue");
+    queue.remove().await;
+}
+
+/// Bad input: an unknown scheme or a missing `--from`/`--topic`/`--group` exits 2 with one line; an
+/// unreachable broker or a missing queue exits 1 within the connect time-out, with no password shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_bridges_are_refused_with_one_line() {
+    let store = sqlite_store().await;
+    let run = |args: &[&str]| {
+        let out = jobq()
+            .args(["--url", store.url(), "bridge"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code().unwrap(), stderr)
+    };
+    let closed = crate::support::private::free_port();
+    for (args, code, says) in [
+        (
+            vec!["nats://ana:s3cret@127.0.0.1:4222", "--from", "q"],
+            2,
+            "unknown broker scheme",
+        ),
+        (vec!["amqp://ana:s3cret@127.0.0.1:5672/%2f"], 2, "needs --from QUEUE"),
+        (vec!["kafka://127.0.0.1:9092", "--group", "g"], 2, "needs --topic TOPIC"),
+        (vec!["kafka://127.0.0.1:9092", "--topic", "t"], 2, "needs --group GROUP"),
+        (
+            vec!["amqp://ana:s3cret@127.0.0.1:5672/%2f", "--topic", "t"],
+            2,
+            "--topic and --group are for kafka",
+        ),
+    ] {
+        let (got, stderr) = run(&args);
+        assert_eq!(got, code, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+        assert!(!stderr.contains("s3cret"), "{stderr}");
+    }
+    let unreachable = format!("amqp://ana:s3cret@127.0.0.1:{closed}/%2f");
+    let (got, stderr) = run(&[&unreachable, "--from", "q", "--connect-timeout", "3s"]);
+    assert_eq!(got, 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot connect to amqp://ana:***@127.0.0.1"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+
+    let (got, stderr) = run(&[&amqp_url(), "--from", "jobq-test-no-such-queue", "-q"]);
+    assert_eq!(got, 1, "{stderr}");
+    assert!(
+        stderr.contains("jobq-test-no-such-queue") && stderr.contains("NOT_FOUND"),
+        "{stderr}"
+    );
+
+    let (got, stderr) = run(&[
+        &format!("kafka://127.0.0.1:{closed}"),
+        "--topic",
+        "t",
+        "--group",
+        "g",
+        "--connect-timeout",
+        "2s",
+        "-q",
+    ]);
+    assert_eq!(got, 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot reach kafka://127.0.0.1:{closed}")),
+        "{stderr}"
+    );
+}
+
+/// A Kafka topic of three partitions into `store`: envelopes keep their ids, legacy values get
+/// `kafka:TOPIC:PARTITION:OFFSET`, a bad value is passed over with a log line; after SIGTERM the
+/// group's committed offsets cover every message, so a second bridge of the group adds nothing.
+async fn kafka_messages_become_jobs(store: TestStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let topic = fresh_topic(3).await;
+    let group = format!("{topic}-group");
+    let mut messages: Vec<(String, Vec<u8>)> = (0..300)
+        .map(|n| (format!("k{n}"), envelope(&format!("k-{n}"), n)))
+        .collect();
+    messages.extend((0..30).map(|n| (format!("l{n}"), json!({"legacy": n}).to_string().into_bytes())));
+    messages.push(("bad".into(), b"{oops".to_vec()));
+    produce(&topic, &messages).await;
+    let url = format!("kafka://{}", kafka_servers());
+    let args = [
+        "--topic",
+        topic.as_str(),
+        "--group",
+        group.as_str(),
+        "--type",
+        "legacy.import",
+    ];
+    let first = bridge(dir.path(), &store, &[&[url.as_str()][..], &args[..]].concat());
+    wait_for_jobs(&store, 330, &first).await;
+    first.wait_log("rejected message at offset", WAIT).await;
+    first.signal(libc::SIGTERM);
+    assert!(first.exit(WAIT).await.success(), "{}", first.log());
+    let client = Client::new(store.store().clone());
+    assert_eq!(client.get("k-42").await.unwrap().job_type, "order.ship");
+    let legacy = client
+        .list(&jobq::store::List {
+            filter: jobq::store::JobFilter {
+                job_types: vec!["legacy.import".into()],
+                ..Default::default()
+            },
+            limit: 100,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(legacy.len(), 30);
+    assert!(
+        legacy
+            .iter()
+            .all(|j| j.id.as_str().starts_with(&format!("kafka:{topic}:"))),
+        "{:?}",
+        legacy[0].id
+    );
+
+    // The offsets were committed: the group's next member starts after them.
+    produce(&topic, &[("late".into(), envelope("late", 0))]).await;
+    let second_dir = tempfile::tempdir().unwrap();
+    let second = bridge(second_dir.path(), &store, &[&[url.as_str()][..], &args[..]].concat());
+    wait_for_jobs(&store, 331, &second).await;
+    second.signal(libc::SIGTERM);
+    assert!(second.exit(WAIT).await.success(), "{}", second.log());
+    assert_eq!(jobs_in(&store).await, 331);
+    assert!(
+        second
+            .log()
+            .contains("1 messages became new jobs, 0 were stored already, 0 were rejected"),
+        "the group's second member read only the new message:\n{}",
+        second.log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_messages_become_jobs_on_sqlite() {
+    kafka_messages_become_jobs(sqlite_store().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_messages_become_jobs_on_postgres() {
+    kafka_messages_become_jobs(postgres_store().await).await;
+}
