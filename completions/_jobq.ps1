@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write every job that matches, whole (state included), as NDJSON for `import`')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)')
             [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy (or move) every job that matches, whole, to another store')
+            [CompletionResult]::new('bridge', 'bridge', [CompletionResultType]::ParameterValue, 'Turn the messages of a RabbitMQ queue or a Kafka topic into jobs, acknowledging each once stored')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
             [CompletionResult]::new('queues', 'queues', [CompletionResultType]::ParameterValue, 'Each queue with its counts, pauses and limits; each type with a limit or a block')
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on')
@@ -388,6 +389,30 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Go on after an interrupted copy: skip the jobs the target holds already')
             [CompletionResult]::new('--move', '--move', [CompletionResultType]::ParameterName, 'Delete from the source each job once the target has committed it (running jobs stay)')
             [CompletionResult]::new('--keep-running', '--keep-running', [CompletionResultType]::ParameterName, 'Keep running jobs running in the target')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;bridge' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'The RabbitMQ queue to consume (amqp:// only)')
+            [CompletionResult]::new('--topic', '--topic', [CompletionResultType]::ParameterName, 'The Kafka topic to consume (kafka:// only)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'The Kafka consumer group whose offsets the bridge commits (kafka:// only)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The jobq queue of messages that name none [default: default]')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The job type of messages that are not envelopes (their whole body is the payload)')
+            [CompletionResult]::new('--max-in-flight', '--max-in-flight', [CompletionResultType]::ParameterName, 'Messages delivered and not yet acknowledged, at most')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long the first connection to the broker may take')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name shown by `jobq workers` [default: the host name]')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log format: text for people, json (one object per line) for log shippers')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
@@ -763,6 +788,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write every job that matches, whole (state included), as NDJSON for `import`')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)')
             [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy (or move) every job that matches, whole, to another store')
+            [CompletionResult]::new('bridge', 'bridge', [CompletionResultType]::ParameterValue, 'Turn the messages of a RabbitMQ queue or a Kafka topic into jobs, acknowledging each once stored')
             [CompletionResult]::new('workers', 'workers', [CompletionResultType]::ParameterValue, 'List the workers that are running')
             [CompletionResult]::new('queues', 'queues', [CompletionResultType]::ParameterValue, 'Each queue with its counts, pauses and limits; each type with a limit or a block')
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on')
@@ -823,6 +849,9 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;copy' {
+            break
+        }
+        'jobq;help;bridge' {
             break
         }
         'jobq;help;workers' {

@@ -46,6 +46,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand export 'Write every job that matches, whole (state included), as NDJSON for `import`'
             cand import 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)'
             cand copy 'Copy (or move) every job that matches, whole, to another store'
+            cand bridge 'Turn the messages of a RabbitMQ queue or a Kafka topic into jobs, acknowledging each once stored'
             cand workers 'List the workers that are running'
             cand queues 'Each queue with its counts, pauses and limits; each type with a limit or a block'
             cand pause 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on'
@@ -369,6 +370,29 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --resume 'Go on after an interrupted copy: skip the jobs the target holds already'
             cand --move 'Delete from the source each job once the target has committed it (running jobs stay)'
             cand --keep-running 'Keep running jobs running in the target'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;bridge'= {
+            cand --from 'The RabbitMQ queue to consume (amqp:// only)'
+            cand --topic 'The Kafka topic to consume (kafka:// only)'
+            cand --group 'The Kafka consumer group whose offsets the bridge commits (kafka:// only)'
+            cand --to 'The jobq queue of messages that name none [default: default]'
+            cand --type 'The job type of messages that are not envelopes (their whole body is the payload)'
+            cand --max-in-flight 'Messages delivered and not yet acknowledged, at most'
+            cand --connect-timeout 'How long the first connection to the broker may take'
+            cand --name 'Name shown by `jobq workers` [default: the host name]'
+            cand --log-format 'Log format: text for people, json (one object per line) for log shippers'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more (repeat for debug logs)'
@@ -719,6 +743,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand export 'Write every job that matches, whole (state included), as NDJSON for `import`'
             cand import 'Restore jobs from `export` exactly (same ids, statuses, attempts, histories, times)'
             cand copy 'Copy (or move) every job that matches, whole, to another store'
+            cand bridge 'Turn the messages of a RabbitMQ queue or a Kafka topic into jobs, acknowledging each once stored'
             cand workers 'List the workers that are running'
             cand queues 'Each queue with its counts, pauses and limits; each type with a limit or a block'
             cand pause 'Stop starting a queue''s jobs (or one type''s) on every worker; enqueueing goes on'
@@ -764,6 +789,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;import'= {
         }
         &'jobq;help;copy'= {
+        }
+        &'jobq;help;bridge'= {
         }
         &'jobq;help;workers'= {
         }
