@@ -111,6 +111,9 @@ pub struct HandlerFile {
     pub http: Option<String>,
     /// `noop`, `sleep`, `echo` or `fail`.
     pub builtin: Option<String>,
+    /// Broker to publish the envelope to: `amqp://…/VHOST/EXCHANGE?routing_key=…` or
+    /// `kafka://HOST:PORT/TOPIC`.
+    pub publish: Option<String>,
     /// Environment variable holding the HMAC key of an http handler.
     pub secret_env: Option<String>,
     /// Time-out per run.
@@ -152,6 +155,11 @@ pub enum HandlerKind {
     Builtin {
         /// `noop`, `sleep`, `echo` or `fail`.
         name: String,
+    },
+    /// Publish the envelope to a message broker; the broker's confirm is success.
+    Publish {
+        /// Where to, as checked by [`crate::handler::publish::PublishTarget::parse`].
+        target: crate::handler::publish::PublishTarget,
     },
 }
 
@@ -578,12 +586,17 @@ fn handler_config(
     base: &Path,
     default_retry: RetryPolicy,
 ) -> std::result::Result<HandlerConfig, String> {
-    let kinds = [h.exec.is_some(), h.http.is_some(), h.builtin.is_some()]
-        .iter()
-        .filter(|k| **k)
-        .count();
+    let kinds = [
+        h.exec.is_some(),
+        h.http.is_some(),
+        h.builtin.is_some(),
+        h.publish.is_some(),
+    ]
+    .iter()
+    .filter(|k| **k)
+    .count();
     if kinds != 1 {
-        return Err("set exactly one of exec, http or builtin".into());
+        return Err("set exactly one of exec, http, builtin or publish".into());
     }
     let kind = if let Some(argv) = h.exec {
         let Some(program) = argv.first() else {
@@ -608,6 +621,9 @@ fn handler_config(
             url,
             secret_env: h.secret_env.clone(),
         }
+    } else if let Some(url) = h.publish {
+        let target = crate::handler::publish::PublishTarget::parse(&url).map_err(|e| format!("publish = {e}"))?;
+        HandlerKind::Publish { target }
     } else {
         let name = h.builtin.unwrap_or_default();
         if !BUILTINS.contains(&name.as_str()) {

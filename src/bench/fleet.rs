@@ -192,7 +192,9 @@ impl Bench {
             crate::config::HandlerKind::Builtin { name } => {
                 handler.insert("builtin".into(), toml::Value::String(name));
             }
-            crate::config::HandlerKind::Http { .. } => unreachable!("bench handlers are noop or exec"),
+            crate::config::HandlerKind::Http { .. } | crate::config::HandlerKind::Publish { .. } => {
+                unreachable!("bench handlers are noop or exec")
+            }
         }
         let ms = |d: Duration| toml::Value::String(format!("{}ms", d.as_millis()));
         let mut worker = toml::Table::new();

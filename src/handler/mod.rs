@@ -1,8 +1,8 @@
 //! Handlers: what runs a job. A handler takes the [`Job`] and a [`JobContext`] and answers with an
 //! [`Outcome`]; the worker turns that outcome into a store transition (DESIGN §3).
 //!
-//! Four kinds share the one [`Handler`] trait: [`exec`] runs a program, [`http`] POSTs the envelope,
-//! [`builtin`] has the smoke-test handlers, and library users implement the trait or pass an async
+//! Five kinds share the one [`Handler`] trait: [`exec`] runs a program, [`http`] POSTs the envelope,
+//! [`publish`] hands it to a message broker, [`builtin`] has the smoke-test handlers, and library users implement the trait or pass an async
 //! closure to [`handler_fn`]. A handler never talks to the store: it learns of cancellation, time-outs
 //! and shutdown through its context's stop signal, and reports progress through the context, which the
 //! worker's heartbeat carries to the store.
@@ -23,10 +23,12 @@ use crate::job::{Job, Progress};
 pub mod builtin;
 pub mod exec;
 pub mod http;
+pub mod publish;
 
 pub use builtin::Builtin;
 pub use exec::ExecHandler;
 pub use http::HttpHandler;
+pub use publish::PublishHandler;
 
 /// What a handler decided about one run of a job. Handlers make these with the constructors below;
 /// new decisions may be added, so a match needs a wildcard arm.
@@ -383,6 +385,9 @@ pub fn from_config(job_type: &str, kind: &HandlerKind) -> crate::Result<Arc<dyn 
                 None => None,
             };
             Arc::new(HttpHandler::new(url, secret).map_err(|e| handler_error(job_type, "http", e))?)
+        }
+        HandlerKind::Publish { target } => {
+            Arc::new(PublishHandler::new(target.clone()).map_err(|e| handler_error(job_type, "publish", e))?)
         }
         HandlerKind::Builtin { name } => Arc::new(Builtin::from_name(name).ok_or_else(|| crate::Error::Config {
             file: None,

@@ -2,7 +2,8 @@
 //! each store. Envelopes keep their ids, legacy messages become payloads of `--type`, bad messages are
 //! rejected to the dead-letter queue (AMQP) or passed over (Kafka), each with a log line; nothing is
 //! acknowledged before it is stored, so cut connections lose and duplicate nothing; SIGTERM finishes
-//! the batch in hand and exits; the bridge shows in `jobq workers`.
+//! the batch in hand and exits; the bridge shows in `jobq workers`. The other way, a `publish`
+//! handler's jobs succeed once the broker confirms their envelope, and an unroutable one retries.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -11,7 +12,7 @@ use std::time::Duration;
 use jobq::Client;
 use serde_json::json;
 
-use crate::support::kafka::{fresh_topic, kafka_servers, produce};
+use crate::support::kafka::{consume, fresh_topic, kafka_servers, produce};
 use crate::support::process::{Process, jobq};
 use crate::support::proxy::Proxy;
 use crate::support::rabbitmq::{TestQueue, amqp_url};
@@ -404,4 +405,118 @@ async fn kafka_messages_become_jobs_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_messages_become_jobs_on_postgres() {
     kafka_messages_become_jobs(postgres_store().await).await;
+}
+
+/// Enqueues `n` jobs of `job_type` with ids `PREFIX-i` on `store`.
+async fn enqueue(store: &TestStore, job_type: &str, prefix: &str, n: usize) {
+    let client = Client::new(store.store().clone());
+    let specs = (0..n)
+        .map(|i| {
+            let mut spec = jobq::JobSpec::new(job_type, json!({"n": i}));
+            spec.id = Some(format!("{prefix}-{i}"));
+            spec
+        })
+        .collect();
+    client.enqueue_many(specs).await.expect("enqueue");
+}
+
+async fn count_status(store: &TestStore, status: jobq::JobStatus) -> usize {
+    let client = Client::new(store.store().clone());
+    client
+        .list(&jobq::store::List {
+            filter: jobq::store::JobFilter {
+                statuses: vec![status],
+                ..Default::default()
+            },
+            limit: 1000,
+            ..Default::default()
+        })
+        .await
+        .expect("list")
+        .len()
+}
+
+/// A `publish` handler to RabbitMQ: each job's envelope lands on the queue with the job's id as its
+/// message id, and the job succeeds; a publish no queue is bound for comes back unroutable and the
+/// job retries (here, with one attempt, it goes dead with that error). No password in the log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_handler_hands_envelopes_to_rabbitmq() {
+    let store = sqlite_store().await;
+    let dir = tempfile::tempdir().unwrap();
+    let queue = TestQueue::new().await;
+    let base = amqp_url();
+    let config = format!(
+        "{}\n[handlers.\"order.ship\"]\npublish = \"{base}/?routing_key={}\"\n\n[handlers.\"order.lost\"]\npublish = \"{base}/amq.direct?routing_key=nowhere-{}\"\nmax_attempts = 1\n",
+        crate::support::process::FAST,
+        queue.name,
+        queue.name
+    );
+    enqueue(&store, "order.ship", "ship", 20).await;
+    enqueue(&store, "order.lost", "lost", 1).await;
+    let worker = &Process::worker(dir.path(), store.url(), &config, &[]);
+    eventually(
+        "20 published jobs succeeded and the unroutable one dead",
+        WAIT,
+        async || {
+            let (ok, dead) = (
+                count_status(&store, jobq::JobStatus::Succeeded).await,
+                count_status(&store, jobq::JobStatus::Dead).await,
+            );
+            if ok == 20 && dead == 1 {
+                Ok(())
+            } else {
+                Err(lazy(move || format!("{ok} succeeded, {dead} dead\n{}", worker.log())))
+            }
+        },
+    )
+    .await;
+    let mut got = queue.take_all().await;
+    got.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(got.len(), 20);
+    for (body, id) in &got {
+        let envelope: serde_json::Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(Some(envelope["jobId"].as_str().unwrap().to_string()), *id);
+        assert_eq!(envelope["jobType"], "order.ship");
+    }
+    let lost = Client::new(store.store().clone()).get("lost-0").await.unwrap();
+    let error = serde_json::to_string(&lost.errors).unwrap();
+    assert!(error.contains("unroutable") && error.contains("guest:***@"), "{error}");
+    assert!(
+        !error.contains("guest:guest") && !worker.log().contains("guest:guest"),
+        "no password shown"
+    );
+    queue.remove().await;
+}
+
+/// A `publish` handler to Kafka: every job's envelope is on the topic, keyed by its id, and the job
+/// succeeded once the broker acknowledged it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_handler_hands_envelopes_to_kafka() {
+    let store = postgres_store().await;
+    let dir = tempfile::tempdir().unwrap();
+    let topic = fresh_topic(2).await;
+    let config = format!(
+        "{}\n[handlers.\"order.ship\"]\npublish = \"kafka://{}/{topic}\"\n",
+        crate::support::process::FAST,
+        kafka_servers()
+    );
+    enqueue(&store, "order.ship", "k-ship", 20).await;
+    let worker = &Process::worker(dir.path(), store.url(), &config, &[]);
+    eventually("20 published jobs succeeded", WAIT, async || {
+        let ok = count_status(&store, jobq::JobStatus::Succeeded).await;
+        if ok == 20 {
+            Ok(())
+        } else {
+            Err(lazy(move || format!("{ok} succeeded\n{}", worker.log())))
+        }
+    })
+    .await;
+    let mut got = consume(&topic, 20).await;
+    got.sort();
+    for (key, body) in &got {
+        let envelope: serde_json::Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(envelope["jobId"].as_str().unwrap(), key);
+    }
+    let keys: std::collections::BTreeSet<_> = got.iter().map(|(k, _)| k.clone()).collect();
+    assert_eq!(keys.len(), 20, "one message per job");
 }

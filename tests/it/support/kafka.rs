@@ -127,3 +127,27 @@ pub async fn produce(topic: &str, messages: &[(String, Vec<u8>)]) {
         sent.unwrap_or_else(|(e, _)| panic!("producing a test message: {e}"));
     }
 }
+
+/// Reads `count` messages of `topic` from its start, as a fresh consumer group: each key and body.
+pub async fn consume(topic: &str, count: usize) -> Vec<(String, Vec<u8>)> {
+    use rdkafka::Message;
+    use rdkafka::consumer::{Consumer, StreamConsumer};
+    let consumer: StreamConsumer = ClientConfig::new()
+        .set("bootstrap.servers", kafka_servers())
+        .set("group.id", format!("{topic}-reader-{}", uuid::Uuid::now_v7().simple()))
+        .set("auto.offset.reset", "earliest")
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("a Kafka consumer");
+    consumer.subscribe(&[topic]).expect("subscribing to a test topic");
+    let mut read = Vec::with_capacity(count);
+    while read.len() < count {
+        let message = tokio::time::timeout(Duration::from_secs(30), consumer.recv())
+            .await
+            .unwrap_or_else(|_| panic!("read {} of {count} messages of {topic} in 30s", read.len()))
+            .expect("reading a test topic");
+        let key = String::from_utf8_lossy(message.key().unwrap_or_default()).into_owned();
+        read.push((key, message.payload().unwrap_or_default().to_vec()));
+    }
+    read
+}

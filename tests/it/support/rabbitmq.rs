@@ -5,7 +5,10 @@
 
 use std::time::Duration;
 
-use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, QueueDeclareOptions, QueueDeleteOptions};
+use lapin::options::{
+    BasicAckOptions, BasicGetOptions, BasicPublishOptions, ConfirmSelectOptions, QueueDeclareOptions,
+    QueueDeleteOptions,
+};
 use lapin::types::{AMQPValue, FieldTable, ShortString};
 use lapin::{BasicProperties, Channel, Connection, ConnectionProperties};
 
@@ -114,6 +117,27 @@ impl TestQueue {
 }
 
 impl TestQueue {
+    /// Takes every message ready in the test queue: each body with its message id.
+    pub async fn take_all(&self) -> Vec<(Vec<u8>, Option<String>)> {
+        let mut taken = Vec::new();
+        while let Some(message) = self
+            .channel
+            .basic_get(self.name.as_str().into(), BasicGetOptions::default())
+            .await
+            .expect("reading the test queue")
+        {
+            let id = message.delivery.properties.message_id().as_ref().map(|m| m.to_string());
+            message
+                .delivery
+                .acker
+                .ack(BasicAckOptions::default())
+                .await
+                .expect("an ack");
+            taken.push((message.delivery.data, id));
+        }
+        taken
+    }
+
     /// Deletes the test's queues; a test calls it last, and `Drop` does it for one that fails first.
     pub async fn remove(mut self) {
         for q in [self.name.clone(), self.dead.clone()] {

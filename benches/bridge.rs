@@ -1,0 +1,140 @@
+//! `jobq bridge` throughput: messages a second from a RabbitMQ queue and from a Kafka topic into each
+//! store, as the real binary moves them.
+//!
+//! Per broker and store (`JOBQ_BENCH_BROKERS=amqp,kafka` and `JOBQ_BENCH_STORES` narrow them), each of
+//! `JOBQ_BENCH_RUNS` runs (3 unless set) fills a fresh queue or topic with `JOBQ_BENCH_MESSAGES`
+//! (100,000 unless set) envelopes of 1 KB with ids, then starts `jobq bridge` (the release build's, or
+//! `JOBQ_BENCH_JOBQ`) on a fresh store and times it from its start until the store holds every job;
+//! the rate is messages over that time, start-up and connecting included. The queue is persistent
+//! and durable (what a producer that must not lose work uses), the Kafka topic has 3 partitions on
+//! Tansu (memory-only, started here as the tests start it), the stores are the tests' servers.
+//!
+//! `cargo bench --bench bridge` runs it all; `JOBQ_BENCH_BROKERS=amqp JOBQ_BENCH_STORES=sqlite
+//! JOBQ_BENCH_MESSAGES=20000 cargo bench --bench bridge` is a quick look.
+
+#[allow(dead_code, unused_imports, unused_macros)]
+#[path = "../tests/it/support/mod.rs"]
+mod support;
+
+#[allow(dead_code)]
+mod common;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{chosen, env_number, median, runs, stores};
+use jobq::Client;
+use support::process::Process;
+
+fn main() {
+    let messages = env_number("JOBQ_BENCH_MESSAGES").unwrap_or(100_000);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let bodies: Vec<Vec<u8>> = (0..messages).map(envelope).collect();
+    println!(
+        "jobq bridge: {messages} envelopes of {} bytes, medians of {} runs",
+        bodies[0].len(),
+        runs()
+    );
+    for broker in ["amqp", "kafka"] {
+        if !chosen("JOBQ_BENCH_BROKERS", broker) {
+            continue;
+        }
+        for (name, _, open) in stores() {
+            let mut rates = Vec::new();
+            for _ in 0..runs() {
+                let rate = runtime.block_on(async {
+                    let store = open().await;
+                    match broker {
+                        "amqp" => amqp_run(&store, &bodies).await,
+                        _ => kafka_run(&store, &bodies).await,
+                    }
+                });
+                rates.push(rate);
+            }
+            let shown: Vec<String> = rates.iter().map(|r| format!("{r:.0}")).collect();
+            println!(
+                "{broker} → {name}: {:.0} messages/s (runs: {})",
+                median(rates),
+                shown.join(", ")
+            );
+        }
+    }
+}
+
+/// An envelope of about 1 KB with an id, as a PHP or Python producer would publish it.
+fn envelope(n: usize) -> Vec<u8> {
+    let pad = "x".repeat(900);
+    serde_json::json!({"v": 1, "jobId": format!("bench-{n}"), "jobType": "order.ship", "payload": {"n": n, "pad": pad}})
+        .to_string()
+        .into_bytes()
+}
+
+fn binary() -> PathBuf {
+    std::env::var("JOBQ_BENCH_JOBQ")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_BIN_EXE_jobq")))
+}
+
+/// Runs the bridge on `store` with `args` until the store holds `want` jobs; messages a second.
+async fn time_bridge(store: &support::TestStore, args: &[String], want: u64) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(binary());
+    cmd.args(["--url", store.url(), "bridge"])
+        .args(args)
+        .args(["--name", "bench"])
+        .stdout(Stdio::null());
+    let started = Instant::now();
+    let process = Process::spawn(cmd, &dir.path().join("bridge.log"));
+    let client = Client::new(store.store().clone());
+    loop {
+        let stats = client.stats(&[]).await.expect("stats");
+        let n: u64 = stats.queues.iter().map(|q| q.ready).sum();
+        if n >= want {
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(600) {
+            panic!("the bridge stored {n} of {want} jobs in 10 minutes\n{}", process.log());
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    process.signal(libc::SIGTERM);
+    process.exit(Duration::from_secs(60)).await;
+    want as f64 / secs
+}
+
+async fn amqp_run(store: &support::TestStore, bodies: &[Vec<u8>]) -> f64 {
+    let queue = support::rabbitmq::TestQueue::new().await;
+    for chunk in bodies.chunks(10_000) {
+        let messages: Vec<(Vec<u8>, Option<String>)> = chunk.iter().map(|b| (b.clone(), None)).collect();
+        queue.publish(&messages).await;
+    }
+    let args = vec![support::rabbitmq::amqp_url(), "--from".into(), queue.name.clone()];
+    let rate = time_bridge(store, &args, bodies.len() as u64).await;
+    queue.remove().await;
+    rate
+}
+
+async fn kafka_run(store: &support::TestStore, bodies: &[Vec<u8>]) -> f64 {
+    let topic = support::kafka::fresh_topic(3).await;
+    for chunk in bodies.chunks(10_000) {
+        let messages: Vec<(String, Vec<u8>)> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (i.to_string(), b.clone()))
+            .collect();
+        support::kafka::produce(&topic, &messages).await;
+    }
+    let args = vec![
+        format!("kafka://{}", support::kafka::kafka_servers()),
+        "--topic".into(),
+        topic.clone(),
+        "--group".into(),
+        format!("{topic}-bench"),
+    ];
+    time_bridge(store, &args, bodies.len() as u64).await
+}
