@@ -162,7 +162,7 @@ pub struct PublishHandler {
 
 enum Link {
     /// The AMQP channel in use, made on first use and dropped after a failure.
-    Amqp(tokio::sync::Mutex<Option<(Connection, Channel)>>),
+    Amqp(Box<tokio::sync::Mutex<Option<(Connection, Channel)>>>),
     /// The Kafka producer; librdkafka connects and reconnects by itself.
     Kafka(FutureProducer),
 }
@@ -171,7 +171,7 @@ impl PublishHandler {
     /// A handler for `target`. A Kafka producer is set up now (it connects on first use).
     pub fn new(target: PublishTarget) -> Result<PublishHandler, String> {
         let link = match &target {
-            PublishTarget::Amqp { .. } => Link::Amqp(tokio::sync::Mutex::new(None)),
+            PublishTarget::Amqp { .. } => Link::Amqp(Box::default()),
             PublishTarget::Kafka { servers, settings, .. } => {
                 let mut config = rdkafka::ClientConfig::new();
                 config
@@ -199,10 +199,11 @@ impl PublishHandler {
             unreachable!("an AMQP link has an AMQP target")
         };
         let mut slot = slot.lock().await;
-        if let Some((connection, channel)) = slot.as_ref() {
-            if connection.status().connected() && channel.status().connected() {
-                return Ok(channel.clone());
-            }
+        if let Some((connection, channel)) = slot.as_ref()
+            && connection.status().connected()
+            && channel.status().connected()
+        {
+            return Ok(channel.clone());
         }
         *slot = None;
         let failed = |e: String| format!("cannot connect to {}: {e}", self.target.shown());
