@@ -22,7 +22,7 @@ use reload::Reloader;
 /// Arguments of `jobq worker`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Handlers come from the config file's [handlers.\"TYPE\"] sections (exec, http or builtin).\n\
+    after_help = "Handlers come from the config file's [handlers.\"TYPE\"] sections (exec, http, publish or builtin).\n\
 Stop with SIGTERM or Ctrl-C: running jobs get shutdown_timeout to finish, then go back to pending;\n\
 a second signal stops them at once. SIGHUP reloads the config file: handlers, their settings,\n\
 [retry], concurrency and schedules apply to jobs claimed from then on.\n\nExamples:\n  jobq worker --queue default --queue mail --concurrency 8\n  jobq worker --burst          # run what is ready, then exit\n  jobq worker --reload-on-change"
@@ -129,7 +129,7 @@ pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
 fn check_handlers(config: &Config) -> Result<(), crate::Error> {
     if config.handlers.is_empty() {
         return Err(crate::Error::config(
-            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http or builtin to the config file (--config or ./jobq.toml)",
+            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http, publish or builtin to the config file (--config or ./jobq.toml)",
         ));
     }
     Ok(())

@@ -142,7 +142,7 @@ impl WorkerBuilder {
         self
     }
 
-    /// Handlers from a config's `[handlers]` table (exec, http, builtin).
+    /// Handlers from a config's `[handlers]` table (exec, http, publish, builtin).
     pub fn configured_handlers(mut self, handlers: &BTreeMap<String, HandlerConfig>) -> Result<WorkerBuilder> {
         self.handlers.insert_configured(handlers)?;
         Ok(self)

@@ -32,6 +32,7 @@ store_tests! {
         queues_pause_and_resume,
         stats_metrics_and_health,
         metrics_tell_each_queue_s_desired_workers_when_configured,
+        metrics_count_each_bridge_s_messages,
         schedules_list_trigger_pause_and_resume,
         throughput_counts_the_jobs_finished_per_minute,
         doctor_answers_what_jobq_doctor_finds,
@@ -378,6 +379,40 @@ async fn stats_metrics_and_health(store: &TestStore) {
     assert_eq!(health["status"], "ok");
     let (status, workers) = api.get("/api/v1/workers").await;
     assert_eq!((status, workers), (StatusCode::OK, json!([])));
+}
+
+/// A bridge's registry entry (as `jobq bridge` keeps it) becomes its message counters in `/metrics`
+/// and its entry in `/api/v1/workers`.
+async fn metrics_count_each_bridge_s_messages(store: &TestStore) {
+    let now = UnixMillis::now();
+    let entry = jobq::store::WorkerInfo {
+        id: "orders-bridge@h:1:abc".into(),
+        name: "orders-bridge".into(),
+        host: "h".into(),
+        pid: 1,
+        queues: Vec::new(),
+        started_at: now,
+        last_seen_at: now,
+        jobs_done: 120,
+        bridge: Some(jobq::store::BridgeInfo {
+            source: "amqp://app:***@mq:5672/%2f queue orders".into(),
+            duplicates: 3,
+            rejected: 2,
+        }),
+    };
+    store.register_worker(&entry).await.expect("register the bridge");
+    let api = Api::start(store).await;
+    let (status, text) = api.text("/metrics").await;
+    assert_eq!(status, StatusCode::OK);
+    for (outcome, n) in [("enqueued", 120), ("duplicate", 3), ("rejected", 2)] {
+        let line = format!(
+            "jobq_bridge_messages_total{{bridge=\"orders-bridge@h:1:abc\",source=\"amqp://app:***@mq:5672/%2f queue orders\",outcome=\"{outcome}\"}} {n}"
+        );
+        assert!(text.contains(&line), "{line}\n{text}");
+    }
+    let (status, workers) = api.get("/api/v1/workers").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(workers[0]["bridge"]["rejected"], 2, "{workers}");
 }
 
 async fn metrics_tell_each_queue_s_desired_workers_when_configured(store: &TestStore) {
