@@ -213,9 +213,15 @@ impl Session {
                 Some(Err(e)) => return Pumped::Lost(e.to_string()),
                 None => return Pumped::Lost("the broker cancelled the consumer".into()),
             }
-            // Whatever else has arrived joins the batch, without waiting for more.
+            // Whatever else has arrived joins the batch, and what arrives within `LINGER` of the
+            // last: under load the batch fills (one commit and one ack for many messages), and a lone
+            // message waits no longer than that.
             while batch.len() < batch_size {
-                match self.consumer.next().now_or_never() {
+                let next = match self.consumer.next().now_or_never() {
+                    Some(next) => Some(next),
+                    None => tokio::time::timeout(super::LINGER, self.consumer.next()).await.ok(),
+                };
+                match next {
                     Some(Some(Ok(delivery))) => batch.push(delivery),
                     Some(Some(Err(e))) => {
                         failure = Some(e.to_string());

@@ -31,6 +31,9 @@ use crate::client::Client;
 use crate::job::NewJob;
 use crate::store::{BridgeInfo, EnqueueOutcome, WorkerInfo};
 
+/// How long a batch waits for one more message before it is stored.
+pub(crate) const LINGER: Duration = Duration::from_millis(1);
+
 /// How a bridge runs, whatever its broker.
 #[derive(Debug, Clone)]
 pub struct BridgeSettings {

@@ -225,6 +225,38 @@ async fn amqp_cut_connections_lose_and_duplicate_nothing() {
     queue.remove().await;
 }
 
+/// RabbitMQ restarted under a bridge at work (`rabbitmqctl stop_app`, then `start_app`): the durable
+/// queue keeps its persistent messages, the bridge connects again, and every message ends as exactly
+/// one job. Ignored by default, as it stops the broker every other test uses:
+/// `cargo test --test it -- --ignored --test-threads 1 bridge::amqp_broker_restart`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "restarts the machine's RabbitMQ; run alone (see the README)"]
+async fn amqp_broker_restart_loses_and_duplicates_nothing() {
+    let store = sqlite_store().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut queue = TestQueue::new().await;
+    let total = 20_000u64;
+    let messages: Vec<_> = (0..total).map(|n| (envelope(&format!("r-{n}"), n as usize), None)).collect();
+    queue.publish(&messages).await;
+    let process = bridge(dir.path(), &store, &[&amqp_url(), "--from", &queue.name, "--max-in-flight", "100"]);
+    eventually("the bridge to store some jobs", WAIT, async || jobs_in(&store).await > 0).await;
+    let rabbitmqctl = |verb: &str| {
+        let out = std::process::Command::new("rabbitmqctl").arg(verb).output().expect("running rabbitmqctl");
+        assert!(out.status.success(), "rabbitmqctl {verb}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    rabbitmqctl("stop_app");
+    process.wait_log("lost amqp://", WAIT).await;
+    rabbitmqctl("start_app");
+    process.wait_log("connected to", Duration::from_secs(120)).await;
+    wait_for_jobs(&store, total, &process).await;
+    process.signal(libc::SIGTERM);
+    assert!(process.exit(WAIT).await.success(), "{}", process.log());
+    assert_eq!(jobs_in(&store).await, total, "one job per message");
+    queue.reconnect().await;
+    assert_eq!(queue.ready(&queue.name).await, 0, "every message was acknowledged");
+    queue.remove().await;
+}
+
 /// The same envelope twice (a producer's retry, a redelivery) is one job; SIGTERM while messages
 /// keep coming stores and acknowledges the batch in hand, and leaves the rest on the queue.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -75,9 +75,14 @@ impl TestQueue {
 
     /// Publishes each body (persistent, with its message id if given) and waits for every confirm.
     pub async fn publish(&self, messages: &[(Vec<u8>, Option<String>)]) {
+        self.publish_as(messages, true).await;
+    }
+
+    /// As [`TestQueue::publish`], the messages persistent (delivery mode 2) or transient (1).
+    pub async fn publish_as(&self, messages: &[(Vec<u8>, Option<String>)], persistent: bool) {
         let mut confirms = Vec::with_capacity(messages.len());
         for (body, id) in messages {
-            let mut properties = BasicProperties::default().with_delivery_mode(2);
+            let mut properties = BasicProperties::default().with_delivery_mode(if persistent { 2 } else { 1 });
             if let Some(id) = id {
                 properties = properties.with_message_id(ShortString::from(id.as_str()));
             }
@@ -117,6 +122,19 @@ impl TestQueue {
 }
 
 impl TestQueue {
+    /// Opens a new connection to the same queues, after the broker restarted.
+    pub async fn reconnect(&mut self) {
+        let connection = Connection::connect(&amqp_url(), ConnectionProperties::default())
+            .await
+            .expect("reconnecting to RabbitMQ");
+        self.channel = connection.create_channel().await.expect("an AMQP channel");
+        self.channel
+            .confirm_select(ConfirmSelectOptions::default())
+            .await
+            .expect("publisher confirms");
+        self.connection = connection;
+    }
+
     /// Takes every message ready in the test queue: each body with its message id.
     pub async fn take_all(&self) -> Vec<(Vec<u8>, Option<String>)> {
         let mut taken = Vec::new();
