@@ -163,8 +163,13 @@ async fn pump(consumer: &StreamConsumer, topic: &str, sink: &Sink, stop: &Cancel
                 continue;
             }
         }
+        // What has arrived joins the batch, and what arrives within `LINGER` of the last.
         while batch.len() < batch_size {
-            match consumer.recv().now_or_never() {
+            let next = match consumer.recv().now_or_never() {
+                Some(next) => Some(next),
+                None => tokio::time::timeout(super::LINGER, consumer.recv()).await.ok(),
+            };
+            match next {
                 Some(Ok(m)) => batch.push(take(&m)),
                 Some(Err(e)) => {
                     tracing::warn!("reading {topic:?}: {e}");
