@@ -136,6 +136,15 @@ struct Taken {
 async fn pump(consumer: &StreamConsumer, topic: &str, sink: &Sink, stop: &CancellationToken) {
     let batch_size = sink.settings().batch();
     let mut batch: Vec<Taken> = Vec::with_capacity(batch_size);
+    // librdkafka reports broker trouble through the consumer and goes on retrying by itself: one
+    // line when trouble starts, one when messages come again.
+    let mut trouble = false;
+    let mut report = |e: &rdkafka::error::KafkaError, trouble: &mut bool| {
+        if !*trouble {
+            tracing::warn!("reading {topic:?}: {e}; librdkafka keeps trying");
+            *trouble = true;
+        }
+    };
     loop {
         let first = tokio::select! {
             biased;
@@ -158,10 +167,13 @@ async fn pump(consumer: &StreamConsumer, topic: &str, sink: &Sink, stop: &Cancel
         match first {
             Ok(m) => batch.push(take(&m)),
             Err(e) => {
-                // librdkafka reports broker trouble here and goes on retrying by itself.
-                tracing::warn!("reading {topic:?}: {e}");
+                report(&e, &mut trouble);
                 continue;
             }
+        }
+        if trouble {
+            tracing::info!("reading {topic:?} again");
+            trouble = false;
         }
         // What has arrived joins the batch, and what arrives within `LINGER` of the last.
         while batch.len() < batch_size {
@@ -172,7 +184,7 @@ async fn pump(consumer: &StreamConsumer, topic: &str, sink: &Sink, stop: &Cancel
             match next {
                 Some(Ok(m)) => batch.push(take(&m)),
                 Some(Err(e)) => {
-                    tracing::warn!("reading {topic:?}: {e}");
+                    report(&e, &mut trouble);
                     break;
                 }
                 None => break,

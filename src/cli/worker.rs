@@ -165,10 +165,13 @@ pub fn init_logging(format: LogFormat, verbose: u8, quiet: bool) {
 /// to the level `verbose` and `quiet` pick, for lines a command shows whatever they say.
 pub fn init_logging_with(format: LogFormat, verbose: u8, quiet: bool, always: &str) {
     use tracing_subscriber::EnvFilter;
+    // The broker clients' own logs (lapin, librdkafka) say again, many times over, what jobq reports
+    // once in its own words (a bridge's lost connection, a publish handler's failed job): shown
+    // from -vv only.
     let default = match (quiet, verbose) {
-        (true, _) => "error,jobq=warn",
-        (false, 0) => "warn,jobq=info",
-        (false, 1) => "warn,jobq=debug",
+        (true, _) => "error,jobq=warn,lapin=off,librdkafka=off,rdkafka=off",
+        (false, 0) => "warn,jobq=info,lapin=off,librdkafka=off,rdkafka=off",
+        (false, 1) => "warn,jobq=debug,lapin=off,librdkafka=off,rdkafka=off",
         (false, _) => "info,jobq=trace",
     };
     let default = if always.is_empty() {

@@ -236,13 +236,29 @@ async fn amqp_broker_restart_loses_and_duplicates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut queue = TestQueue::new().await;
     let total = 20_000u64;
-    let messages: Vec<_> = (0..total).map(|n| (envelope(&format!("r-{n}"), n as usize), None)).collect();
+    let messages: Vec<_> = (0..total)
+        .map(|n| (envelope(&format!("r-{n}"), n as usize), None))
+        .collect();
     queue.publish(&messages).await;
-    let process = bridge(dir.path(), &store, &[&amqp_url(), "--from", &queue.name, "--max-in-flight", "100"]);
-    eventually("the bridge to store some jobs", WAIT, async || jobs_in(&store).await > 0).await;
+    let process = bridge(
+        dir.path(),
+        &store,
+        &[&amqp_url(), "--from", &queue.name, "--max-in-flight", "100"],
+    );
+    eventually("the bridge to store some jobs", WAIT, async || {
+        jobs_in(&store).await > 0
+    })
+    .await;
     let rabbitmqctl = |verb: &str| {
-        let out = std::process::Command::new("rabbitmqctl").arg(verb).output().expect("running rabbitmqctl");
-        assert!(out.status.success(), "rabbitmqctl {verb}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = std::process::Command::new("rabbitmqctl")
+            .arg(verb)
+            .output()
+            .expect("running rabbitmqctl");
+        assert!(
+            out.status.success(),
+            "rabbitmqctl {verb}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     rabbitmqctl("stop_app");
     process.wait_log("lost amqp://", WAIT).await;
@@ -339,12 +355,13 @@ async fn bad_bridges_are_refused_with_one_line() {
     assert!(!stderr.contains("s3cret"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
 
-    let (got, stderr) = run(&[&amqp_url(), "--from", "jobq-test-no-such-queue", "-q"]);
+    let (got, stderr) = run(&[&amqp_url(), "--from", "jobq-test-no-such-queue"]);
     assert_eq!(got, 1, "{stderr}");
     assert!(
         stderr.contains("jobq-test-no-such-queue") && stderr.contains("NOT_FOUND"),
         "{stderr}"
     );
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
 
     let (got, stderr) = run(&[
         &format!("kafka://127.0.0.1:{closed}"),
@@ -354,13 +371,13 @@ async fn bad_bridges_are_refused_with_one_line() {
         "g",
         "--connect-timeout",
         "2s",
-        "-q",
     ]);
     assert_eq!(got, 1, "{stderr}");
     assert!(
         stderr.contains(&format!("cannot reach kafka://127.0.0.1:{closed}")),
         "{stderr}"
     );
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
 }
 
 /// A Kafka topic of three partitions into `store`: envelopes keep their ids, legacy values get
