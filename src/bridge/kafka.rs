@@ -139,7 +139,7 @@ async fn pump(consumer: &StreamConsumer, topic: &str, sink: &Sink, stop: &Cancel
     // librdkafka reports broker trouble through the consumer and goes on retrying by itself: one
     // line when trouble starts, one when messages come again.
     let mut trouble = false;
-    let mut report = |e: &rdkafka::error::KafkaError, trouble: &mut bool| {
+    let report = |e: &rdkafka::error::KafkaError, trouble: &mut bool| {
         if !*trouble {
             tracing::warn!("reading {topic:?}: {e}; librdkafka keeps trying");
             *trouble = true;
