@@ -45,12 +45,7 @@ pub async fn run(
     let source = format!("{} queue {queue}", broker.shown);
     let sink = Arc::new(Sink::new(client, settings, source.clone(), counts.clone()));
     let mut session = broker.open(sink.settings()).await?;
-    let registry_stop = CancellationToken::new();
-    let registry = tokio::spawn({
-        let sink = sink.clone();
-        let stop = registry_stop.clone();
-        async move { sink.keep_registered(stop).await }
-    });
+    let registration = sink.start_registration();
     tracing::info!("bridging {source} into the store");
     loop {
         let lost = match session.pump(&sink, &broker.queue, &stop).await {
@@ -71,8 +66,7 @@ pub async fn run(
             None => break,
         }
     }
-    registry_stop.cancel();
-    let _ = registry.await;
+    registration.end().await;
     Ok(counts.totals())
 }
 

@@ -71,12 +71,7 @@ pub async fn run(
     let counts = Arc::new(Counts::default());
     let source = format!("{shown} topic {topic} group {group}");
     let sink = Arc::new(Sink::new(client, settings, source.clone(), counts.clone()));
-    let registry_stop = CancellationToken::new();
-    let registry = tokio::spawn({
-        let sink = sink.clone();
-        let stop = registry_stop.clone();
-        async move { sink.keep_registered(stop).await }
-    });
+    let registration = sink.start_registration();
     tracing::info!("bridging {source} into the store");
     pump(&consumer, topic, &sink, &stop).await;
     // The offsets stored for what was committed, committed before the group is left.
@@ -90,8 +85,7 @@ pub async fn run(
         Err(e) => tracing::warn!("committing the last offsets to {shown} failed: {e}"),
     }
     consumer.unsubscribe();
-    registry_stop.cancel();
-    let _ = registry.await;
+    registration.end().await;
     Ok(counts.totals())
 }
 

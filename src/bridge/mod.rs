@@ -213,8 +213,20 @@ impl Sink {
         }
     }
 
+    /// Registers the bridge now and keeps its entry fresh in a task of its own, until
+    /// [`Registration::end`].
+    pub(crate) fn start_registration(self: &Arc<Self>) -> Registration {
+        let stop = CancellationToken::new();
+        let task = tokio::spawn({
+            let sink = self.clone();
+            let stop = stop.clone();
+            async move { sink.keep_registered(stop).await }
+        });
+        Registration { stop, task }
+    }
+
     /// Refreshes the registry entry every heartbeat until `stop` fires, then removes it.
-    pub(crate) async fn keep_registered(&self, stop: CancellationToken) {
+    async fn keep_registered(&self, stop: CancellationToken) {
         loop {
             self.register().await;
             tokio::select! {
@@ -229,6 +241,20 @@ impl Sink {
                 crate::error::causes(&e)
             );
         }
+    }
+}
+
+/// A bridge's registry upkeep, running beside it.
+pub(crate) struct Registration {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Registration {
+    /// Stops the upkeep and removes the entry.
+    pub(crate) async fn end(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
     }
 }
 
