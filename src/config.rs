@@ -487,6 +487,16 @@ impl Config {
         })
     }
 
+    /// `max_attempts` of the configured handlers, by job type: a job enqueued without attempts gets
+    /// its type's (by `enqueue` or a bridge), so the store's rescue and the worker agree on when it is
+    /// used up.
+    pub fn type_attempts(&self) -> std::collections::BTreeMap<String, u32> {
+        self.handlers
+            .iter()
+            .map(|(t, h)| (t.clone(), h.retry.max_attempts))
+            .collect()
+    }
+
     /// True when the store is the default SQLite file (its folder is created on first use).
     pub fn uses_default_database(&self) -> bool {
         self.url_source == UrlSource::Default

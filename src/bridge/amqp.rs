@@ -119,11 +119,6 @@ impl Broker {
                 self.queue, self.shown
             )));
         }
-        // The channel was closed by the refusal above when the queue is missing; this one consumes.
-        let channel = connection
-            .create_channel()
-            .await
-            .map_err(|e| failed("cannot open a channel on", e))?;
         let prefetch = settings.max_in_flight.clamp(1, usize::from(u16::MAX)) as u16;
         channel
             .basic_qos(prefetch, BasicQosOptions::default())

@@ -13,7 +13,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::message::Message;
 use sha2::Digest;
@@ -35,30 +34,21 @@ pub async fn run(
     settings: BridgeSettings,
     stop: CancellationToken,
 ) -> crate::Result<Totals> {
-    let BrokerUrl::Kafka {
-        servers,
-        settings: extra,
-    } = url
-    else {
+    let Some(config) = url.kafka_config(&[
+        ("group.id", group),
+        ("enable.auto.commit", "true"),
+        ("auto.commit.interval.ms", "1000"),
+        // Offsets are stored by the bridge once their jobs are committed, never by librdkafka.
+        ("enable.auto.offset.store", "false"),
+        ("auto.offset.reset", "earliest"),
+        ("client.id", "jobq-bridge"),
+    ]) else {
         return Err(crate::Error::invalid(
             Input::Broker,
             format!("{url} is not a kafka:// URL"),
         ));
     };
     let shown = url.redacted();
-    let mut config = ClientConfig::new();
-    config
-        .set("bootstrap.servers", servers)
-        .set("group.id", group)
-        .set("enable.auto.commit", "true")
-        .set("auto.commit.interval.ms", "1000")
-        // Offsets are stored by the bridge once their jobs are committed, never by librdkafka.
-        .set("enable.auto.offset.store", "false")
-        .set("auto.offset.reset", "earliest")
-        .set("client.id", "jobq-bridge");
-    for (key, value) in extra {
-        config.set(key, value);
-    }
     let consumer: StreamConsumer = config
         .create()
         .map_err(|e| crate::Error::broker(format!("cannot set up a consumer for {shown}: {e}")))?;

@@ -16,7 +16,7 @@
 pub mod amqp;
 mod intake;
 pub mod kafka;
-mod url;
+pub(crate) mod url;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

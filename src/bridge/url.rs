@@ -64,6 +64,15 @@ impl BrokerUrl {
         }
     }
 
+    /// A librdkafka client's settings for the servers of a `kafka://` URL: `ours` (what jobq needs
+    /// of the client), then the URL's query, which may override them. `None` for an AMQP URL.
+    pub(crate) fn kafka_config(&self, ours: &[(&str, &str)]) -> Option<rdkafka::ClientConfig> {
+        let BrokerUrl::Kafka { servers, settings } = self else {
+            return None;
+        };
+        Some(kafka_config(servers, settings, ours))
+    }
+
     /// The URL with any password replaced by `***`, and no query (a Kafka query may hold secrets).
     pub fn redacted(&self) -> String {
         match self {
@@ -71,6 +80,23 @@ impl BrokerUrl {
             BrokerUrl::Kafka { servers, .. } => format!("kafka://{servers}"),
         }
     }
+}
+
+/// A librdkafka client's settings: the bootstrap `servers`, `ours`, then the user's `settings`.
+pub(crate) fn kafka_config(
+    servers: &str,
+    settings: &[(String, String)],
+    ours: &[(&str, &str)],
+) -> rdkafka::ClientConfig {
+    let mut config = rdkafka::ClientConfig::new();
+    config.set("bootstrap.servers", servers);
+    for (key, value) in ours {
+        config.set(*key, *value);
+    }
+    for (key, value) in settings {
+        config.set(key, value);
+    }
+    config
 }
 
 impl fmt::Debug for BrokerUrl {

@@ -92,12 +92,7 @@ pub async fn run(ctx: &Context, args: BridgeArgs) -> anyhow::Result<()> {
         intake: Intake {
             queue: args.to.clone(),
             default_type: args.default_type.clone(),
-            type_attempts: ctx
-                .config
-                .handlers
-                .iter()
-                .map(|(t, h)| (t.clone(), h.retry.max_attempts))
-                .collect(),
+            type_attempts: ctx.config.type_attempts(),
             limits: ctx.config.limits,
         },
         max_in_flight: args.max_in_flight as usize,

@@ -98,12 +98,7 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<Exit> {
         .into());
     }
     let mut defaults = Defaults::from_args(&args)?;
-    defaults.type_attempts = ctx
-        .config
-        .handlers
-        .iter()
-        .map(|(t, h)| (t.clone(), h.retry.max_attempts))
-        .collect();
+    defaults.type_attempts = ctx.config.type_attempts();
     match args.file.clone() {
         Some(file) => enqueue_file(ctx, &args, &defaults, file, format)
             .await

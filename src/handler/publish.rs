@@ -173,16 +173,16 @@ impl PublishHandler {
         let link = match &target {
             PublishTarget::Amqp { .. } => Link::Amqp(Box::default()),
             PublishTarget::Kafka { servers, settings, .. } => {
-                let mut config = rdkafka::ClientConfig::new();
-                config
-                    .set("bootstrap.servers", servers)
-                    .set("acks", "all")
-                    .set("enable.idempotence", "false")
-                    .set("linger.ms", "1")
-                    .set("client.id", "jobq-publish");
-                for (k, v) in settings {
-                    config.set(k, v);
-                }
+                let config = crate::bridge::url::kafka_config(
+                    servers,
+                    settings,
+                    &[
+                        ("acks", "all"),
+                        ("enable.idempotence", "false"),
+                        ("linger.ms", "1"),
+                        ("client.id", "jobq-publish"),
+                    ],
+                );
                 Link::Kafka(
                     config
                         .create()

@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -29,8 +29,10 @@ pub mod migrate;
 pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+mod reading;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod registry;
 mod schedules;
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 pub(crate) mod sql;
@@ -52,6 +54,8 @@ pub(crate) use manage::retry_job;
 pub use manage::{
     Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry, RetryAnswer,
 };
+pub use reading::{JobFilter, List, ListCursor, QueueStats, Stats, StatsReport};
+pub use registry::{BridgeInfo, RejectedItem, WorkerInfo};
 pub(crate) use schedules::decide as decide_tick;
 pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
 pub use transfer::{Import, ImportAnswer, OnConflict};
@@ -255,146 +259,6 @@ pub struct Rescued {
     pub status: JobStatus,
 }
 
-/// Filters shared by list, cancel and stats. Empty vectors and `None` mean "any".
-#[derive(Debug, Clone, Default)]
-pub struct JobFilter {
-    /// Only these queues.
-    pub queues: Vec<String>,
-    /// Only these types.
-    pub job_types: Vec<String>,
-    /// Only these statuses.
-    pub statuses: Vec<JobStatus>,
-    /// Created at or after.
-    pub created_since: Option<UnixMillis>,
-    /// Created before.
-    pub created_until: Option<UnixMillis>,
-}
-
-/// Parameters of [`Store::list`]: newest first.
-#[derive(Debug, Clone, Default)]
-pub struct List {
-    /// Which jobs.
-    pub filter: JobFilter,
-    /// Page size.
-    pub limit: u32,
-    /// Jobs to skip (after `after`, when given).
-    pub offset: u64,
-    /// Only jobs that come after this one in list order: the keyset cursor of the page before, which
-    /// costs the same however deep the page is, where an offset costs the jobs it skips.
-    pub after: Option<ListCursor>,
-}
-
-/// A place in list order (`created_at`, then id, both descending): the last job of a page.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListCursor {
-    /// The job's creation time.
-    pub created_at: UnixMillis,
-    /// The job's id.
-    pub id: JobId,
-}
-
-impl ListCursor {
-    /// The cursor just past `job`.
-    pub fn of(job: &Job) -> ListCursor {
-        ListCursor {
-            created_at: job.created_at,
-            id: job.id.clone(),
-        }
-    }
-}
-
-/// Counts by queue and status, from [`Store::stats`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct StatsReport {
-    /// One row per queue that has jobs, ordered by name.
-    pub queues: Vec<QueueStats>,
-}
-
-/// One queue's counts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QueueStats {
-    /// The queue.
-    pub queue: String,
-    /// Pending and ready to run now.
-    pub ready: u64,
-    /// Pending with `run_at` in the future (delayed, scheduled or backing off).
-    pub scheduled: u64,
-    /// Running.
-    pub running: u64,
-    /// Waiting on a third party.
-    pub waiting: u64,
-    /// Succeeded.
-    pub succeeded: u64,
-    /// Dead.
-    pub dead: u64,
-    /// Cancelled.
-    pub cancelled: u64,
-    /// Discarded.
-    pub discarded: u64,
-    /// `run_at` of the oldest ready job: how long the queue has kept someone waiting.
-    pub oldest_ready_at: Option<UnixMillis>,
-}
-
-impl QueueStats {
-    /// Counts `n` jobs of `status` (text as stored). Pending ones all count as ready until
-    /// [`QueueStats::split_pending`] takes the scheduled ones out; an unknown status is left out.
-    pub fn count_status(&mut self, status: &str, n: u64) {
-        match status.parse::<JobStatus>() {
-            Ok(JobStatus::Pending) => self.ready = n,
-            Ok(JobStatus::Running) => self.running = n,
-            Ok(JobStatus::Waiting) => self.waiting = n,
-            Ok(JobStatus::Succeeded) => self.succeeded = n,
-            Ok(JobStatus::Dead) => self.dead = n,
-            Ok(JobStatus::Cancelled) => self.cancelled = n,
-            Ok(JobStatus::Discarded) => self.discarded = n,
-            Err(_) => {}
-        }
-    }
-
-    /// Takes the `scheduled` (pending, due later) out of the pending counted as ready, and records
-    /// the oldest ready job's `run_at`.
-    pub fn split_pending(&mut self, scheduled: u64, oldest_ready_at: Option<UnixMillis>) {
-        self.scheduled = scheduled.min(self.ready);
-        self.ready -= self.scheduled;
-        self.oldest_ready_at = oldest_ready_at;
-    }
-
-    /// Every job in the queue.
-    pub fn total(&self) -> u64 {
-        self.ready
-            + self.scheduled
-            + self.running
-            + self.waiting
-            + self.succeeded
-            + self.dead
-            + self.cancelled
-            + self.discarded
-    }
-
-    /// The count for one status (`pending` is ready + scheduled).
-    pub fn count(&self, status: JobStatus) -> u64 {
-        match status {
-            JobStatus::Pending => self.ready + self.scheduled,
-            JobStatus::Running => self.running,
-            JobStatus::Waiting => self.waiting,
-            JobStatus::Succeeded => self.succeeded,
-            JobStatus::Dead => self.dead,
-            JobStatus::Cancelled => self.cancelled,
-            JobStatus::Discarded => self.discarded,
-        }
-    }
-}
-
-/// Parameters of [`Store::stats`].
-#[derive(Debug, Clone, Default)]
-pub struct Stats {
-    /// Only these queues (all when empty).
-    pub queues: Vec<String>,
-    /// The present, to tell ready from scheduled.
-    pub now: UnixMillis,
-}
-
 /// Which jobs [`Store::cancel`] targets.
 #[derive(Debug, Clone)]
 pub enum CancelTarget {
@@ -467,58 +331,6 @@ pub struct Cleanup {
     pub limit: u32,
     /// Count instead of deleting.
     pub dry_run: bool,
-}
-
-/// A worker process as it registered itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WorkerInfo {
-    /// Unique id: name, host, pid and a random suffix.
-    pub id: String,
-    /// The name given with `--name` (or the host name).
-    pub name: String,
-    /// Host it runs on.
-    pub host: String,
-    /// Its process id.
-    pub pid: u32,
-    /// Queues it serves.
-    pub queues: Vec<String>,
-    /// When it started.
-    pub started_at: UnixMillis,
-    /// Its last registry heartbeat.
-    pub last_seen_at: UnixMillis,
-    /// Jobs it has finished; for a bridge, the jobs its messages created.
-    pub jobs_done: u64,
-    /// What a bridge reads and its counts; `None` for a worker.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bridge: Option<BridgeInfo>,
-}
-
-/// A bridge's part of its registry entry (`jobq bridge`): where it reads, and what became of the
-/// messages that were not new jobs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BridgeInfo {
-    /// The broker (its URL without a password) and the queue or topic it consumes.
-    pub source: String,
-    /// Messages whose job was there already (a redelivery, a job id sent twice).
-    pub duplicates: u64,
-    /// Messages that could not become jobs, rejected to the broker.
-    pub rejected: u64,
-}
-
-/// An item pushed to a store's inbox that could not become a job (see [`Store::rejected_inbox_items`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RejectedItem {
-    /// The inbox it came from.
-    pub queue: String,
-    /// When it was read.
-    pub at: UnixMillis,
-    /// Why it is not a job.
-    pub error: String,
-    /// The item as pushed (lossily decoded when it was not UTF-8).
-    pub item: String,
 }
 
 /// What a store says about itself, for `stats` and `bench`.

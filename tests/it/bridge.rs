@@ -37,11 +37,7 @@ fn bridge(dir: &Path, store: &TestStore, args: &[&str]) -> Process {
 /// Jobs in the store, over every queue and status.
 async fn jobs_in(store: &TestStore) -> u64 {
     let stats = Client::new(store.store().clone()).stats(&[]).await.expect("stats");
-    stats
-        .queues
-        .iter()
-        .map(|q| q.ready + q.scheduled + q.running + q.waiting + q.succeeded + q.dead + q.cancelled + q.discarded)
-        .sum()
+    stats.queues.iter().map(|q| q.total()).sum()
 }
 
 fn envelope(id: &str, n: usize) -> Vec<u8> {
