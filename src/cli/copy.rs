@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::Args;
 use serde_json::json;
+use tokio::sync::mpsc;
 
 use super::export::PAGE;
 use super::filter::SelectArgs;
@@ -16,7 +17,13 @@ use crate::Error;
 use crate::client::{Client, ImportOptions};
 use crate::error::Input;
 use crate::job::{Job, JobId, JobStatus};
-use crate::store::{ImportAnswer, ListCursor, OnConflict, StoreUrl};
+use crate::store::{ImportAnswer, JobFilter, ListCursor, OnConflict, StoreUrl, Usage};
+
+/// Jobs per write into the target.
+const WRITE_BATCH: usize = 5000;
+
+/// Pages read ahead of the writes.
+const READ_AHEAD: usize = 8;
 
 /// Arguments of `jobq copy`.
 #[derive(Debug, Args)]
@@ -64,7 +71,12 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
     }
     let started = Instant::now();
     let source = ctx.client().await?;
-    let target = Client::new(crate::store::connect_for(&to, ctx.usage).await.map_err(Error::from)?);
+    // Pooled: a batch is checked on one connection while the batch before it is written on another.
+    let target = Client::new(
+        crate::store::connect_for(&to, Usage::Pooled)
+            .await
+            .map_err(Error::from)?,
+    );
     target.migrate().await?;
     let filter = args.select.filter(&source)?;
     // Pauses and schedules first: the target's workers must not start a paused queue's jobs, or fire
@@ -78,31 +90,57 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
     };
     let bar = progress::count("copying", "jobs", ctx.quiet);
     let mut tally = Tally::default();
-    let page = Page {
+    let writer = Writer {
         source: &source,
         target: &target,
         args: &args,
         options,
     };
-    // While the target writes one page, the source reads the next.
-    let mut jobs = source.export_page(&filter, None, PAGE).await?;
+    // The source reads ahead on a task of its own while the target writes; the target takes several
+    // pages at once, so that its fixed costs per write (a transaction, its commit, round trips) are
+    // paid once per many jobs.
+    let mut pages = read_ahead(source.clone(), filter);
+    // A batch is checked (without --resume: does the target hold any of its jobs?) while the batch
+    // before it is written.
+    let mut checked: Option<Vec<Job>> = None;
     loop {
-        let next = (jobs.len() == PAGE as usize)
-            .then(|| jobs.last().map(ListCursor::of))
-            .flatten();
-        let n = jobs.len() as u64;
-        let read_next = async {
-            match next {
-                Some(after) => source.export_page(&filter, Some(after), PAGE).await.map(Some),
+        let mut batch: Vec<Job> = Vec::new();
+        let mut last = false;
+        while batch.len() < WRITE_BATCH {
+            match pages.recv().await.transpose()? {
+                Some(page) => batch.extend(page),
+                None => {
+                    last = true;
+                    break;
+                }
+            }
+        }
+        let next = (!batch.is_empty()).then(|| writer.keep_running_in_source(batch, &mut tally));
+        let write = async {
+            match checked.take() {
+                Some(jobs) => {
+                    let n = jobs.len() as u64;
+                    writer.write(jobs, &mut tally).await?;
+                    bar.inc(n);
+                    Ok(())
+                }
+                None => Ok::<_, Error>(()),
+            }
+        };
+        let check = async {
+            match &next {
+                Some(jobs) => writer.first_held(jobs).await,
                 None => Ok(None),
             }
         };
-        let (written, read) = tokio::join!(page.write(jobs, &mut tally), read_next);
+        let (written, held_id) = tokio::join!(write, check);
         written?;
-        bar.inc(n);
-        match read? {
-            Some(more) => jobs = more,
-            None => break,
+        if let Some(id) = held_id? {
+            return Err(held(&id, tally.copied).into());
+        }
+        checked = next;
+        if last && checked.is_none() {
+            break;
         }
     }
     bar.finish_and_clear();
@@ -147,28 +185,60 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What each page of a copy is written with.
-struct Page<'a> {
+/// Pages of the source read ahead of the writes, [`READ_AHEAD`] at most; the channel closes after the
+/// last page (or the first failure).
+fn read_ahead(source: Client, filter: JobFilter) -> mpsc::Receiver<Result<Vec<Job>, Error>> {
+    let (pages, received) = mpsc::channel(READ_AHEAD);
+    tokio::spawn(async move {
+        let mut after = None;
+        loop {
+            let page = source.export_page(&filter, after.take(), PAGE).await;
+            let more = match &page {
+                Ok(jobs) if jobs.len() == PAGE as usize => jobs.last().map(ListCursor::of),
+                _ => None,
+            };
+            if pages.send(page).await.is_err() {
+                return;
+            }
+            match more {
+                Some(cursor) => after = Some(cursor),
+                None => return,
+            }
+        }
+    });
+    received
+}
+
+/// What each batch of a copy is written with.
+struct Writer<'a> {
     source: &'a Client,
     target: &'a Client,
     args: &'a CopyArgs,
     options: ImportOptions,
 }
 
-impl Page<'_> {
-    /// Writes one page into the target and, with `--move`, deletes from the source what the target
-    /// committed.
-    async fn write(&self, page: Vec<Job>, tally: &mut Tally) -> Result<(), Error> {
-        let (jobs, running): (Vec<Job>, Vec<Job>) = page
+impl Writer<'_> {
+    /// The batch without its running jobs when they stay in the source (`--move`), counted.
+    fn keep_running_in_source(&self, batch: Vec<Job>, tally: &mut Tally) -> Vec<Job> {
+        let (jobs, running): (Vec<Job>, Vec<Job>) = batch
             .into_iter()
             .partition(|j| !(self.args.move_jobs && j.status == JobStatus::Running));
         tally.left_running += running.len() as u64;
-        // Without --resume, a job the target holds stops the copy before this page is written.
-        if !self.args.resume
-            && let Some(n) = self.target.first_held(&jobs).await?
-        {
-            return Err(held(&jobs[n].id, tally.copied));
+        jobs
+    }
+
+    /// Without --resume, the first job of a batch that the target holds: it stops the copy before
+    /// the batch is written.
+    async fn first_held(&self, jobs: &[Job]) -> Result<Option<JobId>, Error> {
+        if self.args.resume {
+            return Ok(None);
         }
+        Ok(self.target.first_held(jobs).await?.map(|n| jobs[n].id.clone()))
+    }
+
+    /// Writes one batch into the target and, with `--move`, deletes from the source what the target
+    /// committed.
+    async fn write(&self, jobs: Vec<Job>, tally: &mut Tally) -> Result<(), Error> {
         let report = self.target.import(jobs, self.options).await?;
         let mut committed: Vec<String> = Vec::new();
         for (id, answer) in &report.answers {

@@ -3,10 +3,12 @@
 //! checked before anything is written: one bad line refuses the whole file, naming the line.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
+use tokio::sync::mpsc;
 
 use super::lines::{in_parallel, read_text};
 use super::output::print_json;
@@ -18,7 +20,7 @@ use crate::job::Job;
 use crate::store::{ImportAnswer, OnConflict};
 
 /// Jobs per store call.
-const BATCH: usize = 1000;
+const BATCH: usize = 5000;
 
 /// What to do with a job whose id the store holds already.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -59,9 +61,10 @@ pub async fn run(ctx: &Context, args: ImportArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     let started = Instant::now();
     let name = args.file.display().to_string();
-    let text = read_text(&args.file)?;
-    let jobs = parse_exported(&text, &name)?;
-    drop(text);
+    let text: Arc<str> = read_text(&args.file)?.into();
+    // Every line is checked before anything is written; the jobs are parsed again, batch by batch,
+    // while the store writes the batch before (a file's jobs never all sit in memory at once).
+    let total = check_exported(&text, &name)?;
     let client = ctx.client().await?;
     let options = ImportOptions {
         on_conflict: if args.on_conflict == ConflictArg::Replace {
@@ -73,53 +76,96 @@ pub async fn run(ctx: &Context, args: ImportArgs) -> anyhow::Result<()> {
         dry_run: args.dry_run,
     };
     if args.on_conflict == ConflictArg::Fail {
-        refuse_held_ids(&client, &jobs, &name).await?;
+        refuse_held_ids(&client, parse_ahead(text.clone(), name.clone()), &name).await?;
     }
-    let bar = progress::counter(jobs.len() as u64, "importing", ctx.quiet);
+    let bar = progress::counter(total as u64, "importing", ctx.quiet);
     let mut report = ImportReport::default();
-    for chunk in jobs.chunks(BATCH) {
-        let batch: Vec<Job> = chunk.iter().map(|(_, j)| j.clone()).collect();
-        let done = client.import(batch, options).await.map_err(|e| {
+    let mut batches = parse_ahead(text, name.clone());
+    while let Some(batch) = batches.recv().await {
+        let jobs: Vec<Job> = batch?.into_iter().map(|(_, job)| job).collect();
+        let n = jobs.len() as u64;
+        let done = client.import(jobs, options).await.map_err(|e| {
             anyhow::Error::new(e).context(format!(
                 "{} jobs of {name} were imported before this failure; importing the file again skips them",
                 report.answers.len()
             ))
         })?;
         report.answers.extend(done.answers);
-        bar.inc(chunk.len() as u64);
+        bar.inc(n);
     }
     bar.finish_and_clear();
     summarize(ctx, format, &report, &name, args.dry_run, started)
 }
 
-/// Every line of an export, with its line number; the first bad line refuses the lot.
-fn parse_exported(text: &str, name: &str) -> Result<Vec<(usize, Job)>, Error> {
-    let parse_part = |first_line: usize, part: &str| -> Result<Vec<(usize, Job)>, Error> {
-        let mut jobs = Vec::with_capacity(part.len() / 200);
+/// One job of an export line by line, named by its line number (1-based) for errors.
+fn parse_line(line: &str, at: usize, name: &str) -> Result<Job, Error> {
+    Job::from_exported(line).map_err(|e| Error::from(e.at(format_args!("{name}:{at}"))))
+}
+
+/// Checks every line of an export on all cores, keeping nothing; the first bad line refuses the lot.
+/// Answers the number of jobs.
+fn check_exported(text: &str, name: &str) -> Result<usize, Error> {
+    let check_part = |first_line: usize, part: &str| -> Result<Vec<usize>, Error> {
+        let mut jobs = 0;
         for (n, line) in part.lines().enumerate() {
+            if !line.trim().is_empty() {
+                parse_line(line, first_line + n + 1, name)?;
+                jobs += 1;
+            }
+        }
+        Ok(vec![jobs])
+    };
+    let mut total = 0;
+    for part in in_parallel(text, name, check_part) {
+        total += part?.iter().sum::<usize>();
+    }
+    Ok(total)
+}
+
+/// The jobs of an export in batches of [`BATCH`], each with its line number, parsed on a thread of
+/// its own a couple of batches ahead of the one the store writes.
+fn parse_ahead(text: Arc<str>, name: String) -> mpsc::Receiver<Result<Vec<(usize, Job)>, Error>> {
+    let (batches, received) = mpsc::channel(2);
+    std::thread::spawn(move || {
+        let mut batch = Vec::with_capacity(BATCH);
+        for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let at = first_line + n + 1;
-            let job = Job::from_exported(line).map_err(|e| Error::from(e.at(format_args!("{name}:{at}"))))?;
-            jobs.push((at, job));
+            match parse_line(line, n + 1, &name) {
+                Ok(job) => batch.push((n + 1, job)),
+                Err(e) => {
+                    let _ = batches.blocking_send(Err(e));
+                    return;
+                }
+            }
+            if batch.len() == BATCH {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                if batches.blocking_send(Ok(full)).is_err() {
+                    // The writer stopped.
+                    return;
+                }
+            }
         }
-        Ok(jobs)
-    };
-    let mut jobs = Vec::new();
-    for part in in_parallel(text, name, parse_part) {
-        jobs.extend(part?);
-    }
-    Ok(jobs)
+        if !batch.is_empty() {
+            let _ = batches.blocking_send(Ok(batch));
+        }
+    });
+    received
 }
 
 /// With `--on-conflict fail`: a look at every id first, so that a held one refuses the file before
 /// anything is written.
-async fn refuse_held_ids(client: &crate::Client, jobs: &[(usize, Job)], name: &str) -> Result<(), Error> {
-    for chunk in jobs.chunks(BATCH) {
-        let batch: Vec<Job> = chunk.iter().map(|(_, j)| j.clone()).collect();
-        if let Some(n) = client.first_held(&batch).await? {
-            let (line, job) = &chunk[n];
+async fn refuse_held_ids(
+    client: &crate::Client,
+    mut batches: mpsc::Receiver<Result<Vec<(usize, Job)>, Error>>,
+    name: &str,
+) -> Result<(), Error> {
+    while let Some(batch) = batches.recv().await {
+        let batch = batch?;
+        let jobs: Vec<Job> = batch.iter().map(|(_, j)| j.clone()).collect();
+        if let Some(n) = client.first_held(&jobs).await? {
+            let (line, job) = &batch[n];
             return Err(Error::invalid(
                 Input::JobId,
                 format!(

@@ -174,6 +174,12 @@ impl Command {
     /// `serve` answers) and so wants a runtime thread per core. The others are a few store round
     /// trips: one thread starts and stops faster, which is most of a one-shot command's time.
     pub fn wants_threads(&self) -> bool {
+        // A copy reads one store while it writes the other, each decoding or encoding its jobs.
+        self.pools() || matches!(self, Command::Copy(_))
+    }
+
+    /// The commands that run calls at once.
+    fn pools(&self) -> bool {
         matches!(
             self,
             Command::Worker(_) | Command::Bench(_) | Command::Serve(_) | Command::Bridge(_)
@@ -186,7 +192,7 @@ impl Command {
     pub fn store_usage(&self) -> Usage {
         match self {
             Command::Serve(_) => Usage::Serving,
-            _ if self.wants_threads() => Usage::Pooled,
+            _ if self.pools() => Usage::Pooled,
             _ => Usage::OneShot,
         }
     }

@@ -16,6 +16,7 @@
 
 mod enqueue;
 mod health;
+mod import;
 mod lease;
 mod listen;
 mod migrate;

@@ -45,7 +45,7 @@ impl RedisStore {
                         .arg(if import.dry_run { "1" } else { "0" })
                         .arg(chunk.len());
                     for &n in chunk {
-                        import_args(&mut cmd, &jobs[n]);
+                        import_args(&mut cmd, &jobs[n], !import.dry_run);
                     }
                     let reply: Value = self.eval(&SCRIPTS.import, &cmd, "import", false).await?;
                     let (again, chunk_answers) = imported(reply, chunk.len())?;
@@ -73,8 +73,9 @@ impl RedisStore {
     }
 }
 
-/// One job's arguments of `import.lua`.
-fn import_args(cmd: &mut redis::Cmd, job: &Job) {
+/// One job's arguments of `import.lua`; without its hash's fields for a dry run, which decides by id
+/// and unique key alone (a copy's look at each batch sent every job whole for nothing).
+fn import_args(cmd: &mut redis::Cmd, job: &Job, with_fields: bool) {
     let live_key = job.unique_key.as_deref().filter(|_| !job.status.is_terminal());
     let score = match job.status {
         JobStatus::Running => job.heartbeat_at.or(job.started_at),
@@ -87,7 +88,7 @@ fn import_args(cmd: &mut redis::Cmd, job: &Job) {
     } else {
         job.priority.to_string()
     };
-    let fields = job_fields(job);
+    let fields = if with_fields { job_fields(job) } else { Vec::new() };
     cmd.arg(job.id.as_str())
         .arg(job.status.as_str())
         .arg(priority)

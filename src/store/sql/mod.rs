@@ -47,6 +47,9 @@ pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeh
 pub(crate) use lease::{FinishRow, in_claim_order};
 pub(crate) use stmt::{Bind, Stmt};
 pub(crate) use store::{SharedSql, SqlBackend};
+pub(crate) use transfer::{
+    ImportPlan, InsertWhole, ROWS_PER_INSERT, WHOLE_JOB_COLUMNS, WholeJobRow, select_key_holders, select_stored_ids,
+};
 
 use super::error::DriverError;
 use super::migrate;
@@ -113,6 +116,14 @@ const TRANSACTION_TRIES: u32 = 5;
 
 /// Ids per statement that names them: well under every server's limit on placeholders.
 const IDS_PER_STATEMENT: usize = 500;
+
+/// Ends a select of jobs (`j`) with the lock of its rows where the database locks rows, taken in id
+/// order so that two transactions locking some of the same rows cannot deadlock.
+fn lock_in_id_order(d: &Dialect, select: &mut Stmt) {
+    if !d.for_update.is_empty() {
+        select.push(" ORDER BY j.id").push(d.for_update);
+    }
+}
 
 /// A SQL store's pool with its dialect: runs the statements the stores share.
 #[derive(Debug)]
@@ -567,9 +578,7 @@ where
     /// Row locks are taken in id order, so that two overlapping cancels cannot deadlock; a store that
     /// locks no rows (SQLite holds the whole database) needs no order.
     fn lock_in_id_order(&self, select: &mut Stmt) {
-        if !self.dialect.for_update.is_empty() {
-            select.push(" ORDER BY j.id").push(self.dialect.for_update);
-        }
+        lock_in_id_order(self.dialect, select);
     }
 
     /// Runs a statement whose rows are a job id and a status.

@@ -97,6 +97,16 @@ impl Stmt {
         self
     }
 
+    /// The text, with its placeholders.
+    pub fn sql(&self) -> &str {
+        &self.sql
+    }
+
+    /// The values, in placeholder order.
+    pub fn binds(&self) -> &[Bind] {
+        &self.binds
+    }
+
     /// Keeps the statement prepared on its connection: its text does not depend on its input.
     pub fn keep(&mut self) -> &mut Stmt {
         self.kept = true;

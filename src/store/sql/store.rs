@@ -53,6 +53,12 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
 
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription>;
 
+    /// Called in this process's turn to write (see [`SqlBackend::write_turn`]); the shared statements
+    /// unless the store writes its own way.
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+        self.shared().import(import).await
+    }
+
     /// What only this store can tell of its health: its server's settings, or its file.
     async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError>;
 }
@@ -388,7 +394,7 @@ impl<T: SqlBackend> Store for T {
 
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
         let _turn = self.write_turn().await;
-        self.shared().import(import).await
+        SqlBackend::import(self, import).await
     }
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {

@@ -6,19 +6,20 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use futures_util::future::BoxFuture;
 use sqlx::database::HasStatementCache;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
 
-use super::{IDS_PER_STATEMENT, LIVE_STATUSES, RowsAffected, SqlPool, Stmt, encoding};
+use super::{Dialect, IDS_PER_STATEMENT, LIVE_STATUSES, RowsAffected, SqlPool, Stmt, encoding, lock_in_id_order};
 use crate::job::{Job, JobId, JobStatus};
 use crate::store::{Import, ImportAnswer, OnConflict, StoreError};
 
 /// Rows per `INSERT`: 22 values each, well under every server's limit on placeholders.
-const ROWS_PER_INSERT: usize = 400;
+pub(crate) const ROWS_PER_INSERT: usize = 400;
 
 impl<DB> SqlPool<DB>
 where
-    DB: Database + HasStatementCache,
+    DB: Database + HasStatementCache + InsertWhole,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
     for<'q> String: Encode<'q, DB> + Type<DB>,
@@ -43,151 +44,234 @@ where
     }
 
     async fn import_once(&self, import: &Import) -> Result<Vec<ImportAnswer>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
-        let stored = self.stored_ids(&import.jobs, &mut tx).await?;
-        let holders = self.live_key_holders(&import.jobs, &mut tx).await?;
-        let mut plan = ImportPlan::new(import.on_conflict, stored, holders);
-        for job in &import.jobs {
-            plan.decide(job);
+        let d = self.dialect;
+        let mut tx = self.pool.begin_with(d.begin_write).await?;
+        let mut stored = HashSet::new();
+        for select in select_stored_ids(d, &import.jobs) {
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                stored.insert(row.try_get_unchecked::<String, _>(0)?);
+            }
         }
+        let mut holders = HashMap::new();
+        for select in select_key_holders(d, &import.jobs) {
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                let id: String = row.try_get_unchecked(0)?;
+                holders.insert((row.try_get_unchecked(1)?, row.try_get_unchecked(2)?), id);
+            }
+        }
+        let plan = ImportPlan::decided(import, stored, holders);
         if import.dry_run || plan.writes.is_empty() {
             tx.rollback().await?;
             return Ok(plan.answers);
         }
-        for chunk in plan.replaced.chunks(IDS_PER_STATEMENT) {
-            let mut delete = self.stmt("DELETE FROM jobq_jobs WHERE 1 = 1");
-            delete.any_of("id", chunk.iter().cloned());
+        for delete in plan.deletes(d) {
             self.query(&delete).map_err(encoding)?.execute(&mut *tx).await?;
         }
-        let writes = &plan.writes;
-        for chunk in writes.chunks(ROWS_PER_INSERT) {
-            let mut insert = self.insert_whole(chunk);
-            if chunk.len() == ROWS_PER_INSERT {
-                // Every full chunk has the same text: parsed once per connection, not per chunk.
-                insert.keep();
-            }
-            self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
+        for chunk in plan.writes.chunks(ROWS_PER_INSERT) {
+            DB::insert_whole(self, &mut tx, chunk).await?;
         }
-        if !self.dialect.inserts_notify {
-            let ready = writes.iter().filter(|j| j.status == JobStatus::Pending);
+        if !d.inserts_notify {
+            let ready = plan.writes.iter().filter(|j| j.status == JobStatus::Pending);
             self.notify_ready(&mut tx, ready.map(|j| j.queue.as_str())).await?;
         }
         tx.commit().await?;
         Ok(plan.answers)
     }
+}
 
-    /// The ids among `jobs` that the table holds, their rows locked.
-    async fn stored_ids(&self, jobs: &[Job], conn: &mut DB::Connection) -> Result<HashSet<String>, sqlx::Error> {
-        let ids: BTreeSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-        let ids: Vec<String> = ids.into_iter().map(str::to_string).collect();
-        let mut stored = HashSet::new();
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut select = self.stmt("SELECT j.id FROM jobq_jobs AS j WHERE 1 = 1");
+/// The selects of the ids among `jobs` that the table holds (one column: the id), their rows locked
+/// where the database locks rows, in id order so that two imports cannot deadlock.
+pub(crate) fn select_stored_ids(d: &Dialect, jobs: &[Job]) -> Vec<Stmt> {
+    let ids: BTreeSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    let ids: Vec<String> = ids.into_iter().map(str::to_string).collect();
+    ids.chunks(IDS_PER_STATEMENT)
+        .map(|chunk| {
+            let mut select = Stmt::new(d, "SELECT j.id FROM jobq_jobs AS j WHERE 1 = 1");
             select.any_of("j.id", chunk.iter().cloned());
-            self.lock_in_id_order(&mut select);
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await? {
-                stored.insert(row.try_get_unchecked::<String, _>(0)?);
-            }
-        }
-        Ok(stored)
-    }
+            lock_in_id_order(d, &mut select);
+            select
+        })
+        .collect()
+}
 
-    /// The live jobs holding the unique keys of the live jobs among `jobs`, by (queue, key).
-    async fn live_key_holders(
-        &self,
-        jobs: &[Job],
-        conn: &mut DB::Connection,
-    ) -> Result<HashMap<(String, String), String>, sqlx::Error> {
-        let keys: BTreeSet<&str> = jobs
-            .iter()
-            .filter(|j| !j.status.is_terminal())
-            .filter_map(|j| j.unique_key.as_deref())
-            .collect();
-        let keys: Vec<String> = keys.into_iter().map(str::to_string).collect();
-        let mut holders = HashMap::new();
-        for chunk in keys.chunks(IDS_PER_STATEMENT) {
-            let mut select = self.stmt(format!(
-                "SELECT j.id, j.queue, j.unique_key FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
-            ));
+/// The selects of the live jobs holding the unique keys of the live jobs among `jobs`, as (id, queue,
+/// key), locked as [`select_stored_ids`] locks.
+pub(crate) fn select_key_holders(d: &Dialect, jobs: &[Job]) -> Vec<Stmt> {
+    let keys: BTreeSet<&str> = jobs
+        .iter()
+        .filter(|j| !j.status.is_terminal())
+        .filter_map(|j| j.unique_key.as_deref())
+        .collect();
+    let keys: Vec<String> = keys.into_iter().map(str::to_string).collect();
+    keys.chunks(IDS_PER_STATEMENT)
+        .map(|chunk| {
+            let mut select = Stmt::new(
+                d,
+                format!("SELECT j.id, j.queue, j.unique_key FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"),
+            );
             select.any_of("j.unique_key", chunk.iter().cloned());
-            self.lock_in_id_order(&mut select);
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await? {
-                let id: String = row.try_get_unchecked(0)?;
-                holders.insert((row.try_get_unchecked(1)?, row.try_get_unchecked(2)?), id);
+            lock_in_id_order(d, &mut select);
+            select
+        })
+        .collect()
+}
+
+/// The columns of [`insert_whole`], every one of `jobq_jobs`.
+pub(crate) const WHOLE_JOB_COLUMNS: &str = "id, queue, job_type, payload, meta, priority, status, attempt, \
+     max_attempts, run_at, unique_key, timeout_ms, progress, progress_message, result, errors, created_at, \
+     started_at, finished_at, heartbeat_at, worker_id, snoozes";
+
+/// How a database inserts whole jobs in an import: `INSERT … VALUES` rows unless it has a cheaper way.
+pub(crate) trait InsertWhole: Database {
+    /// Inserts `jobs` (at most [`ROWS_PER_INSERT`]) whole on `conn`, in the import's transaction.
+    fn insert_whole<'c>(
+        pool: &'c SqlPool<Self>,
+        conn: &'c mut Self::Connection,
+        jobs: &'c [&'c Job],
+    ) -> BoxFuture<'c, Result<(), sqlx::Error>>;
+}
+
+/// `INSERT … VALUES` rows, for the databases that insert whole jobs so.
+macro_rules! insert_whole_values {
+    ($db:ty) => {
+        impl InsertWhole for $db {
+            fn insert_whole<'c>(
+                pool: &'c SqlPool<Self>,
+                conn: &'c mut Self::Connection,
+                jobs: &'c [&'c Job],
+            ) -> BoxFuture<'c, Result<(), sqlx::Error>> {
+                Box::pin(async move {
+                    let insert = insert_whole(pool.dialect, jobs);
+                    pool.query(&insert).map_err(encoding)?.execute(&mut *conn).await?;
+                    Ok(())
+                })
             }
         }
-        Ok(holders)
-    }
+    };
+}
 
-    /// One `INSERT` of whole jobs, every column given.
-    fn insert_whole(&self, jobs: &[&Job]) -> Stmt {
-        let (json_open, json_close) = self.dialect.json_in;
-        let mut insert = self.stmt(
-            "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, status, attempt, max_attempts, \
-             run_at, unique_key, timeout_ms, progress, progress_message, result, errors, created_at, started_at, \
-             finished_at, heartbeat_at, worker_id, snoozes) VALUES ",
-        );
-        let json = |s: &mut Stmt, text: Option<String>| {
-            s.push(json_open).bind(text).push(json_close);
-        };
-        for (n, job) in jobs.iter().enumerate() {
-            insert.push(if n == 0 { "(" } else { ", (" });
-            insert
-                .bind(job.id.as_str())
-                .push(", ")
-                .bind(job.queue.as_str())
-                .push(", ")
-                .bind(job.job_type.as_str())
-                .push(", ");
-            json(&mut insert, Some(job.payload.get().to_string()));
-            insert.push(", ");
-            json(
-                &mut insert,
-                Some(serde_json::to_string(&job.meta).unwrap_or_else(|_| "{}".into())),
-            );
-            insert
-                .push(", ")
-                .bind(job.priority)
-                .push(", ")
-                .bind(job.status.as_str())
-                .push(", ")
-                .bind(clamp_i32(job.attempt))
-                .push(", ")
-                .bind(clamp_i32(job.max_attempts))
-                .push(", ")
-                .bind(job.run_at.0)
-                .push(", ")
-                .bind(job.unique_key.clone())
-                .push(", ")
-                .bind(job.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64))
-                .push(", ")
-                .bind(job.progress.as_ref().map(|p| i64::from(p.percent)))
-                .push(", ")
-                .bind(job.progress.as_ref().and_then(|p| p.message.clone()))
-                .push(", ");
-            json(&mut insert, job.result.as_ref().map(|r| r.get().to_string()));
-            insert.push(", ");
-            json(
-                &mut insert,
-                Some(serde_json::to_string(&job.errors).unwrap_or_else(|_| "[]".into())),
-            );
-            insert
-                .push(", ")
-                .bind(job.created_at.0)
-                .push(", ")
-                .bind(job.started_at.map(|t| t.0))
-                .push(", ")
-                .bind(job.finished_at.map(|t| t.0))
-                .push(", ")
-                .bind(job.heartbeat_at.map(|t| t.0))
-                .push(", ")
-                .bind(job.worker_id.clone())
-                .push(", ")
-                .bind(clamp_i32(job.snoozes))
-                .push(")");
+insert_whole_values!(sqlx::Sqlite);
+insert_whole_values!(sqlx::MySql);
+
+/// The values of a whole job's row, in [`WHOLE_JOB_COLUMNS`]'s order, as every import binds them
+/// (`VALUES` rows, PostgreSQL's arrays), so that no path writes a job differently.
+pub(crate) struct WholeJobRow<'a> {
+    pub id: &'a str,
+    pub queue: &'a str,
+    pub job_type: &'a str,
+    pub payload: &'a str,
+    pub meta: String,
+    pub priority: i32,
+    pub status: &'static str,
+    pub attempt: i32,
+    pub max_attempts: i32,
+    pub run_at: i64,
+    pub unique_key: Option<&'a str>,
+    pub timeout_ms: Option<i64>,
+    pub progress: Option<i64>,
+    pub progress_message: Option<&'a str>,
+    pub result: Option<&'a str>,
+    pub errors: String,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub heartbeat_at: Option<i64>,
+    pub worker_id: Option<&'a str>,
+    pub snoozes: i32,
+}
+
+impl<'a> WholeJobRow<'a> {
+    pub fn of(job: &'a Job) -> WholeJobRow<'a> {
+        WholeJobRow {
+            id: job.id.as_str(),
+            queue: &job.queue,
+            job_type: &job.job_type,
+            payload: job.payload.get(),
+            meta: serde_json::to_string(&job.meta).unwrap_or_else(|_| "{}".into()),
+            priority: job.priority,
+            status: job.status.as_str(),
+            attempt: clamp_i32(job.attempt),
+            max_attempts: clamp_i32(job.max_attempts),
+            run_at: job.run_at.0,
+            unique_key: job.unique_key.as_deref(),
+            timeout_ms: job.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64),
+            progress: job.progress.as_ref().map(|p| i64::from(p.percent)),
+            progress_message: job.progress.as_ref().and_then(|p| p.message.as_deref()),
+            result: job.result.as_ref().map(|r| r.get()),
+            errors: serde_json::to_string(&job.errors).unwrap_or_else(|_| "[]".into()),
+            created_at: job.created_at.0,
+            started_at: job.started_at.map(|t| t.0),
+            finished_at: job.finished_at.map(|t| t.0),
+            heartbeat_at: job.heartbeat_at.map(|t| t.0),
+            worker_id: job.worker_id.as_deref(),
+            snoozes: clamp_i32(job.snoozes),
         }
-        insert
     }
+}
+
+/// One `INSERT` of whole jobs, every column given.
+fn insert_whole(d: &Dialect, jobs: &[&Job]) -> Stmt {
+    let (json_open, json_close) = d.json_in;
+    let mut insert = Stmt::new(d, format!("INSERT INTO jobq_jobs ({WHOLE_JOB_COLUMNS}) VALUES "));
+    let json = |s: &mut Stmt, text: Option<String>| {
+        s.push(json_open).bind(text).push(json_close);
+    };
+    for (n, job) in jobs.iter().enumerate() {
+        let r = WholeJobRow::of(job);
+        insert.push(if n == 0 { "(" } else { ", (" });
+        insert
+            .bind(r.id)
+            .push(", ")
+            .bind(r.queue)
+            .push(", ")
+            .bind(r.job_type)
+            .push(", ");
+        json(&mut insert, Some(r.payload.to_string()));
+        insert.push(", ");
+        json(&mut insert, Some(r.meta));
+        insert
+            .push(", ")
+            .bind(r.priority)
+            .push(", ")
+            .bind(r.status)
+            .push(", ")
+            .bind(r.attempt)
+            .push(", ")
+            .bind(r.max_attempts)
+            .push(", ")
+            .bind(r.run_at)
+            .push(", ")
+            .bind(r.unique_key.map(str::to_string))
+            .push(", ")
+            .bind(r.timeout_ms)
+            .push(", ")
+            .bind(r.progress)
+            .push(", ")
+            .bind(r.progress_message.map(str::to_string))
+            .push(", ");
+        json(&mut insert, r.result.map(str::to_string));
+        insert.push(", ");
+        json(&mut insert, Some(r.errors));
+        insert
+            .push(", ")
+            .bind(r.created_at)
+            .push(", ")
+            .bind(r.started_at)
+            .push(", ")
+            .bind(r.finished_at)
+            .push(", ")
+            .bind(r.heartbeat_at)
+            .push(", ")
+            .bind(r.worker_id.map(str::to_string))
+            .push(", ")
+            .bind(r.snoozes)
+            .push(")");
+    }
+    if jobs.len() == ROWS_PER_INSERT {
+        // Every full chunk has the same text: parsed once per connection, not per chunk.
+        insert.keep();
+    }
+    insert
 }
 
 /// Counts past `i32::MAX` are "never give up" either way.
@@ -216,6 +300,32 @@ pub(crate) struct ImportPlan<'a> {
 }
 
 impl<'a> ImportPlan<'a> {
+    /// Every job of `import` decided, in input order, from the ids the store holds and the live
+    /// holders of unique keys (by queue and key) that its selects found.
+    pub fn decided(
+        import: &'a Import,
+        stored: HashSet<String>,
+        holders: HashMap<(String, String), String>,
+    ) -> ImportPlan<'a> {
+        let mut plan = ImportPlan::new(import.on_conflict, stored, holders);
+        for job in &import.jobs {
+            plan.decide(job);
+        }
+        plan
+    }
+
+    /// The deletes of the stored jobs replaced, to run before the inserts.
+    pub fn deletes(&self, d: &Dialect) -> Vec<Stmt> {
+        self.replaced
+            .chunks(IDS_PER_STATEMENT)
+            .map(|chunk| {
+                let mut delete = Stmt::new(d, "DELETE FROM jobq_jobs WHERE 1 = 1");
+                delete.any_of("id", chunk.iter().cloned());
+                delete
+            })
+            .collect()
+    }
+
     pub fn new(
         on_conflict: OnConflict,
         stored: HashSet<String>,

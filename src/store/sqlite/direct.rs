@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, ffi};
+use rusqlite::{CachedStatement, Connection, ErrorCode, OpenFlags, TransactionBehavior, ffi};
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use super::KIND;
@@ -26,7 +26,7 @@ use super::checkpoint::Checkpointer;
 use super::settings::Settings;
 use crate::job::NewJob;
 use crate::store::error::DriverError;
-use crate::store::sql::{INSERT_NEW_JOBS, NewJobRow, placeholders};
+use crate::store::sql::{Bind, INSERT_NEW_JOBS, NewJobRow, Stmt, placeholders};
 use crate::store::url::RedactedUrl;
 use crate::store::{StoreError, StoreUrl};
 
@@ -90,31 +90,9 @@ impl DirectWriter {
     /// tasks elsewhere meanwhile; a current-thread runtime (the one-shot commands) has nothing else
     /// to run and calls it as it is.
     pub fn insert_all(&self, jobs: &[NewJob], rows_per_statement: usize) -> Result<(), InsertError> {
-        let run = || self.insert_blocking(jobs, rows_per_statement);
-        match Handle::try_current().map(|h| h.runtime_flavor()) {
-            Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
-            _ => run(),
-        }
-    }
-
-    fn insert_blocking(&self, jobs: &[NewJob], rows_per_statement: usize) -> Result<(), InsertError> {
-        let mut slot = self.connection.lock().unwrap_or_else(|e| e.into_inner());
-        let connection = match &mut *slot {
-            Some(connection) => connection,
-            empty => empty.insert(self.open()?),
-        };
-        let written = if jobs.len() <= rows_per_statement {
-            insert(connection, jobs)
-        } else {
-            connection
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .and_then(|tx| {
-                    for chunk in jobs.chunks(rows_per_statement) {
-                        insert(&tx, chunk)?;
-                    }
-                    tx.commit()
-                })
-        };
+        let written = self
+            .run(|connection| insert_plain(connection, jobs, rows_per_statement))
+            .map_err(InsertError::Store)?;
         written.map_err(|e| {
             if is_id_taken(&e) {
                 InsertError::IdTaken
@@ -124,8 +102,33 @@ impl DirectWriter {
         })
     }
 
+    /// Runs `work` on the connection, in the calling thread; the caller holds the write gate. The
+    /// outer error is the connection's opening, the inner one the work's.
+    ///
+    /// A call can block (an fsync at synchronous=FULL, or `busy_timeout` while another process holds
+    /// the write lock), so on a multi-thread runtime it tells tokio, which moves the thread's other
+    /// tasks elsewhere meanwhile; a current-thread runtime (the one-shot commands) has nothing else
+    /// to run and calls it as it is.
+    pub fn run<T>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<rusqlite::Result<T>, StoreError> {
+        let run = || {
+            let mut slot = self.connection.lock().unwrap_or_else(|e| e.into_inner());
+            let connection = match &mut *slot {
+                Some(connection) => connection,
+                empty => empty.insert(self.open()?),
+            };
+            Ok(work(connection))
+        };
+        match Handle::try_current().map(|h| h.runtime_flavor()) {
+            Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
+            _ => run(),
+        }
+    }
+
     /// Opens the file (which the pool has opened, created and migrated already) with the pool's pragmas.
-    fn open(&self) -> Result<Connection, InsertError> {
+    fn open(&self) -> Result<Connection, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let open = || -> rusqlite::Result<Connection> {
             let connection = Connection::open_with_flags(&self.path, flags)?;
@@ -141,8 +144,7 @@ impl DirectWriter {
             connection.set_prepared_statement_cache_capacity(CACHED_STATEMENTS);
             Ok(connection)
         };
-        let connection =
-            open().map_err(|e| InsertError::Store(StoreError::unavailable(KIND, &self.url, &driver_error(&e))))?;
+        let connection = open().map_err(|e| StoreError::unavailable(KIND, &self.url, &driver_error(&e)))?;
         if checkpoints_apart(self.synchronous) {
             let mut checkpointer = self.checkpointer.lock().unwrap_or_else(|e| e.into_inner());
             checkpointer
@@ -160,6 +162,19 @@ impl DirectWriter {
 /// there the committing connection checkpoints, as SQLite does by default.
 fn checkpoints_apart(synchronous: &str) -> bool {
     matches!(synchronous, "NORMAL" | "OFF")
+}
+
+/// A plain batch in one statement in SQLite's own implicit transaction, or, past
+/// `rows_per_statement` rows, one immediate transaction of several statements.
+fn insert_plain(connection: &mut Connection, jobs: &[NewJob], rows_per_statement: usize) -> rusqlite::Result<()> {
+    if jobs.len() <= rows_per_statement {
+        return insert(connection, jobs);
+    }
+    let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for chunk in jobs.chunks(rows_per_statement) {
+        insert(&tx, chunk)?;
+    }
+    tx.commit()
 }
 
 /// One multi-row `INSERT` of `jobs`, from the statement cache.
@@ -194,6 +209,43 @@ fn insert_text(rows: usize) -> String {
     format!("{INSERT_NEW_JOBS}VALUES {}", vec![row; rows].join(", "))
 }
 
+/// Runs a shared statement (`store/sql/`), answering the rows it changed.
+pub(super) fn execute(connection: &Connection, stmt: &Stmt) -> rusqlite::Result<usize> {
+    let mut statement = prepared(connection, stmt)?;
+    statement.raw_execute()
+}
+
+/// Runs a shared select, handing each row to `each`.
+pub(super) fn for_each_row(
+    connection: &Connection,
+    stmt: &Stmt,
+    mut each: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    let mut statement = prepared(connection, stmt)?;
+    let mut rows = statement.raw_query();
+    while let Some(row) = rows.next()? {
+        each(row)?;
+    }
+    Ok(())
+}
+
+/// A shared statement prepared (from the statement cache: an import's texts repeat chunk after
+/// chunk) with its values bound.
+fn prepared<'c>(connection: &'c Connection, stmt: &Stmt) -> rusqlite::Result<CachedStatement<'c>> {
+    let mut statement = connection.prepare_cached(stmt.sql())?;
+    for (at, value) in stmt.binds().iter().enumerate() {
+        let at = at + 1;
+        match value {
+            Bind::Text(v) => statement.raw_bind_parameter(at, v),
+            Bind::Int(v) => statement.raw_bind_parameter(at, v),
+            Bind::Int32(v) => statement.raw_bind_parameter(at, v),
+            Bind::OptText(v) => statement.raw_bind_parameter(at, v),
+            Bind::OptInt(v) => statement.raw_bind_parameter(at, v),
+        }?;
+    }
+    Ok(statement)
+}
+
 /// An id stored already: the primary key (or a unique index) refused a row.
 fn is_id_taken(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ConstraintViolation
@@ -202,7 +254,7 @@ fn is_id_taken(e: &rusqlite::Error) -> bool {
 
 /// The error as the sqlx pool's connections word it (`(code: 5) database is locked`), so an error
 /// reads the same whichever connection met it.
-fn driver_error(e: &rusqlite::Error) -> DriverError {
+pub(super) fn driver_error(e: &rusqlite::Error) -> DriverError {
     match e {
         rusqlite::Error::SqliteFailure(f, Some(message)) => {
             DriverError::new(format!("(code: {}) {message}", f.extended_code))

@@ -17,6 +17,7 @@ mod checkpoint;
 mod direct;
 mod group;
 mod health;
+mod import;
 mod migrate;
 mod settings;
 mod statements;
@@ -40,8 +41,8 @@ use super::sql::{
     placeholders, push_new_jobs,
 };
 use super::{
-    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Lease, LeaseState, QueueStats, Rescue, Rescued, Stats,
-    StatsReport, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
+    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, QueueStats, Rescue,
+    Rescued, Stats, StatsReport, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -173,6 +174,16 @@ impl SqlBackend for SqliteStore {
                 ("synchronous".into(), self.synchronous.to_string()),
             ],
         })
+    }
+
+    /// On the direct connection (see `import.rs`), in this process's turn to write.
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+        if import.jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.direct
+            .run(|connection| import::import(connection, import))?
+            .map_err(|e| StoreError::query(KIND, "import", direct::driver_error(&e)))
     }
 
     async fn apply_migrations(&self) -> Result<(), StoreError> {
