@@ -22,7 +22,7 @@ pub(crate) struct Decoder {
 }
 
 impl Decoder {
-    fn corrupt(&self, reason: String) -> StoreError {
+    pub fn corrupt(&self, reason: String) -> StoreError {
         StoreError::Corrupt {
             kind: self.kind,
             id: self.id.clone(),

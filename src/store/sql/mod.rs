@@ -40,7 +40,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::query::Query;
 use sqlx::{Arguments, ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
-pub(crate) use decode::{Cells, Decoder, ReadRow, count, job_from_row};
+pub(crate) use decode::{Cells, Decoder, ReadRow, compact_json, count, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
@@ -123,6 +123,42 @@ fn lock_in_id_order(d: &Dialect, select: &mut Stmt) {
     if !d.for_update.is_empty() {
         select.push(" ORDER BY j.id").push(d.for_update);
     }
+}
+
+/// The select of one page of [`SqlPool::list`] (and of SQLite's direct reads of it): the jobs
+/// matching the filter, newest first, in [`Dialect::job_columns`].
+pub(crate) fn list_statement(d: &Dialect, params: &List) -> Stmt {
+    let mut stmt = Stmt::new(d, format!("SELECT {} FROM jobq_jobs AS j WHERE 1 = 1", d.job_columns));
+    stmt.filter("j", &params.filter);
+    if let Some(after) = &params.after.as_ref().filter(|_| d.row_value_ranges) {
+        // The keyset cursor as a row value: a range of the newest-first index on both its columns,
+        // so a page deep among jobs of one creation time (a bulk enqueue gives a batch one) reads
+        // only its own rows, not every job of that time before it.
+        stmt.push(" AND (j.created_at, j.id) < (")
+            .bind(after.created_at.0)
+            .push(", ")
+            .bind(after.id.as_str())
+            .push(")");
+    } else if let Some(after) = &params.after {
+        // The keyset cursor spelled as a range on the newest-first index's first column plus a
+        // tie-break, which MySQL reads as a range of that index (a row comparison it does not).
+        stmt.push(" AND j.created_at <= ")
+            .bind(after.created_at.0)
+            .push(" AND (j.created_at < ")
+            .bind(after.created_at.0)
+            .push(" OR j.id < ")
+            .bind(after.id.as_str())
+            .push(")");
+    }
+    let statuses = &params.filter.statuses;
+    if d.restates_partial_index && !statuses.is_empty() && !statuses.contains(&JobStatus::Pending) {
+        stmt.push(" AND j.status <> 'pending'");
+    }
+    stmt.push(" ORDER BY j.created_at DESC, j.id DESC LIMIT ")
+        .bind(i64::from(params.limit))
+        .push(" OFFSET ")
+        .bind(params.offset.min(i64::MAX as u64) as i64);
+    stmt
 }
 
 /// A SQL store's pool with its dialect: runs the statements the stores share.
@@ -255,39 +291,7 @@ where
 
     /// Jobs matching the filter, newest first.
     pub async fn list(&self, params: &List) -> Result<Vec<Job>, StoreError> {
-        let mut stmt = self.stmt(format!(
-            "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",
-            self.dialect.job_columns
-        ));
-        stmt.filter("j", &params.filter);
-        if let Some(after) = &params.after.as_ref().filter(|_| self.dialect.row_value_ranges) {
-            // The keyset cursor as a row value: a range of the newest-first index on both its columns,
-            // so a page deep among jobs of one creation time (a bulk enqueue gives a batch one) reads
-            // only its own rows, not every job of that time before it.
-            stmt.push(" AND (j.created_at, j.id) < (")
-                .bind(after.created_at.0)
-                .push(", ")
-                .bind(after.id.as_str())
-                .push(")");
-        } else if let Some(after) = &params.after {
-            // The keyset cursor spelled as a range on the newest-first index's first column plus a
-            // tie-break, which MySQL reads as a range of that index (a row comparison it does not).
-            stmt.push(" AND j.created_at <= ")
-                .bind(after.created_at.0)
-                .push(" AND (j.created_at < ")
-                .bind(after.created_at.0)
-                .push(" OR j.id < ")
-                .bind(after.id.as_str())
-                .push(")");
-        }
-        let statuses = &params.filter.statuses;
-        if self.dialect.restates_partial_index && !statuses.is_empty() && !statuses.contains(&JobStatus::Pending) {
-            stmt.push(" AND j.status <> 'pending'");
-        }
-        stmt.push(" ORDER BY j.created_at DESC, j.id DESC LIMIT ")
-            .bind(i64::from(params.limit))
-            .push(" OFFSET ")
-            .bind(params.offset.min(i64::MAX as u64) as i64);
+        let stmt = list_statement(self.dialect, params);
         let rows = self.fetch_all(&stmt, "list").await?;
         rows.iter().map(|r| job_from_row(r, self.dialect.kind)).collect()
     }

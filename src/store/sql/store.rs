@@ -53,6 +53,11 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
 
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription>;
 
+    /// The shared select unless the store reads its own way.
+    async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError> {
+        self.shared().list(list).await
+    }
+
     /// Called in this process's turn to write (see [`SqlBackend::write_turn`]); the shared statements
     /// unless the store writes its own way.
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
@@ -333,7 +338,7 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError> {
-        self.shared().list(list).await
+        SqlBackend::list(self, list).await
     }
 
     async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError> {

@@ -1,5 +1,6 @@
-//! The plain insert of new jobs (the one statement every `Client::enqueue` of a job without a unique
-//! key comes down to) on a connection of its own, run in the calling thread.
+//! Connections of their own, run in the calling thread: the writer of the plain insert of new jobs
+//! (the one statement every `Client::enqueue` of a job without a unique key comes down to) and of
+//! imports, and, in a one-shot command, the reader of pages of jobs (`jobq export`, a copy's source).
 //!
 //! sqlx's SQLite driver runs each connection on a worker thread of its own and sends every statement
 //! there over a channel, its answer coming back over another: two thread wake-ups per statement, which
@@ -7,11 +8,14 @@
 //! lazily through `rusqlite`, on the same SQLite library sqlx links, with the pragmas the pool's
 //! connections get (`settings.rs`), and its statements are prepared once and cached.
 //!
-//! It must only ever be used under [`super::SqliteStore`]'s write gate: it is one more writer of this
-//! process, and the gate is what keeps this process's writers from meeting in SQLite's busy handler.
-//! Everything else (look-ups, the checked enqueue, transitions, reads) stays on the sqlx pool.
+//! The writer must only ever be used under [`super::SqliteStore`]'s write gate: it is one more writer
+//! of this process, and the gate is what keeps this process's writers from meeting in SQLite's busy
+//! handler. Everything else (look-ups, the checked enqueue, transitions, other reads) stays on the sqlx
+//! pool. A page of 1,000 jobs read through sqlx crossed threads row by row, which took most of an
+//! export's time; the reader is kept to one-shot commands, whose calls come one at a time anyway, where
+//! a pool serves many callers at once.
 //!
-//! Its commits leave the log's checkpoints to a thread of their own (`checkpoint.rs`), so a producer's
+//! The writer's commits leave the log's checkpoints to a thread of their own (`checkpoint.rs`), so a producer's
 //! call never stops to copy the log into the database file.
 
 use std::path::PathBuf;
@@ -37,14 +41,16 @@ const COLUMNS: usize = 11;
 /// group commit's usual sizes stay prepared.
 const CACHED_STATEMENTS: usize = 32;
 
-/// The dedicated connection and what opening it takes.
-pub(super) struct DirectWriter {
+/// A dedicated connection and what opening it takes.
+pub(super) struct DirectConnection {
     path: PathBuf,
     url: RedactedUrl,
     synchronous: &'static str,
     busy_timeout: Duration,
     /// The pool's page cache size, in KiB.
     cache_kib: u32,
+    /// Whether it writes (and so starts the checkpoint thread).
+    writes: bool,
     /// `None` until the first insert opens it. Declared before `checkpointer`, so it is dropped (and
     /// its commit hook gone) first.
     connection: Mutex<Option<Connection>>,
@@ -52,9 +58,9 @@ pub(super) struct DirectWriter {
     checkpointer: Mutex<Option<Box<Checkpointer>>>,
 }
 
-impl std::fmt::Debug for DirectWriter {
+impl std::fmt::Debug for DirectConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DirectWriter")
+        f.debug_struct("DirectConnection")
             .field("url", &self.url)
             .finish_non_exhaustive()
     }
@@ -68,14 +74,25 @@ pub(super) enum InsertError {
     Store(StoreError),
 }
 
-impl DirectWriter {
-    pub fn new(url: &StoreUrl, settings: &Settings) -> DirectWriter {
-        DirectWriter {
+impl DirectConnection {
+    /// The writer (see the module's text).
+    pub fn writer(url: &StoreUrl, settings: &Settings) -> DirectConnection {
+        DirectConnection::new(url, settings, true)
+    }
+
+    /// The reader (see the module's text).
+    pub fn reader(url: &StoreUrl, settings: &Settings) -> DirectConnection {
+        DirectConnection::new(url, settings, false)
+    }
+
+    fn new(url: &StoreUrl, settings: &Settings, writes: bool) -> DirectConnection {
+        DirectConnection {
             path: url.sqlite_path(),
             url: url.redacted(),
             synchronous: settings.synchronous_name,
             busy_timeout: settings.busy_timeout,
             cache_kib: settings.cache_kib,
+            writes,
             connection: Mutex::new(None),
             checkpointer: Mutex::new(None),
         }
@@ -102,17 +119,14 @@ impl DirectWriter {
         })
     }
 
-    /// Runs `work` on the connection, in the calling thread; the caller holds the write gate. The
-    /// outer error is the connection's opening, the inner one the work's.
+    /// Runs `work` on the connection, in the calling thread; the writer's caller holds the write gate.
+    /// The outer error is the connection's opening, the inner one the work's.
     ///
     /// A call can block (an fsync at synchronous=FULL, or `busy_timeout` while another process holds
     /// the write lock), so on a multi-thread runtime it tells tokio, which moves the thread's other
     /// tasks elsewhere meanwhile; a current-thread runtime (the one-shot commands) has nothing else
     /// to run and calls it as it is.
-    pub fn run<T>(
-        &self,
-        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
-    ) -> Result<rusqlite::Result<T>, StoreError> {
+    pub fn run<T>(&self, work: impl FnOnce(&mut Connection) -> T) -> Result<T, StoreError> {
         let run = || {
             let mut slot = self.connection.lock().unwrap_or_else(|e| e.into_inner());
             let connection = match &mut *slot {
@@ -145,7 +159,7 @@ impl DirectWriter {
             Ok(connection)
         };
         let connection = open().map_err(|e| StoreError::unavailable(KIND, &self.url, &driver_error(&e)))?;
-        if checkpoints_apart(self.synchronous) {
+        if self.writes && checkpoints_apart(self.synchronous) {
             let mut checkpointer = self.checkpointer.lock().unwrap_or_else(|e| e.into_inner());
             checkpointer
                 .get_or_insert_with(|| Checkpointer::new(&self.path, self.busy_timeout))

@@ -19,6 +19,7 @@ mod group;
 mod health;
 mod import;
 mod migrate;
+mod read;
 mod settings;
 mod statements;
 mod watch;
@@ -30,7 +31,7 @@ use async_trait::async_trait;
 use sqlx::{QueryBuilder, Row, Sqlite};
 use tokio::sync::{Mutex, MutexGuard, Notify};
 
-use self::direct::{DirectWriter, InsertError};
+use self::direct::{DirectConnection, InsertError};
 use self::group::Pending;
 use self::settings::{DIALECT, Settings};
 use self::statements::{append_error, split_progress};
@@ -41,8 +42,8 @@ use super::sql::{
     placeholders, push_new_jobs,
 };
 use super::{
-    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, QueueStats, Rescue,
-    Rescued, Stats, StatsReport, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
+    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, QueueStats,
+    Rescue, Rescued, Stats, StatsReport, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -62,8 +63,10 @@ pub struct SqliteStore {
     gate: Arc<Mutex<()>>,
     /// Jobs waiting for the next commit (group commit, see `group.rs`).
     pending: Arc<Pending>,
-    /// The connection plain inserts run on, in the calling thread (see `direct.rs`).
-    direct: Arc<DirectWriter>,
+    /// The connection plain inserts and imports run on, in the calling thread (see `direct.rs`).
+    direct: Arc<DirectConnection>,
+    /// A one-shot command's reader of pages of jobs, in the calling thread (see `direct.rs`).
+    reader: Option<Arc<DirectConnection>>,
 }
 
 impl SqliteStore {
@@ -83,7 +86,8 @@ impl SqliteStore {
             synchronous: settings.synchronous_name,
             gate: Arc::new(Mutex::new(())),
             pending: Arc::default(),
-            direct: Arc::new(DirectWriter::new(url, &settings)),
+            direct: Arc::new(DirectConnection::writer(url, &settings)),
+            reader: (usage == Usage::OneShot).then(|| Arc::new(DirectConnection::reader(url, &settings))),
         })
     }
 
@@ -98,7 +102,7 @@ impl SqliteStore {
         }
     }
 
-    /// Inserts a plain batch without looking first (see [`DirectWriter::insert_all`]); the caller
+    /// Inserts a plain batch without looking first (see [`DirectConnection::insert_all`]); the caller
     /// holds the gate.
     fn insert_all(&self, jobs: &[NewJob]) -> Result<(), InsertError> {
         self.direct.insert_all(jobs, ROWS_PER_STATEMENT)
@@ -174,6 +178,16 @@ impl SqlBackend for SqliteStore {
                 ("synchronous".into(), self.synchronous.to_string()),
             ],
         })
+    }
+
+    /// In a one-shot command on the direct reader (see `direct.rs`), else on the pool.
+    async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError> {
+        match &self.reader {
+            Some(reader) => reader
+                .run(|connection| read::list(connection, list))?
+                .map_err(|e| e.into_store_error("list")),
+            None => self.sql.list(list).await,
+        }
     }
 
     /// On the direct connection (see `import.rs`), in this process's turn to write.

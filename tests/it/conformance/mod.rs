@@ -155,3 +155,18 @@ store_tests! {
         health::health_findings_say_what_to_do,
     }
 }
+
+// SQLite opened as a one-shot command opens it reads pages of jobs and imports on connections of its
+// own, outside sqlx (`src/store/sqlite/direct.rs`): the cases of both, again on such a store.
+store_tests! {
+    run |case, fixture| case(fixture().await.store()).await;
+    stores { sqlite_one_shot => support::sqlite_one_shot_store }
+    cases {
+        read::list_filters_by_queue_type_status_and_creation_time,
+        read::list_is_newest_first_with_pagination,
+        read::list_pages_on_after_a_cursor_in_list_order,
+        import::import_writes_every_status_exactly_and_in_its_place,
+        import::import_skips_or_replaces_held_ids_and_a_dry_run_writes_nothing,
+        import::import_leaves_out_a_live_job_whose_unique_key_a_live_job_holds,
+    }
+}

@@ -41,7 +41,7 @@ pub use mysql::{mysql_store, mysql_store_in};
 pub use postgres::{postgres_store, postgres_store_in};
 pub use redis::{redis_store, redis_store_in};
 pub use redis_cluster::redis_cluster_store;
-pub use sqlite::sqlite_store;
+pub use sqlite::{sqlite_one_shot_store, sqlite_store};
 
 use std::fmt::{self, Display};
 use std::future::Future;
