@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::{CachedStatement, Connection, ErrorCode, OpenFlags, TransactionBehavior, ffi};
+use rusqlite::{CachedStatement, Connection, ErrorCode, OpenFlags, ToSql, TransactionBehavior, ffi};
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use super::KIND;
@@ -193,25 +193,41 @@ fn insert_plain(connection: &mut Connection, jobs: &[NewJob], rows_per_statement
 
 /// One multi-row `INSERT` of `jobs`, from the statement cache.
 fn insert(connection: &Connection, jobs: &[NewJob]) -> rusqlite::Result<()> {
-    let mut statement = connection.prepare_cached(&insert_text(jobs.len()))?;
+    insert_rows(connection, &insert_text(jobs.len()), jobs, |job, bind| {
+        let r = NewJobRow::of(job);
+        let values: [&dyn ToSql; COLUMNS] = [
+            &r.id,
+            &r.queue,
+            &r.job_type,
+            &r.payload,
+            &r.meta,
+            &r.priority,
+            &r.max_attempts,
+            &r.run_at,
+            &r.unique_key,
+            &r.timeout_ms,
+            &r.created_at,
+        ];
+        values.into_iter().try_for_each(bind)
+    })
+}
+
+/// Runs the multi-row insert `sql` (from the statement cache), each row's values bound in order by
+/// `row`, straight from the caller's rows: no copy of them into a statement first.
+pub(super) fn insert_rows<T>(
+    connection: &Connection,
+    sql: &str,
+    rows: &[T],
+    row: impl Fn(&T, &mut dyn FnMut(&dyn ToSql) -> rusqlite::Result<()>) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    let mut statement = connection.prepare_cached(sql)?;
     let mut at = 0;
-    let mut bind = |value: &dyn rusqlite::ToSql| {
+    let mut bind = |value: &dyn ToSql| {
         at += 1;
         statement.raw_bind_parameter(at, value)
     };
-    for job in jobs {
-        let r = NewJobRow::of(job);
-        bind(&r.id)?;
-        bind(&r.queue)?;
-        bind(&r.job_type)?;
-        bind(&r.payload)?;
-        bind(&r.meta)?;
-        bind(&r.priority)?;
-        bind(&r.max_attempts)?;
-        bind(&r.run_at)?;
-        bind(&r.unique_key)?;
-        bind(&r.timeout_ms)?;
-        bind(&r.created_at)?;
+    for r in rows {
+        row(r, &mut bind)?;
     }
     statement.raw_execute()?;
     Ok(())

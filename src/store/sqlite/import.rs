@@ -6,9 +6,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, ToSql, TransactionBehavior};
 
-use super::direct::{execute, for_each_row};
+use super::direct::{execute, for_each_row, insert_rows};
 use super::settings::DIALECT;
 use crate::job::Job;
 use crate::store::sql::{
@@ -61,37 +61,32 @@ fn insert_whole(connection: &Connection, jobs: &[&Job]) -> rusqlite::Result<()> 
         "INSERT INTO jobq_jobs ({WHOLE_JOB_COLUMNS}) VALUES {}",
         vec![row; jobs.len()].join(", ")
     );
-    let mut statement = connection.prepare_cached(&sql)?;
-    let mut at = 0;
-    let mut bind = |value: &dyn rusqlite::ToSql| {
-        at += 1;
-        statement.raw_bind_parameter(at, value)
-    };
-    for job in jobs {
+    insert_rows(connection, &sql, jobs, |job, bind| {
         let r = WholeJobRow::of(job);
-        bind(&r.id)?;
-        bind(&r.queue)?;
-        bind(&r.job_type)?;
-        bind(&r.payload)?;
-        bind(&r.meta)?;
-        bind(&r.priority)?;
-        bind(&r.status)?;
-        bind(&r.attempt)?;
-        bind(&r.max_attempts)?;
-        bind(&r.run_at)?;
-        bind(&r.unique_key)?;
-        bind(&r.timeout_ms)?;
-        bind(&r.progress)?;
-        bind(&r.progress_message)?;
-        bind(&r.result)?;
-        bind(&r.errors)?;
-        bind(&r.created_at)?;
-        bind(&r.started_at)?;
-        bind(&r.finished_at)?;
-        bind(&r.heartbeat_at)?;
-        bind(&r.worker_id)?;
-        bind(&r.snoozes)?;
-    }
-    statement.raw_execute()?;
-    Ok(())
+        let values: [&dyn ToSql; COLUMNS] = [
+            &r.id,
+            &r.queue,
+            &r.job_type,
+            &r.payload,
+            &r.meta,
+            &r.priority,
+            &r.status,
+            &r.attempt,
+            &r.max_attempts,
+            &r.run_at,
+            &r.unique_key,
+            &r.timeout_ms,
+            &r.progress,
+            &r.progress_message,
+            &r.result,
+            &r.errors,
+            &r.created_at,
+            &r.started_at,
+            &r.finished_at,
+            &r.heartbeat_at,
+            &r.worker_id,
+            &r.snoozes,
+        ];
+        values.into_iter().try_for_each(bind)
+    })
 }
