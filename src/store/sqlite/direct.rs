@@ -15,8 +15,8 @@
 //! export's time; the reader is kept to one-shot commands, whose calls come one at a time anyway, where
 //! a pool serves many callers at once.
 //!
-//! The writer's commits leave the log's checkpoints to a thread of their own (`checkpoint.rs`), so a producer's
-//! call never stops to copy the log into the database file.
+//! The writer's commits leave the log's checkpoints to a thread of their own (`checkpoint.rs`), so a
+//! producer's call never stops to copy the log into the database file.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
