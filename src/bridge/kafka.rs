@@ -42,6 +42,12 @@ pub async fn run(
         ("enable.auto.offset.store", "false"),
         ("auto.offset.reset", "earliest"),
         ("client.id", "jobq-bridge"),
+        // A bridge that dies hands its partitions to the others after 10 s rather than librdkafka's
+        // 45 s (Kafka's default before 3.0; heartbeats come from librdkafka's own thread, so a slow
+        // store never misses one). Brokers that hold a group's join for the session's length, as
+        // Tansu does for half of it, let a bridge start sooner as well.
+        ("session.timeout.ms", "10000"),
+        ("heartbeat.interval.ms", "3000"),
     ]) else {
         return Err(crate::Error::invalid(
             Input::Broker,

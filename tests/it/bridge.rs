@@ -12,7 +12,7 @@ use std::time::Duration;
 use jobq::Client;
 use serde_json::json;
 
-use crate::support::kafka::{consume, fresh_topic, kafka_servers, produce};
+use crate::support::kafka::{OwnBroker, consume, fresh_topic, fresh_topic_on, kafka_servers, produce, produce_on};
 use crate::support::process::{Process, jobq};
 use crate::support::proxy::Proxy;
 use crate::support::rabbitmq::{TestQueue, amqp_url};
@@ -450,6 +450,68 @@ async fn kafka_messages_become_jobs_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_messages_become_jobs_on_postgres() {
     kafka_messages_become_jobs(postgres_store().await).await;
+}
+
+/// Killed connections between a Kafka bridge and its broker: every connection the bridge makes (the
+/// first, and those the broker's metadata names) goes through a proxy, cut twice while messages
+/// flow. librdkafka connects again, every message ends as exactly one job, and the offsets the
+/// bridge commits cover them all: the group's next member reads only a message produced later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_cut_connections_lose_and_duplicate_nothing() {
+    let store = sqlite_store().await;
+    let dir = tempfile::tempdir().unwrap();
+    let broker = OwnBroker::behind_proxy().await;
+    let servers = broker.servers();
+    let topic = fresh_topic_on(&servers, 3).await;
+    let group = format!("{topic}-group");
+    let messages = |range: std::ops::Range<usize>| -> Vec<(String, Vec<u8>)> {
+        range
+            .map(|n| (format!("c{n}"), envelope(&format!("c-{n}"), n)))
+            .collect()
+    };
+    let total = 6_000;
+    produce_on(&servers, &topic, &messages(0..total / 2)).await;
+    let url = format!("kafka://{servers}");
+    let args = [
+        url.as_str(),
+        "--topic",
+        &topic,
+        "--group",
+        &group,
+        "--max-in-flight",
+        "200",
+    ];
+    let first = bridge(dir.path(), &store, &args);
+    eventually("the bridge to store some jobs", WAIT, async || {
+        jobs_in(&store).await > 0
+    })
+    .await;
+    assert!(broker.proxy.cut() > 0, "the bridge's connections were cut");
+    produce_on(&servers, &topic, &messages(total / 2..total)).await;
+    let before = jobs_in(&store).await;
+    eventually("the bridge to store more jobs after the cut", WAIT, async || {
+        jobs_in(&store).await > before
+    })
+    .await;
+    broker.proxy.cut();
+    wait_for_jobs(&store, total as u64, &first).await;
+    first.signal(libc::SIGTERM);
+    assert!(first.exit(WAIT).await.success(), "{}", first.log());
+    assert_eq!(jobs_in(&store).await, total as u64, "one job per message");
+
+    produce_on(&servers, &topic, &[("late".into(), envelope("late", 0))]).await;
+    let second_dir = tempfile::tempdir().unwrap();
+    let second = bridge(second_dir.path(), &store, &args);
+    wait_for_jobs(&store, total as u64 + 1, &second).await;
+    second.signal(libc::SIGTERM);
+    assert!(second.exit(WAIT).await.success(), "{}", second.log());
+    assert!(
+        second
+            .log()
+            .contains("1 messages became new jobs, 0 were stored already, 0 were rejected"),
+        "the offsets committed cover every message the first bridge stored:\n{}",
+        second.log()
+    );
 }
 
 /// Enqueues `n` jobs of `job_type` with ids `PREFIX-i` on `store`.

