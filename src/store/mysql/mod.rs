@@ -33,8 +33,8 @@ use self::statements::{TRANSIENT_TRIES, text};
 use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{SharedSql, SqlBackend, SqlPool, is_plain};
 use super::{
-    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo,
-    StoreKind, StoreUrl, Subscription, Usage, WakeOn,
+    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
+    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, NewJob};
 use crate::time::UnixMillis;
@@ -89,6 +89,10 @@ impl MysqlStore {
 impl SqlBackend for MysqlStore {
     fn shared(&self) -> &dyn SharedSql {
         &self.sql
+    }
+
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+        self.sql.import(import).await
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {

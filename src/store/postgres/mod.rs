@@ -37,8 +37,8 @@ use self::settings::{DIALECT, Settings};
 use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{FinishRow, SharedSql, SqlBackend, SqlPool, in_claim_order};
 use super::{
-    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Lease, LeaseState, Rescue, Rescued, StoreError, StoreInfo,
-    StoreKind, StoreUrl, Subscription, Usage, WakeOn,
+    Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
+    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
 };
 use crate::job::{Job, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -105,6 +105,10 @@ impl PostgresStore {
 impl SqlBackend for PostgresStore {
     fn shared(&self) -> &dyn SharedSql {
         &self.sql
+    }
+
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
+        self.sql.import(import).await
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {

@@ -74,6 +74,91 @@ where
     Cells(row).job(kind)
 }
 
+/// Typed reads of one row's cells by position, which is all [`decode_job`] needs: sqlx's rows
+/// ([`Cells`]) and the rows of SQLite's direct reader (`sqlite/read.rs`) both give them, so a job is
+/// decoded one way whichever driver read it. An error is the driver's reason.
+pub(crate) trait JobCells {
+    fn text(&self, i: usize) -> Result<String, String>;
+    fn opt_text(&self, i: usize) -> Result<Option<String>, String>;
+    fn int(&self, i: usize) -> Result<i32, String>;
+    fn opt_int(&self, i: usize) -> Result<Option<i32>, String>;
+    fn big(&self, i: usize) -> Result<i64, String>;
+    fn opt_big(&self, i: usize) -> Result<Option<i64>, String>;
+}
+
+/// The job in a row of [`super::Dialect::job_columns`], in that order: `INTEGER` columns read as i32,
+/// times and time-outs as i64, JSON as text. Every error names the job and the column.
+pub(crate) fn decode_job(row: &impl JobCells, kind: StoreKind) -> Result<Job, StoreError> {
+    let mut d = Decoder {
+        kind,
+        id: String::new(),
+    };
+    fn at(d: &Decoder, i: usize) -> impl Fn(String) -> StoreError + '_ {
+        move |e| d.corrupt(format!("column {i}: {e}"))
+    }
+    let text = |d: &Decoder, i| row.text(i).map_err(at(d, i));
+    let opt_text = |d: &Decoder, i| row.opt_text(i).map_err(at(d, i));
+    let int = |d: &Decoder, i| row.int(i).map_err(at(d, i));
+    let opt_int = |d: &Decoder, i| row.opt_int(i).map_err(at(d, i));
+    let big = |d: &Decoder, i| row.big(i).map_err(at(d, i));
+    let opt_big = |d: &Decoder, i| row.opt_big(i).map_err(at(d, i));
+    d.id = text(&d, 0)?;
+    Ok(Job {
+        queue: text(&d, 1)?,
+        job_type: text(&d, 2)?,
+        payload: d.raw("payload", compact_json(text(&d, 3)?))?,
+        meta: d.meta(&text(&d, 4)?)?,
+        priority: int(&d, 5)?,
+        status: d.status(&text(&d, 6)?)?,
+        attempt: int(&d, 7)?.max(0) as u32,
+        max_attempts: int(&d, 8)?.max(1) as u32,
+        run_at: UnixMillis(big(&d, 9)?),
+        unique_key: opt_text(&d, 10)?,
+        timeout_ms: opt_big(&d, 11)?.map(|t| t.max(1) as u64),
+        progress: d.progress(opt_int(&d, 12)?.map(i64::from), opt_text(&d, 13)?),
+        result: opt_text(&d, 14)?
+            .map(|r| d.raw("result", compact_json(r)))
+            .transpose()?,
+        errors: d.errors(&text(&d, 15)?)?,
+        created_at: UnixMillis(big(&d, 16)?),
+        started_at: opt_big(&d, 17)?.map(UnixMillis),
+        finished_at: opt_big(&d, 18)?.map(UnixMillis),
+        heartbeat_at: opt_big(&d, 19)?.map(UnixMillis),
+        worker_id: opt_text(&d, 20)?,
+        snoozes: int(&d, 21)?.max(0) as u32,
+        id: JobId::from_stored(d.id.clone()),
+    })
+}
+
+/// Text is read without sqlx's type check (see the module's text), integers with it.
+impl<'r, R> JobCells for Cells<'r, R>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    i32: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    fn text(&self, i: usize) -> Result<String, String> {
+        self.0.try_get_unchecked(i).map_err(|e| e.to_string())
+    }
+    fn opt_text(&self, i: usize) -> Result<Option<String>, String> {
+        self.0.try_get_unchecked(i).map_err(|e| e.to_string())
+    }
+    fn int(&self, i: usize) -> Result<i32, String> {
+        self.0.try_get(i).map_err(|e| e.to_string())
+    }
+    fn opt_int(&self, i: usize) -> Result<Option<i32>, String> {
+        self.0.try_get(i).map_err(|e| e.to_string())
+    }
+    fn big(&self, i: usize) -> Result<i64, String> {
+        self.0.try_get(i).map_err(|e| e.to_string())
+    }
+    fn opt_big(&self, i: usize) -> Result<Option<i64>, String> {
+        self.0.try_get(i).map_err(|e| e.to_string())
+    }
+}
+
 /// What [`Cells`] decode, from a row of any of the three SQL databases.
 pub(crate) trait ReadRow {
     /// The job in a row of [`super::Dialect::job_columns`].
@@ -102,58 +187,7 @@ where
     i64: Decode<'r, R::Database> + Type<R::Database>,
 {
     fn job(&self, kind: StoreKind) -> Result<Job, StoreError> {
-        let row = self.0;
-        fn cell<'r, R, T>(row: &'r R, d: &Decoder, i: usize, unchecked: bool) -> Result<T, StoreError>
-        where
-            R: Row,
-            usize: ColumnIndex<R>,
-            T: Decode<'r, R::Database> + Type<R::Database>,
-        {
-            let got = if unchecked {
-                row.try_get_unchecked(i)
-            } else {
-                row.try_get(i)
-            };
-            got.map_err(|e| d.corrupt(format!("column {i}: {e}")))
-        }
-        let text = |d: &Decoder, i| cell::<R, String>(row, d, i, true);
-        let opt_text = |d: &Decoder, i| cell::<R, Option<String>>(row, d, i, true);
-        let int = |d: &Decoder, i| cell::<R, i32>(row, d, i, false);
-        let opt_int = |d: &Decoder, i| cell::<R, Option<i32>>(row, d, i, false);
-        let big = |d: &Decoder, i| cell::<R, i64>(row, d, i, false);
-        let opt_big = |d: &Decoder, i| cell::<R, Option<i64>>(row, d, i, false);
-
-        let mut d = Decoder {
-            kind,
-            id: String::new(),
-        };
-        d.id = text(&d, 0)?;
-        let job = Job {
-            queue: text(&d, 1)?,
-            job_type: text(&d, 2)?,
-            payload: d.raw("payload", compact_json(text(&d, 3)?))?,
-            meta: d.meta(&text(&d, 4)?)?,
-            priority: int(&d, 5)?,
-            status: d.status(&text(&d, 6)?)?,
-            attempt: int(&d, 7)?.max(0) as u32,
-            max_attempts: int(&d, 8)?.max(1) as u32,
-            run_at: UnixMillis(big(&d, 9)?),
-            unique_key: opt_text(&d, 10)?,
-            timeout_ms: opt_big(&d, 11)?.map(|t| t.max(1) as u64),
-            progress: d.progress(opt_int(&d, 12)?.map(i64::from), opt_text(&d, 13)?),
-            result: opt_text(&d, 14)?
-                .map(|r| d.raw("result", compact_json(r)))
-                .transpose()?,
-            errors: d.errors(&text(&d, 15)?)?,
-            created_at: UnixMillis(big(&d, 16)?),
-            started_at: opt_big(&d, 17)?.map(UnixMillis),
-            finished_at: opt_big(&d, 18)?.map(UnixMillis),
-            heartbeat_at: opt_big(&d, 19)?.map(UnixMillis),
-            worker_id: opt_text(&d, 20)?,
-            snoozes: int(&d, 21)?.max(0) as u32,
-            id: JobId::from_stored(d.id.clone()),
-        };
-        Ok(job)
+        decode_job(self, kind)
     }
 
     fn rescued(&self) -> Result<Rescued, sqlx::Error> {

@@ -40,7 +40,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::query::Query;
 use sqlx::{Arguments, ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
-pub(crate) use decode::{Cells, Decoder, ReadRow, compact_json, count, job_from_row};
+pub(crate) use decode::{Cells, Decoder, JobCells, ReadRow, count, decode_job, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};

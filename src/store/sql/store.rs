@@ -58,11 +58,10 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
         self.shared().list(list).await
     }
 
-    /// Called in this process's turn to write (see [`SqlBackend::write_turn`]); the shared statements
-    /// unless the store writes its own way.
-    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
-        self.shared().import(import).await
-    }
+    /// Called in this process's turn to write (see [`SqlBackend::write_turn`]). Each store says how:
+    /// the shared statements over sqlx (`SqlPool::import`, whole rows as its database's
+    /// [`super::InsertWhole`] inserts them), or SQLite's direct connection.
+    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError>;
 
     /// What only this store can tell of its health: its server's settings, or its file.
     async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError>;
@@ -85,7 +84,6 @@ pub(crate) trait SharedSql: Send + Sync {
     async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError>;
     async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError>;
     async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError>;
-    async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError>;
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;
     async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
     async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
@@ -170,9 +168,6 @@ macro_rules! shared_sql {
             }
             async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
                 SqlPool::retry(self, retry).await
-            }
-            async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
-                SqlPool::import(self, import).await
             }
             async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
                 SqlPool::register_worker(self, worker).await

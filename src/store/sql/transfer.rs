@@ -150,7 +150,6 @@ macro_rules! insert_whole_values {
     };
 }
 
-insert_whole_values!(sqlx::Sqlite);
 insert_whole_values!(sqlx::MySql);
 
 /// The values of a whole job's row, in [`WHOLE_JOB_COLUMNS`]'s order, as every import binds them
