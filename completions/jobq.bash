@@ -61,6 +61,9 @@ _jobq() {
             jobq,inbox)
                 cmd="jobq__subcmd__inbox"
                 ;;
+            jobq,init)
+                cmd="jobq__subcmd__init"
+                ;;
             jobq,list)
                 cmd="jobq__subcmd__list"
                 ;;
@@ -156,6 +159,9 @@ _jobq() {
                 ;;
             jobq__subcmd__help,inbox)
                 cmd="jobq__subcmd__help__subcmd__inbox"
+                ;;
+            jobq__subcmd__help,init)
+                cmd="jobq__subcmd__help__subcmd__init"
                 ;;
             jobq__subcmd__help,list)
                 cmd="jobq__subcmd__help__subcmd__list"
@@ -254,7 +260,7 @@ _jobq() {
 
     case "${cmd}" in
         jobq)
-            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version enqueue worker stats list show wait cancel resolve retry delete replay-dead replay cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version init enqueue worker stats list show wait cancel resolve retry delete replay-dead replay cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -940,7 +946,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help)
-            opts="enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
+            opts="init enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1150,6 +1156,20 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help__subcmd__inbox)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1496,6 +1516,36 @@ _jobq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__init)
+            opts="-o -q -v -h -V --force --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand init 'Write a commented jobq.toml here to start from'
             cand enqueue 'Put a job (or a file of jobs) on a queue'
             cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
             cand stats 'Counts by queue and status'
@@ -62,6 +63,21 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand completions 'Print shell completions'
             cand man 'Print man pages (roff) into a folder, or jobq(1) on stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;init'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --force 'Overwrite an existing jobq.toml'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
         &'jobq;enqueue'= {
             cand --queue 'Queue [default: default]'
@@ -728,6 +744,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --version 'Print version'
         }
         &'jobq;help'= {
+            cand init 'Write a commented jobq.toml here to start from'
             cand enqueue 'Put a job (or a file of jobs) on a queue'
             cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
             cand stats 'Counts by queue and status'
@@ -759,6 +776,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand completions 'Print shell completions'
             cand man 'Print man pages (roff) into a folder, or jobq(1) on stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;help;init'= {
         }
         &'jobq;help;enqueue'= {
         }

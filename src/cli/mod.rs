@@ -29,6 +29,7 @@ pub mod filter;
 pub mod generate;
 pub mod import;
 pub mod inbox;
+pub mod init;
 pub mod lines;
 pub mod list;
 pub mod migrate;
@@ -106,6 +107,8 @@ pub enum OutputFormat {
 #[derive(Debug, Subcommand)]
 #[non_exhaustive]
 pub enum Command {
+    /// Write a commented jobq.toml here to start from
+    Init(init::InitArgs),
     /// Put a job (or a file of jobs) on a queue
     Enqueue(enqueue::EnqueueArgs),
     /// Run jobs: claim, run handlers, retry, heartbeat, rescue
@@ -271,6 +274,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Completions(args) => return generate::completions(args).map(|()| Exit::Success),
         Command::Man(args) => return generate::man(args).map(|()| Exit::Success),
+        // A config file that is not there yet, or is broken, is what `init` is for.
+        Command::Init(args) => return init::run(args),
         _ => {}
     }
     let config = Config::load(&Overrides {
@@ -315,7 +320,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Bench(args) => bench::run(&ctx, args).await,
         Command::Autoscale(args) => autoscale::run(&ctx, args).await,
-        Command::Completions(_) | Command::Man(_) => unreachable!("handled above"),
+        Command::Completions(_) | Command::Man(_) | Command::Init(_) => unreachable!("handled above"),
     };
     done.map(|()| Exit::Success)
 }

@@ -38,6 +38,7 @@ mod errors;
 mod flow;
 mod generate;
 mod help;
+mod init;
 mod list;
 mod migrate;
 mod replay_dead;
