@@ -107,6 +107,16 @@ pub struct WorkerFile {
 pub struct HandlerFile {
     /// Program and arguments.
     pub exec: Option<Vec<String>>,
+    /// Keep the exec program running and hand it jobs as lines (a persistent handler).
+    pub persistent: Option<bool>,
+    /// Jobs one copy of a persistent program holds at once.
+    pub in_flight: Option<u32>,
+    /// Copies of a persistent program.
+    pub processes: Option<u32>,
+    /// Jobs a copy of a persistent program is handed before it is replaced.
+    pub max_jobs_per_process: Option<u64>,
+    /// Resident memory past which a copy of a persistent program is replaced: `"512MiB"`.
+    pub max_memory_per_process: Option<String>,
     /// URL to POST to.
     pub http: Option<String>,
     /// `noop`, `sleep`, `echo` or `fail`.
@@ -139,10 +149,17 @@ pub struct HandlerFile {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HandlerKind {
-    /// Run a program; argv resolved against the config folder.
+    /// Run a program per job; argv resolved against the config folder.
     Exec {
         /// Program and arguments.
         argv: Vec<String>,
+    },
+    /// Keep a program running and hand it jobs as lines; argv resolved as for `Exec`.
+    Persistent {
+        /// Program and arguments.
+        argv: Vec<String>,
+        /// Copies, jobs per copy, and when a copy is replaced.
+        options: crate::handler::PersistentOptions,
     },
     /// POST the envelope.
     Http {
@@ -585,6 +602,58 @@ fn retry_policy(r: &RetryFile, base: RetryPolicy) -> std::result::Result<RetryPo
 /// The builtin handler names.
 pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
 
+/// True when the entry sets any key of a persistent handler.
+fn has_persistent_keys(h: &HandlerFile) -> bool {
+    let HandlerFile {
+        persistent,
+        in_flight,
+        processes,
+        max_jobs_per_process,
+        max_memory_per_process,
+        ..
+    } = h;
+    persistent.is_some()
+        || in_flight.is_some()
+        || processes.is_some()
+        || max_jobs_per_process.is_some()
+        || max_memory_per_process.is_some()
+}
+
+/// A persistent exec handler's options, when `persistent = true`; its other keys need it.
+fn persistent_options(h: &HandlerFile) -> std::result::Result<Option<crate::handler::PersistentOptions>, String> {
+    let tuned = h.in_flight.is_some()
+        || h.processes.is_some()
+        || h.max_jobs_per_process.is_some()
+        || h.max_memory_per_process.is_some();
+    if h.persistent != Some(true) {
+        if tuned {
+            return Err(
+                "in_flight, processes, max_jobs_per_process and max_memory_per_process need persistent = true".into(),
+            );
+        }
+        return Ok(None);
+    }
+    let at_least_one = |key: &str, v: Option<u64>| match v {
+        Some(0) => Err(format!("{key} must be at least 1")),
+        _ => Ok(()),
+    };
+    at_least_one("in_flight", h.in_flight.map(u64::from))?;
+    at_least_one("processes", h.processes.map(u64::from))?;
+    at_least_one("max_jobs_per_process", h.max_jobs_per_process)?;
+    let defaults = crate::handler::PersistentOptions::default();
+    Ok(Some(crate::handler::PersistentOptions {
+        in_flight: h.in_flight.unwrap_or(defaults.in_flight),
+        processes: h.processes.unwrap_or(defaults.processes),
+        max_jobs_per_process: h.max_jobs_per_process,
+        max_memory_per_process: h
+            .max_memory_per_process
+            .as_deref()
+            .map(crate::memory::parse_size)
+            .transpose()
+            .map_err(|e| format!("max_memory_per_process: {e}"))?,
+    }))
+}
+
 /// A duration key of a table, if set; the error names the key.
 fn optional_duration(key: &str, value: Option<&str>) -> std::result::Result<Option<Duration>, String> {
     value.map(parse_duration).transpose().map_err(|e| format!("{key}: {e}"))
@@ -608,7 +677,10 @@ fn handler_config(
     if kinds != 1 {
         return Err("set exactly one of exec, http, builtin or publish".into());
     }
-    let kind = if let Some(argv) = h.exec {
+    if h.exec.is_none() && has_persistent_keys(&h) {
+        return Err("persistent, in_flight, processes, max_jobs_per_process and max_memory_per_process apply to exec handlers only".into());
+    }
+    let kind = if let Some(argv) = h.exec.clone() {
         let Some(program) = argv.first() else {
             return Err("exec needs a program: exec = [\"./bin/run\", \"--flag\"]".into());
         };
@@ -621,7 +693,10 @@ fn handler_config(
         };
         let mut argv = argv;
         argv[0] = program;
-        HandlerKind::Exec { argv }
+        match persistent_options(&h)? {
+            Some(options) => HandlerKind::Persistent { argv, options },
+            None => HandlerKind::Exec { argv },
+        }
     } else if let Some(url) = h.http {
         let parsed = url::Url::parse(&url).map_err(|e| format!("http = {url:?}: {e}"))?;
         if !matches!(parsed.scheme(), "http" | "https") {
@@ -766,6 +841,55 @@ exec = ["python3", "dispatch.py"]
     }
 
     #[test]
+    fn persistent_handlers_take_their_options() {
+        let c = load(
+            r#"
+[handlers."report.build"]
+exec = ["./handlers/report.py"]
+persistent = true
+in_flight = 8
+processes = 4
+max_jobs_per_process = 10000
+max_memory_per_process = "512MiB"
+[handlers.plain]
+exec = ["python3", "plain.py"]
+persistent = true
+"#,
+            Overrides::default(),
+            &[],
+        )
+        .unwrap();
+        let HandlerKind::Persistent { argv, options } = &c.handlers["report.build"].kind else {
+            panic!("{:?}", c.handlers["report.build"].kind)
+        };
+        assert!(argv[0].ends_with("/handlers/report.py") && Path::new(&argv[0]).is_absolute());
+        assert_eq!(
+            options,
+            &crate::handler::PersistentOptions {
+                in_flight: 8,
+                processes: 4,
+                max_jobs_per_process: Some(10_000),
+                max_memory_per_process: Some(512 << 20),
+            }
+        );
+        assert_eq!(options.capacity(), 32);
+        let HandlerKind::Persistent { options, .. } = &c.handlers["plain"].kind else {
+            panic!()
+        };
+        assert_eq!(options, &crate::handler::PersistentOptions::default());
+        let c = load(
+            "[handlers.x]
+exec = [\"sh\"]
+persistent = false
+",
+            Overrides::default(),
+            &[],
+        )
+        .unwrap();
+        assert!(matches!(c.handlers["x"].kind, HandlerKind::Exec { .. }));
+    }
+
+    #[test]
     fn bad_files_name_the_problem() {
         let cases = [
             ("colour = 1", "unknown field"),
@@ -782,6 +906,27 @@ exec = ["python3", "dispatch.py"]
                 "wait_timeout must be longer",
             ),
             ("url = \"postgress://u:pw@h/db\"", "unknown store scheme"),
+            ("[handlers.x]\nexec = [\"a\"]\nin_flight = 2", "need persistent = true"),
+            (
+                "[handlers.x]\nexec = [\"a\"]\npersistent = false\nprocesses = 2",
+                "need persistent = true",
+            ),
+            (
+                "[handlers.x]\nexec = [\"a\"]\npersistent = true\nin_flight = 0",
+                "in_flight must be at least 1",
+            ),
+            (
+                "[handlers.x]\nexec = [\"a\"]\npersistent = true\nmax_jobs_per_process = 0",
+                "max_jobs_per_process must be at least 1",
+            ),
+            (
+                "[handlers.x]\nexec = [\"a\"]\npersistent = true\nmax_memory_per_process = \"lots\"",
+                "max_memory_per_process: invalid size",
+            ),
+            (
+                "[handlers.x]\nhttp = \"http://h/\"\npersistent = true",
+                "apply to exec handlers only",
+            ),
         ];
         for (text, needle) in cases {
             let err = load(text, Overrides::default(), &[]).unwrap_err().to_string();

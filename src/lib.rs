@@ -23,6 +23,7 @@ pub mod error;
 pub mod events;
 pub mod handler;
 pub mod job;
+pub mod memory;
 pub mod report;
 pub mod retry;
 pub mod schedule;

@@ -189,11 +189,20 @@ impl Bench {
                     toml::Value::Array(argv.into_iter().map(toml::Value::String).collect()),
                 );
             }
+            crate::config::HandlerKind::Persistent { argv, options } => {
+                handler.insert(
+                    "exec".into(),
+                    toml::Value::Array(argv.into_iter().map(toml::Value::String).collect()),
+                );
+                handler.insert("persistent".into(), toml::Value::Boolean(true));
+                handler.insert("in_flight".into(), toml::Value::Integer(options.in_flight.into()));
+                handler.insert("processes".into(), toml::Value::Integer(options.processes.into()));
+            }
             crate::config::HandlerKind::Builtin { name } => {
                 handler.insert("builtin".into(), toml::Value::String(name));
             }
             crate::config::HandlerKind::Http { .. } | crate::config::HandlerKind::Publish { .. } => {
-                unreachable!("bench handlers are noop or exec")
+                unreachable!("bench handlers are noop, exec or persistent")
             }
         }
         let ms = |d: Duration| toml::Value::String(format!("{}ms", d.as_millis()));

@@ -126,6 +126,16 @@ pub enum BenchHandler {
     Noop,
     /// Runs this program (no arguments) per job, as an `exec` handler: measures process spawning too.
     Exec(String),
+    /// Hands every job to this program (no arguments) kept running, as a persistent handler with
+    /// `in_flight` jobs per copy and `processes` copies.
+    Persistent {
+        /// The program.
+        program: String,
+        /// Jobs one copy holds at once.
+        in_flight: u32,
+        /// Copies of the program.
+        processes: u32,
+    },
 }
 
 impl BenchHandler {
@@ -136,6 +146,18 @@ impl BenchHandler {
             BenchHandler::Exec(program) => crate::config::HandlerKind::Exec {
                 argv: vec![program.clone()],
             },
+            BenchHandler::Persistent {
+                program,
+                in_flight,
+                processes,
+            } => crate::config::HandlerKind::Persistent {
+                argv: vec![program.clone()],
+                options: crate::handler::PersistentOptions {
+                    in_flight: *in_flight,
+                    processes: *processes,
+                    ..Default::default()
+                },
+            },
         }
     }
 
@@ -144,6 +166,11 @@ impl BenchHandler {
         match self {
             BenchHandler::Noop => "noop".into(),
             BenchHandler::Exec(program) => format!("exec {program}"),
+            BenchHandler::Persistent {
+                program,
+                in_flight,
+                processes,
+            } => format!("persistent {program} (in_flight {in_flight}, processes {processes})"),
         }
     }
 }

@@ -62,8 +62,21 @@ pub struct BenchArgs {
     pub processes: u32,
 
     /// Run each drain and steady job with this program (no arguments) instead of the builtin noop
-    #[arg(long, value_name = "PROGRAM")]
+    #[arg(long, value_name = "PROGRAM", conflicts_with = "persistent")]
     pub exec: Option<String>,
+
+    /// Hand each drain and steady job to this program (no arguments) kept running, as a persistent
+    /// handler, instead of the builtin noop
+    #[arg(long, value_name = "PROGRAM")]
+    pub persistent: Option<String>,
+
+    /// With --persistent: jobs one copy of the program holds at once
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "persistent", value_parser = clap::value_parser!(u32).range(1..))]
+    pub in_flight: u32,
+
+    /// With --persistent: copies of the program each worker runs
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "persistent", value_parser = clap::value_parser!(u32).range(1..))]
+    pub copies: u32,
 
     /// Jobs per second enqueued by the steady workload
     #[arg(long, value_name = "N", default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(1..))]
@@ -124,7 +137,7 @@ pub async fn run(ctx: &Context, args: BenchArgs) -> anyhow::Result<()> {
         url: ctx.config.url.clone(),
         exe,
         settings: ctx.config.worker.clone(),
-        handler: args.exec.clone().map_or(BenchHandler::Noop, BenchHandler::Exec),
+        handler: bench_handler(&args),
         progress: bar.clone(),
     });
     if !ctx.quiet && stderr_is_terminal() {
@@ -156,6 +169,19 @@ pub async fn run(ctx: &Context, args: BenchArgs) -> anyhow::Result<()> {
 }
 
 /// The plan the arguments ask for.
+/// What the bench's jobs run: `--persistent`, `--exec`, or the builtin noop.
+fn bench_handler(args: &BenchArgs) -> BenchHandler {
+    match (&args.persistent, &args.exec) {
+        (Some(program), _) => BenchHandler::Persistent {
+            program: program.clone(),
+            in_flight: args.in_flight,
+            processes: args.copies,
+        },
+        (None, Some(program)) => BenchHandler::Exec(program.clone()),
+        (None, None) => BenchHandler::Noop,
+    }
+}
+
 fn plan(ctx: &Context, args: &BenchArgs) -> Plan {
     let mut workloads: Vec<Workload> = Vec::new();
     for w in &args.workloads {

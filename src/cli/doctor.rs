@@ -8,9 +8,9 @@ use clap::Args;
 
 use super::exit::Exit;
 use super::output::{print, print_json};
-use super::worker::parse_size;
 use super::{Context, OutputFormat};
 use crate::doctor::{Doctor, Report};
+use crate::memory::parse_size;
 use crate::time::parse_duration;
 
 /// Arguments of `jobq doctor`. The worker settings it judges jobs by (`stale_after`, each handler's

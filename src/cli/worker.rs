@@ -49,7 +49,7 @@ pub struct WorkerArgs {
     pub max_jobs: Option<u64>,
 
     /// Finish the running jobs and exit once resident memory exceeds SIZE, e.g. 512MiB or 2G
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub max_memory: Option<u64>,
 
     /// Lower the CPU priority of the worker and the programs it runs (0-19; negative needs root)
@@ -95,6 +95,7 @@ pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
         concurrency: args.concurrency,
     };
     let settings = flags.apply(&ctx.config);
+    warn_of_idle_capacity(&ctx.config, settings.concurrency);
     // Before the worker starts: SIGHUP's default action ends the process, and a file that cannot be
     // watched is bad usage, not a log line.
     let hangups = signal(SignalKind::hangup())?;
@@ -123,6 +124,23 @@ pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
     reloads.abort();
     report?;
     Ok(())
+}
+
+/// Says so when a persistent handler's programs could hold more jobs than the worker will run at
+/// once: the extra room would never be used, and the cure (a larger `concurrency`) is easy to miss.
+fn warn_of_idle_capacity(config: &Config, concurrency: u32) {
+    for (job_type, h) in &config.handlers {
+        let crate::config::HandlerKind::Persistent { options, .. } = &h.kind else {
+            continue;
+        };
+        let runs = h.concurrency.unwrap_or(concurrency).min(concurrency);
+        if options.capacity() > u64::from(runs) {
+            tracing::warn!(
+                "[handlers.{job_type:?}] processes × in_flight is {}, but the worker runs at most {runs} of its jobs at once: raise concurrency to use them all",
+                options.capacity()
+            );
+        }
+    }
 }
 
 /// Refuses a config without handlers, at start and at a reload.
@@ -213,55 +231,4 @@ fn set_nice(n: i32) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Reads a size such as `512MiB`, `2G`, `100MB` or `1048576` (bytes). K, M, G, T and KiB, MiB, GiB,
-/// TiB are powers of 1024; KB, MB, GB, TB powers of 1000.
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let number: f64 = number
-        .parse()
-        .map_err(|_| format!("invalid size {t:?} (expected e.g. 512MiB, 2G, 100MB)"))?;
-    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kib" => 1 << 10,
-        "m" | "mib" => 1 << 20,
-        "g" | "gib" => 1 << 30,
-        "t" | "tib" => 1 << 40,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        "tb" => 1_000_000_000_000,
-        other => {
-            return Err(format!(
-                "unknown size unit {other:?} in {t:?} (expected B, KiB, MiB, GiB, KB, MB, GB)"
-            ));
-        }
-    };
-    let bytes = number * factor as f64;
-    if !bytes.is_finite() || bytes < 1.0 {
-        return Err(format!("size {t:?} must be at least one byte"));
-    }
-    Ok(bytes as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse_in_binary_and_decimal_units() {
-        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("2G"), Ok(2 << 30));
-        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
-        assert_eq!(parse_size("100MB"), Ok(100_000_000));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size(" 64 kib "), Ok(64 << 10));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("5 parsecs").is_err());
-        assert!(parse_size("0").is_err());
-    }
 }

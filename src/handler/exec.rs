@@ -116,9 +116,7 @@ impl Handler for ExecHandler {
             Ok(c) => c,
             Err(e) => return Outcome::retry(format!("cannot start {}: {e}", self.argv[0])),
         };
-        let guard = GroupGuard {
-            pgid: child.id().map(|p| p as i32),
-        };
+        let guard = GroupGuard::of(&child);
         let report = Arc::new(Mutex::new(Report::default()));
 
         // Write stdin, read stdout and stderr concurrently with waiting: a program blocked on a full
@@ -182,12 +180,19 @@ async fn wait_or_stop(child: &mut Child, guard: &GroupGuard, cx: &JobContext) ->
 
 /// Kills a process group: on demand, and with SIGKILL when dropped while still armed (the run was
 /// abandoned, e.g. the worker gave up waiting for it).
-struct GroupGuard {
+pub(crate) struct GroupGuard {
     pgid: Option<i32>,
 }
 
 impl GroupGuard {
-    fn signal(&self, signal: libc::c_int) {
+    /// The group of `child`, started with `process_group(0)` so that its id is the group's.
+    pub(crate) fn of(child: &Child) -> GroupGuard {
+        GroupGuard {
+            pgid: child.id().map(|p| p as i32),
+        }
+    }
+
+    pub(crate) fn signal(&self, signal: libc::c_int) {
         if let Some(pgid) = self.pgid {
             // SAFETY: kill(2) with a negative pid signals a process group; it touches no memory.
             // ESRCH (the group is already empty) is the expected answer once all is done.
@@ -199,7 +204,7 @@ impl GroupGuard {
 
     /// Stops the guard once the leader has been reaped and the group killed, so that a later drop
     /// cannot signal a group whose id has been reused.
-    fn disarm(mut self) {
+    pub(crate) fn disarm(mut self) {
         self.pgid = None;
     }
 }
@@ -219,7 +224,7 @@ pub(crate) enum Exit {
     Signal(i32),
 }
 
-fn exit_of(status: ExitStatus) -> Exit {
+pub(crate) fn exit_of(status: ExitStatus) -> Exit {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(c), _) => Exit::Code(c),
@@ -306,7 +311,7 @@ pub(crate) fn outcome_of(exit: Exit, report: Report) -> Outcome {
     }
 }
 
-fn signal_name(sig: i32) -> &'static str {
+pub(crate) fn signal_name(sig: i32) -> &'static str {
     match sig {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",

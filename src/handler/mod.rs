@@ -1,7 +1,8 @@
 //! Handlers: what runs a job. A handler takes the [`Job`] and a [`JobContext`] and answers with an
 //! [`Outcome`]; the worker turns that outcome into a store transition (DESIGN §3).
 //!
-//! Five kinds share the one [`Handler`] trait: [`exec`] runs a program, [`http`] POSTs the envelope,
+//! Six kinds share the one [`Handler`] trait: [`exec`] runs a program per job, [`persistent`] keeps
+//! one running and hands it jobs as lines, [`http`] POSTs the envelope,
 //! [`publish`] hands it to a message broker, [`builtin`] has the smoke-test handlers, and library users implement the trait or pass an async
 //! closure to [`handler_fn`]. A handler never talks to the store: it learns of cancellation, time-outs
 //! and shutdown through its context's stop signal, and reports progress through the context, which the
@@ -23,11 +24,13 @@ use crate::job::{Job, Progress};
 pub mod builtin;
 pub mod exec;
 pub mod http;
+pub mod persistent;
 pub mod publish;
 
 pub use builtin::Builtin;
 pub use exec::ExecHandler;
 pub use http::HttpHandler;
+pub use persistent::{PersistentHandler, PersistentOptions};
 pub use publish::PublishHandler;
 
 /// What a handler decided about one run of a job. Handlers make these with the constructors below;
@@ -314,6 +317,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub trait Handler: Send + Sync {
     /// Runs one attempt of `job` (`job.attempt` is this run's number, 1 on the first run).
     async fn run(&self, job: &Job, cx: &JobContext) -> Outcome;
+
+    /// Called when the worker stops, after its last run has returned: a handler that keeps
+    /// something running between jobs (a persistent handler's programs) ends it here, giving it
+    /// `grace` to exit (zero when the worker must stop at once). The default does nothing.
+    async fn close(&self, _grace: Duration) {}
 }
 
 /// A handler made from an async closure; see [`handler_fn`].
@@ -353,6 +361,10 @@ impl<H: Handler + ?Sized> Handler for Arc<H> {
     async fn run(&self, job: &Job, cx: &JobContext) -> Outcome {
         (**self).run(job, cx).await
     }
+
+    async fn close(&self, grace: Duration) {
+        (**self).close(grace).await
+    }
 }
 
 /// Builds the handler a config entry describes. `job_type` names the entry in errors. Checks that an
@@ -365,6 +377,12 @@ pub fn from_config(job_type: &str, kind: &HandlerKind) -> crate::Result<Arc<dyn 
             let handler = ExecHandler::new(argv.clone()).map_err(|e| handler_error(job_type, "exec", e))?;
             // A missing program would fail every job of the type; refuse it up front (a worker's start
             // or reload) instead.
+            exec::check_program(&argv[0]).map_err(|e| handler_error(job_type, "exec", e))?;
+            Arc::new(handler)
+        }
+        HandlerKind::Persistent { argv, options } => {
+            let handler = PersistentHandler::new(job_type, argv.clone(), options.clone())
+                .map_err(|e| handler_error(job_type, "exec", e))?;
             exec::check_program(&argv[0]).map_err(|e| handler_error(job_type, "exec", e))?;
             Arc::new(handler)
         }

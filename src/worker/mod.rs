@@ -163,6 +163,7 @@ impl Worker {
         for task in tasks {
             let _ = task.await;
         }
+        close_handlers(&s).await;
         Ok(leave(&s, cause).await)
     }
 }
@@ -256,6 +257,19 @@ async fn drain(s: &Shared, acks: &AckSender, cause: StopCause) {
     while s.busy() > 0 {
         s.slot_freed.notified().await;
     }
+}
+
+/// Ends what handlers keep running between jobs (a persistent handler's programs), once no job is
+/// left: with the kill grace, or none after a second signal.
+async fn close_handlers(s: &Shared) {
+    let grace = if s.control.kill_now.is_cancelled() {
+        Duration::ZERO
+    } else {
+        s.kill_grace
+    };
+    let live = s.live();
+    let handlers = live.handlers.values().chain(live.fallback.iter());
+    futures_util::future::join_all(handlers.map(|r| r.handler.close(grace))).await;
 }
 
 /// Leaves the registry once everything is written, and says how the run ended.

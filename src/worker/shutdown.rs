@@ -211,7 +211,7 @@ pub(crate) async fn watch_memory(control: Arc<Control>, limit: u64, stop: Cancel
             _ = stop.cancelled() => return,
             _ = tokio::time::sleep(MEMORY_CHECK_EVERY) => {}
         }
-        if let Some(rss) = resident_bytes()
+        if let Some(rss) = crate::memory::resident_bytes()
             && rss > limit
         {
             tracing::warn!(
@@ -223,15 +223,6 @@ pub(crate) async fn watch_memory(control: Arc<Control>, limit: u64, stop: Cancel
             return;
         }
     }
-}
-
-/// This process's resident memory in bytes, from `/proc/self/statm` (Linux).
-pub fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    // SAFETY: sysconf has no memory effects.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    Some(pages * u64::try_from(page).ok().filter(|p| *p > 0).unwrap_or(4096))
 }
 
 #[cfg(test)]
@@ -269,7 +260,7 @@ mod tests {
 
     #[test]
     fn resident_memory_is_read_from_proc() {
-        let rss = resident_bytes().expect("/proc/self/statm is readable on Linux");
+        let rss = crate::memory::resident_bytes().expect("/proc/self/statm is readable on Linux");
         assert!(rss > 1 << 20 && rss < 1 << 40, "{rss}");
     }
 }

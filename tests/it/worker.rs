@@ -20,6 +20,7 @@ use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 mod flow;
+mod persistent;
 
 use crate::support::process::{self, FAST, Process};
 use crate::support::{TestStore, eventually, lazy, stop_worker, store_tests};
@@ -1558,5 +1559,6 @@ store_tests! {
         flow::a_partition_is_a_lane_per_tenant,
         flow::a_pause_reaches_every_worker_within_a_poll_interval_and_resume_drains,
         flow::snooze_spends_no_attempt_and_rate_limited_holds_the_type_on_every_worker,
+        persistent::the_python_kit_answers_every_outcome,
     }
 }

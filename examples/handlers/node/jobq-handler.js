@@ -1,0 +1,141 @@
+'use strict';
+// A persistent jobq handler in Node.js 18+, no dependencies.
+//
+// jobq starts the program once, writes one job (the envelope JSON) per line to its stdin and reads
+// one reply per line from its stdout: protocol version 1, described in examples/handlers/README.md.
+//
+//   const { run } = require('./jobq-handler');
+//   run(async (job, signal) => ({ greeting: `hello ${job.payload.name}` }));
+//
+// Resolving is success (undefined: without a result); throwing Retry, Fail, Discard, Wait, Snooze
+// or RateLimited gives another outcome; any other error is a retry. Jobs run concurrently as
+// promises: jobq never hands over more than JOBQ_IN_FLIGHT unanswered jobs, so that is the bound.
+// `signal` aborts when jobq drops the job (time-out, cancel, shutdown); pass it on to fetch() and
+// timers.
+//
+// stdout belongs to the protocol, and a stray line there makes jobq restart the process. So on
+// load this module keeps stdout's write for the replies alone and points process.stdout.write
+// (console.log, console.info, console.dir…) at stderr, the program's log. A child process given
+// stdio 'inherit' would still write to the real stdout: give it ['ignore', 2, 2] or 'pipe'.
+
+const readline = require('node:readline');
+
+const writeReply = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+
+/** An answer other than success, thrown by a handler. */
+class Outcome extends Error {
+  constructor(message, reply) {
+    super(message);
+    this.name = new.target.name;
+    this.reply = reply; // undefined fields (an absent delay) are left out by JSON.stringify
+  }
+}
+
+/** Run the job again: after `delay` ('30s', or seconds) if given, else after the back-off. */
+class Retry extends Outcome {
+  constructor(error, delay) {
+    super(error, { outcome: 'retry', error: String(error), delay });
+  }
+}
+
+/** The job can never succeed: it goes dead at once, whatever attempts remain. */
+class Fail extends Outcome {
+  constructor(error) {
+    super(error, { outcome: 'fail', error: String(error) });
+  }
+}
+
+/** The job should not run at all (obsolete, duplicate): it becomes discarded. */
+class Discard extends Outcome {
+  constructor(reason) {
+    super(reason, { outcome: 'discard', reason: String(reason) });
+  }
+}
+
+/** The work was handed to a third party; the job waits until `jobq resolve` finishes it. */
+class Wait extends Outcome {
+  constructor() {
+    super('waiting', { outcome: 'wait' });
+  }
+}
+
+/** Not now: start the job again after `delay`, without spending an attempt. */
+class Snooze extends Outcome {
+  constructor(delay) {
+    super(`snoozed for ${delay}`, { outcome: 'snooze', delay });
+  }
+}
+
+/** Upstream back-pressure: jobs of this type pause for `delay` (or the back-off). */
+class RateLimited extends Outcome {
+  constructor(delay) {
+    super('rate limited', { outcome: 'rate-limited', delay });
+  }
+}
+
+/** Reports how far `job` has come (0-100); any number of times before its outcome. */
+function progress(job, percent, message) {
+  // Checked: a progress line jobq cannot read is a protocol error, which restarts the process.
+  const value = Number(percent);
+  if (!Number.isFinite(value)) throw new TypeError(`progress must be a number, not ${percent}`);
+  const text = message == null ? undefined : String(message);
+  send(JSON.stringify({ jobId: job.jobId, progress: value, message: text }));
+}
+
+/** Answers the jobs read from stdin; at its end, waits for the running ones and exits 0. */
+function run(handle) {
+  const running = new Map(); // jobId → { controller, done }
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    const message = JSON.parse(line);
+    if (message.drop !== undefined) {
+      // The job still answers when its handler settles; jobq ignores that answer.
+      running.get(message.drop)?.controller.abort(new Error(`dropped by jobq: ${message.reason}`));
+      return;
+    }
+    const controller = new AbortController();
+    const done = answer(handle, message, controller.signal)
+      .finally(() => running.delete(message.jobId));
+    running.set(message.jobId, { controller, done });
+  });
+  lines.on('close', async () => {
+    await Promise.all(Array.from(running.values(), (job) => job.done));
+    // Exits even if the handler left timers or connections open: jobq waits for this exit.
+    process.exit(0);
+  });
+}
+
+/** Runs one job and writes its one outcome line, whatever the handler does. */
+async function answer(handle, job, signal) {
+  let line;
+  try {
+    let reply;
+    try {
+      const result = await handle(job, signal);
+      reply = result === undefined ? { outcome: 'success' } : { outcome: 'success', result };
+    } catch (err) {
+      if (!(err instanceof Outcome)) throw err;
+      reply = err.reply;
+    }
+    // Inside the try: a result JSON cannot hold (a BigInt, a cycle) is the handler's error.
+    line = JSON.stringify({ jobId: job.jobId, ...reply });
+  } catch (err) {
+    console.error(err);
+    line = JSON.stringify({ jobId: job.jobId, outcome: 'retry', error: describe(err) });
+  }
+  send(line);
+}
+
+// The error text jobq records, as `TypeError: x is not a function`.
+function describe(err) {
+  if (!(err instanceof Error)) return String(err);
+  return err.message ? `${err.name}: ${err.message}` : err.name;
+}
+
+// Writes to a pipe are synchronous on Linux, so a reply is out as soon as this returns.
+function send(line) {
+  writeReply(line + '\n');
+}
+
+module.exports = { run, progress, Outcome, Retry, Fail, Discard, Wait, Snooze, RateLimited };

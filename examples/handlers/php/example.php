@@ -1,0 +1,40 @@
+#!/usr/bin/env php
+<?php
+// An example persistent handler: it greets by name, and shows the other outcomes when asked.
+//
+//   [handlers."hello"]
+//   exec = ["php", "examples/handlers/php/example.php"]
+//   persistent = true
+//
+//   jobq enqueue hello '{"name":"Ada"}'              # success, result {"greeting":"hello Ada"}
+//   jobq enqueue hello '{"progress":true}'           # three progress reports, then success
+//   jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
+//   jobq enqueue hello '{"fail":"no such user"}'     # dead at once
+//   jobq enqueue hello '"Ada"'                       # discarded: not an object
+
+declare(strict_types=1);
+
+require __DIR__ . '/jobq_handler.php';
+
+use Jobq\{Discard, Fail, Retry};
+
+Jobq\run(function (array $job): array {
+    $payload = $job['payload'];
+    if (!is_array($payload)) {
+        throw new Discard('payload must be a JSON object');
+    }
+    // echo goes to stderr, which jobq keeps as the program's log.
+    echo "job {$job['jobId']}, attempt {$job['attempt']} of {$job['maxAttempts']}\n";
+    if (isset($payload['fail'])) {
+        throw new Fail((string) $payload['fail']);
+    }
+    if (isset($payload['retry'])) {
+        throw new Retry((string) $payload['retry'], '5s');
+    }
+    if (!empty($payload['progress'])) {
+        foreach ([1, 2, 3] as $step) {
+            Jobq\progress($job, $step * 25, "step $step of 3");
+        }
+    }
+    return ['greeting' => 'hello ' . ($payload['name'] ?? 'world')];
+});

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""An example persistent handler: it greets by name, and shows the other outcomes when asked.
+
+    [handlers."hello"]
+    exec = ["python3", "examples/handlers/python/example.py"]
+    persistent = true
+
+    jobq enqueue hello '{"name":"Ada"}'              # success, result {"greeting":"hello Ada"}
+    jobq enqueue hello '{"progress":true}'           # three progress reports, then success
+    jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
+    jobq enqueue hello '{"fail":"no such user"}'     # dead at once
+    jobq enqueue hello '[1,2]'                       # discarded: not an object
+"""
+
+from jobq_handler import Discard, Fail, Retry, progress, run
+
+
+def handle(job):
+    payload = job["payload"]
+    if not isinstance(payload, dict):
+        raise Discard("payload must be a JSON object")
+    # print() goes to stderr, which jobq keeps as the program's log.
+    print(f"job {job['jobId']}, attempt {job['attempt']} of {job['maxAttempts']}")
+    if "fail" in payload:
+        raise Fail(payload["fail"])
+    if "retry" in payload:
+        raise Retry(payload["retry"], delay="5s")
+    if payload.get("progress"):
+        for step in (1, 2, 3):
+            progress(job, step * 25, f"step {step} of 3")
+    return {"greeting": f"hello {payload.get('name', 'world')}"}
+
+
+if __name__ == "__main__":
+    run(handle)
