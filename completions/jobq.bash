@@ -360,7 +360,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__bench)
-            opts="-c -o -q -v -h -V --jobs --bulk-jobs --single-jobs --producers --batch-size --concurrency --processes --exec --rate --duration --latency-jobs --spacing --producer --queue --url --config --output --quiet --verbose --help --version enqueue drain steady latency all"
+            opts="-c -o -q -v -h -V --jobs --bulk-jobs --single-jobs --producers --batch-size --concurrency --processes --exec --persistent --in-flight --copies --rate --duration --latency-jobs --spacing --producer --queue --url --config --output --quiet --verbose --help --version enqueue drain steady latency all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,6 +399,18 @@ _jobq() {
                     return 0
                     ;;
                 --exec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --persistent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --in-flight)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --copies)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2306,7 +2318,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__worker)
-            opts="-c -o -q -v -h -V --queue --concurrency --burst --max-jobs --max-memory --nice --name --log-format --kill-grace --reload-on-change --url --config --output --quiet --verbose --help --version"
+            opts="-c -o -q -v -h -V --queue --concurrency --burst --max-jobs --max-memory --nice --name --log-format --kill-grace --reload-on-change --handler --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2345,6 +2357,10 @@ _jobq() {
                     return 0
                     ;;
                 --kill-grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --handler)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -109,6 +109,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand worker" -l name -d 'Name shown
 complete -c jobq -n "__fish_jobq_using_subcommand worker" -l log-format -d 'Log format: text for people, json (one object per line) for log shippers' -r -f -a "text\t'One line per event for people'
 json\t'One JSON object per event'"
 complete -c jobq -n "__fish_jobq_using_subcommand worker" -l kill-grace -d 'Time a stopped program gets between SIGTERM and SIGKILL' -r
+complete -c jobq -n "__fish_jobq_using_subcommand worker" -l handler -d 'A handler for TYPE (`*`: every type without its own), added to the config file\'s or replacing its handler for TYPE: a program with its arguments (`./bin/send-mail --fast`), persistent:PROGRAM, builtin:NAME, an http(s):// URL, or an amqp(s):// or kafka:// target to publish to. Repeatable' -r
 complete -c jobq -n "__fish_jobq_using_subcommand worker" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand worker" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
 complete -c jobq -n "__fish_jobq_using_subcommand worker" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'
@@ -549,6 +550,9 @@ complete -c jobq -n "__fish_jobq_using_subcommand bench" -l batch-size -d 'Jobs 
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -s c -l concurrency -d 'Handlers each worker runs at once [default: [worker] concurrency, or 8]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l processes -d 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l exec -d 'Run each drain and steady job with this program (no arguments) instead of the builtin noop' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l persistent -d 'Hand each drain and steady job to this program (no arguments) kept running, as a persistent handler, instead of the builtin noop' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l in-flight -d 'With --persistent: jobs one copy of the program holds at once' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l copies -d 'With --persistent: copies of the program each worker runs' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l rate -d 'Jobs per second enqueued by the steady workload' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l duration -d 'How long the steady workload enqueues' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l latency-jobs -d 'Jobs enqueued by the latency workload\'s producer process' -r

@@ -19,8 +19,11 @@ use crate::store::StoreUrl;
 use crate::time::parse_duration;
 
 mod flow;
+mod handler_flag;
 mod serve;
 mod timed;
+
+pub use handler_flag::HandlerFlag;
 
 pub use flow::{DEFAULT_MAX_SNOOZES, QueueFile};
 pub use serve::{DEFAULT_LISTEN, Role, ServeFile, ServeSettings, TokenFile, TokenSpec, parse_listen};

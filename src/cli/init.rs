@@ -109,7 +109,7 @@ mod tests {
         let config = load(&uncommented);
         assert_eq!(
             config.handlers.keys().collect::<Vec<_>>(),
-            ["audit.record", "hello", "mail.send", "report.build"]
+            ["audit.record", "hello", "image.resize", "mail.send", "report.build"]
         );
     }
 }

@@ -7,11 +7,12 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use tokio::signal::unix::{SignalKind, signal};
 
 use super::Context;
-use crate::config::{Config, WorkerSettings};
+use crate::config::{Config, HandlerFlag, WorkerSettings};
 use crate::time::parse_duration;
 use crate::worker::{Worker, on_signals};
 
@@ -71,6 +72,13 @@ pub struct WorkerArgs {
     /// Reload the config file whenever it changes on disk, as SIGHUP does
     #[arg(long)]
     pub reload_on_change: bool,
+
+    /// A handler for TYPE (`*`: every type without its own), added to the config file's or
+    /// replacing its handler for TYPE: a program with its arguments (`./bin/send-mail --fast`),
+    /// persistent:PROGRAM, builtin:NAME, an http(s):// URL, or an amqp(s):// or kafka:// target to
+    /// publish to. Repeatable
+    #[arg(long = "handler", value_name = "TYPE=TARGET", value_parser = HandlerFlag::parse)]
+    pub handlers: Vec<HandlerFlag>,
 }
 
 /// How log lines are written (to stderr).
@@ -86,27 +94,30 @@ pub enum LogFormat {
 /// Runs `jobq worker`.
 pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
     init_logging(args.log_format, ctx.verbose, ctx.quiet);
-    check_handlers(&ctx.config)?;
-    if let Some(n) = args.nice {
-        set_nice(n)?;
-    }
     let flags = SettingFlags {
         queues: args.queues.clone(),
         concurrency: args.concurrency,
+        handlers: args.handlers.clone(),
+        base: std::env::current_dir().context("cannot read the current folder")?,
     };
-    let settings = flags.apply(&ctx.config);
-    warn_of_idle_capacity(&ctx.config, settings.concurrency);
+    let config = flags.overlay(ctx.config.clone())?;
+    check_handlers(&config)?;
+    if let Some(n) = args.nice {
+        set_nice(n)?;
+    }
+    let settings = flags.apply(&config);
+    warn_of_idle_capacity(&config, settings.concurrency);
     // Before the worker starts: SIGHUP's default action ends the process, and a file that cannot be
     // watched is bad usage, not a log line.
     let hangups = signal(SignalKind::hangup())?;
     let changes = if args.reload_on_change {
-        Some(reload::watch_file(&ctx.config)?)
+        Some(reload::watch_file(&config)?)
     } else {
         None
     };
     let client = ctx.client().await?;
     let mut builder = Worker::builder(client.store().clone())
-        .config(&ctx.config)?
+        .config(&config)?
         .settings(&settings)
         .burst(args.burst)
         .max_jobs(args.max_jobs)
@@ -117,7 +128,7 @@ pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
     }
     let worker = builder.build()?;
     let signals = tokio::spawn(on_signals(worker.handle(), settings.shutdown_timeout));
-    let reloader = Reloader::new(ctx.config.clone(), flags, worker.handle());
+    let reloader = Reloader::new(config, flags, worker.handle());
     let reloads = tokio::spawn(reloader.run(hangups, changes));
     let report = worker.run().await;
     signals.abort();
@@ -147,19 +158,28 @@ fn warn_of_idle_capacity(config: &Config, concurrency: u32) {
 fn check_handlers(config: &Config) -> Result<(), crate::Error> {
     if config.handlers.is_empty() {
         return Err(crate::Error::config(
-            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http, publish or builtin to the config file (--config or ./jobq.toml)",
+            "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http, publish or builtin to the config file (--config or ./jobq.toml), or --handler TYPE=PROGRAM flags",
         ));
     }
     Ok(())
 }
 
-/// The flags that win over the config's `[worker]` settings, at start and at every reload.
+/// The flags that win over the config's `[worker]` settings and handlers, at start and at every
+/// reload.
 struct SettingFlags {
     queues: Vec<String>,
     concurrency: Option<u32>,
+    handlers: Vec<HandlerFlag>,
+    /// The folder the worker started in, which `--handler` programs resolve against.
+    base: std::path::PathBuf,
 }
 
 impl SettingFlags {
+    /// The config with the `--handler` flags' handlers added (over the file's for the same types).
+    fn overlay(&self, config: Config) -> Result<Config, crate::Error> {
+        config.with_handler_flags(&self.handlers, &self.base)
+    }
+
     fn apply(&self, config: &Config) -> WorkerSettings {
         let mut settings = config.worker.clone();
         if !self.queues.is_empty() {

@@ -1,10 +1,12 @@
 //! jobq's one integration-test binary: the conformance suite, the server-store suite, each store's own
-//! behaviour, worker end-to-end tests, CLI snapshots and the generated-files check.
+//! behaviour, worker end-to-end tests, CLI snapshots, the deployment examples and the generated-files
+//! check.
 
 mod autoscale;
 mod bridge;
 mod cli;
 mod conformance;
+mod deploy;
 mod doctor;
 mod generated;
 mod mysql;

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+mod flags;
 mod flow;
 mod persistent;
 

@@ -86,7 +86,7 @@ impl Reloader {
 
     /// The config file read the way the worker read it at start, and turned into a reload.
     fn load(&self) -> anyhow::Result<(Config, Reload)> {
-        let config = Config::load(&reload_overrides(&self.running))?;
+        let config = self.flags.overlay(Config::load(&reload_overrides(&self.running))?)?;
         check_handlers(&config)?;
         let reload = Reload::from_config(&config)?.settings(&self.flags.apply(&config));
         Ok((config, reload))

@@ -14,7 +14,8 @@
 //! - it retires (`max_jobs_per_process`, `max_memory_per_process`): it gets no new job, finishes
 //!   the ones it holds, and is closed in the background while a fresh copy takes the next job;
 //! - the handler closes (the worker stops, a reload drops the handler): stdin is closed, the
-//!   program gets the grace to exit, then its group gets SIGTERM and, after the grace again, SIGKILL.
+//!   program gets half the kill grace to exit, then its group gets SIGTERM and, after the other
+//!   half, SIGKILL.
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -438,16 +439,18 @@ impl Process {
         self.stderr.lock().unwrap_or_else(|e| e.into_inner()).text()
     }
 
-    /// Ends the program in order: closes its stdin, gives it `grace` to exit, then SIGTERM to its
-    /// group and, after `grace` again, SIGKILL. Whatever it left in its group is killed after.
+    /// Ends the program in order: closes its stdin and gives it half of `grace` to exit, then
+    /// SIGTERM to its group and, after the other half, SIGKILL. Whatever it left in its group is
+    /// killed after. (Half each, so that a worker's stop takes no more than one grace here.)
     async fn close(mut self, grace: Duration) {
         let Some(group) = self.group.take() else {
             return;
         };
         drop(self.input);
-        if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+        let half = grace / 2;
+        if tokio::time::timeout(half, self.child.wait()).await.is_err() {
             group.signal(libc::SIGTERM);
-            if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+            if tokio::time::timeout(half, self.child.wait()).await.is_err() {
                 group.signal(libc::SIGKILL);
                 let _ = self.child.wait().await;
             }
