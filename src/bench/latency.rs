@@ -9,6 +9,10 @@
 //! `createdAt` records at millisecond resolution. The worker runs inside the bench with a Rust
 //! handler that reads the clock as it starts. Both clocks are the same machine's, so the difference
 //! is enqueue→start at microsecond resolution; process start-up is never counted.
+//!
+//! With `--persistent PROGRAM` the start is the program's: it answers each job with its own clock
+//! as it read the job's line (`{"receivedUs": …}`, as `examples/handlers/python/stamp.py` does), so
+//! the figure is enqueue → the persistent handler's first sight of the job.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -18,7 +22,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::fleet::Fleet;
-use super::{BENCH_TYPE, Bench, BenchError, BenchResult, Plan, Summary, WorkerSetup};
+use super::{BENCH_TYPE, Bench, BenchError, BenchHandler, BenchResult, Plan, Summary, WorkerSetup};
 use crate::Client;
 use crate::handler::{Handler, JobContext, Outcome};
 use crate::job::{Job, JobSpec};
@@ -48,9 +52,22 @@ pub struct LatencyReport {
 pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<LatencyReport> {
     let m = plan.latency_jobs;
     let stamps = Arc::new(Mutex::new(Vec::with_capacity(m as usize)));
+    let (handler, described): (Arc<dyn Handler>, String) = match &bench.handler {
+        BenchHandler::Persistent { .. } => (
+            Arc::new(StampedByProgram {
+                program: crate::handler::from_config(BENCH_TYPE, &bench.handler.config_kind())?,
+                stamps: stamps.clone(),
+            }),
+            format!("{} (answers with its clock as it read the job)", bench.handler.describe()),
+        ),
+        _ => (
+            Arc::new(Stamp { stamps: stamps.clone() }),
+            "rust (records its start time)".into(),
+        ),
+    };
     let worker = Worker::builder(bench.client.store().clone())
         .settings(&bench.worker_settings(plan.concurrency))
-        .handler(BENCH_TYPE, Stamp { stamps: stamps.clone() })
+        .handler(BENCH_TYPE, handler)
         .name(bench.worker_name())
         .build()?;
     let fleet = Fleet::of(bench.start_worker(worker));
@@ -95,7 +112,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<LatencyReport
     let mut workers = bench.setup_of(plan);
     workers.mode = "in-process".into();
     workers.processes = 0;
-    workers.handler = "rust (records its start time)".into();
+    workers.handler = described;
     Ok(LatencyReport {
         jobs: m,
         spacing_ms: plan.spacing.as_secs_f64() * 1000.0,
@@ -137,6 +154,40 @@ impl Handler for Stamp {
                 .push((now - sent) as f64 / 1000.0);
         }
         Outcome::success()
+    }
+}
+
+/// The handler of the latency workload with `--persistent`: runs the program, whose result says when
+/// it read the job (`receivedUs`), and notes how long after it was sent that was.
+struct StampedByProgram {
+    program: Arc<dyn Handler>,
+    stamps: Arc<Mutex<Vec<f64>>>,
+}
+
+#[async_trait]
+impl Handler for StampedByProgram {
+    async fn run(&self, job: &Job, cx: &JobContext) -> Outcome {
+        let outcome = self.program.run(job, cx).await;
+        let Outcome::Success { result: Some(result) } = &outcome else {
+            return Outcome::fail(format!(
+                "the latency workload's program must answer success with {{\"receivedUs\": …}}, not {outcome:?}"
+            ));
+        };
+        let sent = job
+            .payload_as::<serde_json::Value>()
+            .ok()
+            .and_then(|p| p.get("sentUs")?.as_i64());
+        if let (Some(sent), Some(received)) = (sent, result.get("receivedUs").and_then(|r| r.as_i64())) {
+            self.stamps
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((received - sent) as f64 / 1000.0);
+        }
+        outcome
+    }
+
+    async fn close(&self, grace: Duration) {
+        self.program.close(grace).await
     }
 }
 

@@ -140,7 +140,7 @@ pub enum BenchHandler {
 
 impl BenchHandler {
     /// The handler as a config file would name it.
-    fn config_kind(&self) -> crate::config::HandlerKind {
+    pub(crate) fn config_kind(&self) -> crate::config::HandlerKind {
         match self {
             BenchHandler::Noop => crate::config::HandlerKind::Builtin { name: "noop".into() },
             BenchHandler::Exec(program) => crate::config::HandlerKind::Exec {
