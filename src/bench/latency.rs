@@ -58,7 +58,10 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<LatencyReport
                 program: crate::handler::from_config(BENCH_TYPE, &bench.handler.config_kind())?,
                 stamps: stamps.clone(),
             }),
-            format!("{} (answers with its clock as it read the job)", bench.handler.describe()),
+            format!(
+                "{} (answers with its clock as it read the job)",
+                bench.handler.describe()
+            ),
         ),
         _ => (
             Arc::new(Stamp { stamps: stamps.clone() }),

@@ -18,8 +18,6 @@
 // (console.log, console.info, console.dir…) at stderr, the program's log. A child process given
 // stdio 'inherit' would still write to the real stdout: give it ['ignore', 2, 2] or 'pipe'.
 
-const readline = require('node:readline');
-
 const writeReply = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr);
 
@@ -86,8 +84,7 @@ function progress(job, percent, message) {
 /** Answers the jobs read from stdin; at its end, waits for the running ones and exits 0. */
 function run(handle) {
   const running = new Map(); // jobId → { controller, done }
-  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
+  const take = (line) => {
     const message = JSON.parse(line);
     if (message.drop !== undefined) {
       // The job still answers when its handler settles; jobq ignores that answer.
@@ -98,9 +95,30 @@ function run(handle) {
     const done = answer(handle, message, controller.signal)
       .finally(() => running.delete(message.jobId));
     running.set(message.jobId, { controller, done });
+  };
+  // Lines split by hand from each chunk read: cheaper than readline's event per line.
+  let rest = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk) => {
+    let start = 0;
+    let end = chunk.indexOf('\n');
+    if (end === -1) {
+      rest += chunk;
+      return;
+    }
+    take(rest + chunk.slice(0, end));
+    rest = '';
+    start = end + 1;
+    while ((end = chunk.indexOf('\n', start)) !== -1) {
+      take(chunk.slice(start, end));
+      start = end + 1;
+    }
+    rest = chunk.slice(start);
   });
-  lines.on('close', async () => {
+  process.stdin.on('end', async () => {
+    if (rest.trim() !== '') take(rest);
     await Promise.all(Array.from(running.values(), (job) => job.done));
+    flush();
     // Exits even if the handler left timers or connections open: jobq waits for this exit.
     process.exit(0);
   });
@@ -134,8 +152,20 @@ function describe(err) {
 }
 
 // Writes to a pipe are synchronous on Linux, so a reply is out as soon as this returns.
+// Replies made in one turn of the event loop go out in one write at its end: a busy program then
+// makes one system call per batch rather than per job, and no reply waits longer than the turn.
+let pending = [];
+
 function send(line) {
-  writeReply(line + '\n');
+  if (pending.length === 0) setImmediate(flush);
+  pending.push(line);
+}
+
+function flush() {
+  if (pending.length === 0) return;
+  const data = pending.join('\n') + '\n';
+  pending = [];
+  writeReply(data);
 }
 
 module.exports = { run, progress, Outcome, Retry, Fail, Discard, Wait, Snooze, RateLimited };
