@@ -37,7 +37,7 @@ pub async fn run(
         ));
     };
     let broker = Broker {
-        raw: raw.clone(),
+        raw: with_heartbeat(raw),
         shown: url.redacted(),
         queue: queue.to_string(),
     };
@@ -237,10 +237,8 @@ impl Session {
                         sink.counts()
                             .reject(&describe(queue, delivery.delivery_tag, id), &reason);
                         let requeue = BasicRejectOptions { requeue: false };
-                        match delivery.acker.reject(requeue).await {
-                            Ok(true) => {}
-                            Ok(false) => return Pumped::Lost("the channel closed".into()),
-                            Err(e) => return Pumped::Lost(e.to_string()),
+                        if let Err(why) = answered("the rejection", delivery.acker.reject(requeue), sink).await {
+                            return Pumped::Lost(why);
                         }
                     }
                 }
@@ -249,10 +247,9 @@ impl Session {
                 return Pumped::Stopped;
             }
             if let Some(i) = last_stored {
-                match batch[i].acker.ack(BasicAckOptions { multiple: true }).await {
-                    Ok(true) => {}
-                    Ok(false) => return Pumped::Lost("the channel closed before the acknowledgement".into()),
-                    Err(e) => return Pumped::Lost(e.to_string()),
+                let ack = batch[i].acker.ack(BasicAckOptions { multiple: true });
+                if let Err(why) = answered("the acknowledgement", ack, sink).await {
+                    return Pumped::Lost(why);
                 }
             }
             batch.clear();
@@ -269,10 +266,73 @@ impl Session {
     }
 }
 
+/// Waits for an acknowledgement or a rejection to be handed to the broker. lapin resolves it once the
+/// frame is written; on a connection that died under it (a close it missed) the frame is never
+/// written and the wait would never end, so it is bounded by the connect time-out, after which the
+/// connection counts as lost (the broker redelivers what was not acknowledged; the jobs' ids make
+/// that harmless).
+async fn answered(
+    what: &str,
+    sent: impl std::future::Future<Output = lapin::Result<bool>>,
+    sink: &Sink,
+) -> Result<(), String> {
+    let limit = sink.settings().connect_timeout;
+    match tokio::time::timeout(limit, sent).await {
+        Ok(Ok(true)) => Ok(()),
+        Ok(Ok(false)) => Err(format!("the channel closed before {what}")),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!(
+            "{what} was not sent within {}",
+            crate::time::format_duration(limit)
+        )),
+    }
+}
+
+/// The heartbeat a bridge asks for unless its URL names one. lapin declares a connection dead after
+/// two heartbeats without a byte from the broker; with the server's default (60 s) a connection that
+/// died without a word (a cut network, or a close lapin misses while a call of its own is under
+/// way, seen when a proxy cuts both ends) held the bridge for two minutes.
+const HEARTBEAT_SECS: u32 = 10;
+
+/// `url` with `heartbeat=10` added to its query, unless it has a heartbeat already.
+fn with_heartbeat(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return url.to_string();
+    };
+    if parsed.query_pairs().any(|(key, _)| key == "heartbeat") {
+        return url.to_string();
+    }
+    parsed
+        .query_pairs_mut()
+        .append_pair("heartbeat", &HEARTBEAT_SECS.to_string());
+    parsed.to_string()
+}
+
 /// Names a delivery in a log line: its queue, its delivery tag and its message id when it has one.
 fn describe(queue: &str, tag: u64, message_id: Option<&str>) -> String {
     match message_id {
         Some(id) => format!("message {id:?} (delivery {tag}) of queue {queue:?}"),
         None => format!("delivery {tag} of queue {queue:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heartbeat_is_asked_for_unless_the_url_names_one() {
+        assert_eq!(
+            with_heartbeat("amqp://ana:s3cret@127.0.0.1:5672/%2f"),
+            "amqp://ana:s3cret@127.0.0.1:5672/%2f?heartbeat=10"
+        );
+        assert_eq!(
+            with_heartbeat("amqps://mq.internal/orders?channel_max=8"),
+            "amqps://mq.internal/orders?channel_max=8&heartbeat=10"
+        );
+        assert_eq!(
+            with_heartbeat("amqp://127.0.0.1:5672/%2f?heartbeat=30"),
+            "amqp://127.0.0.1:5672/%2f?heartbeat=30"
+        );
     }
 }
