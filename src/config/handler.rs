@@ -1,0 +1,310 @@
+//! `[handlers."TYPE"]`: what a table may say (`HandlerFile`), what it resolves to (`HandlerConfig`
+//! with its `HandlerKind`), and the one function that resolves it, which `--handler` flags go
+//! through too.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::{DEFAULT_MAX_SNOOZES, RetryFile, absolute, flow, retry_policy};
+use crate::retry::RetryPolicy;
+use crate::time::parse_duration;
+
+/// `[handlers."type"]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandlerFile {
+    /// Program and arguments.
+    pub exec: Option<Vec<String>>,
+    /// Keep the exec program running and hand it jobs as lines (a persistent handler).
+    pub persistent: Option<bool>,
+    /// Jobs one copy of a persistent program holds at once.
+    pub in_flight: Option<u32>,
+    /// Copies of a persistent program.
+    pub processes: Option<u32>,
+    /// Jobs a copy of a persistent program is handed before it is replaced.
+    pub max_jobs_per_process: Option<u64>,
+    /// Resident memory past which a copy of a persistent program is replaced: `"512MiB"`.
+    pub max_memory_per_process: Option<String>,
+    /// URL to POST to.
+    pub http: Option<String>,
+    /// `noop`, `sleep`, `echo` or `fail`.
+    pub builtin: Option<String>,
+    /// Broker to publish the envelope to: `amqp://…/VHOST/EXCHANGE?routing_key=…` or
+    /// `kafka://HOST:PORT/TOPIC`.
+    pub publish: Option<String>,
+    /// Environment variable holding the HMAC key of an http handler.
+    pub secret_env: Option<String>,
+    /// Time-out per run.
+    pub timeout: Option<String>,
+    /// At most this many of this type at once in one worker.
+    pub concurrency: Option<u32>,
+    /// At most this many of this type running at once across every worker.
+    pub global_concurrency: Option<u32>,
+    /// At most this many of this type started per window across every worker: `"100/1m"`.
+    pub rate: Option<String>,
+    /// Count the cluster-wide limits per value of this field: `"meta.tenantId"`.
+    pub partition: Option<String>,
+    /// Snoozes before a snooze counts as a retry (default 100).
+    pub max_snoozes: Option<u32>,
+    /// How long a job of this type may wait on a third party before the worker gives up on it.
+    pub wait_timeout: Option<String>,
+    /// Retry overrides.
+    #[serde(flatten)]
+    pub retry: RetryFile,
+}
+
+/// Where a handler's work is done (new kinds of handler may come).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandlerKind {
+    /// Run a program per job; argv resolved against the config folder.
+    Exec {
+        /// Program and arguments.
+        argv: Vec<String>,
+    },
+    /// Keep a program running and hand it jobs as lines; argv resolved as for `Exec`.
+    Persistent {
+        /// Program and arguments.
+        argv: Vec<String>,
+        /// Copies, jobs per copy, and when a copy is replaced.
+        options: crate::handler::PersistentOptions,
+    },
+    /// POST the envelope.
+    Http {
+        /// Endpoint.
+        url: String,
+        /// Variable holding the HMAC-SHA256 key, if signing.
+        secret_env: Option<String>,
+    },
+    /// One of the built-in handlers.
+    Builtin {
+        /// `noop`, `sleep`, `echo` or `fail`.
+        name: String,
+    },
+    /// Publish the envelope to a message broker; the broker's confirm is success.
+    Publish {
+        /// Where to, as checked by [`crate::handler::publish::PublishTarget::parse`].
+        target: crate::handler::publish::PublishTarget,
+    },
+}
+
+/// A handler as configured, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandlerConfig {
+    /// What runs the job.
+    pub kind: HandlerKind,
+    /// Time-out per run.
+    pub timeout: Option<Duration>,
+    /// Per-type concurrency limit in one worker.
+    pub concurrency: Option<u32>,
+    /// Longest wait in `waiting` before the worker retries the job (or, out of attempts, kills it).
+    pub wait_timeout: Option<Duration>,
+    /// Retry policy for this type.
+    pub retry: RetryPolicy,
+    /// Cluster-wide limits on this type (`global_concurrency`, `rate`, `partition`), if any.
+    pub limit: Option<crate::store::Limit>,
+    /// Snoozes before a snooze counts as a retry.
+    pub max_snoozes: u32,
+}
+
+/// The builtin handler names.
+pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
+
+/// True when the entry sets any key of a persistent handler.
+fn has_persistent_keys(h: &HandlerFile) -> bool {
+    let HandlerFile {
+        persistent,
+        in_flight,
+        processes,
+        max_jobs_per_process,
+        max_memory_per_process,
+        ..
+    } = h;
+    persistent.is_some()
+        || in_flight.is_some()
+        || processes.is_some()
+        || max_jobs_per_process.is_some()
+        || max_memory_per_process.is_some()
+}
+
+/// A persistent exec handler's options, when `persistent = true`; its other keys need it.
+fn persistent_options(h: &HandlerFile) -> std::result::Result<Option<crate::handler::PersistentOptions>, String> {
+    let tuned = h.in_flight.is_some()
+        || h.processes.is_some()
+        || h.max_jobs_per_process.is_some()
+        || h.max_memory_per_process.is_some();
+    if h.persistent != Some(true) {
+        if tuned {
+            return Err(
+                "in_flight, processes, max_jobs_per_process and max_memory_per_process need persistent = true".into(),
+            );
+        }
+        return Ok(None);
+    }
+    let at_least_one = |key: &str, v: Option<u64>| match v {
+        Some(0) => Err(format!("{key} must be at least 1")),
+        _ => Ok(()),
+    };
+    at_least_one("in_flight", h.in_flight.map(u64::from))?;
+    at_least_one("processes", h.processes.map(u64::from))?;
+    at_least_one("max_jobs_per_process", h.max_jobs_per_process)?;
+    let defaults = crate::handler::PersistentOptions::default();
+    Ok(Some(crate::handler::PersistentOptions {
+        in_flight: h.in_flight.unwrap_or(defaults.in_flight),
+        processes: h.processes.unwrap_or(defaults.processes),
+        max_jobs_per_process: h.max_jobs_per_process,
+        max_memory_per_process: h
+            .max_memory_per_process
+            .as_deref()
+            .map(crate::memory::parse_size)
+            .transpose()
+            .map_err(|e| format!("max_memory_per_process: {e}"))?,
+    }))
+}
+
+/// A duration key of a table, if set; the error names the key.
+fn optional_duration(key: &str, value: Option<&str>) -> std::result::Result<Option<Duration>, String> {
+    value.map(parse_duration).transpose().map_err(|e| format!("{key}: {e}"))
+}
+
+pub(super) fn handler_config(
+    job_type: &str,
+    h: HandlerFile,
+    base: &Path,
+    default_retry: RetryPolicy,
+) -> std::result::Result<HandlerConfig, String> {
+    let kinds = [
+        h.exec.is_some(),
+        h.http.is_some(),
+        h.builtin.is_some(),
+        h.publish.is_some(),
+    ]
+    .iter()
+    .filter(|k| **k)
+    .count();
+    if kinds != 1 {
+        return Err("set exactly one of exec, http, builtin or publish".into());
+    }
+    if h.exec.is_none() && has_persistent_keys(&h) {
+        return Err("persistent, in_flight, processes, max_jobs_per_process and max_memory_per_process apply to exec handlers only".into());
+    }
+    let kind = if let Some(argv) = h.exec.clone() {
+        let Some(program) = argv.first() else {
+            return Err("exec needs a program: exec = [\"./bin/run\", \"--flag\"]".into());
+        };
+        // A program named with a path (./bin/run, ../x, bin/run) resolves against the config folder;
+        // a bare name (python3) is looked up on PATH when run.
+        let program = if program.contains('/') && Path::new(program).is_relative() {
+            absolute(&base.join(program)).display().to_string()
+        } else {
+            program.clone()
+        };
+        let mut argv = argv;
+        argv[0] = program;
+        match persistent_options(&h)? {
+            Some(options) => HandlerKind::Persistent { argv, options },
+            None => HandlerKind::Exec { argv },
+        }
+    } else if let Some(url) = h.http {
+        let parsed = url::Url::parse(&url).map_err(|e| format!("http = {url:?}: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!("http = {url:?}: expected an http:// or https:// URL"));
+        }
+        HandlerKind::Http {
+            url,
+            secret_env: h.secret_env.clone(),
+        }
+    } else if let Some(url) = h.publish {
+        let target = crate::handler::publish::PublishTarget::parse(&url).map_err(|e| format!("publish = {e}"))?;
+        HandlerKind::Publish { target }
+    } else {
+        let name = h.builtin.unwrap_or_default();
+        if !BUILTINS.contains(&name.as_str()) {
+            return Err(format!("unknown builtin {name:?} (expected noop, sleep, echo or fail)"));
+        }
+        HandlerKind::Builtin { name }
+    };
+    if h.secret_env.is_some() && !matches!(kind, HandlerKind::Http { .. }) {
+        return Err("secret_env applies to http handlers only".into());
+    }
+    let timeout = optional_duration("timeout", h.timeout.as_deref())?;
+    if h.concurrency == Some(0) {
+        return Err("concurrency must be at least 1".into());
+    }
+    let wait_timeout = optional_duration("wait_timeout", h.wait_timeout.as_deref())?;
+    if wait_timeout == Some(Duration::ZERO) {
+        return Err("wait_timeout must be longer than 0s (leave it out to wait without a limit)".into());
+    }
+    Ok(HandlerConfig {
+        kind,
+        timeout,
+        concurrency: h.concurrency,
+        wait_timeout,
+        retry: retry_policy(&h.retry, default_retry)?,
+        limit: flow::limit_of(
+            crate::store::Scope::Type(job_type.to_string()),
+            h.global_concurrency,
+            h.rate.as_deref(),
+            h.partition.as_deref(),
+        )?,
+        max_snoozes: h.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overrides;
+    use crate::config::tests::load;
+
+    #[test]
+    fn persistent_handlers_take_their_options() {
+        let c = load(
+            r#"
+[handlers."report.build"]
+exec = ["./handlers/report.py"]
+persistent = true
+in_flight = 8
+processes = 4
+max_jobs_per_process = 10000
+max_memory_per_process = "512MiB"
+[handlers.plain]
+exec = ["python3", "plain.py"]
+persistent = true
+"#,
+            Overrides::default(),
+            &[],
+        )
+        .unwrap();
+        let HandlerKind::Persistent { argv, options } = &c.handlers["report.build"].kind else {
+            panic!("{:?}", c.handlers["report.build"].kind)
+        };
+        assert!(argv[0].ends_with("/handlers/report.py") && Path::new(&argv[0]).is_absolute());
+        assert_eq!(
+            options,
+            &crate::handler::PersistentOptions {
+                in_flight: 8,
+                processes: 4,
+                max_jobs_per_process: Some(10_000),
+                max_memory_per_process: Some(512 << 20),
+            }
+        );
+        assert_eq!(options.capacity(), 32);
+        let HandlerKind::Persistent { options, .. } = &c.handlers["plain"].kind else {
+            panic!()
+        };
+        assert_eq!(options, &crate::handler::PersistentOptions::default());
+        let c = load(
+            "[handlers.x]
+exec = [\"sh\"]
+persistent = false
+",
+            Overrides::default(),
+            &[],
+        )
+        .unwrap();
+        assert!(matches!(c.handlers["x"].kind, HandlerKind::Exec { .. }));
+    }
+}
