@@ -114,29 +114,21 @@ pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
 
 /// True when the entry sets any key of a persistent handler.
 fn has_persistent_keys(h: &HandlerFile) -> bool {
-    let HandlerFile {
-        persistent,
-        in_flight,
-        processes,
-        max_jobs_per_process,
-        max_memory_per_process,
-        ..
-    } = h;
-    persistent.is_some()
-        || in_flight.is_some()
-        || processes.is_some()
-        || max_jobs_per_process.is_some()
-        || max_memory_per_process.is_some()
+    h.persistent.is_some() || tunes_persistence(h)
+}
+
+/// True when the entry sets a key that only a persistent handler takes (besides `persistent`).
+fn tunes_persistence(h: &HandlerFile) -> bool {
+    h.in_flight.is_some()
+        || h.processes.is_some()
+        || h.max_jobs_per_process.is_some()
+        || h.max_memory_per_process.is_some()
 }
 
 /// A persistent exec handler's options, when `persistent = true`; its other keys need it.
 fn persistent_options(h: &HandlerFile) -> std::result::Result<Option<crate::handler::PersistentOptions>, String> {
-    let tuned = h.in_flight.is_some()
-        || h.processes.is_some()
-        || h.max_jobs_per_process.is_some()
-        || h.max_memory_per_process.is_some();
     if h.persistent != Some(true) {
-        if tuned {
+        if tunes_persistence(h) {
             return Err(
                 "in_flight, processes, max_jobs_per_process and max_memory_per_process need persistent = true".into(),
             );

@@ -108,14 +108,7 @@ mod tests {
 
     /// A config read from an empty file.
     fn empty_config() -> Config {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("jobq.toml");
-        std::fs::write(&path, "").unwrap();
-        let overrides = crate::config::Overrides {
-            config: Some(path),
-            ..Default::default()
-        };
-        Config::load_with(&overrides, |_| None).unwrap()
+        crate::config::tests::load("", Default::default(), &[]).unwrap()
     }
 
     fn kind(text: &str) -> HandlerKind {

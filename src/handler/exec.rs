@@ -266,13 +266,7 @@ impl Report {
 /// job to a third party and then crashed must not hand it over twice); a signal overrides them.
 pub(crate) fn outcome_of(exit: Exit, report: Report) -> Outcome {
     let tail = report.tail.text();
-    let with_tail = |head: String| {
-        if tail.is_empty() {
-            head
-        } else {
-            format!("{head}: {tail}")
-        }
-    };
+    let with_tail = |head: String| with_tail(head, &tail);
     match exit {
         Exit::Code(_) if report.discard.is_some() => Outcome::Discard {
             reason: report.discard.unwrap_or_default(),
@@ -308,6 +302,15 @@ pub(crate) fn outcome_of(exit: Exit, report: Report) -> Outcome {
             error: with_tail(format!("killed by signal {sig} ({})", signal_name(sig))),
             retry_after: report.retry_after,
         },
+    }
+}
+
+/// An error text with the program's own last words after it, when it left any.
+pub(crate) fn with_tail(head: String, tail: &str) -> String {
+    if tail.is_empty() {
+        head
+    } else {
+        format!("{head}: {tail}")
     }
 }
 

@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Program;
 use super::protocol::{self, Reply};
-use crate::handler::exec::{Exit, GroupGuard, Tail, exit_of, signal_name};
+use crate::handler::exec::{Exit, GroupGuard, Tail, exit_of, signal_name, with_tail};
 use crate::handler::{JobContext, Outcome};
 
 /// Longest reply line: room for a result of 16 MiB.
@@ -129,6 +129,7 @@ impl Slot {
                 answered: 0,
                 retiring: None,
                 closing: false,
+                dropped: 0,
             };
             let end = session.run(&mut self, &mut process, first).await;
             match end {
@@ -173,14 +174,6 @@ fn restart_delay(failures: u32) -> Duration {
     Duration::from_millis(ms.min(30_000))
 }
 
-fn with_tail(head: String, tail: &str) -> String {
-    if tail.is_empty() {
-        head
-    } else {
-        format!("{head}: {tail}")
-    }
-}
-
 /// The jobs one program holds and what it has done.
 struct Session {
     held: HashMap<String, Held>,
@@ -192,6 +185,9 @@ struct Session {
     retiring: Option<String>,
     /// The handler is closing: no new job.
     closing: bool,
+    /// Jobs it was told to drop and has not answered: while there are none (nearly always), no
+    /// deadline is looked for.
+    dropped: usize,
 }
 
 impl Session {
@@ -214,12 +210,15 @@ impl Session {
                 }
             }
             let room = !self.closing && self.retiring.is_none() && self.held.len() < in_flight;
-            let deadline = self
-                .held
-                .iter()
-                .filter_map(|(id, h)| Some((h.drop_deadline?, id)))
-                .min()
-                .map(|(at, id)| (at, id.clone()));
+            let deadline = if self.dropped == 0 {
+                None
+            } else {
+                self.held
+                    .iter()
+                    .filter_map(|(id, h)| Some((h.drop_deadline?, id)))
+                    .min()
+                    .map(|(at, id)| (at, id.clone()))
+            };
             let drop_deadline = deadline.as_ref().map(|(at, _)| *at);
             tokio::select! {
                 biased;
@@ -295,6 +294,7 @@ impl Session {
         let reason = held.cx.stop_reason().map(|r| r.to_string()).unwrap_or_default();
         let _ = process.input.send(protocol::drop_line(job_id, &reason));
         held.drop_deadline = Some(Instant::now() + held.cx.kill_grace());
+        self.dropped += 1;
     }
 
     /// Splits what the program wrote into lines and acts on each whole one.
@@ -337,6 +337,9 @@ impl Session {
             Reply::Outcome { job_id, outcome } => {
                 let held = self.held.remove(&job_id).expect("looked up just above");
                 self.answered += 1;
+                if held.drop_deadline.is_some() {
+                    self.dropped -= 1;
+                }
                 let _ = held.answer.send(outcome);
             }
         }

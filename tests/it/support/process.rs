@@ -112,6 +112,13 @@ impl Process {
         .await
     }
 
+    /// Sends SIGTERM and waits for a clean exit (code 0), failing with the log otherwise.
+    pub async fn terminate(&self, timeout: Duration) {
+        self.signal(libc::SIGTERM);
+        let status = self.exit(timeout).await;
+        assert_eq!(status.code(), Some(0), "{}", self.log());
+    }
+
     /// Waits until the log contains `needle`.
     pub async fn wait_log(&self, needle: &str, timeout: Duration) {
         eventually(format!("the log to say {needle:?}"), timeout, async || {

@@ -179,8 +179,7 @@ async fn one_program_serves_many_jobs_and_ends_when_the_worker_stops(store: Test
         assert_eq!(job.progress.as_ref().map(|p| p.percent), Some(50), "{}", json!(job));
     }
     assert_eq!(pids.len(), 1, "one copy ran them all: {pids:?}");
-    worker.signal(libc::SIGTERM);
-    assert!(worker.exit(secs(15)).await.success(), "{}", worker.log());
+    worker.terminate(secs(15)).await;
     assert_eq!(
         world.probe_pids("closed"),
         world.probe_pids("started"),
@@ -226,8 +225,7 @@ async fn a_broken_program_has_its_jobs_retried_and_a_fresh_copy_takes_the_next(s
         secs(5),
     )
     .await;
-    worker.signal(libc::SIGTERM);
-    assert!(worker.exit(secs(15)).await.success(), "{}", worker.log());
+    worker.terminate(secs(15)).await;
 }
 
 /// A program that exits as it starts: each job it was given is retried, the worker keeps running
@@ -253,8 +251,7 @@ async fn a_program_that_exits_at_once_costs_retries_not_the_worker(store: TestSt
     );
     assert!(alive(worker.pid()), "the worker keeps running");
     assert_eq!(lines_with(&worker.log(), "next start in").len(), 3, "{}", worker.log());
-    worker.signal(libc::SIGTERM);
-    assert!(worker.exit(secs(15)).await.success(), "{}", worker.log());
+    worker.terminate(secs(15)).await;
 }
 
 /// A job that outlives its time-out is dropped; a program that does not answer within the kill
@@ -279,8 +276,7 @@ async fn a_program_that_keeps_a_timed_out_job_is_restarted(store: TestStore) {
     let ok = world.enqueue(op("ok")).await;
     let job = world.wait_status(&ok, JobStatus::Succeeded, secs(30)).await;
     assert_ne!(pid_of(&job) as i32, first[0], "a fresh copy ran it");
-    worker.signal(libc::SIGTERM);
-    assert!(worker.exit(secs(15)).await.success(), "{}", worker.log());
+    worker.terminate(secs(15)).await;
 }
 
 /// Cancelling a job a program holds drops it there: a program that honours the drop (the Node kit's
@@ -299,8 +295,7 @@ async fn a_cancelled_job_is_dropped_by_the_program_that_holds_it(store: TestStor
     world.wait_status(&next, JobStatus::Succeeded, secs(30)).await;
     assert_eq!(world.job(&long).await.status, JobStatus::Cancelled);
     assert!(!worker.log().contains("next start in"), "no restart: {}", worker.log());
-    worker.signal(libc::SIGTERM);
-    assert!(worker.exit(secs(15)).await.success(), "{}", worker.log());
+    worker.terminate(secs(15)).await;
 }
 
 /// At shutdown a job still running past `shutdown_timeout` is dropped and released without using an
@@ -318,9 +313,7 @@ async fn shutdown_releases_a_held_job_and_stops_the_program(store: TestStore) {
         if pids.is_empty() { Err("none yet") } else { Ok(pids) }
     })
     .await;
-    worker.signal(libc::SIGTERM);
-    let status = worker.exit(secs(15)).await;
-    assert_eq!(status.code(), Some(0), "{}", worker.log());
+    worker.terminate(secs(15)).await;
     wait_dead(&started, secs(5)).await;
     let job = world.job(&slow).await;
     assert_eq!(
@@ -373,8 +366,7 @@ async fn a_copy_is_replaced_after_max_jobs_and_past_max_memory(store: TestStore)
     let fresh = pid_of(&world.wait_status(&after, JobStatus::Succeeded, secs(30)).await);
     assert_ne!(fresh, grown, "a fresh copy took the job after the grown one");
     wait_dead(&[grown as i32], secs(10)).await;
-    worker.signal(libc::SIGTERM);
-    assert!(worker.exit(secs(15)).await.success(), "{}", worker.log());
+    worker.terminate(secs(15)).await;
 }
 
 /// Keys of a persistent handler in the wrong place, or out of range: exit 2, one line naming it.
