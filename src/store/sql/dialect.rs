@@ -72,6 +72,9 @@ pub(crate) struct Dialect {
     /// it pick worse plans: a limited claim there pages by the spelled-out comparison, and bounds
     /// its window of candidates by a subquery of ids instead of a range.
     pub row_value_ranges: bool,
+    /// Whether an `UPDATE` can hand back the rows it changed (`RETURNING`: SQLite, PostgreSQL), so
+    /// that a limited claim leases and reads its jobs in one statement. MySQL reads them first.
+    pub update_returning: bool,
     /// Whether stats count the ready/scheduled split in the grouped count itself (PostgreSQL) rather
     /// than in a second pass over the pending jobs (see `SqlPool::stats_grouped`).
     pub stats_in_one_pass: bool,
@@ -174,6 +177,7 @@ impl Dialect {
                 _ => ("COALESCE(SUM(", "), 0)"),
             },
             row_value_ranges: !matches!(kind, StoreKind::Mysql),
+            update_returning: !matches!(kind, StoreKind::Mysql),
             stats_in_one_pass: matches!(kind, StoreKind::Postgres),
             int_div: match kind {
                 StoreKind::Mysql => " DIV ",

@@ -10,6 +10,11 @@
 //! candidates in claim order with their partitions read by the same expression (locking them,
 //! skipping rows other claimers hold, and leaving out the partitions that are already full), decides
 //! each with [`Admission`], leases the admitted jobs, records the buckets they moved, and commits.
+//!
+//! A limit that never binds still makes every claim a limited one, so the transaction is kept to
+//! what the limits need: SQLite locks no limit rows (its write transaction holds the file), the lease
+//! hands back the leased jobs where `UPDATE … RETURNING` can (SQLite, PostgreSQL), and spent rate
+//! buckets, which no claim reads, are deleted at most once a second rather than by every claim.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -47,6 +52,8 @@ const CLOSED_KEYS_CAP: usize = 200;
 /// How far past its cursor, in ready jobs of the queue, a page that leaves some jobs out looks for
 /// ones it may start (as `claim_limited.lua` scans at most so many per priority).
 const SCAN_WINDOW: u32 = 1000;
+/// How often a pool's limited claims delete spent rate buckets, in milliseconds.
+const RATES_SWEEP_EVERY_MS: i64 = 1000;
 
 impl<DB> SqlPool<DB>
 where
@@ -286,23 +293,8 @@ where
         }
         let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
         let (taken, admission) = self.admitted(&mut tx, claim, &scopes, Locking::Yes).await?;
-        let mut jobs = self.read_jobs(&mut tx, &taken).await?;
+        let jobs = self.lease(&mut tx, claim, &taken).await?;
         if !taken.is_empty() {
-            for chunk in taken.chunks(IDS_PER_STATEMENT) {
-                let mut lease = self.stmt(
-                    "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, progress = NULL, \
-                     progress_message = NULL, worker_id = ",
-                );
-                lease
-                    .bind(claim.worker.clone())
-                    .push(", started_at = ")
-                    .bind(claim.now.0)
-                    .push(", heartbeat_at = ")
-                    .bind(claim.now.0)
-                    .push(" WHERE status = 'pending'")
-                    .any_of("id", chunk.iter().cloned());
-                self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
-            }
             for (scope, partition, tat) in admission.rate_updates() {
                 let mut upsert = self.stmt("INSERT INTO jobq_rates (scope, partition_key, tat_us) VALUES (");
                 upsert
@@ -319,8 +311,57 @@ where
         tx.commit().await?;
         self.limited_claim_fell_short
             .store(jobs.len() < claim.limit as usize, Ordering::Relaxed);
-        for job in &mut jobs {
-            claim.lease(job);
+        Ok(jobs)
+    }
+
+    /// Leases the admitted jobs, `ids` in claim order, and returns them leased, in that order: one
+    /// `UPDATE … RETURNING` per chunk where the server has it, else a read of the jobs and then the
+    /// update.
+    async fn lease(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        claim: &Claim,
+        ids: &[String],
+    ) -> Result<Vec<Job>, sqlx::Error> {
+        let mut jobs = if self.dialect.update_returning {
+            Vec::new()
+        } else {
+            self.read_jobs(tx, ids).await?
+        };
+        let mut by_id: HashMap<String, Job> = HashMap::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut lease = self.stmt(
+                "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, progress = NULL, \
+                 progress_message = NULL, worker_id = ",
+            );
+            lease
+                .bind(claim.worker.clone())
+                .push(", started_at = ")
+                .bind(claim.now.0)
+                .push(", heartbeat_at = ")
+                .bind(claim.now.0)
+                .push(" WHERE status = 'pending'")
+                .any_of("id", chunk.iter().cloned());
+            if !self.dialect.update_returning {
+                self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
+                continue;
+            }
+            // RETURNING names the changed table's own columns, without the alias.
+            lease
+                .push(" RETURNING ")
+                .push(&self.dialect.job_columns.replace("j.", ""));
+            for row in self.query(&lease).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                by_id.insert(job.id.to_string(), job);
+            }
+        }
+        if self.dialect.update_returning {
+            // RETURNING gives no order.
+            jobs = ids.iter().filter_map(|id| by_id.remove(id)).collect();
+        } else {
+            for job in &mut jobs {
+                claim.lease(job);
+            }
         }
         Ok(jobs)
     }
@@ -359,7 +400,8 @@ where
         let now_us = claim.now.0.saturating_mul(1000);
         let mut running: HashMap<SlotKey, u32> = HashMap::new();
         let mut buckets: HashMap<SlotKey, i64> = HashMap::new();
-        if locking == Locking::Yes {
+        // SQLite's write transaction already holds the whole file.
+        if locking == Locking::Yes && !self.dialect.for_update.is_empty() {
             self.lock_scopes(tx, scopes, claim.now).await?;
         }
         for limit in claim.flow.limits.iter().filter(|l| l.global_concurrency.is_some()) {
@@ -376,7 +418,7 @@ where
             }
         }
         if claim.flow.limits.iter().any(|l| l.rate.is_some()) {
-            if locking == Locking::Yes {
+            if locking == Locking::Yes && self.rates_sweep_due(claim.now) {
                 let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
                 spent.bind(now_us).any_of("scope", scopes.iter().cloned());
                 self.query(&spent).map_err(encoding)?.execute(&mut *tx).await?;
@@ -388,6 +430,18 @@ where
             }
         }
         Ok((running, buckets))
+    }
+
+    /// Whether this claim deletes the spent rate buckets: the first limited claim of each second. A
+    /// spent bucket is the same as none to every claim (they read only buckets still filling, and an
+    /// admitted start writes its bucket whole), so deleting them only keeps the table small.
+    fn rates_sweep_due(&self, now: UnixMillis) -> bool {
+        let last = self.rates_swept_at.load(Ordering::Relaxed);
+        now.0.saturating_sub(last) >= RATES_SWEEP_EVERY_MS
+            && self
+                .rates_swept_at
+                .compare_exchange(last, now.0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
     }
 
     /// Reads candidates in claim order, page by page, and decides each with `admission`; the ids of

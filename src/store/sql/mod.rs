@@ -32,7 +32,7 @@ mod transfer;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::time::Duration;
 
 use sqlx::database::HasStatementCache;
@@ -173,6 +173,9 @@ pub(crate) struct SqlPool<DB: Database> {
     /// Whether this pool's last limited claim took fewer jobs than it asked for: its next one looks
     /// before it locks (see `flow.rs`). Shared by the clones, as the pool is.
     limited_claim_fell_short: Arc<AtomicBool>,
+    /// When this pool's limited claims last deleted spent rate buckets, in Unix milliseconds (see
+    /// `flow.rs`). Shared by the clones.
+    rates_swept_at: Arc<AtomicI64>,
 }
 
 /// Written by hand: a derived `Clone` would ask the database type itself to be `Clone`.
@@ -183,6 +186,7 @@ impl<DB: Database> Clone for SqlPool<DB> {
             dialect: self.dialect,
             url: self.url.clone(),
             limited_claim_fell_short: self.limited_claim_fell_short.clone(),
+            rates_swept_at: self.rates_swept_at.clone(),
         }
     }
 }
@@ -195,6 +199,7 @@ impl<DB: Database> SqlPool<DB> {
             dialect,
             url,
             limited_claim_fell_short: Arc::default(),
+            rates_swept_at: Arc::default(),
         }
     }
 
