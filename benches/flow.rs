@@ -16,7 +16,8 @@
 //! defaulting to the local ones), each run in a corner of its own; a server that is not running is
 //! reported and left out. `JOBQ_BENCH_JOBS` changes the number of jobs; `JOBQ_BENCH_STORES=sqlite,redis`
 //! measures only those stores, `JOBQ_BENCH_CONFIGS="unlimited,50 at once"` only those configurations
-//! (with `unlimited` among them, the others' shares of it are printed).
+//! (with `unlimited` among them, the others' shares of it are printed), `JOBQ_BENCH_WORKERS` the number
+//! of workers (default 3).
 
 #[allow(dead_code, unused_imports, unused_macros)]
 #[path = "../tests/it/support/mod.rs"]
@@ -41,7 +42,10 @@ use tokio::sync::Notify;
 
 const TYPE: &str = "bench.flow";
 const TENANTS: usize = 100;
-const WORKERS: usize = 3;
+
+fn workers() -> usize {
+    env_number("JOBQ_BENCH_WORKERS").unwrap_or(3)
+}
 
 fn jobs() -> usize {
     env_number("JOBQ_BENCH_JOBS").unwrap_or(20_000)
@@ -76,7 +80,8 @@ async fn main() {
     }
     let (runs, n) = (runs(), jobs());
     println!(
-        "jobq flow control: {n} jobs, {TENANTS} tenants, {WORKERS} workers of concurrency 16, medians of {runs} runs"
+        "jobq flow control: {n} jobs, {TENANTS} tenants, {} workers of concurrency 16, medians of {runs} runs",
+        workers()
     );
     for (name, server, open) in stores() {
         if server.as_deref().is_some_and(|url| !reachable(url)) {
@@ -124,7 +129,7 @@ async fn drain(store: TestStore, n: usize, limit: Option<Limit>) -> (f64, f64) {
     let mut handles = Vec::new();
     let mut runs = Vec::new();
     let started = Instant::now();
-    for _ in 0..WORKERS {
+    for _ in 0..workers() {
         let store = support::connect(store.url()).await;
         let (done, all_done, last_finish) = (done.clone(), all_done.clone(), last_finish.clone());
         let handler = handler_fn(move |job, _cx| {
