@@ -194,6 +194,12 @@ impl Dialect {
         }
     }
 
+    /// [`Dialect::job_columns`] without the `j.` alias, as a `RETURNING` clause names the columns of
+    /// the table it changes.
+    pub fn returned_job_columns(&self) -> String {
+        self.job_columns.replace("j.", "")
+    }
+
     /// The clause that makes an `INSERT` on a table keyed by `key` update `columns` instead.
     pub fn upsert(&self, key: &str, columns: &[&str]) -> String {
         match self.upsert {

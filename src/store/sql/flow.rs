@@ -323,47 +323,45 @@ where
         claim: &Claim,
         ids: &[String],
     ) -> Result<Vec<Job>, sqlx::Error> {
-        let mut jobs = if self.dialect.update_returning {
-            Vec::new()
-        } else {
-            self.read_jobs(tx, ids).await?
-        };
-        let mut by_id: HashMap<String, Job> = HashMap::new();
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut lease = self.stmt(
-                "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, progress = NULL, \
-                 progress_message = NULL, worker_id = ",
-            );
-            lease
-                .bind(claim.worker.clone())
-                .push(", started_at = ")
-                .bind(claim.now.0)
-                .push(", heartbeat_at = ")
-                .bind(claim.now.0)
-                .push(" WHERE status = 'pending'")
-                .any_of("id", chunk.iter().cloned());
-            if !self.dialect.update_returning {
+        if !self.dialect.update_returning {
+            let mut jobs = self.read_jobs(tx, ids).await?;
+            for chunk in ids.chunks(IDS_PER_STATEMENT) {
+                let lease = self.lease_statement(claim, chunk);
                 self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
-                continue;
             }
-            // RETURNING names the changed table's own columns, without the alias.
-            lease
-                .push(" RETURNING ")
-                .push(&self.dialect.job_columns.replace("j.", ""));
+            for job in &mut jobs {
+                claim.lease(job);
+            }
+            return Ok(jobs);
+        }
+        let mut by_id: HashMap<String, Job> = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut lease = self.lease_statement(claim, chunk);
+            lease.push(" RETURNING ").push(&self.dialect.returned_job_columns());
             for row in self.query(&lease).map_err(encoding)?.fetch_all(&mut *tx).await? {
                 let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
                 by_id.insert(job.id.to_string(), job);
             }
         }
-        if self.dialect.update_returning {
-            // RETURNING gives no order.
-            jobs = ids.iter().filter_map(|id| by_id.remove(id)).collect();
-        } else {
-            for job in &mut jobs {
-                claim.lease(job);
-            }
-        }
-        Ok(jobs)
+        // RETURNING gives no order.
+        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+    }
+
+    /// The `UPDATE` that leases the pending jobs of `ids` to the claiming worker.
+    fn lease_statement(&self, claim: &Claim, ids: &[String]) -> Stmt {
+        let mut lease = self.stmt(
+            "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, progress = NULL, \
+             progress_message = NULL, worker_id = ",
+        );
+        lease
+            .bind(claim.worker.clone())
+            .push(", started_at = ")
+            .bind(claim.now.0)
+            .push(", heartbeat_at = ")
+            .bind(claim.now.0)
+            .push(" WHERE status = 'pending'")
+            .any_of("id", ids.iter().cloned());
+        lease
     }
 
     /// The ids a limited claim admits, in claim order, and the admission that decided them (what it

@@ -2,9 +2,10 @@
 //! [`Dialect`] decides it), the row decoders, the enqueue bookkeeping, and the migration loop.
 //!
 //! [`SqlPool`] is the part of a SQL store that is the same for all three: its sqlx pool, its dialect,
-//! and the store methods whose statement is one text for every server (get, list, cleanup, the worker
-//! registry, the migration loop, stats; resolve, delete and retry in `manage.rs`; the doctor's and
-//! the autoscaler's reads in `health.rs`). Each store's `impl Store` hands those calls to it and
+//! and the store methods whose statement is one text for every server (get, list, cleanup, cancel,
+//! replay, stats; resolve, delete and retry in `manage.rs`; the worker registry in `workers.rs`; the
+//! schema version and the migration loop in `schema.rs`; the doctor's and the autoscaler's reads in
+//! `health.rs`). Each store's `impl Store` hands those calls to it and
 //! keeps only what differs in strategy: how a batch of rows travels (PostgreSQL arrays, MySQL JSON, SQLite
 //! `VALUES`), whether an `UPDATE` can say what it changed (`RETURNING`), how it locks. A new store
 //! method whose statement is the same everywhere goes into [`SqlPool`] once, with a `Dialect` field for
@@ -24,10 +25,12 @@ mod flow;
 mod health;
 mod lease;
 mod manage;
+mod schema;
 mod stmt;
 mod store;
 mod ticks_and_events;
 mod transfer;
+mod workers;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -52,10 +55,9 @@ pub(crate) use transfer::{
 };
 
 use super::error::DriverError;
-use super::migrate;
 use super::{
     Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Enqueued, JobFilter, List, QueueStats, ReplayDead, Rescued,
-    Stats, StoreError, StoreKind, StoreUrl, WorkerInfo,
+    Stats, StoreError, StoreKind, StoreUrl,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::store::url::RedactedUrl;
@@ -213,16 +215,6 @@ impl<DB: Database> SqlPool<DB> {
             } else {
                 StoreError::query(self.dialect.kind, operation, DriverError::deepest(&e))
             }
-        }
-    }
-
-    /// A migration that failed at `version`.
-    fn migration_failed(&self, version: u32) -> impl FnOnce(sqlx::Error) -> StoreError {
-        let kind = self.dialect.kind;
-        move |e| StoreError::Migration {
-            kind,
-            version,
-            source: Box::new(DriverError::deepest(&e)),
         }
     }
 }
@@ -721,139 +713,6 @@ where
             let mut stmt = self.stmt(notify);
             stmt.binds.push(Bind::Text(queue.to_string()));
             self.query(&stmt).map_err(encoding)?.execute(&mut *conn).await?;
-        }
-        Ok(())
-    }
-
-    /// Records (or refreshes) a worker in the registry.
-    pub async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
-        let d = self.dialect;
-        let queues = serde_json::to_string(&worker.queues).unwrap_or_else(|_| "[]".into());
-        let bridge = worker.bridge.as_ref().and_then(|b| serde_json::to_string(b).ok());
-        let mut stmt = self.stmt(
-            "INSERT INTO jobq_workers (id, name, host, pid, queues, started_at, last_seen_at, jobs_done, bridge) VALUES (",
-        );
-        stmt.bind(worker.id.as_str())
-            .push(", ")
-            .bind(worker.name.as_str())
-            .push(", ")
-            .bind(worker.host.as_str())
-            .push(", ")
-            .bind(i64::from(worker.pid))
-            .push(", ")
-            .push(d.queues_in.0)
-            .bind(queues)
-            .push(d.queues_in.1)
-            .push(", ")
-            .bind(worker.started_at.0)
-            .push(", ")
-            .bind(worker.last_seen_at.0)
-            .push(", ")
-            .bind(worker.jobs_done.min(i64::MAX as u64) as i64)
-            .push(", ")
-            .bind(bridge)
-            .push(")")
-            .push(&d.upsert("id", &["last_seen_at", "jobs_done", "bridge"]))
-            .keep();
-        self.execute(&stmt, "registering a worker").await.map(drop)
-    }
-
-    /// Removes a worker from the registry.
-    pub async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
-        let mut stmt = self.stmt("DELETE FROM jobq_workers WHERE id = ");
-        stmt.bind(id);
-        self.execute(&stmt, "unregistering a worker").await.map(drop)
-    }
-
-    /// Workers seen since `seen_since`, oldest start first.
-    pub async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
-        let mut stmt = self.stmt(format!(
-            "SELECT id, name, host, pid, {}, started_at, last_seen_at, jobs_done, bridge FROM jobq_workers \
-             WHERE last_seen_at >= ",
-            self.dialect.queues_out
-        ));
-        stmt.bind(seen_since.0).push(" ORDER BY started_at, id");
-        let rows = self.fetch_all(&stmt, "listing workers").await?;
-        rows.iter()
-            .map(|r| Cells(r).worker())
-            .collect::<Result<_, _>>()
-            .map_err(self.fail("listing workers"))
-    }
-
-    /// Forgets the workers not seen since `seen_before`.
-    pub async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
-        let mut forget = self.stmt("DELETE FROM jobq_workers WHERE last_seen_at < ");
-        forget.bind(seen_before.0);
-        self.execute(&forget, "forgetting old workers").await
-    }
-
-    /// The newest migration recorded, `None` when jobq's tables do not exist yet.
-    pub async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
-        let failed = || self.fail("reading the schema version");
-        // Both reads on one connection: taken from the pool twice, a pool of one would wait between
-        // them for the connection's return.
-        let mut conn = self.pool.acquire().await.map_err(failed())?;
-        let exists = self.stmt(self.dialect.migrations_exist);
-        let found = self
-            .query(&exists)?
-            .fetch_optional(&mut *conn)
-            .await
-            .map_err(failed())?;
-        if found.is_none() {
-            return Ok(None);
-        }
-        let stmt = self.stmt("SELECT MAX(version) FROM jobq_migrations");
-        let rows = self.query(&stmt)?.fetch_all(&mut *conn).await.map_err(failed())?;
-        let version: Option<i32> = match rows.first() {
-            Some(row) => row.try_get(0).map_err(self.fail("reading the schema version"))?,
-            None => None,
-        };
-        Ok(Some(version.unwrap_or(0).max(0) as u32))
-    }
-
-    /// The migration loop, on a connection that holds the store's migration lock: creates
-    /// `jobq_migrations` if missing, reads what is applied, and applies and
-    /// records each pending migration, as one script (`whole_files`: PostgreSQL, in its transaction) or
-    /// statement by statement.
-    pub async fn migrate_locked(&self, conn: &mut DB::Connection, whole_files: bool) -> Result<(), StoreError> {
-        let kind = self.dialect.kind;
-        conn.execute(self.dialect.migrations_table)
-            .await
-            .map_err(self.fail("creating jobq_migrations"))?;
-        let rows = conn
-            .fetch_all("SELECT version, checksum FROM jobq_migrations")
-            .await
-            .map_err(self.fail("reading jobq_migrations"))?;
-        let mut applied = HashMap::new();
-        for row in &rows {
-            let version: i32 = row.try_get(0).map_err(self.fail("reading jobq_migrations"))?;
-            let checksum: String = row.try_get_unchecked(1).map_err(self.fail("reading jobq_migrations"))?;
-            applied.insert(version.max(0) as u32, checksum);
-        }
-        for m in migrate::pending(kind, &applied)? {
-            if whole_files {
-                // Without parameters the text goes over the simple protocol, which takes several
-                // statements (and functions whose bodies hold semicolons).
-                conn.execute(m.sql).await.map_err(self.migration_failed(m.version))?;
-            } else {
-                for statement in migrate::statements(m.sql) {
-                    conn.execute(statement.as_str())
-                        .await
-                        .map_err(self.migration_failed(m.version))?;
-                }
-            }
-            let mut record = self.stmt("INSERT INTO jobq_migrations (version, name, checksum, applied_at) VALUES (");
-            record
-                .bind(m.version as i32)
-                .push(", ")
-                .bind(m.name)
-                .push(", ")
-                .bind(m.checksum())
-                .push(&format!(", {})", self.dialect.now_millis));
-            self.query(&record)?
-                .execute(&mut *conn)
-                .await
-                .map_err(self.fail("recording a migration"))?;
         }
         Ok(())
     }

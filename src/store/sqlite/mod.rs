@@ -250,8 +250,7 @@ impl SqlBackend for SqliteStore {
             "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, worker_id = ?, started_at = ?, \
              heartbeat_at = ?, progress = NULL, progress_message = NULL \
              WHERE id IN ({candidates}) RETURNING {}",
-            // RETURNING names the columns of the table it changes, without an alias.
-            DIALECT.job_columns.replace("j.", "")
+            DIALECT.returned_job_columns()
         );
         let mut query = sqlx::query(&sql)
             .bind(&claim.worker)
