@@ -442,6 +442,14 @@ impl<'a> Candidate<'a> {
             attempt: job.attempt,
         }
     }
+
+    /// The candidate a job was before the lease that returned it (which counted an attempt).
+    pub fn leased(job: &'a Job) -> Candidate<'a> {
+        Candidate {
+            attempt: job.attempt.saturating_sub(1),
+            ..Candidate::of(job)
+        }
+    }
 }
 
 /// The limits' state a limited claim read, and its decisions so far (see the module documentation).

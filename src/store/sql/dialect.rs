@@ -75,6 +75,10 @@ pub(crate) struct Dialect {
     /// Whether an `UPDATE` can hand back the rows it changed (`RETURNING`: SQLite, PostgreSQL), so
     /// that a limited claim leases and reads its jobs in one statement. MySQL reads them first.
     pub update_returning: bool,
+    /// How a column is matched against the ids a locking, limited subquery selects: `IN (…)`, except
+    /// on PostgreSQL, whose planner may run such a subquery once per row of the outer statement (an
+    /// `UPDATE` then changes more rows than the limit), while `= ANY(ARRAY(…))` runs it once.
+    pub in_selected: (&'static str, &'static str),
     /// Whether stats count the ready/scheduled split in the grouped count itself (PostgreSQL) rather
     /// than in a second pass over the pending jobs (see `SqlPool::stats_grouped`).
     pub stats_in_one_pass: bool,
@@ -178,6 +182,10 @@ impl Dialect {
             },
             row_value_ranges: !matches!(kind, StoreKind::Mysql),
             update_returning: !matches!(kind, StoreKind::Mysql),
+            in_selected: match kind {
+                StoreKind::Postgres => (" = ANY(ARRAY(", "))"),
+                _ => (" IN (", ")"),
+            },
             stats_in_one_pass: matches!(kind, StoreKind::Postgres),
             int_div: match kind {
                 StoreKind::Mysql => " DIV ",

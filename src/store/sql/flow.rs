@@ -25,8 +25,8 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, 
 use super::{IDS_PER_STATEMENT, JsonText, RowsAffected, SqlPool, Stmt, encoding, job_from_row};
 use crate::job::Job;
 use crate::store::{
-    Admission, Block, Claim, FieldPath, FlowState, Headroom, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey,
-    StoreError,
+    Admission, Block, Candidate, Claim, FieldPath, FlowState, Headroom, Limit, Pause, Rate, RecordedLimit, Scope,
+    SlotKey, StoreError,
 };
 use crate::time::UnixMillis;
 
@@ -292,9 +292,13 @@ where
             }
         }
         let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
-        let (taken, admission) = self.admitted(&mut tx, claim, &scopes, Locking::Yes).await?;
-        let jobs = self.lease(&mut tx, claim, &taken).await?;
-        if !taken.is_empty() {
+        let (jobs, admission) = if self.may_lease_wholesale(claim, &scopes) {
+            self.lease_wholesale(&mut tx, claim, &scopes).await?
+        } else {
+            let (taken, admission) = self.admitted(&mut tx, claim, &scopes, Locking::Yes).await?;
+            (self.lease(&mut tx, claim, &taken).await?, admission)
+        };
+        if !jobs.is_empty() {
             for (scope, partition, tat) in admission.rate_updates() {
                 let mut upsert = self.stmt("INSERT INTO jobq_rates (scope, partition_key, tat_us) VALUES (");
                 upsert
@@ -312,6 +316,79 @@ where
         self.limited_claim_fell_short
             .store(jobs.len() < claim.limit as usize, Ordering::Relaxed);
         Ok(jobs)
+    }
+
+    /// Whether a claim may skip admission job by job: one queue, no partitioned limit (whose slots
+    /// and buckets depend on each job's field), and nothing its selection would leave out (types at
+    /// their limit, paused, blocked or excluded). Such a claim takes the queue's first ready jobs if
+    /// the limits are sure to admit as many as it wants, which [`Self::lease_wholesale`] finds out
+    /// once it has read the limits.
+    fn may_lease_wholesale(&self, claim: &Claim, scopes: &[String]) -> bool {
+        if !self.dialect.update_returning || claim.queues.len() != 1 {
+            return false;
+        }
+        let partitioned = claim
+            .flow
+            .limits
+            .iter()
+            .any(|l| l.partition.is_some() && scopes.contains(&l.scope.key()));
+        let partition_blocked = claim
+            .flow
+            .blocks
+            .iter()
+            .any(|b| b.until > claim.now && b.partition.is_some());
+        !partitioned
+            && !partition_blocked
+            && self
+                .page_filter(claim, &claim.queues[0], &[])
+                .is_some_and(|filter| !filter.leaves_out())
+    }
+
+    /// A limited claim whose limits never hold a job back (most claims under a limit that does not
+    /// bind): when the limits' state shows room for the whole claim, one `UPDATE … RETURNING`
+    /// leases the queue's first ready jobs, as a claim without limits does, and admission counts
+    /// them afterwards; otherwise the candidates are read and decided page by page. The jobs in
+    /// claim order, and the admission that counted them.
+    async fn lease_wholesale<'c>(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        claim: &'c Claim,
+        scopes: &[String],
+    ) -> Result<(Vec<Job>, Admission<'c>), sqlx::Error> {
+        let (running, buckets) = self.limits_in_force(tx, claim, scopes, Locking::Yes).await?;
+        let mut admission = Admission::new(claim, running, buckets);
+        // The headroom counts only the limits that are open (a full one would leave its jobs out
+        // of a selection, which this lease has none of).
+        let headroom = admission.headroom();
+        if headroom.bounded_by_partition || headroom.jobs < claim.limit || !admission.closed_keys().is_empty() {
+            let taken = self.admit_candidates(tx, claim, &mut admission, Locking::Yes).await?;
+            return Ok((self.lease(tx, claim, &taken).await?, admission));
+        }
+        let mut lease = self.lease_head(claim);
+        let (open, close) = self.dialect.in_selected;
+        lease
+            .push(" AND id")
+            .push(open)
+            .push("SELECT j.id FROM jobq_jobs AS j WHERE ");
+        self.push_ready(&mut lease, "j", &claim.queues[0], claim.now, None);
+        lease
+            .push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
+            .bind(i64::from(claim.limit))
+            .push(self.dialect.lock_skipping)
+            .push(close)
+            .push(" RETURNING ")
+            .push(&self.dialect.returned_job_columns());
+        let mut jobs = Vec::with_capacity(claim.limit as usize);
+        for row in self.query(&lease).map_err(encoding)?.fetch_all(&mut *tx).await? {
+            jobs.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
+        }
+        // RETURNING gives no order.
+        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+        for job in &jobs {
+            let admitted = admission.admit_with(Candidate::leased(job), &[]);
+            debug_assert!(admitted, "the headroom admits every job of a wholesale lease");
+        }
+        Ok((jobs, admission))
     }
 
     /// Leases the admitted jobs, `ids` in claim order, and returns them leased, in that order: one
@@ -349,6 +426,14 @@ where
 
     /// The `UPDATE` that leases the pending jobs of `ids` to the claiming worker.
     fn lease_statement(&self, claim: &Claim, ids: &[String]) -> Stmt {
+        let mut lease = self.lease_head(claim);
+        lease.any_of("id", ids.iter().cloned());
+        lease
+    }
+
+    /// The `UPDATE` that leases pending jobs to the claiming worker, up to its `WHERE status =
+    /// 'pending'`: the caller adds which.
+    fn lease_head(&self, claim: &Claim) -> Stmt {
         let mut lease = self.stmt(
             "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, progress = NULL, \
              progress_message = NULL, worker_id = ",
@@ -359,8 +444,7 @@ where
             .bind(claim.now.0)
             .push(", heartbeat_at = ")
             .bind(claim.now.0)
-            .push(" WHERE status = 'pending'")
-            .any_of("id", ids.iter().cloned());
+            .push(" WHERE status = 'pending'");
         lease
     }
 

@@ -263,6 +263,34 @@ pub(super) async fn rate_bucket_allows_a_burst_then_spreads_starts(store: &DynSt
     assert_eq!(much_later.len(), 4, "a quiet window refills the bucket, no more");
 }
 
+/// A claim the limits have room for takes its jobs in claim order and counts them against the limits
+/// as a claim decided job by job would: the next claims see its slots and its starts.
+pub(super) async fn claims_within_the_limits_count_against_them(store: &DynStore) {
+    let mut specs: Vec<JobSpec> = (1..=12).map(|n| spec(&format!("j{n:02}"))).collect();
+    specs.push(spec("urgent").priority(-5));
+    add_all(store, specs).await;
+    let limits = [limit(Scope::Type(JOB_TYPE.into()), Some(8), None, None)];
+    let flow = flow_at(store, &limits, T0).await;
+    let first = claim_with(store, &limited(&["default"], "w1", 5, T0, &flow)).await;
+    assert_eq!(ids(&first), ["urgent", "j01", "j02", "j03", "j04"], "claim order");
+    assert!(first.iter().all(|j| j.status == JobStatus::Running && j.attempt == 1));
+    let second = claim_with(store, &limited(&["default"], "w2", 5, T0, &flow)).await;
+    assert_eq!(ids(&second), ["j05", "j06", "j07"], "three of eight slots were left");
+    assert!(
+        claim_with(store, &limited(&["default"], "w3", 5, T0, &flow))
+            .await
+            .is_empty()
+    );
+
+    let rated = [limit(Scope::Queue("mail".into()), None, Some("6/1s"), None)];
+    add_all(store, (1..=10).map(|n| spec(&format!("m{n:02}")).queue("mail"))).await;
+    let flow = flow_at(store, &rated, T0).await;
+    let first = claim_with(store, &limited(&["mail"], "w1", 4, T0, &flow)).await;
+    assert_eq!(ids(&first), ["m01", "m02", "m03", "m04"]);
+    let second = claim_with(store, &limited(&["mail"], "w2", 4, T0, &flow)).await;
+    assert_eq!(ids(&second), ["m05", "m06"], "the first claim's starts were counted");
+}
+
 pub(super) async fn limited_jobs_are_passed_over_in_priority_order(store: &DynStore) {
     add_all(
         store,

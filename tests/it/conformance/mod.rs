@@ -66,6 +66,7 @@ store_tests! {
         flow::global_concurrency_counts_running_jobs_across_workers,
         flow::concurrency_per_partition_is_a_lane_per_key,
         flow::rate_bucket_allows_a_burst_then_spreads_starts,
+        flow::claims_within_the_limits_count_against_them,
         flow::limited_jobs_are_passed_over_in_priority_order,
         flow::concurrent_limited_claims_never_exceed_the_limit,
         flow::recorded_limits_read_back_as_written,
