@@ -175,6 +175,9 @@ pub(crate) struct SqlPool<DB: Database> {
     /// Whether this pool's last limited claim took fewer jobs than it asked for: its next one looks
     /// before it locks (see `flow.rs`). Shared by the clones, as the pool is.
     limited_claim_fell_short: Arc<AtomicBool>,
+    /// Whether this pool's last careful limited claim found room under the limits for two claims
+    /// like it: its next one may lease before it locks (see `flow.rs`). Shared by the clones.
+    limits_had_room: Arc<AtomicBool>,
     /// When this pool's limited claims last deleted spent rate buckets, in Unix milliseconds (see
     /// `flow.rs`). Shared by the clones.
     rates_swept_at: Arc<AtomicI64>,
@@ -188,6 +191,7 @@ impl<DB: Database> Clone for SqlPool<DB> {
             dialect: self.dialect,
             url: self.url.clone(),
             limited_claim_fell_short: self.limited_claim_fell_short.clone(),
+            limits_had_room: self.limits_had_room.clone(),
             rates_swept_at: self.rates_swept_at.clone(),
         }
     }
@@ -201,6 +205,7 @@ impl<DB: Database> SqlPool<DB> {
             dialect,
             url,
             limited_claim_fell_short: Arc::default(),
+            limits_had_room: Arc::default(),
             rates_swept_at: Arc::default(),
         }
     }

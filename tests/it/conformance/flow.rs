@@ -289,6 +289,27 @@ pub(super) async fn claims_within_the_limits_count_against_them(store: &DynStore
     assert_eq!(ids(&first), ["m01", "m02", "m03", "m04"]);
     let second = claim_with(store, &limited(&["mail"], "w2", 4, T0, &flow)).await;
     assert_eq!(ids(&second), ["m05", "m06"], "the first claim's starts were counted");
+
+    // Claims at once, while the limit has room for some of them but not all.
+    add_all(store, (1..=60).map(|n| spec(&format!("b{n:02}")).queue("bulk"))).await;
+    let room = [limit(Scope::Queue("bulk".into()), Some(20), None, None)];
+    let flow = flow_at(store, &room, T0).await;
+    let first = claim_with(store, &limited(&["bulk"], "w0", 5, T0, &flow)).await;
+    assert_eq!(ids(&first), ["b01", "b02", "b03", "b04", "b05"]);
+    let claims: Vec<Claim> = (1..=8)
+        .map(|w| limited(&["bulk"], &format!("w{w}"), 5, T0, &flow))
+        .collect();
+    let got: usize = join_all(claims.iter().map(|c| store.claim(c)))
+        .await
+        .into_iter()
+        .map(|r| r.expect("claim").len())
+        .sum();
+    assert_eq!(got, 15, "three of eight claims fit under the limit");
+    assert!(
+        claim_with(store, &limited(&["bulk"], "w9", 5, T0, &flow))
+            .await
+            .is_empty()
+    );
 }
 
 pub(super) async fn limited_jobs_are_passed_over_in_priority_order(store: &DynStore) {
