@@ -157,13 +157,10 @@ local function full(Q, lim)
   return lim.rc ~= nil and next_start(P .. 'rate:' .. suffix, rate_of(lim)) == nil
 end
 
--- The candidates, per queue in claim order, merged. Jobs of types held back (excluded, paused, or
--- under a full limit) are looked at, not taken, and at most SCAN_CAP of them per priority, as in
--- claim.lua: a long run of held-back jobs ends the scan of that priority for this call.
-local SCAN_CAP = 1000
-local cands = {}
-for _, Q in ipairs(KEYS) do
-  local q = queue_of(Q)
+-- What holds back jobs of queue prefix Q (queue q) by type: `held` (types excluded, paused in it, or
+-- under a full limit without a partition), and whether the whole queue is (paused, or its own limit
+-- full).
+local function held_back(Q, q)
   local paused = set_of((rules.pq or {})[q] or {})
   local held = {}
   for t in pairs(excluded) do
@@ -181,53 +178,56 @@ for _, Q in ipairs(KEYS) do
       end
     end
   end
-  if not paused[''] then
-    local found = 0
-    -- When nothing is held back by type and no partition may refuse a job, nearly every candidate
-    -- read is taken: each is read whole at once rather than its type first and the rest later.
-    local whole = not partitioned_limits and next(held) == nil
-    for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
-      if found >= WANT then
+  return held, paused[''] == true
+end
+
+-- The candidates of queue prefix Q in claim order, appended to `cands`. Jobs of types held back are
+-- looked at, not taken, and at most SCAN_CAP of them per priority, as in claim.lua: a long run of
+-- held-back jobs ends the scan of that priority for this call.
+local SCAN_CAP = 1000
+local cands = {}
+local function scan(Q, q, held)
+  local found = 0
+  -- When nothing is held back by type and no partition may refuse a job, nearly every candidate
+  -- read is taken: each is read whole at once rather than its type first and the rest later.
+  local whole = not partitioned_limits and next(held) == nil
+  for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
+    if found >= WANT then
+      break
+    end
+    local pk = pend_key(Q, pr)
+    local offset, skipped = 0, 0
+    while found < WANT and skipped <= SCAN_CAP do
+      local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', offset, WANT - found + 16)
+      if #ms == 0 then
         break
       end
-      local pk = pend_key(Q, pr)
-      local offset, skipped = 0, 0
-      while found < WANT and skipped <= SCAN_CAP do
-        local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', offset, WANT - found + 16)
-        if #ms == 0 then
-          break
-        end
-        for _, m in ipairs(ms) do
-          local id = string.sub(m, 18)
-          local t, fields = nil, nil
-          if whole then
-            fields = redis.call('HGETALL', jkey(Q, id))
-            for f = 1, #fields, 2 do
-              if fields[f] == 't' then
-                t = fields[f + 1]
-              end
+      for _, m in ipairs(ms) do
+        local id = string.sub(m, 18)
+        local t, fields = nil, nil
+        if whole then
+          fields = redis.call('HGETALL', jkey(Q, id))
+          for f = 1, #fields, 2 do
+            if fields[f] == 't' then
+              t = fields[f + 1]
             end
-          else
-            t = redis.call('HGET', jkey(Q, id), 't')
           end
-          if t and not held[t] then
-            cands[#cands + 1] = { tonumber(pr), m, id, Q, pk, t, q, fields }
-            found = found + 1
-            if found >= WANT then
-              break
-            end
-          else
-            skipped = skipped + 1
-          end
+        else
+          t = redis.call('HGET', jkey(Q, id), 't')
         end
-        offset = offset + #ms
+        if t and not held[t] then
+          cands[#cands + 1] = { tonumber(pr), m, id, Q, pk, t, q, fields }
+          found = found + 1
+          if found >= WANT then
+            break
+          end
+        else
+          skipped = skipped + 1
+        end
       end
+      offset = offset + #ms
     end
   end
-end
--- One queue's candidates were read in claim order already.
-if #KEYS > 1 then
-  table.sort(cands, by_score_then_id)
 end
 
 -- Sets are counted once per call (`live`), before this claim joins any, so joining waits for the end.
@@ -291,10 +291,11 @@ local function has_room(plan)
   return true
 end
 
--- Leases candidate c, read as `fields` (its hash as HGETALL gives it): it joins the slot sets `slots`,
--- recorded in its `sl` as `sl`. (Its caller has moved its rate buckets.)
-local function lease(c, fields, slots, sl)
-  local id, Q, k = c[3], c[4], jkey(c[4], c[3])
+-- Leases job `id` of queue q (prefix Q), read as `fields` (its hash as HGETALL gives it): it joins the
+-- slot sets `slots`, recorded in its `sl` as `sl`. (Its caller moves its rate buckets and takes it
+-- out of its pending set.)
+local function lease(Q, q, id, fields, slots, sl)
+  local k = jkey(Q, id)
   local attempt, fresh, had_slots = 0, true, false
   for f = 1, #fields, 2 do
     local name = fields[f]
@@ -314,7 +315,6 @@ local function lease(c, fields, slots, sl)
       counts[key] = counts[key] + 1
     end
   end
-  batch_add(removed, c[5], c[2])
   batch_add(running, Q .. 'run', now_text, id)
   -- A first attempt has no heartbeat or progress to reset (as in claim.lua), and a job that never
   -- held a slot no `sl`.
@@ -325,7 +325,13 @@ local function lease(c, fields, slots, sl)
   else
     redis.call('HSET', k, 's', 'running', 'a', next_attempt, 'w', worker, 'st', now_text, 'hb', now_text, 'pg', '', 'sl', sl)
   end
-  out[#out + 1] = packed(fields, c[7], id)
+  out[#out + 1] = packed(fields, q, id)
+end
+
+-- Leases candidate c (see `lease`), taking it out of its pending set.
+local function lease_candidate(c, fields, slots, sl)
+  batch_add(removed, c[5], c[2])
+  lease(c[4], c[7], c[3], fields, slots, sl)
 end
 
 -- A candidate under limits without partitions: its limits' keys are known, so it is read only once
@@ -340,7 +346,7 @@ local function admit_unpartitioned(c, plan)
       moved[ch.key] = true
     end
   end
-  lease(c, c[8] or redis.call('HGETALL', jkey(c[4], c[3])), plan.slots, plan.sl)
+  lease_candidate(c, c[8] or redis.call('HGETALL', jkey(c[4], c[3])), plan.slots, plan.sl)
 end
 
 -- A candidate under a limit with a partition: its slot sets and buckets depend on its meta or payload,
@@ -394,7 +400,102 @@ local function admit_partitioned(c, plan)
     tats[s[1]] = s[2]
     moved[s[1]] = true
   end
-  lease(c, redis.call('HGETALL', k), slots, #slots > 0 and cjson.encode(slots) or '')
+  lease_candidate(c, redis.call('HGETALL', k), slots, #slots > 0 and cjson.encode(slots) or '')
+end
+
+-- Whether every limit that may apply to queue q's jobs has room for the whole claim (none of them
+-- with a partition): then no job it would read can be turned away.
+local function has_room_for_all(Q, q)
+  if partitioned_limits then
+    return false
+  end
+  local P = flow_prefix(Q)
+  for _, lim in ipairs(limits) do
+    if lim.t or lim.q == q then
+      local suffix = lim.s .. '\n'
+      if lim.gc and live(P .. 'slots:' .. suffix, lim.gc) + limit > lim.gc then
+        return false
+      end
+      if lim.rc then
+        local interval, window = rate_of(lim)
+        if math.max(tat_of(P .. 'rate:' .. suffix), now_us) + limit * interval - now_us > window then
+          return false
+        end
+      end
+    end
+  end
+  return true
+end
+
+-- A claim of one queue that its limits have room for (most claims under a limit that does not bind)
+-- takes the queue's first ready jobs as claim.lua does, without deciding each, and counts them
+-- against the limits afterwards: its rate buckets move by one start per job. The jobs it takes are
+-- the first of each pending set, removed by rank.
+local function take_first_ready(Q, q)
+  local starts = {}
+  for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
+    if #out >= limit then
+      break
+    end
+    local pk = pend_key(Q, pr)
+    local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', 0, limit - #out)
+    local taken = {}
+    for _, m in ipairs(ms) do
+      local id = string.sub(m, 18)
+      local fields = redis.call('HGETALL', jkey(Q, id))
+      local t = nil
+      for f = 1, #fields, 2 do
+        if fields[f] == 't' then
+          t = fields[f + 1]
+        end
+      end
+      if t then
+        local plan = plan_of(Q, q, t)
+        for _, ch in ipairs(plan.checks) do
+          if not ch.gc then
+            starts[ch.key] = starts[ch.key] or { n = 0, interval = ch.interval }
+            starts[ch.key].n = starts[ch.key].n + 1
+          end
+        end
+        lease(Q, q, id, fields, plan.slots, plan.sl)
+        taken[#taken + 1] = m
+      end
+    end
+    -- A job without a type (never written by jobq) stays where it is.
+    if #taken == #ms then
+      if #ms > 0 then
+        redis.call('ZREMRANGEBYRANK', pk, 0, #ms - 1)
+      end
+    else
+      for _, m in ipairs(taken) do
+        batch_add(removed, pk, m)
+      end
+    end
+  end
+  for key, st in pairs(starts) do
+    tats[key] = math.max(tat_of(key), now_us) + st.n * st.interval
+    moved[key] = true
+  end
+end
+
+if #KEYS == 1 then
+  local q = queue_of(KEYS[1])
+  local held, whole_queue = held_back(KEYS[1], q)
+  if not whole_queue and next(held) == nil and has_room_for_all(KEYS[1], q) then
+    take_first_ready(KEYS[1], q)
+  elseif not whole_queue then
+    scan(KEYS[1], q, held)
+  end
+else
+  for _, Q in ipairs(KEYS) do
+    local q = queue_of(Q)
+    local held, whole_queue = held_back(Q, q)
+    if not whole_queue then
+      scan(Q, q, held)
+    end
+  end
+  -- Each queue's candidates were read in claim order; merged, they are sorted once.
+  table.sort(cands, by_score_then_id)
 end
 
 for _, c in ipairs(cands) do
