@@ -75,9 +75,11 @@ pub(crate) struct Dialect {
     /// Whether an `UPDATE` can hand back the rows it changed (`RETURNING`: SQLite, PostgreSQL), so
     /// that a limited claim leases and reads its jobs in one statement. MySQL reads them first.
     pub update_returning: bool,
-    /// How a column is matched against the ids a locking, limited subquery selects: `IN (…)`, except
-    /// on PostgreSQL, whose planner may run such a subquery once per row of the outer statement (an
-    /// `UPDATE` then changes more rows than the limit), while `= ANY(ARRAY(…))` runs it once.
+    /// How a column is matched against the ids a locking, limited subquery selects (a wholesale
+    /// limited lease, a batch of cleanup): `IN (…)`, except on PostgreSQL, whose planner may run such
+    /// a subquery once per row of the outer statement, each run passing over the rows the statement
+    /// already changed (an `UPDATE` then changes more rows than the limit), while `= ANY(ARRAY(…))`
+    /// runs it once.
     pub in_selected: (&'static str, &'static str),
     /// Whether stats count the ready/scheduled split in the grouped count itself (PostgreSQL) rather
     /// than in a second pass over the pending jobs (see `SqlPool::stats_grouped`).

@@ -379,17 +379,18 @@ where
         };
         // The selection, on `jobq_jobs` as `table`; what wraps it counts, or deletes it (MySQL refuses a
         // LIMIT inside an IN subquery, but deletes with one of its own).
+        let (open, close) = self.dialect.in_selected;
         let (head, table, tail) = match (cleanup.dry_run, self.dialect.limited_delete) {
             (true, _) => (
-                "SELECT COUNT(*) FROM (SELECT j.id FROM jobq_jobs AS j",
+                "SELECT COUNT(*) FROM (SELECT j.id FROM jobq_jobs AS j".to_string(),
                 "j",
                 ") AS t".to_string(),
             ),
-            (false, LimitedDelete::Inline) => ("DELETE FROM jobq_jobs", "jobq_jobs", String::new()),
+            (false, LimitedDelete::Inline) => ("DELETE FROM jobq_jobs".to_string(), "jobq_jobs", String::new()),
             (false, LimitedDelete::BySubquery) => (
-                "DELETE FROM jobq_jobs WHERE id IN (SELECT j.id FROM jobq_jobs AS j",
+                format!("DELETE FROM jobq_jobs WHERE id{open}SELECT j.id FROM jobq_jobs AS j"),
                 "j",
-                format!("{})", self.dialect.skip_locked),
+                format!("{}{close}", self.dialect.skip_locked),
             ),
         };
         let mut stmt = self.stmt(head);
