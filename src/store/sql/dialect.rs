@@ -204,6 +204,12 @@ impl Dialect {
         }
     }
 
+    /// Whether transactions lock the rows they change (`for_update` is spelled), rather than one
+    /// writer holding the whole database (SQLite).
+    pub fn locks_rows(&self) -> bool {
+        !self.for_update.is_empty()
+    }
+
     /// [`Dialect::job_columns`] without the `j.` alias, as a `RETURNING` clause names the columns of
     /// the table it changes.
     pub fn returned_job_columns(&self) -> String {

@@ -32,6 +32,7 @@ mod candidates;
 
 use super::{IDS_PER_STATEMENT, JsonText, RowsAffected, SqlPool, Stmt, encoding, job_from_row};
 use crate::job::Job;
+use crate::store::batch::sort_in_claim_order;
 use crate::store::{
     Admission, Block, Candidate, Claim, FieldPath, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey,
     StoreError,
@@ -288,9 +289,8 @@ where
         let wholesale = self.may_lease_wholesale(claim, &scopes);
         // Where claims lock rows rather than the whole store, one that the limits had room for
         // leases first and checks after (see `claim_before_locking`).
-        let row_locks = !self.dialect.for_update.is_empty();
         if wholesale
-            && row_locks
+            && self.dialect.locks_rows()
             && self.limits_had_room.load(Ordering::Relaxed)
             && let Some(jobs) = self.claim_before_locking(claim, &scopes).await?
         {
@@ -408,9 +408,10 @@ where
         let (running, buckets) = self.limits_in_force(tx, claim, scopes, Locking::Yes).await?;
         let mut admission = Admission::new(claim, running, buckets);
         // The headroom counts only the limits that are open (a full one would leave its jobs out
-        // of a selection, which this lease has none of).
+        // of a selection, which this lease has none of). No partitioned limit bounds it here (see
+        // `may_lease_wholesale`).
         let headroom = admission.headroom();
-        if headroom.bounded_by_partition || headroom.jobs < claim.limit || !admission.closed_keys().is_empty() {
+        if headroom.jobs < claim.limit || !admission.closed_keys().is_empty() {
             let taken = self.admit_candidates(tx, claim, &mut admission, Locking::Yes).await?;
             return Ok((self.lease(tx, claim, &taken).await?, admission));
         }
@@ -452,7 +453,7 @@ where
             jobs.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
         }
         // RETURNING gives no order.
-        jobs.sort_by(|a, b| (a.priority, a.run_at, &a.id).cmp(&(b.priority, b.run_at, &b.id)));
+        sort_in_claim_order(&mut jobs);
         Ok(jobs)
     }
 
@@ -514,9 +515,9 @@ where
     }
 
     /// The ids a limited claim admits, in claim order, and the admission that decided them (what it
-    /// moved): the limits' state, then the candidates page by page. With [`Locking::Yes`] it holds the limits' rows and the candidates it read until `tx`
-    /// ends; with [`Locking::No`] it only reads, and its answer may be out of date by the time it is
-    /// used.
+    /// moved): the limits' state, then the candidates page by page. With [`Locking::Yes`] it holds
+    /// the limits' rows and the candidates it read until `tx` ends; with [`Locking::No`] it only
+    /// reads, and its answer may be out of date by the time it is used.
     async fn admitted<'c>(
         &self,
         tx: &mut <DB as Database>::Connection,
@@ -548,7 +549,7 @@ where
         let mut running: HashMap<SlotKey, u32> = HashMap::new();
         let mut buckets: HashMap<SlotKey, i64> = HashMap::new();
         // SQLite's write transaction already holds the whole file.
-        if locking == Locking::Yes && !self.dialect.for_update.is_empty() {
+        if locking == Locking::Yes && self.dialect.locks_rows() {
             self.lock_scopes(tx, scopes, claim.now).await?;
         }
         for limit in claim.flow.limits.iter().filter(|l| l.global_concurrency.is_some()) {

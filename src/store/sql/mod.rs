@@ -122,7 +122,7 @@ const IDS_PER_STATEMENT: usize = 500;
 /// Ends a select of jobs (`j`) with the lock of its rows where the database locks rows, taken in id
 /// order so that two transactions locking some of the same rows cannot deadlock.
 fn lock_in_id_order(d: &Dialect, select: &mut Stmt) {
-    if !d.for_update.is_empty() {
+    if d.locks_rows() {
         select.push(" ORDER BY j.id").push(d.for_update);
     }
 }

@@ -131,9 +131,6 @@ local function tat_of(key)
   return t
 end
 
--- Whether a limit without a partition has no room left in queue prefix Q: no free slot, or a rate
--- bucket without a start left. Such a limit holds back every job it covers, so the scan below passes
--- over them without reading them (a full limit would otherwise cost a read of every candidate).
 -- A rate limit's spacing between starts and its window, in microseconds.
 local function rate_of(lim)
   return math.max(1, math.floor(lim.rp * 1000 / lim.rc)), lim.rp * 1000
@@ -148,13 +145,26 @@ local function next_start(key, interval, window)
   return t
 end
 
-local function full(Q, lim)
+-- Whether a limit without a partition has room for n more jobs in queue prefix Q: as many free
+-- slots, and as many starts left in its rate bucket.
+local function room_for(Q, lim, n)
   local suffix = lim.s .. '\n'
   local P = flow_prefix(Q)
-  if lim.gc and live(P .. 'slots:' .. suffix, lim.gc) >= lim.gc then
-    return true
+  if lim.gc and live(P .. 'slots:' .. suffix, lim.gc) + n > lim.gc then
+    return false
   end
-  return lim.rc ~= nil and next_start(P .. 'rate:' .. suffix, rate_of(lim)) == nil
+  if lim.rc then
+    local interval, window = rate_of(lim)
+    return math.max(tat_of(P .. 'rate:' .. suffix), now_us) + n * interval - now_us <= window
+  end
+  return true
+end
+
+-- Whether a limit without a partition has no room left in queue prefix Q. Such a limit holds back
+-- every job it covers, so the scan below passes over them without reading them (a full limit would
+-- otherwise cost a read of every candidate).
+local function full(Q, lim)
+  return not room_for(Q, lim, 1)
 end
 
 -- What holds back jobs of queue prefix Q (queue q) by type: `held` (types excluded, paused in it, or
@@ -409,19 +419,9 @@ local function has_room_for_all(Q, q)
   if partitioned_limits then
     return false
   end
-  local P = flow_prefix(Q)
   for _, lim in ipairs(limits) do
-    if lim.t or lim.q == q then
-      local suffix = lim.s .. '\n'
-      if lim.gc and live(P .. 'slots:' .. suffix, lim.gc) + limit > lim.gc then
-        return false
-      end
-      if lim.rc then
-        local interval, window = rate_of(lim)
-        if math.max(tat_of(P .. 'rate:' .. suffix), now_us) + limit * interval - now_us > window then
-          return false
-        end
-      end
+    if (lim.t or lim.q == q) and not room_for(Q, lim, limit) then
+      return false
     end
   end
   return true
