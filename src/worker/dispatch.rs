@@ -42,6 +42,9 @@ const LIMITED_WAKE_GAP: Duration = Duration::from_millis(5);
 struct Window {
     limit: u32,
     exclude: Vec<String>,
+    /// The room under cluster-wide concurrency limits is what bounds `limit` (see
+    /// [`Shared::limits_room`]): waiting for more free slots would not make the claim larger.
+    by_limits: bool,
 }
 
 /// Runs the claim loop until the worker stops claiming. Wake-ups come from the store's own source
@@ -136,10 +139,14 @@ impl Dispatcher<'_> {
         false
     }
 
-    /// Waits until a slot frees up, a reload may have added some, or the worker stops.
+    /// Waits until a slot frees up (here, or in the store once this worker's outcomes are written:
+    /// its own leases may be what fills its limits), a reload may have added some, or the worker
+    /// stops.
     async fn wait_for_slot(&self) {
+        let on_written = self.s.claims_under_limits();
         tokio::select! {
             _ = self.s.slot_freed.notified() => {}
+            _ = self.s.outcomes_written.notified(), if on_written => {}
             _ = self.s.live.reloaded.notified() => {}
             _ = self.s.control.stop.cancelled() => {}
         }
@@ -151,7 +158,7 @@ impl Dispatcher<'_> {
         let s = self.s;
         // A claim smaller than a quarter of the concurrency waits a moment for more slots.
         let enough = (live.concurrency / 4).max(1);
-        if window.limit >= enough || s.busy() == 0 {
+        if window.limit >= enough || window.by_limits || s.busy() == 0 {
             return Some(window);
         }
         let until = Instant::now() + GATHER;
@@ -162,7 +169,7 @@ impl Dispatcher<'_> {
                 _ = s.control.stop.cancelled() => return None,
             }
             window = s.window(live, self.claimed);
-            if window.limit >= enough || s.busy() == 0 {
+            if window.limit >= enough || window.by_limits || s.busy() == 0 {
                 break;
             }
         }
@@ -292,8 +299,10 @@ impl Shared {
         self.mean_run_us.store(new, Ordering::Relaxed);
     }
 
-    /// The next claim's size: free slots, the rest of the `max_jobs` budget, and, when every type this
-    /// worker serves has a limit, the room left under those limits; types at their limit are excluded.
+    /// The next claim's size: free slots, the rest of the `max_jobs` budget, when every type this
+    /// worker serves has a limit, the room left under those limits, and the room under cluster-wide
+    /// concurrency limits that bound every job ([`Shared::limits_room`]); types at their limit are
+    /// excluded.
     fn window(&self, live: &Live, claimed: u64) -> Window {
         let st = self.lock();
         let mut limit = live.concurrency.saturating_sub(st.busy);
@@ -324,7 +333,15 @@ impl Shared {
                 .sum();
             limit = limit.min(room.max(1));
         }
-        Window { limit, exclude }
+        let limits_room = self.limits_room(live, &st).filter(|room| *room < limit);
+        if let Some(room) = limits_room {
+            limit = room;
+        }
+        Window {
+            limit,
+            exclude,
+            by_limits: limits_room.is_some(),
+        }
     }
 
     /// Takes claimed jobs on: spawns a task per job within the limits, answers unregistered types at

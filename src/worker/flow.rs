@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Registered, Shared};
+use super::{Live, Registered, Shared, State};
 use crate::job::Job;
 use crate::store::{Block, Flow, FlowState, Limit, Scope};
 use crate::time::format_duration;
@@ -53,6 +53,41 @@ impl Shared {
     /// Whether this worker's claims carry cluster-wide limits.
     pub(super) fn claims_under_limits(&self) -> bool {
         !self.flow.get().limits.is_empty() || !self.live().limits.is_empty() || !self.settings.queue_limits.is_empty()
+    }
+
+    /// The most jobs a claim can get when cluster-wide concurrency limits bound every job it could
+    /// take: each type this worker serves has a `global_concurrency` without a partition (and there
+    /// is no fallback handler), or each of its queues has one. The store admits no more than those
+    /// limits' free slots, and this worker's own leases whose outcomes are not yet written still
+    /// hold some of them, so a larger claim (a prefetching one asks for up to a thousand) would
+    /// only read candidates the store must turn away. `None` when no such bound applies.
+    pub(super) fn limits_room(&self, live: &Live, st: &State) -> Option<u32> {
+        let by_types = (live.fallback.is_none() && !live.handlers.is_empty())
+            .then(|| {
+                live.handlers
+                    .iter()
+                    .map(|(t, reg)| {
+                        let gc = reg.limit.as_ref().filter(|l| l.partition.is_none())?.global_concurrency?;
+                        let held = st.leases.values().filter(|h| &h.job_type == t).count();
+                        Some(gc.saturating_sub(u32::try_from(held).unwrap_or(u32::MAX)))
+                    })
+                    .try_fold(0u32, |sum, room| Some(sum.saturating_add(room?)))
+            })
+            .flatten();
+        let queues = &self.settings.queues;
+        let by_queues = (!queues.is_empty())
+            .then(|| queues.iter()
+            .map(|q| {
+                let scope = Scope::Queue(q.clone());
+                let limit = self.settings.queue_limits.iter().find(|l| l.scope == scope)?;
+                limit.partition.is_none().then_some(limit.global_concurrency?)
+            })
+            .try_fold(0u32, |sum, gc| Some(sum.saturating_add(gc?))))
+            .flatten();
+        match (by_types, by_queues) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The flow a claim carries now. Cheap: the view is rebuilt when it changes, not per claim
