@@ -35,8 +35,10 @@ const PREFETCH_MAX: u64 = 1000;
 /// Longest wait for more free slots before a claim smaller than a quarter of the concurrency.
 const GATHER: Duration = Duration::from_millis(1);
 /// Under cluster-wide limits, the shortest time between a claim that fell short and the next one
-/// that a store wake-up starts (see [`Dispatcher::idle`]).
+/// that a store wake-up starts (see [`Dispatcher::idle`]); it doubles with each claim in a row that
+/// got nothing, up to [`LIMITED_WAKE_GAP_MAX`] (and never past the poll interval).
 const LIMITED_WAKE_GAP: Duration = Duration::from_millis(5);
+const LIMITED_WAKE_GAP_MAX: Duration = Duration::from_millis(40);
 
 /// How many jobs to claim, and which types not to.
 struct Window {
@@ -66,6 +68,7 @@ pub(super) async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watch: bool) {
         failures: 0,
         idle_poll: if watched { s.settings.poll_interval } else { FAST_POLL },
         last_claim: Instant::now(),
+        empty_claims: 0,
     };
     dispatcher.run().await;
     drop(subscription);
@@ -85,6 +88,8 @@ struct Dispatcher<'a> {
     idle_poll: Duration,
     /// When the last claim returned.
     last_claim: Instant,
+    /// Claims in a row that got nothing.
+    empty_claims: u32,
 }
 
 impl Dispatcher<'_> {
@@ -113,6 +118,7 @@ impl Dispatcher<'_> {
             };
             self.last_claim = Instant::now();
             let got = jobs.len();
+            self.empty_claims = if got == 0 { self.empty_claims.saturating_add(1) } else { 0 };
             tracing::trace!(worker = %s.id, asked = window.limit, got, "claimed");
             // The jobs start under the setup in force now: a reload that returned while the claim
             // was on its way (so before a job enqueued after it could be claimed) applies to them.
@@ -255,15 +261,19 @@ impl Dispatcher<'_> {
         // including this worker's own claim. Claiming at each would make the workers that hold no
         // slot read the limits over and over while the one that holds them cycles, on the same
         // cores and (on SQLite) the same file. So such a wake-up starts a claim no sooner than
-        // LIMITED_WAKE_GAP after the last one, unless this worker's own outcomes come first: those
-        // free slots for certain.
+        // LIMITED_WAKE_GAP after the last one, longer while claims keep getting nothing (another
+        // worker is cycling through the slots, and claims its own freed ones at once), unless this
+        // worker's own outcomes come first: those free slots for certain.
         if store_woke && on_written {
+            let gap = (LIMITED_WAKE_GAP * 2u32.pow(self.empty_claims.saturating_sub(1).min(3)))
+                .min(LIMITED_WAKE_GAP_MAX)
+                .min(s.settings.poll_interval.max(LIMITED_WAKE_GAP));
             tokio::select! {
                 biased;
                 _ = s.control.stop.cancelled() => {}
                 _ = s.outcomes_written.notified() => {}
                 _ = s.live.reloaded.notified() => {}
-                _ = tokio::time::sleep_until(self.last_claim + LIMITED_WAKE_GAP) => {}
+                _ = tokio::time::sleep_until(self.last_claim + gap) => {}
             }
         }
     }
