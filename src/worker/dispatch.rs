@@ -118,7 +118,11 @@ impl Dispatcher<'_> {
             };
             self.last_claim = Instant::now();
             let got = jobs.len();
-            self.empty_claims = if got == 0 { self.empty_claims.saturating_add(1) } else { 0 };
+            self.empty_claims = if got == 0 {
+                self.empty_claims.saturating_add(1)
+            } else {
+                0
+            };
             tracing::trace!(worker = %s.id, asked = window.limit, got, "claimed");
             // The jobs start under the setup in force now: a reload that returned while the claim
             // was on its way (so before a job enqueued after it could be claimed) applies to them.

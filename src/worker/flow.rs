@@ -56,34 +56,15 @@ impl Shared {
     }
 
     /// The most jobs a claim can get when cluster-wide concurrency limits bound every job it could
-    /// take: each type this worker serves has a `global_concurrency` without a partition (and there
-    /// is no fallback handler), or each of its queues has one. The store admits no more than those
-    /// limits' free slots, and this worker's own leases whose outcomes are not yet written still
-    /// hold some of them, so a larger claim (a prefetching one asks for up to a thousand) would
-    /// only read candidates the store must turn away. `None` when no such bound applies.
+    /// take ([`Live::room_under_type_limits`], [`room_under_queue_limits`]). The store admits no more
+    /// than those limits' free slots, so a larger claim (a prefetching one asks for up to a thousand)
+    /// would only read candidates it must turn away. `None` when no such bound applies.
     pub(super) fn limits_room(&self, live: &Live, st: &State) -> Option<u32> {
-        let by_types = (live.fallback.is_none() && !live.handlers.is_empty())
-            .then(|| {
-                live.handlers
-                    .iter()
-                    .map(|(t, reg)| {
-                        let gc = reg.limit.as_ref().filter(|l| l.partition.is_none())?.global_concurrency?;
-                        let held = st.leases.values().filter(|h| &h.job_type == t).count();
-                        Some(gc.saturating_sub(u32::try_from(held).unwrap_or(u32::MAX)))
-                    })
-                    .try_fold(0u32, |sum, room| Some(sum.saturating_add(room?)))
-            })
-            .flatten();
-        let queues = &self.settings.queues;
-        let by_queues = (!queues.is_empty())
-            .then(|| queues.iter()
-            .map(|q| {
-                let scope = Scope::Queue(q.clone());
-                let limit = self.settings.queue_limits.iter().find(|l| l.scope == scope)?;
-                limit.partition.is_none().then_some(limit.global_concurrency?)
-            })
-            .try_fold(0u32, |sum, gc| Some(sum.saturating_add(gc?))))
-            .flatten();
+        let by_types = live.room_under_type_limits(|t| {
+            let held = st.leases.values().filter(|h| h.job_type == t).count();
+            u32::try_from(held).unwrap_or(u32::MAX)
+        });
+        let by_queues = room_under_queue_limits(&self.settings.queues, &self.settings.queue_limits);
         match (by_types, by_queues) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -137,6 +118,21 @@ impl Shared {
             }
         });
     }
+}
+
+/// The most jobs the queues' own cluster-wide concurrency limits let a claim of `queues` take: the
+/// sum of their `global_concurrency`, when each queue has one without a partition. `None` otherwise.
+fn room_under_queue_limits(queues: &[String], queue_limits: &[Limit]) -> Option<u32> {
+    if queues.is_empty() {
+        return None;
+    }
+    queues
+        .iter()
+        .map(|q| {
+            let limit = queue_limits.iter().find(|l| l.scope == Scope::Queue(q.clone()))?;
+            limit.partition.is_none().then_some(limit.global_concurrency?)
+        })
+        .try_fold(0u32, |sum, gc| Some(sum.saturating_add(gc?)))
 }
 
 /// Reads the pauses and blocks and records the limits once, before the first claim.
@@ -280,5 +276,88 @@ fn describe_scope(scope: &Scope) -> String {
     match scope {
         Scope::Type(t) => format!("[handlers.{t:?}]"),
         Scope::Queue(q) => format!("[queues.{q:?}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::handler::Builtin;
+    use crate::retry::RetryPolicy;
+    use crate::store::FieldPath;
+    use crate::worker::HandlerOptions;
+    use crate::worker::live::{Given, HandlerSet};
+
+    fn limit(scope: Scope, gc: Option<u32>, partition: Option<&str>) -> Limit {
+        Limit {
+            scope,
+            global_concurrency: gc,
+            rate: None,
+            partition: partition.map(|p| p.parse::<FieldPath>().unwrap()),
+        }
+    }
+
+    /// A worker serving `types`, each with the limit given (`*` is the fallback).
+    fn live(types: &[(&str, Option<Limit>)]) -> Live {
+        let mut set = HandlerSet::default();
+        for (t, l) in types {
+            let options = HandlerOptions {
+                limit: l.clone(),
+                ..HandlerOptions::default()
+            };
+            let given = Given {
+                handler: Arc::new(Builtin::from_name("noop").unwrap()),
+                options,
+                kind: None,
+            };
+            set.insert(t.to_string(), given);
+        }
+        let retry = RetryPolicy::default();
+        Live::new(set, retry, 16, Arc::new(Vec::new()), retry.max_attempts).unwrap()
+    }
+
+    #[test]
+    fn type_limits_bound_a_claim_only_when_they_cover_every_type_served() {
+        let a = || limit(Scope::Type("a".into()), Some(50), None);
+        let b = || limit(Scope::Type("b".into()), Some(3), None);
+        let held = |t: &str| if t == "a" { 20 } else { 5 };
+        // Every type under a plain concurrency limit: their free slots, less this worker's own.
+        assert_eq!(
+            live(&[("a", Some(a())), ("b", Some(b()))]).room_under_type_limits(held),
+            Some(30)
+        );
+        // A type without one, a partitioned one (lanes: no total), a rate alone, or a fallback
+        // handler (any type at all): no bound.
+        assert_eq!(
+            live(&[("a", Some(a())), ("b", None)]).room_under_type_limits(held),
+            None
+        );
+        let lanes = limit(Scope::Type("b".into()), Some(1), Some("meta.tenantId"));
+        assert_eq!(
+            live(&[("a", Some(a())), ("b", Some(lanes))]).room_under_type_limits(held),
+            None
+        );
+        let rate_only = limit(Scope::Type("b".into()), None, None);
+        assert_eq!(
+            live(&[("a", Some(a())), ("b", Some(rate_only))]).room_under_type_limits(held),
+            None
+        );
+        assert_eq!(
+            live(&[("a", Some(a())), ("*", None)]).room_under_type_limits(held),
+            None
+        );
+    }
+
+    #[test]
+    fn queue_limits_bound_a_claim_only_when_every_queue_has_one() {
+        let q = |name: &str, gc| limit(Scope::Queue(name.into()), Some(gc), None);
+        let queues = ["mail".to_string(), "sms".to_string()];
+        assert_eq!(room_under_queue_limits(&queues, &[q("mail", 5), q("sms", 2)]), Some(7));
+        assert_eq!(room_under_queue_limits(&queues, &[q("mail", 5)]), None);
+        let lanes = limit(Scope::Queue("sms".into()), Some(1), Some("payload.to"));
+        assert_eq!(room_under_queue_limits(&queues, &[q("mail", 5), lanes]), None);
+        assert_eq!(room_under_queue_limits(&[], &[q("mail", 5)]), None);
     }
 }

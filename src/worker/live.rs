@@ -122,6 +122,28 @@ pub(crate) struct Live {
 }
 
 impl Live {
+    /// The most jobs a claim can get under the handlers' cluster-wide concurrency limits, when they
+    /// bound every job it could take: each type served has a `global_concurrency` without a
+    /// partition, and there is no fallback handler. It is the sum of what each leaves free after the
+    /// slots this worker itself still holds (`held`: its leases of that type whose outcomes are not
+    /// yet written, which the store counts as running). `None` otherwise.
+    pub(super) fn room_under_type_limits(&self, held: impl Fn(&str) -> u32) -> Option<u32> {
+        if self.fallback.is_some() || self.handlers.is_empty() {
+            return None;
+        }
+        self.handlers
+            .iter()
+            .map(|(t, reg)| {
+                let gc = reg
+                    .limit
+                    .as_ref()
+                    .filter(|l| l.partition.is_none())?
+                    .global_concurrency?;
+                Some(gc.saturating_sub(held(t)))
+            })
+            .try_fold(0u32, |sum, room| Some(sum.saturating_add(room?)))
+    }
+
     /// Resolves `given` against `default_retry` and checks the limits.
     pub(super) fn new(
         given: HandlerSet,
