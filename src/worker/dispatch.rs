@@ -347,7 +347,7 @@ impl Shared {
                 .sum();
             limit = limit.min(room.max(1));
         }
-        let limits_room = self.limits_room(live, &st).filter(|room| *room < limit);
+        let limits_room = self.limits_room(live, &st, limit);
         if let Some(room) = limits_room {
             limit = room;
         }

@@ -59,16 +59,27 @@ impl Shared {
     /// take ([`Live::room_under_type_limits`], [`room_under_queue_limits`]). The store admits no more
     /// than those limits' free slots, so a larger claim (a prefetching one asks for up to a thousand)
     /// would only read candidates it must turn away. `None` when no such bound applies.
-    pub(super) fn limits_room(&self, live: &Live, st: &State) -> Option<u32> {
-        let by_types = live.room_under_type_limits(|t| {
-            let held = st.leases.values().filter(|h| h.job_type == t).count();
-            u32::try_from(held).unwrap_or(u32::MAX)
-        });
+    /// Only a bound below `wanted` is returned.
+    pub(super) fn limits_room(&self, live: &Live, st: &State, wanted: u32) -> Option<u32> {
+        // Counting this worker's leases by type is a pass over all of them, under the state's lock,
+        // and the window is worked out each time a slot frees: first make sure the bound could bind
+        // even if every lease held counted against it (a limit that never binds costs no pass).
+        let held = u32::try_from(st.leases.len()).unwrap_or(u32::MAX);
+        let by_types = live
+            .room_under_type_limits(|_| 0)
+            .filter(|most| most.saturating_sub(held) < wanted)
+            .and_then(|_| {
+                live.room_under_type_limits(|t| {
+                    let of_type = st.leases.values().filter(|h| h.job_type == t).count();
+                    u32::try_from(of_type).unwrap_or(u32::MAX)
+                })
+            });
         let by_queues = room_under_queue_limits(&self.settings.queues, &self.settings.queue_limits);
-        match (by_types, by_queues) {
+        let room = match (by_types, by_queues) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        room.filter(|room| *room < wanted)
     }
 
     /// The flow a claim carries now. Cheap: the view is rebuilt when it changes, not per claim
