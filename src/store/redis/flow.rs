@@ -9,6 +9,7 @@
 //! | `blocks` | hash | `<type>\n*` or `<type>\n=<partition>` → blocked until (ms) |
 //! | `limits` | hash | scope key → the recorded limit, as JSON |
 //! | `flow:slots:…`, `flow:rate:…` | set, string | a limited claim's state (on a cluster `{q}:flow:…`) |
+//! | `flow:depth` | string | how many jobs the last claim under a partitioned limit started (5 s), which bounds how far the next one reads |
 
 use serde_json::{Value as Json, json};
 

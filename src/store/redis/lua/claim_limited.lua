@@ -13,6 +13,8 @@
 --     deleted, a lease taken before `sl` existed) is dropped when counted;
 --   `rate:<scope>\n<partition>`: the rate bucket's theoretical arrival time in microseconds, which
 --     expires once it has passed (an expired bucket is full, the same as a time in the past).
+--   `depth`: how many jobs the last claim under a partitioned limit leased (expires after 5 s),
+--     which bounds how many candidates the next one reads (see below).
 -- Rules: ex (types excluded), pq ({queue: [types paused in it]}, "" = the whole queue), bt (blocked
 -- types), bp ({type: [blocked partitions]}), lim ([{s: scope key, t: type or nil, q: queue or nil,
 -- gc, rc, rp (rate count and window in ms), pf ('meta'/'payload' or nil), pk (keys)}]).
@@ -47,6 +49,21 @@ local function flow_prefix(Q)
     return F
   end
   return Q .. 'flow:'
+end
+
+-- How deep a claim under a partitioned limit reads. Only the store knows which lanes are free, and
+-- each candidate costs a read and a decode of its meta or payload to learn its lane, so reading twice
+-- what a prefetching claim asks for (up to 2,000) to admit the hundred jobs whose lanes are free would
+-- make every such claim cost milliseconds. The last such claim leaves how many it admitted (`depth`,
+-- for a few seconds); the next reads at most twice that and 64 more, which doubles while claims keep
+-- admitting what they read.
+local depth_key = nil
+if partitioned_limits then
+  depth_key = flow_prefix(KEYS[1]) .. 'depth'
+  local last = tonumber(redis.call('GET', depth_key) or '')
+  if last then
+    WANT = math.min(WANT, 2 * last + 64)
+  end
 end
 
 -- A job's field as text, the way jobq's Rust side reads it (`FieldPath::value_of`): a string as it
@@ -513,6 +530,9 @@ end
 -- (the store keeps no clock of its own).
 for key in pairs(moved) do
   redis.call('SET', key, string.format('%d', tats[key]), 'PX', math.floor((tats[key] - now_us) / 1000) + 1)
+end
+if depth_key then
+  redis.call('SET', depth_key, #out, 'PX', 5000)
 end
 batch_flush(joined, 'SADD')
 batch_flush(removed, 'ZREM')
