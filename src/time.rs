@@ -150,10 +150,23 @@ fn from_number(f: f64) -> UnixMillis {
     }
 }
 
+/// The `nth` (from 1) of pauses in a row that start at `first` and double up to `most`: the back-off
+/// of retried store calls, restarted programs and empty claims.
+pub(crate) fn doubling(first: Duration, nth: u32, most: Duration) -> Duration {
+    first.saturating_mul(1 << nth.saturating_sub(1).min(20)).min(most)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn doubling_pauses_start_at_the_first_and_stop_at_the_most() {
+        let ms = |n| doubling(Duration::from_millis(5), n, Duration::from_millis(40)).as_millis();
+        assert_eq!((0..=6).map(ms).collect::<Vec<_>>(), vec![5, 5, 10, 20, 40, 40, 40]);
+        assert_eq!(ms(u32::MAX), 40);
+    }
 
     #[test]
     fn instants_accept_seconds_millis_and_rfc3339() {

@@ -269,8 +269,7 @@ impl Dispatcher<'_> {
         // worker is cycling through the slots, and claims its own freed ones at once), unless this
         // worker's own outcomes come first: those free slots for certain.
         if store_woke && on_written {
-            let gap = (LIMITED_WAKE_GAP * 2u32.pow(self.empty_claims.saturating_sub(1).min(3)))
-                .min(LIMITED_WAKE_GAP_MAX)
+            let gap = crate::time::doubling(LIMITED_WAKE_GAP, self.empty_claims, LIMITED_WAKE_GAP_MAX)
                 .min(s.settings.poll_interval.max(LIMITED_WAKE_GAP));
             tokio::select! {
                 biased;

@@ -12,6 +12,7 @@
 //! so `jobq queues` shows what is in force; a recorded limit that another worker set differently is
 //! logged once, naming both.
 
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -69,10 +70,11 @@ impl Shared {
             .room_under_type_limits(|_| 0)
             .filter(|most| most.saturating_sub(held) < wanted)
             .and_then(|_| {
-                live.room_under_type_limits(|t| {
-                    let of_type = st.leases.values().filter(|h| h.job_type == t).count();
-                    u32::try_from(of_type).unwrap_or(u32::MAX)
-                })
+                let mut of_type: HashMap<&str, u32> = HashMap::new();
+                for h in st.leases.values() {
+                    *of_type.entry(h.job_type.as_str()).or_default() += 1;
+                }
+                live.room_under_type_limits(|t| of_type.get(t).copied().unwrap_or(0))
             });
         let by_queues = room_under_queue_limits(&self.settings.queues, &self.settings.queue_limits);
         let room = match (by_types, by_queues) {
@@ -140,7 +142,9 @@ fn room_under_queue_limits(queues: &[String], queue_limits: &[Limit]) -> Option<
     queues
         .iter()
         .map(|q| {
-            let limit = queue_limits.iter().find(|l| l.scope == Scope::Queue(q.clone()))?;
+            let limit = queue_limits
+                .iter()
+                .find(|l| matches!(&l.scope, Scope::Queue(name) if name == q))?;
             limit.partition.is_none().then_some(limit.global_concurrency?)
         })
         .try_fold(0u32, |sum, gc| Some(sum.saturating_add(gc?)))

@@ -384,8 +384,7 @@ impl Shared {
 
 /// Pause after `failures` store errors in a row: 100 ms doubling to 5 s.
 fn backoff(failures: u32) -> Duration {
-    let ms = 100u64.saturating_mul(1 << failures.saturating_sub(1).min(6));
-    Duration::from_millis(ms.min(5_000))
+    crate::time::doubling(Duration::from_millis(100), failures, Duration::from_secs(5))
 }
 
 #[cfg(test)]

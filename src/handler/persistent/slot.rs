@@ -170,8 +170,7 @@ impl Slot {
 /// The pause before starting a program again after `failures` broken starts in a row: 100 ms
 /// doubling to 30 s.
 fn restart_delay(failures: u32) -> Duration {
-    let ms = 100u64.saturating_mul(1 << failures.saturating_sub(1).min(9));
-    Duration::from_millis(ms.min(30_000))
+    crate::time::doubling(Duration::from_millis(100), failures, Duration::from_secs(30))
 }
 
 /// The jobs one program holds and what it has done.
