@@ -298,7 +298,7 @@ where
                 .store(jobs.len() < claim.limit as usize, Ordering::Relaxed);
             return Ok(jobs);
         }
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.pool.begin_with(self.dialect.begin_claim()).await?;
         let (jobs, admission) = if wholesale {
             self.lease_wholesale(&mut tx, claim, &scopes).await?
         } else {
@@ -342,7 +342,7 @@ where
     /// jobs that claims before it committed and its own uncommitted ones. `None`, with nothing
     /// changed, when the limits turn some of the jobs away; the caller then claims the careful way.
     async fn claim_before_locking(&self, claim: &Claim, scopes: &[String]) -> Result<Option<Vec<Job>>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.pool.begin_with(self.dialect.begin_claim()).await?;
         let jobs = self.lease_first_ready(&mut tx, claim).await?;
         let (mut running, buckets) = self.limits_in_force(&mut tx, claim, scopes, Locking::Yes).await?;
         // The count includes this claim's own leases, which admission is about to decide.
@@ -436,10 +436,7 @@ where
     ) -> Result<Vec<Job>, sqlx::Error> {
         let mut lease = self.lease_head(claim);
         let (open, close) = self.dialect.in_selected;
-        lease
-            .push(" AND id")
-            .push(open)
-            .push("SELECT j.id FROM jobq_jobs AS j WHERE ");
+        lease.push(open).push("SELECT j.id FROM jobq_jobs AS j WHERE ");
         self.push_ready(&mut lease, "j", &claim.queues[0], claim.now, None);
         lease
             .push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
@@ -493,12 +490,24 @@ where
     /// The `UPDATE` that leases the pending jobs of `ids` to the claiming worker.
     fn lease_statement(&self, claim: &Claim, ids: &[String]) -> Stmt {
         let mut lease = self.lease_head(claim);
-        lease.any_of("id", ids.iter().cloned());
+        lease.push(" IN (");
+        for (i, id) in ids.iter().enumerate() {
+            if i > 0 {
+                lease.push(", ");
+            }
+            lease.bind(id.clone());
+        }
+        lease.push(")");
         lease
     }
 
-    /// The `UPDATE` that leases pending jobs to the claiming worker, up to its `WHERE status =
-    /// 'pending'`: the caller adds which.
+    /// The `UPDATE` that leases jobs to the claiming worker, up to its `WHERE id`: the caller adds
+    /// which. Every caller names jobs that this transaction read as pending and holds (locked
+    /// `FOR UPDATE`, or the whole file on SQLite), so they are pending still, and the statement
+    /// repeats no `status = 'pending'`: PostgreSQL's planner, whose statistics of a queue are
+    /// always out of date, answered that condition by reading the whole ready index (every
+    /// pending job) and intersecting it with the ids' primary-key look-ups, which made a lease of
+    /// 34 jobs out of 20,000 pending take 1.9 ms instead of 0.7 (by `EXPLAIN ANALYZE`).
     fn lease_head(&self, claim: &Claim) -> Stmt {
         let mut lease = self.stmt(
             "UPDATE jobq_jobs SET status = 'running', attempt = attempt + 1, progress = NULL, \
@@ -510,7 +519,7 @@ where
             .bind(claim.now.0)
             .push(", heartbeat_at = ")
             .bind(claim.now.0)
-            .push(" WHERE status = 'pending'");
+            .push(" WHERE id");
         lease
     }
 
