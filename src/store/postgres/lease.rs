@@ -12,6 +12,15 @@ use crate::job::ERROR_HISTORY_CAP;
 use crate::store::batch::rounds_by_id;
 use crate::store::{Lease, StoreError};
 
+/// The fence's status condition in the fenced statements, spelled so that the planner cannot answer
+/// it from the partial index of running jobs (`WHERE status = 'running'`). Written as a plain
+/// `j.status = 'running'`, it made the planner intersect that whole index with the batch's primary-key
+/// look-ups; a job's entry stays in that index, dead, from its end until a vacuum, so every heartbeat
+/// and every batch of outcomes read the entries of every job run since the last vacuum (measured: a
+/// batch of 1,000 outcomes read 61,000 entries, 0.9 ms, after 60,000 jobs). The rows are found by
+/// key (`j.id = ANY($2)`) and this only checks them.
+pub(super) const STILL_RUNNING: &str = "(j.status || '') = 'running'";
+
 /// PostgreSQL text cannot hold NUL; a handler's error output might. Replaced by U+FFFD so that the
 /// outcome is still recorded.
 pub(super) fn pg_text(s: &str) -> std::borrow::Cow<'_, str> {

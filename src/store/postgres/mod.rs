@@ -31,7 +31,7 @@ use sqlx::{Postgres, Row};
 use tokio::sync::Notify;
 
 use self::enqueue::enqueue_chunks;
-use self::lease::{append_error, lease_arrays, pg_text};
+use self::lease::{STILL_RUNNING, append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::batch::{distinct_queues, rounds_by_id};
@@ -243,27 +243,28 @@ impl SqlBackend for PostgresStore {
             // status (from the snapshot before the update, which the update did not touch for them) to
             // tell a cancellation from a loss. Planned for each batch, like the other fenced statements
             // (see `fenced`).
-            let rows = sqlx::query(
+            let sql = format!(
                 "WITH b AS (SELECT * FROM \
                  unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::int4[], $6::text[]) \
                  AS b(ord, id, attempt, worker, progress, message)), \
                  u AS (UPDATE jobq_jobs AS j SET heartbeat_at = $7, progress = COALESCE(b.progress, j.progress), \
                  progress_message = CASE WHEN b.progress IS NULL THEN j.progress_message ELSE b.message END \
                  FROM b WHERE j.id = ANY($2) AND j.id = b.id AND j.attempt = b.attempt AND j.worker_id = b.worker \
-                 AND j.status = 'running' RETURNING b.ord) \
+                 AND {STILL_RUNNING} RETURNING b.ord) \
                  SELECT b.ord, u.ord IS NOT NULL, j.status FROM b LEFT JOIN u ON u.ord = b.ord \
                  LEFT JOIN jobq_jobs j ON u.ord IS NULL AND j.id = b.id",
-            )
-            .bind(ords)
-            .bind(ids)
-            .bind(attempts)
-            .bind(workers)
-            .bind(percents)
-            .bind(messages)
-            .bind(now.0)
-            .fetch_all(&self.sql.pool)
-            .await
-            .map_err(self.sql.fail("heartbeat"))?;
+            );
+            let rows = sqlx::query(&sql)
+                .bind(ords)
+                .bind(ids)
+                .bind(attempts)
+                .bind(workers)
+                .bind(percents)
+                .bind(messages)
+                .bind(now.0)
+                .fetch_all(&self.sql.pool)
+                .await
+                .map_err(self.sql.fail("heartbeat"))?;
             for row in &rows {
                 let i = chunk[row.get::<i32, _>(0) as usize];
                 let held: bool = row.get(1);
@@ -297,7 +298,7 @@ impl SqlBackend for PostgresStore {
              $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
              AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND j.status = 'running' \
+             AND {STILL_RUNNING} \
              RETURNING f.ord"
         );
         let applied = self
@@ -353,7 +354,7 @@ impl SqlBackend for PostgresStore {
              heartbeat_at = NULL, progress = NULL, progress_message = NULL \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[]) AS r(ord, id, attempt, worker) \
              WHERE j.id = ANY($2) AND j.id = r.id AND j.attempt = r.attempt AND j.worker_id = r.worker \
-             AND j.status = 'running' \
+             AND {STILL_RUNNING} \
              RETURNING r.ord, j.queue, j.status), {} \
              SELECT u.ord FROM u CROSS JOIN n",
             notify_cte("u")
