@@ -490,14 +490,7 @@ where
     /// The `UPDATE` that leases the pending jobs of `ids` to the claiming worker.
     fn lease_statement(&self, claim: &Claim, ids: &[String]) -> Stmt {
         let mut lease = self.lease_head(claim);
-        lease.push(" IN (");
-        for (i, id) in ids.iter().enumerate() {
-            if i > 0 {
-                lease.push(", ");
-            }
-            lease.bind(id.clone());
-        }
-        lease.push(")");
+        lease.push(" IN ").list(ids.iter().cloned());
         lease
     }
 

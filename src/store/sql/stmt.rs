@@ -120,8 +120,14 @@ impl Stmt {
         if values.peek().is_none() {
             return self;
         }
-        self.push(&format!(" AND {column} IN ("));
-        for (i, v) in values.enumerate() {
+        self.push(&format!(" AND {column} IN "));
+        self.list(values)
+    }
+
+    /// Appends `(…)`, one placeholder bound to each of `values`, as the right side of an `IN`.
+    pub fn list(&mut self, values: impl IntoIterator<Item = String>) -> &mut Stmt {
+        self.push("(");
+        for (i, v) in values.into_iter().enumerate() {
             if i > 0 {
                 self.push(", ");
             }
@@ -163,5 +169,7 @@ mod tests {
             .any_of("t", Vec::new());
         assert_eq!(s.sql, "WHERE 1 = 1 AND q IN ($1, $2)");
         assert_eq!(s.binds.len(), 2);
+        s.push(" AND id IN ").list(["c".to_string()]);
+        assert_eq!(s.sql, "WHERE 1 = 1 AND q IN ($1, $2) AND id IN ($3)");
     }
 }
