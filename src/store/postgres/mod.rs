@@ -219,6 +219,21 @@ impl SqlBackend for PostgresStore {
         }
         let leases: Vec<&Lease> = beats.iter().map(|b| &b.lease).collect();
         let mut states = vec![LeaseState::Lost; beats.len()];
+        // One statement records the beats and, for the leases that no longer hold, reads the job's
+        // status (from the snapshot before the update, which the update did not touch for them) to
+        // tell a cancellation from a loss. Planned for each batch, like the other fenced statements
+        // (see `fenced`).
+        let sql = format!(
+            "WITH b AS (SELECT * FROM \
+             unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::int4[], $6::text[]) \
+             AS b(ord, id, attempt, worker, progress, message)), \
+             u AS (UPDATE jobq_jobs AS j SET heartbeat_at = $7, progress = COALESCE(b.progress, j.progress), \
+             progress_message = CASE WHEN b.progress IS NULL THEN j.progress_message ELSE b.message END \
+             FROM b WHERE j.id = ANY($2) AND j.id = b.id AND j.attempt = b.attempt AND j.worker_id = b.worker \
+             AND {STILL_RUNNING} RETURNING b.ord) \
+             SELECT b.ord, u.ord IS NOT NULL, j.status FROM b LEFT JOIN u ON u.ord = b.ord \
+             LEFT JOIN jobq_jobs j ON u.ord IS NULL AND j.id = b.id",
+        );
         for chunk in rounds_by_id(&leases, |l| l.id.as_str())
             .iter()
             .flat_map(|round| round.chunks(ROWS_PER_STATEMENT))
@@ -239,21 +254,6 @@ impl SqlBackend for PostgresStore {
                         .map(|m| pg_text(m).into_owned())
                 })
                 .collect();
-            // One statement records the beats and, for the leases that no longer hold, reads the job's
-            // status (from the snapshot before the update, which the update did not touch for them) to
-            // tell a cancellation from a loss. Planned for each batch, like the other fenced statements
-            // (see `fenced`).
-            let sql = format!(
-                "WITH b AS (SELECT * FROM \
-                 unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::int4[], $6::text[]) \
-                 AS b(ord, id, attempt, worker, progress, message)), \
-                 u AS (UPDATE jobq_jobs AS j SET heartbeat_at = $7, progress = COALESCE(b.progress, j.progress), \
-                 progress_message = CASE WHEN b.progress IS NULL THEN j.progress_message ELSE b.message END \
-                 FROM b WHERE j.id = ANY($2) AND j.id = b.id AND j.attempt = b.attempt AND j.worker_id = b.worker \
-                 AND {STILL_RUNNING} RETURNING b.ord) \
-                 SELECT b.ord, u.ord IS NOT NULL, j.status FROM b LEFT JOIN u ON u.ord = b.ord \
-                 LEFT JOIN jobq_jobs j ON u.ord IS NULL AND j.id = b.id",
-            );
             let rows = sqlx::query(&sql)
                 .bind(ords)
                 .bind(ids)
