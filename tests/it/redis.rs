@@ -104,6 +104,38 @@ async fn an_envelope_pushed_by_redis_cli_becomes_a_job_keeping_id_meta_and_creat
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_under_a_cluster_wide_limit_takes_inbox_items_and_holds_the_limit() {
+    let (store, prefix) = fixture().await;
+    let inbox = format!("{prefix}inbox:mail");
+    for n in 1..=3 {
+        let envelope = format!(r#"{{"v":1,"jobId":"php-{n}","jobType":"mail.send","payload":{{}}}}"#);
+        redis_cli(&["LPUSH", &inbox, &envelope]);
+    }
+    let flow = jobq::store::Flow {
+        limits: vec![jobq::store::Limit {
+            scope: jobq::store::Scope::Type("mail.send".into()),
+            global_concurrency: Some(2),
+            rate: None,
+            partition: None,
+        }],
+        ..Default::default()
+    };
+    let limited = |worker: &str| jobq::store::Claim {
+        flow: std::sync::Arc::new(flow.clone()),
+        ..claim_params(&["mail"], worker, 10, T0)
+    };
+
+    let first = store.claim(&limited(WORKER)).await.unwrap();
+    assert_eq!(ids(&first), ["php-1", "php-2"], "the inbox is taken, up to the limit");
+    assert!(
+        store.claim(&limited("worker-2")).await.unwrap().is_empty(),
+        "the limit is full"
+    );
+    assert_eq!(redis_cli(&["LLEN", &inbox]).trim(), "0", "every item was taken");
+    assert_eq!(get(&store, &id("php-3")).await.status, JobStatus::Pending);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_non_envelope_becomes_the_payload_of_the_default_type() {
     let prefix = fresh_prefix();
     let _sandbox = redis_store_in(&prefix).await;
