@@ -280,8 +280,18 @@ where
         // short, the next one first decides its candidates without locking anything, and only locks
         // when that look admits some.
         if self.limited_claim_fell_short.load(Ordering::Relaxed) {
-            let mut conn = self.pool.acquire().await?;
-            let (look, _) = self.admitted(&mut conn, claim, &scopes, Locking::No).await?;
+            let look = match self.dialect.begin_look() {
+                Some(begin) => {
+                    let mut tx = self.pool.begin_with(begin).await?;
+                    let (look, _) = self.admitted(&mut tx, claim, &scopes, Locking::No).await?;
+                    tx.rollback().await?;
+                    look
+                }
+                None => {
+                    let mut conn = self.pool.acquire().await?;
+                    self.admitted(&mut conn, claim, &scopes, Locking::No).await?.0
+                }
+            };
             if look.is_empty() {
                 return Ok(Vec::new());
             }
