@@ -16,8 +16,9 @@
 //! hands back the leased jobs where `UPDATE … RETURNING` can (SQLite, PostgreSQL), and spent rate
 //! buckets, which no claim reads, are deleted at most once a second rather than by every claim.
 //! A claim of one queue with no partitioned limit, whose limits have room for all it wants, skips
-//! the candidates: one `UPDATE … RETURNING` leases the queue's first ready jobs, as a claim without
-//! limits does, and admission counts them afterwards. On PostgreSQL such a claim, while the limits
+//! the candidates: it leases the queue's first ready jobs as a claim without limits does (one
+//! `UPDATE … RETURNING`; on MySQL a locking read of them and the lease by id), and admission counts
+//! them afterwards. On the servers that lock rows (PostgreSQL, MySQL) such a claim, while the limits
 //! last had room to spare, even leases before it locks the limits' rows, and checks under the lock
 //! that they admit what it leased (rolling back if not), so that workers' leases run side by side.
 //! The pages of candidates are in `flow/candidates.rs`.
@@ -384,7 +385,7 @@ where
     /// the limits are sure to admit as many as it wants, which [`Self::lease_wholesale`] finds out
     /// once it has read the limits.
     fn may_lease_wholesale(&self, claim: &Claim, scopes: &[String]) -> bool {
-        if !self.dialect.update_returning || claim.queues.len() != 1 {
+        if claim.queues.len() != 1 {
             return false;
         }
         let partitioned = claim
@@ -438,12 +439,37 @@ where
     }
 
     /// Leases the first ready jobs of the claim's one queue, as many as it wants, with one `UPDATE
-    /// … RETURNING`; the jobs in claim order.
+    /// … RETURNING` (where the server has none, MySQL's: a read of those jobs, locking them and
+    /// skipping rows other claims hold, then the lease by id); the jobs in claim order.
     async fn lease_first_ready(
         &self,
         tx: &mut <DB as Database>::Connection,
         claim: &Claim,
     ) -> Result<Vec<Job>, sqlx::Error> {
+        if !self.dialect.update_returning {
+            let mut select = self.stmt(format!(
+                "SELECT {} FROM jobq_jobs AS j WHERE ",
+                self.dialect.job_columns
+            ));
+            self.push_ready(&mut select, "j", &claim.queues[0], claim.now, None);
+            select
+                .push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
+                .bind(i64::from(claim.limit))
+                .push(self.dialect.lock_skipping);
+            let mut jobs = Vec::with_capacity(claim.limit as usize);
+            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+                jobs.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
+            }
+            let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
+            for chunk in ids.chunks(IDS_PER_STATEMENT) {
+                let lease = self.lease_statement(claim, chunk);
+                self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
+            }
+            for job in &mut jobs {
+                claim.lease(job);
+            }
+            return Ok(jobs);
+        }
         let mut lease = self.lease_head(claim);
         let (open, close) = self.dialect.in_selected;
         lease.push(open).push("SELECT j.id FROM jobq_jobs AS j WHERE ");
