@@ -460,15 +460,7 @@ where
             for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
                 jobs.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
             }
-            let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
-            for chunk in ids.chunks(IDS_PER_STATEMENT) {
-                let lease = self.lease_statement(claim, chunk);
-                self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
-            }
-            for job in &mut jobs {
-                claim.lease(job);
-            }
-            return Ok(jobs);
+            return self.lease_read(tx, claim, jobs).await;
         }
         let mut lease = self.lease_head(claim);
         let (open, close) = self.dialect.in_selected;
@@ -500,15 +492,8 @@ where
         ids: &[String],
     ) -> Result<Vec<Job>, sqlx::Error> {
         if !self.dialect.update_returning {
-            let mut jobs = self.read_jobs(tx, ids).await?;
-            for chunk in ids.chunks(IDS_PER_STATEMENT) {
-                let lease = self.lease_statement(claim, chunk);
-                self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
-            }
-            for job in &mut jobs {
-                claim.lease(job);
-            }
-            return Ok(jobs);
+            let jobs = self.read_jobs(tx, ids).await?;
+            return self.lease_read(tx, claim, jobs).await;
         }
         let mut by_id: HashMap<String, Job> = HashMap::with_capacity(ids.len());
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
@@ -521,6 +506,25 @@ where
         }
         // RETURNING gives no order.
         Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+    }
+
+    /// Where the server has no `UPDATE … RETURNING`: leases `jobs`, which this transaction read and
+    /// holds, by id, and returns them as the lease made them.
+    async fn lease_read(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        claim: &Claim,
+        mut jobs: Vec<Job>,
+    ) -> Result<Vec<Job>, sqlx::Error> {
+        let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let lease = self.lease_statement(claim, chunk);
+            self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
+        }
+        for job in &mut jobs {
+            claim.lease(job);
+        }
+        Ok(jobs)
     }
 
     /// The `UPDATE` that leases the pending jobs of `ids` to the claiming worker.
