@@ -4,6 +4,7 @@
 //! replies of the scripts.
 
 use std::collections::HashMap;
+use std::future::Future;
 
 use futures_util::future::try_join_all;
 use redis::{Cmd, FromRedisValue, Value};
@@ -335,6 +336,30 @@ impl RedisStore {
         }))
         .await?;
         Ok(counts.iter().sum())
+    }
+
+    /// A claim of up to `claim.limit` jobs by `take` (which leases up to the number it is given), with
+    /// the inbox looked at beside it rather than before, which would cost every claim a round trip
+    /// for an inbox that is almost always empty. When items waited, they become jobs and `take`
+    /// runs again for what the claim still wants; the jobs in claim order.
+    pub(super) async fn beside_the_inbox<F, Fut>(&self, claim: &Claim, take: F) -> Result<Vec<Job>, StoreError>
+    where
+        F: Fn(u32) -> Fut,
+        Fut: Future<Output = Result<Vec<Job>, StoreError>>,
+    {
+        let (mut jobs, waiting) = tokio::try_join!(take(claim.limit), self.inbox_waiting(&claim.queues))?;
+        if waiting > 0 {
+            match self.ingest(&claim.queues, &claim.worker, claim.now).await {
+                Ok(0) => {}
+                Ok(_) if (jobs.len() as u32) < claim.limit => {
+                    jobs.extend(take(claim.limit - jobs.len() as u32).await?);
+                    sort_in_claim_order(&mut jobs);
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("ingesting the inbox failed: {e}"),
+            }
+        }
+        Ok(jobs)
     }
 
     /// Runs one call per queue of a batch, all sent at once, and answers in the batch's order.

@@ -141,8 +141,9 @@ impl RedisStore {
         Ok(out)
     }
 
-    /// A limited claim: `claim_limited.lua` for each hash slot's queues, until `limit` jobs are taken.
-    pub(super) async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
+    /// A limited claim of up to `limit` jobs (not `claim.limit`: an inbox ingest may ask for the rest):
+    /// `claim_limited.lua` for each hash slot's queues, until that many are taken.
+    pub(super) async fn claim_limited(&self, claim: &Claim, limit: u32) -> Result<Vec<Job>, StoreError> {
         let rules = limited_rules(claim).to_string();
         let flow_prefix = if self.is_cluster() {
             String::new()
@@ -151,7 +152,7 @@ impl RedisStore {
         };
         let mut jobs = Vec::new();
         for group in self.slot_groups(&claim.queues) {
-            let left = claim.limit - jobs.len() as u32;
+            let left = limit - jobs.len() as u32;
             if left == 0 {
                 break;
             }

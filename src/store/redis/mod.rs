@@ -321,44 +321,14 @@ impl Store for RedisStore {
                     &planned
                 }
                 ClaimPlan::Limited => {
-                    // The inbox is looked at beside the claim, as in a plain claim: a look before it
-                    // would cost every limited claim a round trip more, for an inbox that is
-                    // almost always empty.
-                    let (mut jobs, waiting) =
-                        tokio::try_join!(self.claim_limited(claim), self.inbox_waiting(&claim.queues))?;
-                    if waiting > 0 {
-                        match self.ingest(&claim.queues, &claim.worker, claim.now).await {
-                            Ok(0) => {}
-                            Ok(_) if (jobs.len() as u32) < claim.limit => {
-                                let rest = Claim {
-                                    limit: claim.limit - jobs.len() as u32,
-                                    ..claim.clone()
-                                };
-                                jobs.extend(self.claim_limited(&rest).await?);
-                                crate::store::batch::sort_in_claim_order(&mut jobs);
-                            }
-                            Ok(_) => {}
-                            Err(e) => tracing::warn!("ingesting the inbox failed: {e}"),
-                        }
-                    }
-                    return Ok(jobs);
+                    return self
+                        .beside_the_inbox(claim, |limit| self.claim_limited(claim, limit))
+                        .await;
                 }
             },
         };
-        let (mut jobs, waiting) =
-            tokio::try_join!(self.claim_jobs(claim, claim.limit), self.inbox_waiting(&claim.queues))?;
-        if waiting > 0 {
-            match self.ingest(&claim.queues, &claim.worker, claim.now).await {
-                Ok(0) => {}
-                Ok(_) if (jobs.len() as u32) < claim.limit => {
-                    let more = self.claim_jobs(claim, claim.limit - jobs.len() as u32).await?;
-                    jobs.extend(more);
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!("ingesting the inbox failed: {e}"),
-            }
-        }
-        Ok(jobs)
+        self.beside_the_inbox(claim, |limit| self.claim_jobs(claim, limit))
+            .await
     }
 
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {

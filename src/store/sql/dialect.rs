@@ -141,6 +141,14 @@ pub(crate) enum Upsert {
     OnDuplicateKey,
 }
 
+/// The planner settings of a limited claim's transaction on PostgreSQL, for its `BEGIN`s to share
+/// (see [`Dialect::begin_claim`]; a macro, so that `concat!` makes each a single literal).
+macro_rules! pg_claim_scans {
+    () => {
+        "SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off"
+    };
+}
+
 impl Dialect {
     /// The spelling the stores share unless they say otherwise: `?` placeholders, a plain `BEGIN`,
     /// row locks, `ON CONFLICT` upserts, deletes by subquery, the registry's queues as JSON text, no
@@ -230,7 +238,7 @@ impl Dialect {
     /// ever the better one here.
     pub fn begin_claim(&self) -> &'static str {
         match self.kind {
-            StoreKind::Postgres => "BEGIN; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off",
+            StoreKind::Postgres => concat!("BEGIN; ", pg_claim_scans!()),
             _ => self.begin_write,
         }
     }
@@ -241,9 +249,7 @@ impl Dialect {
     /// would be a write transaction, holding the file the look exists not to hold).
     pub fn begin_look(&self) -> Option<&'static str> {
         match self.kind {
-            StoreKind::Postgres => {
-                Some("BEGIN READ ONLY; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off")
-            }
+            StoreKind::Postgres => Some(concat!("BEGIN READ ONLY; ", pg_claim_scans!())),
             _ => None,
         }
     }

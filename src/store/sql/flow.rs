@@ -451,11 +451,7 @@ where
                 "SELECT {} FROM jobq_jobs AS j WHERE ",
                 self.dialect.job_columns
             ));
-            self.push_ready(&mut select, "j", &claim.queues[0], claim.now, None);
-            select
-                .push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
-                .bind(i64::from(claim.limit))
-                .push(self.dialect.lock_skipping);
+            self.push_first_ready(&mut select, claim);
             let mut jobs = Vec::with_capacity(claim.limit as usize);
             for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
                 jobs.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
@@ -465,11 +461,8 @@ where
         let mut lease = self.lease_head(claim);
         let (open, close) = self.dialect.in_selected;
         lease.push(open).push("SELECT j.id FROM jobq_jobs AS j WHERE ");
-        self.push_ready(&mut lease, "j", &claim.queues[0], claim.now, None);
+        self.push_first_ready(&mut lease, claim);
         lease
-            .push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
-            .bind(i64::from(claim.limit))
-            .push(self.dialect.lock_skipping)
             .push(close)
             .push(" RETURNING ")
             .push(&self.dialect.returned_job_columns());
@@ -480,6 +473,15 @@ where
         // RETURNING gives no order.
         sort_in_claim_order(&mut jobs);
         Ok(jobs)
+    }
+
+    /// Appends the condition, order and limit that select the claim's one queue's first ready jobs
+    /// (as many as it wants), locking them and skipping rows other claims hold.
+    fn push_first_ready(&self, s: &mut Stmt, claim: &Claim) {
+        self.push_ready(s, "j", &claim.queues[0], claim.now, None);
+        s.push(" ORDER BY j.priority, j.run_at, j.id LIMIT ")
+            .bind(i64::from(claim.limit))
+            .push(self.dialect.lock_skipping);
     }
 
     /// Leases the admitted jobs, `ids` in claim order, and returns them leased, in that order: one
