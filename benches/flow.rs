@@ -5,7 +5,11 @@
 //! - `not binding`: `global_concurrency = 1000000` and `rate = "100000000/1s"`, limits that never hold a
 //!   job back but make every claim a limited one;
 //! - `50 at once`: `global_concurrency = 50` over the whole type (three workers could run 48 + 48);
-//! - `lane per tenant`: `global_concurrency = 1` with `partition = "meta.tenantId"`, 100 lanes.
+//! - `lane per tenant`: `global_concurrency = 1` with `partition = "meta.tenantId"`, 100 lanes;
+//! - `16 per worker`: no cluster-wide limit, but the type's per-worker `concurrency = 16` (the worker's
+//!   own), which turns prefetching off: each claim asks only for free slots, so at most 48 jobs are
+//!   leased at once, as under `50 at once`, with none of a limited claim's work. It is the reference for
+//!   `50 at once`: what this many jobs in flight cost in claims and outcomes alone.
 //!
 //! Each prints jobs per second (from the workers' start to the last job's end) and fairness: the spread
 //! of the tenants' last finishing times as a share of the whole drain (0 % when every tenant finishes
@@ -51,8 +55,11 @@ fn jobs() -> usize {
     env_number("JOBQ_BENCH_JOBS").unwrap_or(20_000)
 }
 
-/// The limit of each configuration (`None`: unlimited).
-fn configurations() -> Vec<(&'static str, Option<Limit>)> {
+/// What a configuration sets on the type: a cluster-wide limit, a per-worker concurrency.
+type Config = (Option<Limit>, Option<u32>);
+
+/// The limits of each configuration.
+fn configurations() -> Vec<(&'static str, Config)> {
     let limit = |gc: u32, rate: Option<&str>, partition: Option<&str>| Limit {
         scope: Scope::Type(TYPE.into()),
         global_concurrency: Some(gc),
@@ -60,10 +67,14 @@ fn configurations() -> Vec<(&'static str, Option<Limit>)> {
         partition: partition.map(|p| p.parse::<FieldPath>().expect("a partition")),
     };
     let all = vec![
-        ("unlimited", None),
-        ("not binding", Some(limit(1_000_000, Some("100000000/1s"), None))),
-        ("50 at once", Some(limit(50, None, None))),
-        ("lane per tenant", Some(limit(1, None, Some("meta.tenantId")))),
+        ("unlimited", (None, None)),
+        (
+            "not binding",
+            (Some(limit(1_000_000, Some("100000000/1s"), None)), None),
+        ),
+        ("50 at once", (Some(limit(50, None, None)), None)),
+        ("lane per tenant", (Some(limit(1, None, Some("meta.tenantId"))), None)),
+        ("16 per worker", (None, Some(16))),
     ];
     all.into_iter()
         .filter(|(name, _)| chosen("JOBQ_BENCH_CONFIGS", name))
@@ -92,8 +103,8 @@ async fn main() {
         let mut rates: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
         let mut spreads: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
         for _ in 0..runs {
-            for (i, (_, limit)) in configs.iter().enumerate() {
-                let (rate, spread) = drain(open().await, n, limit.clone()).await;
+            for (i, (_, config)) in configs.iter().enumerate() {
+                let (rate, spread) = drain(open().await, n, config.clone()).await;
                 rates[i].push(rate);
                 spreads[i].push(spread);
             }
@@ -113,9 +124,9 @@ async fn main() {
     }
 }
 
-/// Enqueues `n` jobs over the tenants, drains them with three workers under `limit`; jobs per second
+/// Enqueues `n` jobs over the tenants, drains them with three workers under `config`; jobs per second
 /// and the tenants' finish spread as a share of the drain.
-async fn drain(store: TestStore, n: usize, limit: Option<Limit>) -> (f64, f64) {
+async fn drain(store: TestStore, n: usize, (limit, concurrency): Config) -> (f64, f64) {
     let client = Client::new(store.store().clone());
     let specs: Vec<JobSpec> = (0..n)
         .map(|i| JobSpec::new(TYPE, json!({ "i": i })).meta("tenantId", (i % TENANTS).to_string()))
@@ -145,6 +156,7 @@ async fn drain(store: TestStore, n: usize, limit: Option<Limit>) -> (f64, f64) {
         });
         let options = HandlerOptions {
             limit: limit.clone(),
+            concurrency,
             ..HandlerOptions::default()
         };
         let worker = Worker::builder(store)
