@@ -1,6 +1,6 @@
 //! Flow control, timed on every store (issue 16's speed targets): three workers in this process, each
 //! on a store connection of its own with concurrency 16, drain 20,000 jobs of one type spread over 100
-//! tenants (`meta.tenantId`) with a no-op handler, under four configurations of the type:
+//! tenants (`meta.tenantId`) with a no-op handler, under five configurations of the type:
 //! - `unlimited`: no flow control, the plain claim;
 //! - `not binding`: `global_concurrency = 1000000` and `rate = "100000000/1s"`, limits that never hold a
 //!   job back but make every claim a limited one;

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Redis server time per job of a claim and its outcomes, the scripts alone, as one worker cycles
+through a limit's 50 slots: enqueue N jobs (`jobq enqueue --file`, a fresh `?prefix=`), then, from one
+client, claim 50 (`claim.lua`, or `claim_limited.lua` under `global_concurrency = 50`), write their
+outcomes (`finish.lua`), and again until the queue is empty. Prints the server's time per job of
+each, read from `INFO commandstats` around every call. Needs only a local Redis on 6379 and a built
+`jobq` (no Python packages). Usage, from the repository:
+
+    benches/redis_flow_scripts.py target/release/jobq plain 20000
+    benches/redis_flow_scripts.py target/release/jobq limited 20000
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+JOBQ, MODE = sys.argv[1], sys.argv[2]
+N = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
+LUA = "src/store/redis/lua"
+PREFIX = f"flowscripts{os.getpid()}:"
+
+sock = socket.create_connection(("127.0.0.1", 6379))
+reader = sock.makefile("rb")
+
+
+def call(*args):
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    sock.sendall(out)
+    return reply()
+
+
+def reply():
+    line = reader.readline()
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        raise RuntimeError(rest.decode())
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        n = int(rest)
+        return None if n < 0 else reader.read(n + 2)[:-2]
+    if kind == b"*":
+        n = int(rest)
+        return None if n < 0 else [reply() for _ in range(n)]
+    raise RuntimeError(line)
+
+
+def load(name):
+    # As the store loads them: a shebang, the shared prelude, the script.
+    common = open(f"{LUA}/common.lua").read()
+    return call("SCRIPT", "LOAD", "#!lua\n" + common + open(f"{LUA}/{name}.lua").read())
+
+
+def script_usec():
+    for line in call("INFO", "commandstats").decode().splitlines():
+        if line.startswith("cmdstat_evalsha:"):
+            return int(line.split("usec=")[1].split(",")[0])
+    return 0
+
+
+claim_sha = load("claim_limited" if MODE == "limited" else "claim")
+finish_sha = load("finish")
+with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as jobs:
+    for i in range(N):
+        jobs.write(json.dumps({"jobType": "bench.flow", "v": 1, "payload": {"i": i}, "meta": {"tenantId": str(i % 100)}}) + "\n")
+    jobs.flush()
+    url = f"redis://127.0.0.1:6379/?prefix={PREFIX}"
+    subprocess.run([JOBQ, "--url", url, "enqueue", "--file", jobs.name], check=True, stdout=subprocess.DEVNULL)
+queue = PREFIX + "{default}:"
+rules = json.dumps({"ex": [], "pq": {}, "bt": [], "bp": {}, "lim": [{"s": "type:bench.flow", "t": "bench.flow", "gc": 50, "pk": []}]})
+done = cycles = claim_us = finish_us = 0
+while done < N:
+    now = int(time.time() * 1000)
+    now_key = "%016x" % (now ^ (1 << 63))
+    before = script_usec()
+    if MODE == "limited":
+        got = call("EVALSHA", claim_sha, 1, queue, now_key, now, "w1", 50, PREFIX + "flow:", rules)
+    else:
+        got = call("EVALSHA", claim_sha, 1, queue, now_key, now, "w1", 50, "0", 0)
+    claimed = script_usec()
+    if not got:
+        break
+    outcomes = []
+    for packed in got:
+        parts = packed.split(b"\xff")
+        fields = dict(zip(parts[0::2], parts[1::2]))
+        outcomes += [fields[b"id"], int(fields.get(b"a", b"0")) + 1, "w1", "S", "", "", ""]
+    call("EVALSHA", finish_sha, 1, queue, now, len(got), *outcomes)
+    claim_us += claimed - before
+    finish_us += script_usec() - claimed
+    done += len(got)
+    cycles += 1
+cursor = 0
+while True:
+    cursor, keys = call("SCAN", cursor, "MATCH", PREFIX + "*", "COUNT", 1000)
+    cursor = int(cursor)
+    if keys:
+        call("DEL", *keys)
+    if cursor == 0:
+        break
+print(
+    f"{MODE}: {done} jobs in {cycles} cycles; claim {claim_us / done:.2f} µs a job, "
+    f"outcomes {finish_us / done:.2f} µs a job, {(claim_us + finish_us) / cycles:.0f} µs a cycle"
+)
