@@ -3,11 +3,14 @@
 through a limit's 50 slots: enqueue N jobs (`jobq enqueue --file`, a fresh `?prefix=`), then, from one
 client, claim 50 (`claim.lua`, or `claim_limited.lua` under `global_concurrency = 50`), write their
 outcomes (`finish.lua`), and again until the queue is empty. Prints the server's time per job of
-each, read from `INFO commandstats` around every call. Needs only a local Redis on 6379 and a built
-`jobq` (no Python packages). Usage, from the repository:
+each, read from `INFO commandstats` around every call. `empty` instead fills the limit with one
+claim and times 20 claims of another worker that find it full, over the backlog of held-back jobs
+(what each idle worker's claim costs while a limit is full). Needs only a local Redis on 6379 and a
+built `jobq` (no Python packages). Usage, from the repository:
 
     benches/redis_flow_scripts.py target/release/jobq plain 20000
     benches/redis_flow_scripts.py target/release/jobq limited 20000
+    benches/redis_flow_scripts.py target/release/jobq empty 5000
 """
 import json
 import os
@@ -66,7 +69,7 @@ def script_usec():
     return 0
 
 
-claim_sha = load("claim_limited" if MODE == "limited" else "claim")
+claim_sha = load("claim" if MODE == "plain" else "claim_limited")
 finish_sha = load("finish")
 with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as jobs:
     for i in range(N):
@@ -76,13 +79,44 @@ with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as jobs:
     subprocess.run([JOBQ, "--url", url, "enqueue", "--file", jobs.name], check=True, stdout=subprocess.DEVNULL)
 queue = PREFIX + "{default}:"
 rules = json.dumps({"ex": [], "pq": {}, "bt": [], "bp": {}, "lim": [{"s": "type:bench.flow", "t": "bench.flow", "gc": 50, "pk": []}]})
+
+
+def forget_prefix():
+    cursor = 0
+    while True:
+        cursor, keys = call("SCAN", cursor, "MATCH", PREFIX + "*", "COUNT", 1000)
+        cursor = int(cursor)
+        if keys:
+            call("DEL", *keys)
+        if cursor == 0:
+            break
+
+
+def claim_limited(worker, now):
+    now_key = "%016x" % (now ^ (1 << 63))
+    return call("EVALSHA", claim_sha, 1, queue, now_key, now, worker, 50, PREFIX + "flow:", rules)
+
+
+if MODE == "empty":
+    now = int(time.time() * 1000)
+    claim_limited("w1", now)
+    took = []
+    for _ in range(20):
+        before = script_usec()
+        assert not claim_limited("w2", now), "the limit is full"
+        took.append(script_usec() - before)
+    forget_prefix()
+    print(f"empty claims under a full limit over {N - 50} held-back jobs: the first {took[0]} µs, "
+          f"then a median of {sorted(took[1:])[9]} µs")
+    sys.exit(0)
+
 done = cycles = claim_us = finish_us = 0
 while done < N:
     now = int(time.time() * 1000)
     now_key = "%016x" % (now ^ (1 << 63))
     before = script_usec()
     if MODE == "limited":
-        got = call("EVALSHA", claim_sha, 1, queue, now_key, now, "w1", 50, PREFIX + "flow:", rules)
+        got = claim_limited("w1", now)
     else:
         got = call("EVALSHA", claim_sha, 1, queue, now_key, now, "w1", 50, "0", 0)
     claimed = script_usec()
@@ -98,14 +132,7 @@ while done < N:
     finish_us += script_usec() - claimed
     done += len(got)
     cycles += 1
-cursor = 0
-while True:
-    cursor, keys = call("SCAN", cursor, "MATCH", PREFIX + "*", "COUNT", 1000)
-    cursor = int(cursor)
-    if keys:
-        call("DEL", *keys)
-    if cursor == 0:
-        break
+forget_prefix()
 print(
     f"{MODE}: {done} jobs in {cycles} cycles; claim {claim_us / done:.2f} µs a job, "
     f"outcomes {finish_us / done:.2f} µs a job, {(claim_us + finish_us) / cycles:.0f} µs a cycle"

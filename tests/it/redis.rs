@@ -135,6 +135,53 @@ async fn a_claim_under_a_cluster_wide_limit_takes_inbox_items_and_holds_the_limi
     assert_eq!(get(&store, &id("php-3")).await.status, JobStatus::Pending);
 }
 
+/// A claim under a full limit that reads only held-back jobs remembers the run it read, so the claims
+/// after it (every idle worker's, at each wake-up) do not read it again; a job that arrives behind
+/// the run, and one put in ahead of it, still start at the next claim.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_of_held_back_jobs_is_read_once_and_jobs_around_it_still_start() {
+    let (store, prefix) = fixture().await;
+    let flow = jobq::store::Flow {
+        limits: vec![jobq::store::Limit {
+            scope: jobq::store::Scope::Type("mail.send".into()),
+            global_concurrency: Some(1),
+            rate: None,
+            partition: None,
+        }],
+        ..Default::default()
+    };
+    let limited = |worker: &str| jobq::store::Claim {
+        flow: std::sync::Arc::new(flow.clone()),
+        ..claim_params(&["default"], worker, 10, at(10))
+    };
+    let mail = (0..=300).map(|n| {
+        JobSpec::new("mail.send", json!({}))
+            .id(&format!("mail-{n:03}"))
+            .run_at(at(n - 1000))
+    });
+    enqueue(&store, mail).await;
+    assert_eq!(ids(&store.claim(&limited(WORKER)).await.unwrap()), ["mail-000"]);
+
+    assert!(store.claim(&limited("worker-2")).await.unwrap().is_empty(), "the limit is full");
+    let run = format!("{prefix}flow:held:{prefix}{{default}}:pend:0");
+    assert!(redis_cli(&["GET", &run]).contains("mail-300"), "the run read is remembered");
+
+    add(&store, JobSpec::new("report", json!({})).id("behind").run_at(at(0))).await;
+    assert_eq!(
+        ids(&store.claim(&limited("worker-2")).await.unwrap()),
+        ["behind"],
+        "a job behind the run starts"
+    );
+    add(&store, JobSpec::new("report", json!({})).id("ahead").run_at(at(-5000))).await;
+    assert_eq!(
+        ids(&store.claim(&limited("worker-2")).await.unwrap()),
+        ["ahead"],
+        "a job put in ahead of the run starts"
+    );
+    assert!(store.claim(&limited("worker-3")).await.unwrap().is_empty());
+    assert_eq!(get(&store, &id("mail-001")).await.status, JobStatus::Pending);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_non_envelope_becomes_the_payload_of_the_default_type() {
     let prefix = fresh_prefix();

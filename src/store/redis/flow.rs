@@ -10,6 +10,7 @@
 //! | `limits` | hash | scope key → the recorded limit, as JSON |
 //! | `flow:slots:…`, `flow:rate:…` | set, string | a limited claim's state (on a cluster `{q}:flow:…`) |
 //! | `flow:depth` | string | how many jobs the last claim under a partitioned limit started (5 s), which bounds how far the next one reads |
+//! | `flow:held:<pending set>` | string | a run of held-back jobs at the front of a pending set, as the last claim that read only such jobs left it (1 s), which the next claims under the same held-back types start after |
 
 use serde_json::{Value as Json, json};
 

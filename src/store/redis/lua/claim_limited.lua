@@ -15,6 +15,8 @@
 --     expires once it has passed (an expired bucket is full, the same as a time in the past).
 --   `depth`: how many jobs the last claim under a partitioned limit leased (expires after 5 s),
 --     which bounds how many candidates the next one reads (see below).
+--   `held:<pending set>`: a run of held-back jobs at the front of a pending set, remembered for a
+--     second (see `held_run_end`).
 -- Rules: ex (types excluded), pq ({queue: [types paused in it]}, "" = the whole queue), bt (blocked
 -- types), bp ({type: [blocked partitions]}), lim ([{s: scope key, t: type or nil, q: queue or nil,
 -- gc, rc, rp (rate count and window in ms), pf ('meta'/'payload' or nil), pk (keys)}]).
@@ -213,17 +215,63 @@ end
 -- held-back jobs ends the scan of that priority for this call.
 local SCAN_CAP = 1000
 local cands = {}
+
+-- A scan that finds only held-back jobs in a pending set (a full limit over a backlog of its jobs)
+-- costs a read per job, up to SCAN_CAP, and every idle worker would pay it again at each wake-up. So
+-- such a scan remembers for HELD_RUN_MS the types it held back and the last job it read, with that
+-- job's rank. The jobs before it are all of those types, and a job keeps its type, so while the same
+-- types are held back and the job's rank has not grown (only jobs ahead of it left; one put in ahead
+-- of it raises the rank) the next scan starts after it. A job put back ahead of the run just as
+-- another left it may wait that long.
+local HELD_RUN_MS = 1000
+
+-- The held-back types as one string, the same for the same set.
+local function held_signature(held)
+  local types = {}
+  for t in pairs(held) do
+    types[#types + 1] = t
+  end
+  table.sort(types)
+  return table.concat(types, '\n')
+end
+
+-- How many jobs at the front of pending set pk are a remembered run of jobs held back by `sig` (0
+-- when none is remembered, or it no longer holds).
+local function held_run_end(key, pk, sig)
+  local run = redis.call('GET', key)
+  if not run then
+    return 0
+  end
+  local run_sig, rank, member = string.match(run, '^(.-)%z(%d+)%z(.*)$')
+  if run_sig ~= sig then
+    return 0
+  end
+  local now_rank = redis.call('ZRANK', pk, member)
+  if not now_rank or now_rank > tonumber(rank) then
+    return 0
+  end
+  return now_rank + 1
+end
+
 local function scan(Q, q, held)
   local found = 0
   -- When nothing is held back by type and no partition may refuse a job, nearly every candidate
   -- read is taken: each is read whole at once rather than its type first and the rest later.
   local whole = not partitioned_limits and next(held) == nil
+  local sig = next(held) ~= nil and held_signature(held) or nil
   for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
     if found >= WANT then
       break
     end
     local pk = pend_key(Q, pr)
     local offset, skipped = 0, 0
+    local run_key = nil
+    if sig then
+      run_key = flow_prefix(Q) .. 'held:' .. pk
+      offset = held_run_end(run_key, pk, sig)
+      skipped = offset
+    end
+    local found_before, last = found, nil
     while found < WANT and skipped <= SCAN_CAP do
       local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', offset, WANT - found + 16)
       if #ms == 0 then
@@ -253,6 +301,11 @@ local function scan(Q, q, held)
         end
       end
       offset = offset + #ms
+      last = ms[#ms]
+    end
+    -- Every job read here was held back: remember the run (`last` is at rank offset - 1).
+    if run_key and last and found == found_before then
+      redis.call('SET', run_key, sig .. '\0' .. (offset - 1) .. '\0' .. last, 'PX', HELD_RUN_MS)
     end
   end
 end
