@@ -162,9 +162,15 @@ async fn a_run_of_held_back_jobs_is_read_once_and_jobs_around_it_still_start() {
     enqueue(&store, mail).await;
     assert_eq!(ids(&store.claim(&limited(WORKER)).await.unwrap()), ["mail-000"]);
 
-    assert!(store.claim(&limited("worker-2")).await.unwrap().is_empty(), "the limit is full");
+    assert!(
+        store.claim(&limited("worker-2")).await.unwrap().is_empty(),
+        "the limit is full"
+    );
     let run = format!("{prefix}flow:held:{prefix}{{default}}:pend:0");
-    assert!(redis_cli(&["GET", &run]).contains("mail-300"), "the run read is remembered");
+    assert!(
+        redis_cli(&["GET", &run]).contains("mail-300"),
+        "the run read is remembered"
+    );
 
     add(&store, JobSpec::new("report", json!({})).id("behind").run_at(at(0))).await;
     assert_eq!(
