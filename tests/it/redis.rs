@@ -156,7 +156,7 @@ async fn a_run_of_held_back_jobs_is_read_once_and_jobs_around_it_still_start() {
     };
     let mail = (0..=300).map(|n| {
         JobSpec::new("mail.send", json!({}))
-            .id(&format!("mail-{n:03}"))
+            .id(format!("mail-{n:03}"))
             .run_at(at(n - 1000))
     });
     enqueue(&store, mail).await;
