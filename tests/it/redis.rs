@@ -103,6 +103,23 @@ async fn an_envelope_pushed_by_redis_cli_becomes_a_job_keeping_id_meta_and_creat
     assert_eq!(ids(&first_jobs(&store).await), ["php-1"]);
 }
 
+/// `claim` under one cluster-wide concurrency limit on `job_type`.
+fn under_limit(job_type: &str, global_concurrency: u32, claim: jobq::store::Claim) -> jobq::store::Claim {
+    let flow = jobq::store::Flow {
+        limits: vec![jobq::store::Limit {
+            scope: jobq::store::Scope::Type(job_type.into()),
+            global_concurrency: Some(global_concurrency),
+            rate: None,
+            partition: None,
+        }],
+        ..Default::default()
+    };
+    jobq::store::Claim {
+        flow: std::sync::Arc::new(flow),
+        ..claim
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claim_under_a_cluster_wide_limit_takes_inbox_items_and_holds_the_limit() {
     let (store, prefix) = fixture().await;
@@ -111,19 +128,7 @@ async fn a_claim_under_a_cluster_wide_limit_takes_inbox_items_and_holds_the_limi
         let envelope = format!(r#"{{"v":1,"jobId":"php-{n}","jobType":"mail.send","payload":{{}}}}"#);
         redis_cli(&["LPUSH", &inbox, &envelope]);
     }
-    let flow = jobq::store::Flow {
-        limits: vec![jobq::store::Limit {
-            scope: jobq::store::Scope::Type("mail.send".into()),
-            global_concurrency: Some(2),
-            rate: None,
-            partition: None,
-        }],
-        ..Default::default()
-    };
-    let limited = |worker: &str| jobq::store::Claim {
-        flow: std::sync::Arc::new(flow.clone()),
-        ..claim_params(&["mail"], worker, 10, T0)
-    };
+    let limited = |worker: &str| under_limit("mail.send", 2, claim_params(&["mail"], worker, 10, T0));
 
     let first = store.claim(&limited(WORKER)).await.unwrap();
     assert_eq!(ids(&first), ["php-1", "php-2"], "the inbox is taken, up to the limit");
@@ -141,19 +146,7 @@ async fn a_claim_under_a_cluster_wide_limit_takes_inbox_items_and_holds_the_limi
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_of_held_back_jobs_is_read_once_and_jobs_around_it_still_start() {
     let (store, prefix) = fixture().await;
-    let flow = jobq::store::Flow {
-        limits: vec![jobq::store::Limit {
-            scope: jobq::store::Scope::Type("mail.send".into()),
-            global_concurrency: Some(1),
-            rate: None,
-            partition: None,
-        }],
-        ..Default::default()
-    };
-    let limited = |worker: &str| jobq::store::Claim {
-        flow: std::sync::Arc::new(flow.clone()),
-        ..claim_params(&["default"], worker, 10, at(10))
-    };
+    let limited = |worker: &str| under_limit("mail.send", 1, claim_params(&["default"], worker, 10, at(10)));
     let mail = (0..=300).map(|n| {
         JobSpec::new("mail.send", json!({}))
             .id(format!("mail-{n:03}"))
