@@ -452,10 +452,7 @@ where
                 self.dialect.job_columns
             ));
             self.push_first_ready(&mut select, claim);
-            let mut jobs = Vec::with_capacity(claim.limit as usize);
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                jobs.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
-            }
+            let jobs = self.fetch_jobs(tx, &select).await?;
             return self.lease_read(tx, claim, jobs).await;
         }
         let mut lease = self.lease_head(claim);
@@ -466,10 +463,7 @@ where
             .push(close)
             .push(" RETURNING ")
             .push(&self.dialect.returned_job_columns());
-        let mut jobs = Vec::with_capacity(claim.limit as usize);
-        for row in self.query(&lease).map_err(encoding)?.fetch_all(&mut *tx).await? {
-            jobs.push(job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?);
-        }
+        let mut jobs = self.fetch_jobs(tx, &lease).await?;
         // RETURNING gives no order.
         sort_in_claim_order(&mut jobs);
         Ok(jobs)
@@ -501,8 +495,7 @@ where
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut lease = self.lease_statement(claim, chunk);
             lease.push(" RETURNING ").push(&self.dialect.returned_job_columns());
-            for row in self.query(&lease).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            for job in self.fetch_jobs(tx, &lease).await? {
                 by_id.insert(job.id.to_string(), job);
             }
         }
@@ -636,6 +629,15 @@ where
                 .is_ok()
     }
 
+    /// Runs a statement that returns whole jobs (in the order of `job_columns`) in the claim's
+    /// transaction; the jobs in the rows' order.
+    async fn fetch_jobs(&self, tx: &mut <DB as Database>::Connection, stmt: &Stmt) -> Result<Vec<Job>, sqlx::Error> {
+        let rows = self.query(stmt).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        rows.iter()
+            .map(|row| job_from_row(row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e))))
+            .collect()
+    }
+
     /// The whole jobs of `ids`, in that order.
     async fn read_jobs(&self, tx: &mut <DB as Database>::Connection, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
         let mut by_id: HashMap<String, Job> = HashMap::with_capacity(ids.len());
@@ -645,8 +647,7 @@ where
                 self.dialect.job_columns
             ));
             select.any_of("j.id", chunk.iter().cloned());
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            for job in self.fetch_jobs(tx, &select).await? {
                 by_id.insert(job.id.to_string(), job);
             }
         }
