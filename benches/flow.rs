@@ -1,10 +1,13 @@
 //! Flow control, timed on every store (issue 16's speed targets): three workers in this process, each
 //! on a store connection of its own with concurrency 16, drain 20,000 jobs of one type spread over 100
-//! tenants (`meta.tenantId`) with a no-op handler, under five configurations of the type:
+//! tenants (`meta.tenantId`) with a no-op handler, under six configurations of the type:
 //! - `unlimited`: no flow control, the plain claim;
 //! - `not binding`: `global_concurrency = 1000000` and `rate = "100000000/1s"`, limits that never hold a
 //!   job back but make every claim a limited one;
 //! - `50 at once`: `global_concurrency = 50` over the whole type (three workers could run 48 + 48);
+//! - `50 per tenant`: `global_concurrency = 50` with `partition = "meta.tenantId"`: the limit held for
+//!   each of the 100 tenants on its own (the issue's "global_concurrency = 50 over 20,000 jobs in 100
+//!   partitions", where a partition is the limit's per-value scope);
 //! - `lane per tenant`: `global_concurrency = 1` with `partition = "meta.tenantId"`, 100 lanes;
 //! - `16 per worker`: no cluster-wide limit, but the type's per-worker `concurrency = 16` (the worker's
 //!   own), which turns prefetching off: each claim asks only for free slots, so at most 48 jobs are
@@ -73,6 +76,7 @@ fn configurations() -> Vec<(&'static str, Config)> {
             (Some(limit(1_000_000, Some("100000000/1s"), None)), None),
         ),
         ("50 at once", (Some(limit(50, None, None)), None)),
+        ("50 per tenant", (Some(limit(50, None, Some("meta.tenantId"))), None)),
         ("lane per tenant", (Some(limit(1, None, Some("meta.tenantId"))), None)),
         ("16 per worker", (None, Some(16))),
     ];

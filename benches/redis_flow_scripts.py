@@ -5,12 +5,15 @@ client, claim 50 (`claim.lua`, or `claim_limited.lua` under `global_concurrency 
 outcomes (`finish.lua`), and again until the queue is empty. Prints the server's time per job of
 each, read from `INFO commandstats` around every call. `empty` instead fills the limit with one
 claim and times 20 claims of another worker that find it full, over the backlog of held-back jobs
-(what each idle worker's claim costs while a limit is full). Needs only a local Redis on 6379 and a
+(what each idle worker's claim costs while a limit is full). `partitioned` claims 50 at a time under
+`global_concurrency = 50` per `meta.tenantId` (100 tenants, so the limit never binds and every job's
+lane is read and counted). Needs only a local Redis on 6379 and a
 built `jobq` (no Python packages). Usage, from the repository:
 
     benches/redis_flow_scripts.py target/release/jobq plain 20000
     benches/redis_flow_scripts.py target/release/jobq limited 20000
     benches/redis_flow_scripts.py target/release/jobq empty 5000
+    benches/redis_flow_scripts.py target/release/jobq partitioned 20000
 """
 import json
 import os
@@ -78,7 +81,10 @@ with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as jobs:
     url = f"redis://127.0.0.1:6379/?prefix={PREFIX}"
     subprocess.run([JOBQ, "--url", url, "enqueue", "--file", jobs.name], check=True, stdout=subprocess.DEVNULL)
 queue = PREFIX + "{default}:"
-rules = json.dumps({"ex": [], "pq": {}, "bt": [], "bp": {}, "lim": [{"s": "type:bench.flow", "t": "bench.flow", "gc": 50, "pk": []}]})
+limit = {"s": "type:bench.flow", "t": "bench.flow", "gc": 50, "pk": []}
+if MODE == "partitioned":
+    limit.update(pf="meta", pk=["tenantId"])
+rules = json.dumps({"ex": [], "pq": {}, "bt": [], "bp": {}, "lim": [limit]})
 
 
 def forget_prefix():
@@ -115,7 +121,7 @@ while done < N:
     now = int(time.time() * 1000)
     now_key = "%016x" % (now ^ (1 << 63))
     before = script_usec()
-    if MODE == "limited":
+    if MODE in ("limited", "partitioned"):
         got = claim_limited("w1", now)
     else:
         got = call("EVALSHA", claim_sha, 1, queue, now_key, now, "w1", 50, "0", 0)

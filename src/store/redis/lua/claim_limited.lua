@@ -39,10 +39,17 @@ local limits = rules.lim or {}
 -- claim only shortens it.
 local WANT = limit + 16
 local partitioned_limits = false
+-- The hash fields that partitions are read from ('m' for meta, 'p' for payload).
+local partition_fields = {}
 for _, lim in ipairs(limits) do
   if lim.pf then
     WANT = math.min(limit * 2 + 16, 2000)
     partitioned_limits = true
+    local f = lim.pf == 'meta' and 'm' or 'p'
+    if not partition_fields[f] then
+      partition_fields[f] = true
+      partition_fields[#partition_fields + 1] = f
+    end
   end
 end
 
@@ -120,8 +127,9 @@ local function live(key, limit_of_key)
     return n
   end
   n = redis.call('SCARD', key)
-  local checked = tonumber(redis.call('GET', key .. ':checked') or '0')
-  if n < limit_of_key and n < 2 * checked + 256 then
+  -- Below 256 the set cannot have outgrown the last check, so the check's count is not read (a
+  -- partitioned limit counts a set per lane, each of them in nearly every claim).
+  if n < limit_of_key and (n < 256 or n < 2 * tonumber(redis.call('GET', key .. ':checked') or '0') + 256) then
     counts[key] = n
     return n
   end
@@ -215,6 +223,9 @@ end
 -- held-back jobs ends the scan of that priority for this call.
 local SCAN_CAP = 1000
 local cands = {}
+-- The jobs leased, as returned. Sets are counted once per call (`live`), before this claim joins any,
+-- so joining waits for the end.
+local out, running, removed, moved, joined = {}, {}, {}, {}, {}
 
 -- A scan that finds only held-back jobs in a pending set (a full limit over a backlog of its jobs)
 -- costs a read per job, up to SCAN_CAP, and every idle worker would pay it again at each wake-up. So
@@ -253,14 +264,21 @@ local function held_run_end(key, pk, sig)
   return now_rank + 1
 end
 
-local function scan(Q, q, held)
+-- `take`, when given, decides each candidate as soon as it is read (one queue's jobs are read in claim
+-- order already), and the scan stops once the claim is full: nothing is read past the jobs it takes.
+local function scan(Q, q, held, take)
   local found = 0
-  -- When nothing is held back by type and no partition may refuse a job, nearly every candidate
-  -- read is taken: each is read whole at once rather than its type first and the rest later.
-  local whole = not partitioned_limits and next(held) == nil
+  local function more()
+    return found < WANT and #out < limit
+  end
+  -- When nothing is held back by type, most candidates read are taken (a partition's lane turns away
+  -- only what its lane has no room for, and the depth above bounds how many are read): each is read
+  -- whole at once rather than its type first, then its lane, then the rest. Otherwise a candidate's
+  -- type is read with the fields its lane is read from, and the rest only once it is admitted.
+  local whole = next(held) == nil
   local sig = next(held) ~= nil and held_signature(held) or nil
   for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
-    if found >= WANT then
+    if not more() then
       break
     end
     local pk = pend_key(Q, pr)
@@ -272,14 +290,14 @@ local function scan(Q, q, held)
       skipped = offset
     end
     local found_before, last = found, nil
-    while found < WANT and skipped <= SCAN_CAP do
+    while more() and skipped <= SCAN_CAP do
       local ms = redis.call('ZRANGEBYLEX', pk, '-', upper, 'LIMIT', offset, WANT - found + 16)
       if #ms == 0 then
         break
       end
       for _, m in ipairs(ms) do
         local id = string.sub(m, 18)
-        local t, fields = nil, nil
+        local t, fields, lanes = nil, nil, nil
         if whole then
           fields = redis.call('HGETALL', jkey(Q, id))
           for f = 1, #fields, 2 do
@@ -287,13 +305,25 @@ local function scan(Q, q, held)
               t = fields[f + 1]
             end
           end
+        elseif partitioned_limits then
+          local got = redis.call('HMGET', jkey(Q, id), 't', unpack(partition_fields))
+          t = got[1]
+          lanes = {}
+          for i, f in ipairs(partition_fields) do
+            lanes[f] = got[i + 1]
+          end
         else
           t = redis.call('HGET', jkey(Q, id), 't')
         end
         if t and not held[t] then
-          cands[#cands + 1] = { tonumber(pr), m, id, Q, pk, t, q, fields }
+          local c = { tonumber(pr), m, id, Q, pk, t, q, fields, lanes }
+          if take then
+            take(c)
+          else
+            cands[#cands + 1] = c
+          end
           found = found + 1
-          if found >= WANT then
+          if not more() then
             break
           end
         else
@@ -310,8 +340,6 @@ local function scan(Q, q, held)
   end
 end
 
--- Sets are counted once per call (`live`), before this claim joins any, so joining waits for the end.
-local out, running, removed, moved, joined = {}, {}, {}, {}, {}
 
 -- How the jobs of type t in queue q (prefix Q) are admitted, worked out once per claim: the limits
 -- that apply, and, when none of them has a partition, what is the same for every such job: each
@@ -429,8 +457,23 @@ local function admit_unpartitioned(c, plan)
   lease_candidate(c, c[8] or redis.call('HGETALL', jkey(c[4], c[3])), plan.slots, plan.sl)
 end
 
+-- The JSON list of slot sets a lease joins (`sl`), encoded once per claim for each lane's sets.
+local slot_lists_made = {}
+local function slot_list(slots)
+  if #slots == 0 then
+    return ''
+  end
+  local key = table.concat(slots, '\0')
+  local sl = slot_lists_made[key]
+  if not sl then
+    sl = cjson.encode(slots)
+    slot_lists_made[key] = sl
+  end
+  return sl
+end
+
 -- A candidate under a limit with a partition: its slot sets and buckets depend on its meta or payload,
--- read first (the rest of it only once admitted).
+-- read first, by the scan (the rest of it only once admitted, unless the scan read it whole).
 local function admit_partitioned(c, plan)
   local t, Q = c[6], c[4]
   -- A limit without a partition that filled up within this claim holds back the rest of its jobs
@@ -441,9 +484,14 @@ local function admit_partitioned(c, plan)
     end
   end
   local k = jkey(Q, c[3])
-  local job = {}
-  local mp = redis.call('HMGET', k, 'm', 'p')
-  job.m, job.p = mp[1], mp[2]
+  -- The fields its lanes are read from, as the scan read them.
+  local job = c[9]
+  if c[8] then
+    job = {}
+    for f = 1, #c[8], 2 do
+      job[c[8][f]] = c[8][f + 1]
+    end
+  end
   local slots, starts = {}, {}
   local type_partition = nil
   local P = flow_prefix(Q)
@@ -480,7 +528,7 @@ local function admit_partitioned(c, plan)
     tats[s[1]] = s[2]
     moved[s[1]] = true
   end
-  lease_candidate(c, redis.call('HGETALL', k), slots, #slots > 0 and cjson.encode(slots) or '')
+  lease_candidate(c, c[8] or redis.call('HGETALL', k), slots, slot_list(slots))
 end
 
 -- Whether every limit that may apply to queue q's jobs has room for the whole claim (none of them
@@ -548,13 +596,23 @@ local function take_first_ready(Q, q)
   end
 end
 
+-- Decides candidate c: leases it when its limits have room.
+local function admit(c)
+  local plan = plan_of(c[4], c[7], c[6])
+  if plan.partitioned then
+    admit_partitioned(c, plan)
+  else
+    admit_unpartitioned(c, plan)
+  end
+end
+
 if #KEYS == 1 then
   local q = queue_of(KEYS[1])
   local held, whole_queue = held_back(KEYS[1], q)
   if not whole_queue and next(held) == nil and has_room_for_all(KEYS[1], q) then
     take_first_ready(KEYS[1], q)
   elseif not whole_queue then
-    scan(KEYS[1], q, held)
+    scan(KEYS[1], q, held, admit)
   end
 else
   for _, Q in ipairs(KEYS) do
@@ -572,12 +630,7 @@ for _, c in ipairs(cands) do
   if #out >= limit then
     break
   end
-  local plan = plan_of(c[4], c[7], c[6])
-  if plan.partitioned then
-    admit_partitioned(c, plan)
-  else
-    admit_unpartitioned(c, plan)
-  end
+  admit(c)
 end
 -- Each bucket a claim moved is written once, at its last time, relative to the claim's own present
 -- (the store keeps no clock of its own).
