@@ -7,13 +7,16 @@ each, read from `INFO commandstats` around every call. `empty` instead fills the
 claim and times 20 claims of another worker that find it full, over the backlog of held-back jobs
 (what each idle worker's claim costs while a limit is full). `partitioned` claims 50 at a time under
 `global_concurrency = 50` per `meta.tenantId` (100 tenants, so the limit never binds and every job's
-lane is read and counted). Needs only a local Redis on 6379 and a
+lane is read and counted). `notbinding` claims under `global_concurrency = 1000000` and
+`rate = "100000000/1s"`, limits that never hold a job back. `CLAIM=500` in the environment changes
+how many jobs each claim asks for (default 50). Needs only a local Redis on 6379 and a
 built `jobq` (no Python packages). Usage, from the repository:
 
     benches/redis_flow_scripts.py target/release/jobq plain 20000
     benches/redis_flow_scripts.py target/release/jobq limited 20000
     benches/redis_flow_scripts.py target/release/jobq empty 5000
     benches/redis_flow_scripts.py target/release/jobq partitioned 20000
+    CLAIM=500 benches/redis_flow_scripts.py target/release/jobq notbinding 20000
 """
 import json
 import os
@@ -25,6 +28,7 @@ import time
 
 JOBQ, MODE = sys.argv[1], sys.argv[2]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
+CLAIM = int(os.environ.get("CLAIM", "50"))
 LUA = "src/store/redis/lua"
 PREFIX = f"flowscripts{os.getpid()}:"
 
@@ -84,6 +88,8 @@ queue = PREFIX + "{default}:"
 limit = {"s": "type:bench.flow", "t": "bench.flow", "gc": 50, "pk": []}
 if MODE == "partitioned":
     limit.update(pf="meta", pk=["tenantId"])
+if MODE == "notbinding":
+    limit.update(gc=1000000, rc=100000000, rp=1000)
 rules = json.dumps({"ex": [], "pq": {}, "bt": [], "bp": {}, "lim": [limit]})
 
 
@@ -100,7 +106,7 @@ def forget_prefix():
 
 def claim_limited(worker, now):
     now_key = "%016x" % (now ^ (1 << 63))
-    return call("EVALSHA", claim_sha, 1, queue, now_key, now, worker, 50, PREFIX + "flow:", rules)
+    return call("EVALSHA", claim_sha, 1, queue, now_key, now, worker, CLAIM, PREFIX + "flow:", rules)
 
 
 if MODE == "empty":
@@ -121,10 +127,10 @@ while done < N:
     now = int(time.time() * 1000)
     now_key = "%016x" % (now ^ (1 << 63))
     before = script_usec()
-    if MODE in ("limited", "partitioned"):
+    if MODE in ("limited", "partitioned", "notbinding"):
         got = claim_limited("w1", now)
     else:
-        got = call("EVALSHA", claim_sha, 1, queue, now_key, now, "w1", 50, "0", 0)
+        got = call("EVALSHA", claim_sha, 1, queue, now_key, now, "w1", CLAIM, "0", 0)
     claimed = script_usec()
     if not got:
         break

@@ -181,6 +181,52 @@ async fn a_run_of_held_back_jobs_is_read_once_and_jobs_around_it_still_start() {
     assert_eq!(get(&store, &id("mail-001")).await.status, JobStatus::Pending);
 }
 
+/// A limit's slot set counts members of jobs that stopped running without leaving it (a job deleted
+/// while it ran): a limited claim drops them when the set reaches the limit, and below it, once the set
+/// has 256 members, at most once a minute, so they never pile up and a large set of running jobs is
+/// not read member by member at every claim.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_slots_are_swept_once_a_minute_when_many_and_whenever_the_limit_is_reached() {
+    let (store, prefix) = fixture().await;
+    let slots = format!("{prefix}flow:slots:type:mail.send\n");
+    let swept = format!("{slots}:swept");
+    let add_stale = |from: usize| {
+        let members: Vec<String> = (from..from + 300)
+            .map(|n| format!("{prefix}{{default}}:\nghost-{n}\n1"))
+            .collect();
+        let mut args = vec!["SADD", slots.as_str()];
+        args.extend(members.iter().map(String::as_str));
+        redis_cli(&args);
+    };
+    let scard = || redis_cli(&["SCARD", &slots]).trim().to_string();
+    let limited = |gc: u32| under_limit("mail.send", gc, claim_params(&["default"], WORKER, 1, at(10)));
+    enqueue(
+        &store,
+        (1..=3).map(|n| {
+            JobSpec::new("mail.send", json!({}))
+                .id(format!("mail-{n}"))
+                .run_at(at(n))
+        }),
+    )
+    .await;
+
+    add_stale(0);
+    assert_eq!(ids(&store.claim(&limited(1000)).await.unwrap()), ["mail-1"]);
+    assert_eq!(scard(), "1", "300 stale members were swept");
+    assert_eq!(redis_cli(&["EXISTS", &swept]).trim(), "1", "the sweep is marked");
+
+    add_stale(300);
+    assert_eq!(ids(&store.claim(&limited(1000)).await.unwrap()), ["mail-2"]);
+    assert_eq!(scard(), "302", "no second sweep within the minute");
+
+    assert_eq!(
+        ids(&store.claim(&limited(302)).await.unwrap()),
+        ["mail-3"],
+        "at the limit the members are checked, and only two run"
+    );
+    assert_eq!(scard(), "3");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_non_envelope_becomes_the_payload_of_the_default_type() {
     let prefix = fresh_prefix();

@@ -9,6 +9,7 @@
 //! | `blocks` | hash | `<type>\n*` or `<type>\n=<partition>` → blocked until (ms) |
 //! | `limits` | hash | scope key → the recorded limit, as JSON |
 //! | `flow:slots:…`, `flow:rate:…` | set, string | a limited claim's state (on a cluster `{q}:flow:…`) |
+//! | `flow:slots:…:swept` | string | marks a slot set of 256 or more members checked member by member in the last minute (60 s) |
 //! | `flow:depth` | string | how many jobs the last claim under a partitioned limit started (5 s), which bounds how far the next one reads |
 //! | `flow:held:<pending set>` | string | a run of held-back jobs at the front of a pending set, as the last claim that read only such jobs left it (1 s), which the next claims under the same held-back types start after |
 

@@ -117,9 +117,13 @@ local function field_of(job, lim)
 end
 
 -- Slots per key, counted once per call. The set's size is an upper bound of the live slots (a member
--- whose job has left that attempt is dropped only when counted), which is enough while it stays below
--- the limit; members are checked one by one only when the bound reaches the limit, or the set has
--- grown past twice what the last check left (so stale members never pile up).
+-- whose job left that attempt without leaving the set, as a job deleted while it ran, is dropped only
+-- when the members are checked), which is enough while it stays below the limit. The members are
+-- checked one by one when the bound reaches the limit, and otherwise, once the set has 256 members,
+-- at most every SWEEP_MS (`<set>:swept` marks a recent check), so that stale members never pile up
+-- and a set of thousands of prefetched jobs under a limit far from full is not read member by member
+-- as it grows.
+local SWEEP_MS = 60000
 local counts = {}
 local function live(key, limit_of_key)
   local n = counts[key]
@@ -127,12 +131,11 @@ local function live(key, limit_of_key)
     return n
   end
   n = redis.call('SCARD', key)
-  -- Below 256 the set cannot have outgrown the last check, so the check's count is not read (a
-  -- partitioned limit counts a set per lane, each of them in nearly every claim).
-  if n < limit_of_key and (n < 256 or n < 2 * tonumber(redis.call('GET', key .. ':checked') or '0') + 256) then
+  if n < limit_of_key and (n < 256 or redis.call('EXISTS', key .. ':swept') == 1) then
     counts[key] = n
     return n
   end
+  local large = n >= 256
   n = 0
   for _, m in ipairs(redis.call('SMEMBERS', key)) do
     local q, id, att = string.match(m, '^(.-)\n(.-)\n(%d+)$')
@@ -143,7 +146,11 @@ local function live(key, limit_of_key)
       redis.call('SREM', key, m)
     end
   end
-  redis.call('SET', key .. ':checked', n)
+  if large then
+    redis.call('SET', key .. ':swept', '1', 'PX', SWEEP_MS)
+    -- The count earlier versions kept here, without expiry, in place of the mark.
+    redis.call('DEL', key .. ':checked')
+  end
   counts[key] = n
   return n
 end
