@@ -406,15 +406,15 @@ local function has_room(plan)
   return true
 end
 
--- Leases job `id` of queue q (prefix Q), read as `fields` (its hash as HGETALL gives it): it joins the
--- slot sets `slots`, recorded in its `sl` as `sl`. (Its caller moves its rate buckets and takes it
--- out of its pending set.)
-local function lease(Q, q, id, fields, slots, sl)
-  local k = jkey(Q, id)
-  local attempt, fresh, had_slots = 0, true, false
+-- What a lease needs of a job's hash as HGETALL gives it, in one pass: its type, attempt, whether it
+-- is on its first attempt (no heartbeat or progress to reset) and whether it ever held a slot.
+local function read_job(fields)
+  local t, attempt, fresh, had_slots = nil, 0, true, false
   for f = 1, #fields, 2 do
     local name = fields[f]
-    if name == 'a' then
+    if name == 't' then
+      t = fields[f + 1]
+    elseif name == 'a' then
       attempt = tonumber(fields[f + 1])
     elseif name == 'hb' or name == 'pg' then
       fresh = false
@@ -422,6 +422,13 @@ local function lease(Q, q, id, fields, slots, sl)
       had_slots = true
     end
   end
+  return t, attempt, fresh, had_slots
+end
+
+-- Leases job `id` of queue q (prefix Q), its hash `k` read as `fields` (with `read_job`'s attempt,
+-- fresh and had_slots): it joins the slot sets `slots`, recorded in its `sl` as `sl`. (Its caller
+-- moves its rate buckets and takes it out of its pending set.)
+local function lease(Q, q, id, k, fields, attempt, fresh, had_slots, slots, sl)
   local next_attempt = tostring(attempt + 1)
   if #slots > 0 then
     local member = Q .. '\n' .. id .. '\n' .. next_attempt
@@ -446,7 +453,8 @@ end
 -- Leases candidate c (see `lease`), taking it out of its pending set.
 local function lease_candidate(c, fields, slots, sl)
   batch_add(removed, c[5], c[2])
-  lease(c[4], c[7], c[3], fields, slots, sl)
+  local _, attempt, fresh, had_slots = read_job(fields)
+  lease(c[4], c[7], c[3], jkey(c[4], c[3]), fields, attempt, fresh, had_slots, slots, sl)
 end
 
 -- A candidate under limits without partitions: its limits' keys are known, so it is read only once
@@ -557,7 +565,8 @@ end
 -- against the limits afterwards: its rate buckets move by one start per job. The jobs it takes are
 -- the first of each pending set, removed by rank.
 local function take_first_ready(Q, q)
-  local starts = {}
+  -- Jobs taken per plan, for its rate buckets.
+  local taken_by_plan = {}
   for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
     if #out >= limit then
       break
@@ -567,22 +576,13 @@ local function take_first_ready(Q, q)
     local taken = {}
     for _, m in ipairs(ms) do
       local id = string.sub(m, 18)
-      local fields = redis.call('HGETALL', jkey(Q, id))
-      local t = nil
-      for f = 1, #fields, 2 do
-        if fields[f] == 't' then
-          t = fields[f + 1]
-        end
-      end
+      local k = jkey(Q, id)
+      local fields = redis.call('HGETALL', k)
+      local t, attempt, fresh, had_slots = read_job(fields)
       if t then
         local plan = plan_of(Q, q, t)
-        for _, ch in ipairs(plan.checks) do
-          if not ch.gc then
-            starts[ch.key] = starts[ch.key] or { n = 0, interval = ch.interval }
-            starts[ch.key].n = starts[ch.key].n + 1
-          end
-        end
-        lease(Q, q, id, fields, plan.slots, plan.sl)
+        taken_by_plan[plan] = (taken_by_plan[plan] or 0) + 1
+        lease(Q, q, id, k, fields, attempt, fresh, had_slots, plan.slots, plan.sl)
         taken[#taken + 1] = m
       end
     end
@@ -594,6 +594,15 @@ local function take_first_ready(Q, q)
     else
       for _, m in ipairs(taken) do
         batch_add(removed, pk, m)
+      end
+    end
+  end
+  local starts = {}
+  for plan, n in pairs(taken_by_plan) do
+    for _, ch in ipairs(plan.checks) do
+      if not ch.gc then
+        starts[ch.key] = starts[ch.key] or { n = 0, interval = ch.interval }
+        starts[ch.key].n = starts[ch.key].n + n
       end
     end
   end
