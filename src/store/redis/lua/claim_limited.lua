@@ -347,7 +347,6 @@ local function scan(Q, q, held, take)
   end
 end
 
-
 -- How the jobs of type t in queue q (prefix Q) are admitted, worked out once per claim: the limits
 -- that apply, and, when none of them has a partition, what is the same for every such job: each
 -- limit's slot set or rate bucket and the JSON list of the slot sets a lease joins (`sl`).
