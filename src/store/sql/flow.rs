@@ -491,16 +491,13 @@ where
             let jobs = self.read_jobs(tx, ids).await?;
             return self.lease_read(tx, claim, jobs).await;
         }
-        let mut by_id: HashMap<String, Job> = HashMap::with_capacity(ids.len());
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+        // RETURNING gives no order.
+        self.fetch_jobs_in_order(tx, ids, |chunk| {
             let mut lease = self.lease_statement(claim, chunk);
             lease.push(" RETURNING ").push(&self.dialect.returned_job_columns());
-            for job in self.fetch_jobs(tx, &lease).await? {
-                by_id.insert(job.id.to_string(), job);
-            }
-        }
-        // RETURNING gives no order.
-        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+            lease
+        })
+        .await
     }
 
     /// Where the server has no `UPDATE … RETURNING`: leases `jobs`, which this transaction read and
@@ -640,14 +637,28 @@ where
 
     /// The whole jobs of `ids`, in that order.
     async fn read_jobs(&self, tx: &mut <DB as Database>::Connection, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
-        let mut by_id: HashMap<String, Job> = HashMap::with_capacity(ids.len());
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+        self.fetch_jobs_in_order(tx, ids, |chunk| {
             let mut select = self.stmt(format!(
                 "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",
                 self.dialect.job_columns
             ));
             select.any_of("j.id", chunk.iter().cloned());
-            for job in self.fetch_jobs(tx, &select).await? {
+            select
+        })
+        .await
+    }
+
+    /// Runs `statement_for` each chunk of `ids` (a statement that returns whole jobs, in any order)
+    /// and returns the jobs in the order of `ids`, leaving out ids no row came back for.
+    async fn fetch_jobs_in_order(
+        &self,
+        tx: &mut <DB as Database>::Connection,
+        ids: &[String],
+        statement_for: impl Fn(&[String]) -> Stmt,
+    ) -> Result<Vec<Job>, sqlx::Error> {
+        let mut by_id: HashMap<String, Job> = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            for job in self.fetch_jobs(tx, &statement_for(chunk)).await? {
                 by_id.insert(job.id.to_string(), job);
             }
         }

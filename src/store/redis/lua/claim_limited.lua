@@ -39,16 +39,16 @@ local limits = rules.lim or {}
 -- claim only shortens it.
 local WANT = limit + 16
 local partitioned_limits = false
--- The hash fields that partitions are read from ('m' for meta, 'p' for payload).
-local partition_fields = {}
+-- The hash fields that partitions are read from ('m' for meta, 'p' for payload): a list, and a set.
+local lane_fields, is_lane_field = {}, {}
 for _, lim in ipairs(limits) do
   if lim.pf then
     WANT = math.min(limit * 2 + 16, 2000)
     partitioned_limits = true
     local f = lim.pf == 'meta' and 'm' or 'p'
-    if not partition_fields[f] then
-      partition_fields[f] = true
-      partition_fields[#partition_fields + 1] = f
+    if not is_lane_field[f] then
+      is_lane_field[f] = true
+      lane_fields[#lane_fields + 1] = f
     end
   end
 end
@@ -304,19 +304,22 @@ local function scan(Q, q, held, take)
       end
       for _, m in ipairs(ms) do
         local id = string.sub(m, 18)
-        local t, fields, lanes = nil, nil, nil
+        -- `lanes`: the fields its lanes are read from, by name.
+        local t, fields, lanes = nil, nil, partitioned_limits and {} or nil
         if whole then
           fields = redis.call('HGETALL', jkey(Q, id))
           for f = 1, #fields, 2 do
-            if fields[f] == 't' then
+            local name = fields[f]
+            if name == 't' then
               t = fields[f + 1]
+            elseif lanes and is_lane_field[name] then
+              lanes[name] = fields[f + 1]
             end
           end
-        elseif partitioned_limits then
-          local got = redis.call('HMGET', jkey(Q, id), 't', unpack(partition_fields))
+        elseif lanes then
+          local got = redis.call('HMGET', jkey(Q, id), 't', unpack(lane_fields))
           t = got[1]
-          lanes = {}
-          for i, f in ipairs(partition_fields) do
+          for i, f in ipairs(lane_fields) do
             lanes[f] = got[i + 1]
           end
         else
@@ -500,12 +503,6 @@ local function admit_partitioned(c, plan)
   local k = jkey(Q, c[3])
   -- The fields its lanes are read from, as the scan read them.
   local job = c[9]
-  if c[8] then
-    job = {}
-    for f = 1, #c[8], 2 do
-      job[c[8][f]] = c[8][f + 1]
-    end
-  end
   local slots, starts = {}, {}
   local type_partition = nil
   local P = flow_prefix(Q)
