@@ -181,28 +181,21 @@ async fn a_run_of_held_back_jobs_is_read_once_and_jobs_around_it_still_start() {
     assert_eq!(get(&store, &id("mail-001")).await.status, JobStatus::Pending);
 }
 
-/// A limit's slot set counts members of jobs that stopped running without leaving it (a job deleted
-/// while it ran): a limited claim drops them when the set reaches the limit, and below it, once the set
-/// has 256 members, at most once a minute, so they never pile up and a large set of running jobs is
-/// not read member by member at every claim.
+/// A limit's slot count is trusted, and recounted from the running jobs themselves (their `sl`): at
+/// the first limited claim under a flow prefix, then at most once a minute, and at most once a second
+/// while the count is at the limit, where a count too high (a running job's hash deleted by hand)
+/// would hold jobs back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stale_slots_are_swept_once_a_minute_when_many_and_whenever_the_limit_is_reached() {
+async fn slot_counts_are_recounted_first_then_once_a_minute_and_at_the_limit_once_a_second() {
     let (store, prefix) = fixture().await;
-    let slots = format!("{prefix}flow:slots:type:mail.send\n");
-    let swept = format!("{slots}:swept");
-    let add_stale = |from: usize| {
-        let members: Vec<String> = (from..from + 300)
-            .map(|n| format!("{prefix}{{default}}:\nghost-{n}\n1"))
-            .collect();
-        let mut args = vec!["SADD", slots.as_str()];
-        args.extend(members.iter().map(String::as_str));
-        redis_cli(&args);
-    };
-    let scard = || redis_cli(&["SCARD", &slots]).trim().to_string();
-    let limited = |gc: u32| under_limit("mail.send", gc, claim_params(&["default"], WORKER, 1, at(10)));
+    let used = format!("{prefix}flow:used");
+    let field = "type:mail.send\n";
+    let count = || redis_cli(&["HGET", &used, field]).trim().to_string();
+    let inflate = || redis_cli(&["HINCRBY", &used, field, "300"]);
+    let limited = |gc: u32, now: i64| under_limit("mail.send", gc, claim_params(&["default"], WORKER, 1, at(now)));
     enqueue(
         &store,
-        (1..=3).map(|n| {
+        (1..=4).map(|n| {
             JobSpec::new("mail.send", json!({}))
                 .id(format!("mail-{n}"))
                 .run_at(at(n))
@@ -210,21 +203,83 @@ async fn stale_slots_are_swept_once_a_minute_when_many_and_whenever_the_limit_is
     )
     .await;
 
-    add_stale(0);
-    assert_eq!(ids(&store.claim(&limited(1000)).await.unwrap()), ["mail-1"]);
-    assert_eq!(scard(), "1", "300 stale members were swept");
-    assert_eq!(redis_cli(&["EXISTS", &swept]).trim(), "1", "the sweep is marked");
+    inflate();
+    assert_eq!(ids(&store.claim(&limited(1000, 10)).await.unwrap()), ["mail-1"]);
+    assert_eq!(count(), "1", "the first claim recounts: one job runs");
 
-    add_stale(300);
-    assert_eq!(ids(&store.claim(&limited(1000)).await.unwrap()), ["mail-2"]);
-    assert_eq!(scard(), "302", "no second sweep within the minute");
+    inflate();
+    assert_eq!(ids(&store.claim(&limited(1000, 20)).await.unwrap()), ["mail-2"]);
+    assert_eq!(count(), "302", "no recount within the minute");
 
-    assert_eq!(
-        ids(&store.claim(&limited(302)).await.unwrap()),
-        ["mail-3"],
-        "at the limit the members are checked, and only two run"
+    assert!(
+        store.claim(&limited(302, 30)).await.unwrap().is_empty(),
+        "within a second of the last recount, the count stands at the limit"
     );
-    assert_eq!(scard(), "3");
+    assert_eq!(
+        ids(&store.claim(&limited(302, 1_100)).await.unwrap()),
+        ["mail-3"],
+        "a second later the limit recounts, and only two run"
+    );
+    assert_eq!(count(), "3");
+
+    inflate();
+    assert_eq!(ids(&store.claim(&limited(1000, 61_100)).await.unwrap()), ["mail-4"]);
+    assert_eq!(count(), "4", "a minute later a claim recounts again");
+}
+
+/// A lease taken by a version that kept a set of members per slot (`flow:slots:…`, its `sl` the JSON
+/// list of those sets) is counted by the first recount, and its `sl` rewritten, so that its end gives
+/// its slot back; the old set is deleted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_from_the_slot_set_version_is_counted_and_gives_its_slot_back() {
+    use jobq::store::{Lease, Transition};
+
+    let (store, prefix) = fixture().await;
+    let used = format!("{prefix}flow:used");
+    let field = "type:mail.send\n";
+    let old_set = format!("{prefix}flow:slots:{field}");
+    let count = || redis_cli(&["HGET", &used, field]).trim().to_string();
+    let limited = |now: i64| under_limit("mail.send", 10, claim_params(&["default"], WORKER, 1, at(now)));
+    enqueue(
+        &store,
+        (1..=2).map(|n| {
+            JobSpec::new("mail.send", json!({}))
+                .id(format!("mail-{n}"))
+                .run_at(at(n))
+        }),
+    )
+    .await;
+    let first = store.claim(&limited(10)).await.unwrap();
+    assert_eq!(ids(&first), ["mail-1"]);
+    // Make mail-1's lease one the earlier version took: a member of the old set, named in its `sl`.
+    let job_key = format!("{prefix}{{default}}:job:mail-1");
+    assert_eq!(
+        redis_cli(&["EXISTS", &job_key]).trim(),
+        "1",
+        "the job's hash is {job_key}"
+    );
+    let old_sl = serde_json::to_string(&[&old_set]).unwrap();
+    redis_cli(&["HSET", &job_key, "sl", &old_sl]);
+    redis_cli(&["SADD", &old_set, &format!("{prefix}{{default}}:\nmail-1\n1")]);
+    redis_cli(&["DEL", &used, &format!("{prefix}flow:counted")]);
+
+    assert_eq!(ids(&store.claim(&limited(20)).await.unwrap()), ["mail-2"]);
+    assert_eq!(count(), "2", "the old lease is counted with the new one");
+    assert_eq!(redis_cli(&["EXISTS", &old_set]).trim(), "0", "the old set is gone");
+    assert!(
+        redis_cli(&["HGET", &job_key, "sl"]).trim().starts_with('#'),
+        "its sl is rewritten"
+    );
+    assert!(
+        finish(
+            &store,
+            &Lease::of(&first[0]),
+            Transition::Succeeded { result: None },
+            at(30)
+        )
+        .await
+    );
+    assert_eq!(count(), "1", "its end gives the slot back");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -565,17 +620,17 @@ async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_afte
     assert_eq!(jobs.len(), 6, "ev-1 again is a duplicate; ev-2 is new: {jobs:?}");
 }
 
-/// A limited lease joins its limit's slot set, and every way the lease ends leaves it (finish,
-/// release, cancel, rescue), so that the set counts the running jobs without being read member by
-/// member.
+/// A limited lease takes a slot of its limit's count, and every way the lease ends gives it back
+/// (finish, release, cancel, rescue, a forced delete), so that the count stays exact without being
+/// recounted.
 #[tokio::test]
-async fn a_limited_lease_leaves_its_slot_set_however_it_ends() {
+async fn a_limited_lease_gives_its_slot_back_however_it_ends() {
     use std::sync::Arc;
 
     use jobq::store::{Flow, Lease, Limit, Rescue, Scope, Transition};
 
     let (store, prefix) = fixture().await;
-    add_all(&store, (1..=4).map(|n| spec(&format!("j{n}")))).await;
+    add_all(&store, (1..=5).map(|n| spec(&format!("j{n}")))).await;
     let flow = Flow {
         limits: vec![Limit {
             scope: Scope::Type(JOB_TYPE.into()),
@@ -590,10 +645,12 @@ async fn a_limited_lease_leaves_its_slot_set_however_it_ends() {
         ..claim_params(&["default"], WORKER, 10, T0)
     };
     let jobs = store.claim(&claim).await.expect("claim");
-    assert_eq!(jobs.len(), 4);
-    let slots = format!("{prefix}flow:slots:type:{JOB_TYPE}\n");
-    let held = || redis_cli(&["SCARD", &slots]).trim().parse::<u32>().expect("a count");
-    assert_eq!(held(), 4);
+    assert_eq!(jobs.len(), 5);
+    let used = format!("{prefix}flow:used");
+    let field = format!("type:{JOB_TYPE}\n");
+    // A count that reaches zero leaves the hash.
+    let held = || redis_cli(&["HGET", &used, &field]).trim().parse::<u32>().unwrap_or(0);
+    assert_eq!(held(), 5);
     assert!(
         finish(
             &store,
@@ -603,20 +660,67 @@ async fn a_limited_lease_leaves_its_slot_set_however_it_ends() {
         )
         .await
     );
-    assert_eq!(held(), 3, "a finished job leaves its slot");
+    assert_eq!(held(), 4, "a finished job gives its slot back");
     assert!(release(&store, &Lease::of(&jobs[1])).await);
-    assert_eq!(held(), 2, "a released job leaves its slot");
+    assert_eq!(held(), 3, "a released job gives its slot back");
     let report = jobq::Client::new(store.store().clone())
         .cancel(&[jobs[2].id.to_string()])
         .await
         .expect("cancel");
     assert_eq!(report.cancelled.len(), 1);
-    assert_eq!(held(), 1, "a cancelled job leaves its slot");
+    assert_eq!(held(), 2, "a cancelled job gives its slot back");
+    let delete = jobq::store::Delete {
+        ids: vec![jobs[3].id.clone()],
+        force: true,
+    };
+    store.delete(&delete).await.expect("delete");
+    assert_eq!(held(), 1, "a job deleted while it ran gives its slot back");
     let rescue = Rescue {
         stale_before: at(1_000_000),
         now: at(1_000_000),
         limit: 10,
     };
     assert_eq!(store.rescue(&rescue).await.expect("rescue").len(), 1);
-    assert_eq!(held(), 0, "a rescued job leaves its slot");
+    assert_eq!(held(), 0, "a rescued job gives its slot back");
+    assert_eq!(redis_cli(&["HEXISTS", &used, &field]).trim(), "0");
+}
+
+/// A job retried after a limited lease and then taken by a claim without limits (a worker whose config
+/// has none) holds no slot, and its end gives none back: the slot count of the jobs still running
+/// under the limit stays right.
+#[tokio::test]
+async fn a_lease_without_limits_gives_back_no_slot_of_an_earlier_limited_lease() {
+    use jobq::store::{Lease, Transition};
+
+    let (store, prefix) = fixture().await;
+    add_all(&store, (1..=2).map(|n| spec(&format!("j{n}")))).await;
+    let jobs = store
+        .claim(&under_limit(JOB_TYPE, 10, claim_params(&["default"], WORKER, 2, T0)))
+        .await
+        .expect("claim");
+    assert_eq!(jobs.len(), 2);
+    let used = format!("{prefix}flow:used");
+    let field = format!("type:{JOB_TYPE}\n");
+    let held = || redis_cli(&["HGET", &used, &field]).trim().parse::<u32>().unwrap_or(0);
+    let retry = Transition::Retry {
+        error: "try again".into(),
+        run_at: at(1),
+    };
+    assert!(finish(&store, &Lease::of(&jobs[0]), retry, at(1)).await);
+    assert_eq!(held(), 1);
+    let again = store
+        .claim(&claim_params(&["default"], WORKER, 1, at(2)))
+        .await
+        .expect("claim without limits");
+    assert_eq!(ids(&again), ids(&jobs[..1]));
+    assert!(
+        finish(
+            &store,
+            &Lease::of(&again[0]),
+            Transition::Succeeded { result: None },
+            at(3)
+        )
+        .await
+    );
+    assert_eq!(held(), 1, "the job still running under the limit holds its slot");
 }

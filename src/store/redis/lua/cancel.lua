@@ -10,13 +10,13 @@
 local Q, now, mode = KEYS[1], ARGV[1], ARGV[2]
 local LIVE = { pending = true, running = true, waiting = true }
 local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl' }
-local out, left = {}, {}
+local out = {}
 
 local function cancel(id, k, h)
   local s = status_of(h[1])
   unindex(Q, id, s, h[2], h[3])
   if s == 'running' then
-    free_slots(left, Q, id, h[7], h[8])
+    free_slots(Q, id, h[7], h[8])
   end
   redis.call('HSET', k, 's', 'cancelled', 'f', now)
   redis.call('ZADD', Q .. 'done:cancelled', now, id)
@@ -47,7 +47,7 @@ if mode == 'I' then
       out[#out + 1] = 'n'
     end
   end
-  batch_flush(left, 'SREM')
+  release_slots()
   return out
 end
 
@@ -102,5 +102,5 @@ for _, id in ipairs(ids) do
     cancel(id, k, h)
   end
 end
-batch_flush(left, 'SREM')
+release_slots()
 return out

@@ -80,7 +80,7 @@ for n = 1, math.min(limit, #cands) do
   end
   batch_add(running, Q .. 'run', now, id)
   local job = redis.call('HGETALL', k)
-  local attempt, beat, progress = 0, false, false
+  local attempt, beat, progress, slots = 0, false, false, false
   for f = 1, #job, 2 do
     local name = job[f]
     if name == 'a' then
@@ -89,7 +89,14 @@ for n = 1, math.min(limit, #cands) do
       beat = true
     elseif name == 'pg' then
       progress = true
+    elseif name == 'sl' then
+      slots = true
     end
+  end
+  -- The slots an earlier lease took under a limit (claim_limited.lua) are not this lease's: left in
+  -- `sl`, its end would give them back a second time.
+  if slots then
+    redis.call('HDEL', k, 'sl')
   end
   -- A first attempt has no heartbeat or progress to reset: its start time stands for its first
   -- heartbeat, and two fields fewer is less work on the drain path.

@@ -6,11 +6,12 @@
 --
 -- The limits' state lives under the flow prefix: on a single server one prefix for the whole store
 -- (limits hold across every queue); on a cluster the flow prefix is '' and each queue keeps its own
--- under `<queue prefix>flow:` (a type's limits are then counted per queue). Per (scope, partition):
---   `slots:<scope>\n<partition>`: set of "<queue prefix>\n<id>\n<attempt>", the running jobs that
---     hold a slot. The job's `sl` names the sets it joined, and the scripts that end a lease leave
---     them (`free_slots`); a member whose job no longer runs at that attempt all the same (a job
---     deleted, a lease taken before `sl` existed) is dropped when counted;
+-- under `<queue prefix>flow:` (a type's limits are then counted per queue):
+--   `used`: hash of "<scope>\n<partition>" → how many running jobs hold one of its slots. A lease
+--     counts itself in and names the counters in its job's `sl`; the scripts that end a lease take
+--     it off (`free_slots`), and the counts are recounted from the running jobs now and then
+--     (`recount`);
+--   `counted`: the time of the last recount, kept for RECOUNT_MS;
 --   `rate:<scope>\n<partition>`: the rate bucket's theoretical arrival time in microseconds, which
 --     expires once it has passed (an expired bucket is full, the same as a time in the past).
 --   `depth`: how many jobs the last claim under a partitioned limit leased (expires after 5 s),
@@ -116,43 +117,131 @@ local function field_of(job, lim)
   return as_text(v)
 end
 
--- Slots per key, counted once per call. The set's size is an upper bound of the live slots (a member
--- whose job left that attempt without leaving the set, as a job deleted while it ran, is dropped only
--- when the members are checked), which is enough while it stays below the limit. The members are
--- checked one by one when the bound reaches the limit, and otherwise, once the set has 256 members,
--- at most every SWEEP_MS (`<set>:swept` marks a recent check), so that stale members never pile up
--- and a set of thousands of prefetched jobs under a limit far from full is not read member by member
--- as it grows.
-local SWEEP_MS = 60000
-local counts = {}
-local function live(key, limit_of_key)
-  local n = counts[key]
-  if n then
-    return n
+-- A slot count can drift only by a path that takes a running job away without ending its lease
+-- (its hash deleted by hand), so the counts are trusted, and recounted from the running jobs
+-- themselves (each one's `sl`) at most every RECOUNT_MS, and every RECOUNT_AT_LIMIT_MS while one is
+-- at its limit, where a count too high would hold jobs back.
+local RECOUNT_MS, RECOUNT_AT_LIMIT_MS = 60000, 1000
+
+-- A slot counter: field f of hash `used` under flow prefix P.
+local function slot_of(P, f)
+  return { P = P, f = f }
+end
+
+-- The counts as read this call, per flow prefix (`base`), the slots this claim's leases take, counted
+-- in at its end (`joined`), and when each flow prefix was last recounted (false: never).
+local base, joined, counted_at = {}, {}, {}
+
+-- The `sl` of a lease that holds slots `fields` under flow prefix P: '#' and the JSON list of the
+-- counters' hash and fields (see `free_slots`), encoded once per claim.
+local slot_lists_made = {}
+local function slot_list(P, fields)
+  if #fields == 0 then
+    return ''
   end
-  n = redis.call('SCARD', key)
-  if n < limit_of_key and (n < 256 or redis.call('EXISTS', key .. ':swept') == 1) then
-    counts[key] = n
-    return n
+  local key = P .. '\0' .. table.concat(fields, '\0')
+  local sl = slot_lists_made[key]
+  if not sl then
+    sl = '#' .. cjson.encode({ P .. 'used', unpack(fields) })
+    slot_lists_made[key] = sl
   end
-  local large = n >= 256
-  n = 0
-  for _, m in ipairs(redis.call('SMEMBERS', key)) do
-    local q, id, att = string.match(m, '^(.-)\n(.-)\n(%d+)$')
-    local h = q and redis.call('HMGET', jkey(q, id), 's', 'a') or {}
-    if h[1] == 'running' and h[2] == att then
-      n = n + 1
-    else
-      redis.call('SREM', key, m)
+  return sl
+end
+
+-- The queue prefixes whose running jobs hold slots under flow prefix P: on a single server every
+-- queue in the registry (limits hold across queues), on a cluster the queue P belongs to.
+local function queues_under(P)
+  if F == '' then
+    return { string.sub(P, 1, #P - #'flow:') }
+  end
+  local store_prefix = string.sub(F, 1, #F - #'flow:')
+  local out = {}
+  for _, q in ipairs(redis.call('SMEMBERS', store_prefix .. 'queues')) do
+    out[#out + 1] = store_prefix .. '{' .. q .. '}:'
+  end
+  return out
+end
+
+-- Counts again the slots under flow prefix P from the running jobs' `sl`. A lease taken by a version
+-- that kept a set of members per slot (`slots:<scope>\n<partition>`) is counted too, and its `sl`
+-- rewritten, so that its end takes it off the counts; those sets are deleted.
+local function recount(P)
+  local used_key, old_prefix = P .. 'used', P .. 'slots:'
+  local used, decoded, old_sets = {}, {}, {}
+  for _, RQ in ipairs(queues_under(P)) do
+    for _, id in ipairs(redis.call('ZRANGE', RQ .. 'run', 0, -1)) do
+      local k = jkey(RQ, id)
+      local h = redis.call('HMGET', k, 's', 'sl')
+      local sl = h[2]
+      if h[1] == 'running' and sl and sl ~= '' then
+        local list = decoded[sl]
+        if not list then
+          list = cjson.decode(string.byte(sl, 1) == 35 and string.sub(sl, 2) or sl)
+          decoded[sl] = list
+        end
+        if string.byte(sl, 1) == 35 then
+          if list[1] == used_key then
+            for i = 2, #list do
+              used[list[i]] = (used[list[i]] or 0) + 1
+            end
+          end
+        else
+          local fields = {}
+          for _, set in ipairs(list) do
+            if string.sub(set, 1, #old_prefix) == old_prefix then
+              fields[#fields + 1] = string.sub(set, #old_prefix + 1)
+              old_sets[set] = true
+            end
+          end
+          for _, f in ipairs(fields) do
+            used[f] = (used[f] or 0) + 1
+          end
+          redis.call('HSET', k, 'sl', slot_list(P, fields))
+        end
+      end
     end
   end
-  if large then
-    redis.call('SET', key .. ':swept', '1', 'PX', SWEEP_MS)
-    -- The count earlier versions kept here, without expiry, in place of the mark.
-    redis.call('DEL', key .. ':checked')
+  redis.call('DEL', used_key)
+  local args = {}
+  for f, n in pairs(used) do
+    args[#args + 1] = f
+    args[#args + 1] = n
   end
-  counts[key] = n
-  return n
+  for i = 1, #args, 1000 do
+    redis.call('HSET', used_key, unpack(args, i, math.min(i + 999, #args)))
+  end
+  for set in pairs(old_sets) do
+    redis.call('DEL', set, set .. ':swept', set .. ':checked')
+  end
+  redis.call('SET', P .. 'counted', now_text, 'PX', RECOUNT_MS)
+  counted_at[P] = now
+  base[P] = {}
+end
+
+-- How many slots of `slot` are in use, this claim's leases included. The first read under a flow
+-- prefix recounts when the last recount is RECOUNT_MS old (by the claim's clock, or gone).
+local function live(slot, gc)
+  local P, f = slot.P, slot.f
+  local taken = joined[P] and joined[P][f] or 0
+  local of_P = base[P]
+  local n = of_P and of_P[f]
+  if n then
+    return n + taken
+  end
+  if counted_at[P] == nil then
+    counted_at[P] = tonumber(redis.call('GET', P .. 'counted') or '') or false
+    if not counted_at[P] or now - counted_at[P] >= RECOUNT_MS then
+      recount(P)
+    end
+  end
+  n = tonumber(redis.call('HGET', P .. 'used', f) or '0')
+  if n + taken >= gc and now - counted_at[P] >= RECOUNT_AT_LIMIT_MS then
+    recount(P)
+    n = tonumber(redis.call('HGET', P .. 'used', f) or '0')
+  end
+  base[P] = base[P] or {}
+  base[P][f] = n
+  return n + taken
 end
 
 local tats = {}
@@ -184,7 +273,7 @@ end
 local function room_for(Q, lim, n)
   local suffix = lim.s .. '\n'
   local P = flow_prefix(Q)
-  if lim.gc and live(P .. 'slots:' .. suffix, lim.gc) + n > lim.gc then
+  if lim.gc and live(slot_of(P, suffix), lim.gc) + n > lim.gc then
     return false
   end
   if lim.rc then
@@ -230,9 +319,8 @@ end
 -- held-back jobs ends the scan of that priority for this call.
 local SCAN_CAP = 1000
 local cands = {}
--- The jobs leased, as returned. Sets are counted once per call (`live`), before this claim joins any,
--- so joining waits for the end.
-local out, running, removed, moved, joined = {}, {}, {}, {}, {}
+-- The jobs leased, as returned.
+local out, running, removed, moved = {}, {}, {}, {}
 
 -- A scan that finds only held-back jobs in a pending set (a full limit over a backlog of its jobs)
 -- costs a read per job, up to SCAN_CAP, and every idle worker would pay it again at each wake-up. So
@@ -352,7 +440,7 @@ end
 
 -- How the jobs of type t in queue q (prefix Q) are admitted, worked out once per claim: the limits
 -- that apply, and, when none of them has a partition, what is the same for every such job: each
--- limit's slot set or rate bucket and the JSON list of the slot sets a lease joins (`sl`).
+-- limit's slot counter or rate bucket, and the lease's `sl`.
 local plans = {}
 local function plan_of(Q, q, t)
   local of_queue = plans[Q]
@@ -373,13 +461,14 @@ local function plan_of(Q, q, t)
   end
   if not plan.partitioned then
     local P = flow_prefix(Q)
-    local checks, slots = {}, {}
+    local checks, slots, fields = {}, {}, {}
     for _, lim in ipairs(plan.lims) do
       local suffix = lim.s .. '\n'
       if lim.gc then
-        local key = P .. 'slots:' .. suffix
-        checks[#checks + 1] = { gc = lim.gc, key = key }
-        slots[#slots + 1] = key
+        local slot = slot_of(P, suffix)
+        checks[#checks + 1] = { gc = lim.gc, slot = slot }
+        slots[#slots + 1] = slot
+        fields[#fields + 1] = suffix
       end
       if lim.rc then
         local interval, window = rate_of(lim)
@@ -388,7 +477,7 @@ local function plan_of(Q, q, t)
     end
     plan.checks = checks
     plan.slots = slots
-    plan.sl = #slots > 0 and cjson.encode(slots) or ''
+    plan.sl = slot_list(P, fields)
   end
   of_queue[t] = plan
   return plan
@@ -398,7 +487,7 @@ end
 local function has_room(plan)
   for _, ch in ipairs(plan.checks) do
     if ch.gc then
-      if live(ch.key, ch.gc) >= ch.gc then
+      if live(ch.slot, ch.gc) >= ch.gc then
         return false
       end
     elseif not next_start(ch.key, ch.interval, ch.window) then
@@ -428,16 +517,17 @@ local function read_job(fields)
 end
 
 -- Leases job `id` of queue q (prefix Q), its hash `k` read as `fields` (with `read_job`'s attempt,
--- fresh and had_slots): it joins the slot sets `slots`, recorded in its `sl` as `sl`. (Its caller
+-- fresh and had_slots): it takes a slot of each of `slots`, named in its `sl` as `sl`. (Its caller
 -- moves its rate buckets and takes it out of its pending set.)
 local function lease(Q, q, id, k, fields, attempt, fresh, had_slots, slots, sl)
   local next_attempt = tostring(attempt + 1)
-  if #slots > 0 then
-    local member = Q .. '\n' .. id .. '\n' .. next_attempt
-    for _, key in ipairs(slots) do
-      batch_add(joined, key, member)
-      counts[key] = counts[key] + 1
+  for _, slot in ipairs(slots) do
+    local of_P = joined[slot.P]
+    if not of_P then
+      of_P = {}
+      joined[slot.P] = of_P
     end
+    of_P[slot.f] = (of_P[slot.f] or 0) + 1
   end
   batch_add(running, Q .. 'run', now_text, id)
   -- A first attempt has no heartbeat or progress to reset (as in claim.lua), and a job that never
@@ -474,23 +564,9 @@ local function admit_unpartitioned(c, plan)
   lease_candidate(c, c[8] or redis.call('HGETALL', jkey(c[4], c[3])), plan.slots, plan.sl)
 end
 
--- The JSON list of slot sets a lease joins (`sl`), encoded once per claim for each lane's sets.
-local slot_lists_made = {}
-local function slot_list(slots)
-  if #slots == 0 then
-    return ''
-  end
-  local key = table.concat(slots, '\0')
-  local sl = slot_lists_made[key]
-  if not sl then
-    sl = cjson.encode(slots)
-    slot_lists_made[key] = sl
-  end
-  return sl
-end
-
--- A candidate under a limit with a partition: its slot sets and buckets depend on its meta or payload,
--- read first, by the scan (the rest of it only once admitted, unless the scan read it whole).
+-- A candidate under a limit with a partition: its slot counters and buckets depend on its meta or
+-- payload, read first, by the scan (the rest of it only once admitted, unless the scan read it
+-- whole).
 local function admit_partitioned(c, plan)
   local t, Q = c[6], c[4]
   -- A limit without a partition that filled up within this claim holds back the rest of its jobs
@@ -503,7 +579,7 @@ local function admit_partitioned(c, plan)
   local k = jkey(Q, c[3])
   -- The fields its lanes are read from, as the scan read them.
   local job = c[9]
-  local slots, starts = {}, {}
+  local slots, fields, starts = {}, {}, {}
   local type_partition = nil
   local P = flow_prefix(Q)
   for _, lim in ipairs(plan.lims) do
@@ -513,11 +589,12 @@ local function admit_partitioned(c, plan)
     end
     local suffix = lim.s .. '\n' .. part
     if lim.gc then
-      local key = P .. 'slots:' .. suffix
-      if live(key, lim.gc) >= lim.gc then
+      local slot = slot_of(P, suffix)
+      if live(slot, lim.gc) >= lim.gc then
         return
       end
-      slots[#slots + 1] = key
+      slots[#slots + 1] = slot
+      fields[#fields + 1] = suffix
     end
     if lim.rc then
       local key = P .. 'rate:' .. suffix
@@ -539,7 +616,7 @@ local function admit_partitioned(c, plan)
     tats[s[1]] = s[2]
     moved[s[1]] = true
   end
-  lease_candidate(c, c[8] or redis.call('HGETALL', k), slots, slot_list(slots))
+  lease_candidate(c, c[8] or redis.call('HGETALL', k), slots, slot_list(P, fields))
 end
 
 -- Whether every limit that may apply to queue q's jobs has room for the whole claim (none of them
@@ -652,7 +729,11 @@ end
 if depth_key then
   redis.call('SET', depth_key, #out, 'PX', 5000)
 end
-batch_flush(joined, 'SADD')
+for P, of_P in pairs(joined) do
+  for f, n in pairs(of_P) do
+    redis.call('HINCRBY', P .. 'used', f, n)
+  end
+end
 batch_flush(removed, 'ZREM')
 batch_flush(running, 'ZADD')
 return out

@@ -147,24 +147,52 @@ local function batch_flush(b, command)
     end
   end
 end
--- A limited job leaves its slots when it stops running: `sl`, written by `claim_limited.lua`, is the
--- JSON list of the slot sets its lease joined, each holding "<queue prefix>\n<id>\n<attempt>". The
--- members are gathered in batch `left`, for one `SREM` per set (`batch_flush(left, 'SREM')`); the
--- jobs of a call mostly share one list, decoded once. (A member left behind by a path that does not
--- call this is dropped when `claim_limited.lua` next counts its set member by member.)
+-- A limited job leaves its slots when its lease ends: `sl`, written by `claim_limited.lua`, names the
+-- slot counters its lease counted in: '#' and the JSON list of the counters' hash (`flow:used` under
+-- its flow prefix) and fields. The counts are gathered per call (the jobs of a call mostly share one
+-- list, decoded once) and written by `release_slots`, one HINCRBY per counter. A lease taken by a
+-- version that kept a set per slot has a plain JSON list of those sets instead, and leaves them as
+-- it did, a member "<queue prefix>\n<id>\n<attempt>" each. (A count left behind by a path that does
+-- not call this is mended when `claim_limited.lua` next recounts the running jobs.)
 local slot_lists = {}
-local function free_slots(left, Q, id, attempt, sl)
-  if sl and sl ~= '' then
-    local keys = slot_lists[sl]
-    if not keys then
-      keys = cjson.decode(sl)
-      slot_lists[sl] = keys
+local freed_counts, freed_members = {}, {}
+local function free_slots(Q, id, attempt, sl)
+  if not sl or sl == '' then
+    return
+  end
+  local list = slot_lists[sl]
+  if not list then
+    list = cjson.decode(string.byte(sl, 1) == 35 and string.sub(sl, 2) or sl)
+    slot_lists[sl] = list
+  end
+  if string.byte(sl, 1) == 35 then
+    local fields = freed_counts[list[1]]
+    if not fields then
+      fields = {}
+      freed_counts[list[1]] = fields
     end
+    for i = 2, #list do
+      fields[list[i]] = (fields[list[i]] or 0) + 1
+    end
+  else
     local member = Q .. '\n' .. id .. '\n' .. attempt
-    for _, key in ipairs(keys) do
-      batch_add(left, key, member)
+    for _, key in ipairs(list) do
+      batch_add(freed_members, key, member)
     end
   end
+end
+
+-- Writes what `free_slots` gathered since the last call. A counter that reaches zero leaves its hash.
+local function release_slots()
+  for key, fields in pairs(freed_counts) do
+    for field, n in pairs(fields) do
+      if redis.call('HINCRBY', key, field, -n) <= 0 then
+        redis.call('HDEL', key, field)
+      end
+    end
+  end
+  batch_flush(freed_members, 'SREM')
+  freed_counts, freed_members = {}, {}
 end
 
 -- How long a cluster's enqueues trust the marker that says the queue is registered. Cleanup deletes

@@ -2,18 +2,23 @@
 --   mode 'I': id count, ids…
 --   mode 'F': type count, types…, status count, statuses… (none: every status), created since ('' for
 --             any), created until ('' for any), at most this many
--- Deletes jobs for good: the hash, its place in its status index, and the unique key it holds. A
--- running or waiting job is refused unless forced; a forced one's worker finds its lease gone.
+-- Deletes jobs for good: the hash, its place in its status index, the unique key it holds and, when it
+-- runs, its slots. A running or waiting job is refused unless forced; a forced one's worker finds its
+-- lease gone.
 -- Mode 'I' answers every id, one after another: 'd' and the status it had (deleted), 'r' and its
 -- status (refused), or 'n' (no such job). Mode 'F' deletes up to `at most` jobs that match and returns
 -- { deleted, refused }, refused counting the running and waiting jobs that match and were left. Without
 -- a type or time filter every job read matches, so only as many are read as may be deleted.
 local Q, force, mode = KEYS[1], ARGV[1] == '1', ARGV[2]
-local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c' }
+local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl' }
 local HELD = { running = true, waiting = true }
 
 local function remove(id, k, h)
-  unindex(Q, id, status_of(h[1]), h[2], h[3])
+  local s = status_of(h[1])
+  if s == 'running' then
+    free_slots(Q, id, h[7], h[8])
+  end
+  unindex(Q, id, s, h[2], h[3])
   free_unique(Q, h[4], id)
   redis.call('ZREM', made_key(Q), id)
   redis.call('DEL', k)
@@ -34,6 +39,7 @@ if mode == 'I' then
       out[#out + 1] = 'd' .. s
     end
   end
+  release_slots()
   return out
 end
 
@@ -117,4 +123,5 @@ for _, s in ipairs(statuses) do
     end
   end
 end
+release_slots()
 return { deleted, refused }

@@ -6,7 +6,7 @@ local Q, now, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded' }
 local run = Q .. 'run'
 local out = {}
-local stopped, done, left = {}, {}, {}
+local stopped, done = {}, {}
 local i = 3
 for _ = 1, n do
   local id, a, w, kind, value, err, pg =
@@ -16,7 +16,7 @@ for _ = 1, n do
   local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u', 'sl')
   if h[1] == 'running' and h[2] == a and h[3] == w then
     batch_add(stopped, run, id)
-    free_slots(left, Q, id, a, h[6])
+    free_slots(Q, id, a, h[6])
     if err ~= '' then
       push_error(k, err)
     end
@@ -48,7 +48,7 @@ for _ = 1, n do
     out[#out + 1] = 0
   end
 end
-batch_flush(left, 'SREM')
+release_slots()
 batch_flush(stopped, 'ZREM')
 batch_flush(done, 'ZADD')
 return out

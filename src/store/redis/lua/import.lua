@@ -29,11 +29,10 @@ for j = 1, n do
       if exists then
         -- The job it replaces leaves its index, its key and its slots.
         local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'sl')
-        local left = {}
         if h[1] == 'running' then
-          free_slots(left, Q, id, h[5], h[6])
+          free_slots(Q, id, h[5], h[6])
         end
-        batch_flush(left, 'SREM')
+        release_slots()
         unindex(Q, id, h[1] or 'pending', h[2], h[3])
         free_unique(Q, h[4], id)
         redis.call('DEL', k)

@@ -3,13 +3,13 @@
 -- when the lost attempt was the last. Returns per job: id, type, attempt, new status.
 local Q, stale, nowkey, now, limit = KEYS[1], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local out = {}
-local woken, left = false, {}
+local woken = false
 local ids = redis.call('ZRANGEBYSCORE', Q .. 'run', '-inf', '(' .. stale, 'LIMIT', 0, limit)
 for _, id in ipairs(ids) do
   local k = jkey(Q, id)
   local h = redis.call('HMGET', k, 'a', 'ma', 'pr', 't', 'u', 'sl')
   redis.call('ZREM', Q .. 'run', id)
-  free_slots(left, Q, id, h[1], h[6])
+  free_slots(Q, id, h[1], h[6])
   redis.call('HSET', k, 'w', '')
   push_error(k, error_entry(h[1], now, 'worker lost'))
   local status
@@ -26,7 +26,7 @@ for _, id in ipairs(ids) do
   end
   out[#out + 1] = { id, h[4], h[1], status }
 end
-batch_flush(left, 'SREM')
+release_slots()
 if woken then
   wake(Q)
 end
