@@ -9,7 +9,9 @@ claim and times 20 claims of another worker that find it full, over the backlog 
 `global_concurrency = 50` per `meta.tenantId` (100 tenants, so the limit never binds and every job's
 lane is read and counted). `notbinding` claims under `global_concurrency = 1000000` and
 `rate = "100000000/1s"`, limits that never hold a job back. `CLAIM=500` in the environment changes
-how many jobs each claim asks for (default 50). Needs only a local Redis on 6379 and a
+how many jobs each claim asks for (default 50); `LUA=DIR` loads the scripts from DIR instead of
+src/store/redis/lua, to take turns with an older version's (`git archive REV src/store/redis/lua |
+tar -x -C /tmp/old`, then `LUA=/tmp/old/src/store/redis/lua`). Needs only a local Redis on 6379 and a
 built `jobq` (no Python packages). Usage, from the repository:
 
     benches/redis_flow_scripts.py target/release/jobq plain 20000
@@ -29,7 +31,7 @@ import time
 JOBQ, MODE = sys.argv[1], sys.argv[2]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
 CLAIM = int(os.environ.get("CLAIM", "50"))
-LUA = "src/store/redis/lua"
+LUA = os.environ.get("LUA", "src/store/redis/lua")
 PREFIX = f"flowscripts{os.getpid()}:"
 
 sock = socket.create_connection(("127.0.0.1", 6379))

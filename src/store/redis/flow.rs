@@ -9,7 +9,7 @@
 //! | `blocks` | hash | `<type>\n*` or `<type>\n=<partition>` → blocked until (ms) |
 //! | `limits` | hash | scope key → the recorded limit, as JSON |
 //! | `flow:used` | hash | a limited claim's slot counts: `<scope>\n<partition>` → running jobs holding one of its slots (on a cluster `{q}:flow:…`, like every key below) |
-//! | `flow:counted` | string | when the slot counts were last recounted from the running jobs (kept 60 s) |
+//! | `flow:counted` | string | when the slot counts were last recounted from the running jobs, and how many that read (kept 60 s) |
 //! | `flow:rate:…` | string | a rate limit's bucket |
 //! | `flow:depth` | string | how many jobs the last claim under a partitioned limit started (5 s), which bounds how far the next one reads |
 //! | `flow:held:<pending set>` | string | a run of held-back jobs at the front of a pending set, as the last claim that read only such jobs left it (1 s), which the next claims under the same held-back types start after |

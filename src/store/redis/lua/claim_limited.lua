@@ -11,7 +11,7 @@
 --     counts itself in and names the counters in its job's `sl`; the scripts that end a lease take
 --     it off (`free_slots`), and the counts are recounted from the running jobs now and then
 --     (`recount`);
---   `counted`: the time of the last recount, kept for RECOUNT_MS;
+--   `counted`: "<time>:<jobs read>" of the last recount, kept for RECOUNT_MS;
 --   `rate:<scope>\n<partition>`: the rate bucket's theoretical arrival time in microseconds, which
 --     expires once it has passed (an expired bucket is full, the same as a time in the past).
 --   `depth`: how many jobs the last claim under a partitioned limit leased (expires after 5 s),
@@ -120,8 +120,11 @@ end
 -- A slot count can drift only by a path that takes a running job away without ending its lease
 -- (its hash deleted by hand), so the counts are trusted, and recounted from the running jobs
 -- themselves (each one's `sl`) at most every RECOUNT_MS, and every RECOUNT_AT_LIMIT_MS while one is
--- at its limit, where a count too high would hold jobs back.
-local RECOUNT_MS, RECOUNT_AT_LIMIT_MS = 60000, 1000
+-- at its limit, where a count too high would hold jobs back. A recount reads every running job
+-- under its flow prefix, of whatever type, so at the limit it waits longer when the last one read
+-- many (RECOUNT_MS_PER_JOB each: a tenth of a second for a thousand), which keeps it to a few
+-- hundredths of the server's time however many jobs run.
+local RECOUNT_MS, RECOUNT_AT_LIMIT_MS, RECOUNT_MS_PER_JOB = 60000, 1000, 0.1
 
 -- A slot counter: field f of hash `used` under flow prefix P.
 local function slot_of(P, f)
@@ -129,8 +132,9 @@ local function slot_of(P, f)
 end
 
 -- The counts as read this call, per flow prefix (`base`), the slots this claim's leases take, counted
--- in at its end (`joined`), and when each flow prefix was last recounted (false: never).
-local base, joined, counted_at = {}, {}, {}
+-- in at its end (`joined`), and each flow prefix's last recount: when, and how many running jobs it
+-- read (false: none recorded).
+local base, joined, recounted = {}, {}, {}
 
 -- The `sl` of a lease that holds slots `fields` under flow prefix P: '#' and the JSON list of the
 -- counters' hash and fields (see `free_slots`), encoded once per claim.
@@ -162,14 +166,21 @@ local function queues_under(P)
   return out
 end
 
+-- The value of field '' of each `used` hash, which no counter's name can be. Redis keeps a hash of
+-- up to 512 short fields as one list, searched from the start at every HGET and HINCRBY: with a
+-- counter per partition that is a scan of hundreds of fields per job. A value longer than 64 bytes
+-- makes Redis keep the hash as a hash table, where a field is found at once, for good.
+local ENCODING_KEEPER = 'jobq slot counts: this value is longer than a listpack hash may hold'
+
 -- Counts again the slots under flow prefix P from the running jobs' `sl`. A lease taken by a version
 -- that kept a set of members per slot (`slots:<scope>\n<partition>`) is counted too, and its `sl`
 -- rewritten, so that its end takes it off the counts; those sets are deleted.
 local function recount(P)
   local used_key, old_prefix = P .. 'used', P .. 'slots:'
-  local used, decoded, old_sets = {}, {}, {}
+  local used, decoded, old_sets, read = {}, {}, {}, 0
   for _, RQ in ipairs(queues_under(P)) do
     for _, id in ipairs(redis.call('ZRANGE', RQ .. 'run', 0, -1)) do
+      read = read + 1
       local k = jkey(RQ, id)
       local h = redis.call('HMGET', k, 's', 'sl')
       local sl = h[2]
@@ -202,7 +213,7 @@ local function recount(P)
     end
   end
   redis.call('DEL', used_key)
-  local args = {}
+  local args = { '', ENCODING_KEEPER }
   for f, n in pairs(used) do
     args[#args + 1] = f
     args[#args + 1] = n
@@ -213,8 +224,8 @@ local function recount(P)
   for set in pairs(old_sets) do
     redis.call('DEL', set, set .. ':swept', set .. ':checked')
   end
-  redis.call('SET', P .. 'counted', now_text, 'PX', RECOUNT_MS)
-  counted_at[P] = now
+  redis.call('SET', P .. 'counted', now_text .. ':' .. read, 'PX', RECOUNT_MS)
+  recounted[P] = { at = now, read = read }
   base[P] = {}
 end
 
@@ -228,14 +239,17 @@ local function live(slot, gc)
   if n then
     return n + taken
   end
-  if counted_at[P] == nil then
-    counted_at[P] = tonumber(redis.call('GET', P .. 'counted') or '') or false
-    if not counted_at[P] or now - counted_at[P] >= RECOUNT_MS then
+  if recounted[P] == nil then
+    local at, read = string.match(redis.call('GET', P .. 'counted') or '', '^(%d+):(%d+)$')
+    recounted[P] = at and { at = tonumber(at), read = tonumber(read) } or false
+    if not recounted[P] or now - recounted[P].at >= RECOUNT_MS then
       recount(P)
     end
   end
   n = tonumber(redis.call('HGET', P .. 'used', f) or '0')
-  if n + taken >= gc and now - counted_at[P] >= RECOUNT_AT_LIMIT_MS then
+  local last = recounted[P]
+  local wait = math.max(RECOUNT_AT_LIMIT_MS, last.read * RECOUNT_MS_PER_JOB)
+  if n + taken >= gc and now - last.at >= wait then
     recount(P)
     n = tonumber(redis.call('HGET', P .. 'used', f) or '0')
   end

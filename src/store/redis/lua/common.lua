@@ -182,11 +182,13 @@ local function free_slots(Q, id, attempt, sl)
   end
 end
 
--- Writes what `free_slots` gathered since the last call. A counter that reaches zero leaves its hash.
+-- Writes what `free_slots` gathered since the last call. A counter at zero stays until the next
+-- recount (a partition's lane empties and fills again all the time, and a field less and more again
+-- would cost a command each way); one below zero (given back twice, which no path does) leaves.
 local function release_slots()
   for key, fields in pairs(freed_counts) do
     for field, n in pairs(fields) do
-      if redis.call('HINCRBY', key, field, -n) <= 0 then
+      if redis.call('HINCRBY', key, field, -n) < 0 then
         redis.call('HDEL', key, field)
       end
     end
