@@ -177,7 +177,7 @@ local ENCODING_KEEPER = 'jobq slot counts: this value is longer than a listpack 
 -- rewritten, so that its end takes it off the counts; those sets are deleted.
 local function recount(P)
   local used_key, old_prefix = P .. 'used', P .. 'slots:'
-  local used, decoded, old_sets, read = {}, {}, {}, 0
+  local used, old_sets, read = {}, {}, 0
   for _, RQ in ipairs(queues_under(P)) do
     for _, id in ipairs(redis.call('ZRANGE', RQ .. 'run', 0, -1)) do
       read = read + 1
@@ -185,12 +185,8 @@ local function recount(P)
       local h = redis.call('HMGET', k, 's', 'sl')
       local sl = h[2]
       if h[1] == 'running' and sl and sl ~= '' then
-        local list = decoded[sl]
-        if not list then
-          list = cjson.decode(string.byte(sl, 1) == 35 and string.sub(sl, 2) or sl)
-          decoded[sl] = list
-        end
-        if string.byte(sl, 1) == 35 then
+        local list, counters = decode_slot_list(sl)
+        if counters then
           if list[1] == used_key then
             for i = 2, #list do
               used[list[i]] = (used[list[i]] or 0) + 1

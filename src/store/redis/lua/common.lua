@@ -147,6 +147,21 @@ local function batch_flush(b, command)
     end
   end
 end
+
+local slot_lists = {}
+
+-- A lease's `sl` (not empty) as a list, decoded once per call for each value, and whether it names
+-- counters ('#' first) rather than the earlier version's sets.
+local function decode_slot_list(sl)
+  local counters = string.byte(sl, 1) == 35
+  local list = slot_lists[sl]
+  if not list then
+    list = cjson.decode(counters and string.sub(sl, 2) or sl)
+    slot_lists[sl] = list
+  end
+  return list, counters
+end
+
 -- A limited job leaves its slots when its lease ends: `sl`, written by `claim_limited.lua`, names the
 -- slot counters its lease counted in: '#' and the JSON list of the counters' hash (`flow:used` under
 -- its flow prefix) and fields. The counts are gathered per call (the jobs of a call mostly share one
@@ -154,18 +169,13 @@ end
 -- version that kept a set per slot has a plain JSON list of those sets instead, and leaves them as
 -- it did, a member "<queue prefix>\n<id>\n<attempt>" each. (A count left behind by a path that does
 -- not call this is mended when `claim_limited.lua` next recounts the running jobs.)
-local slot_lists = {}
 local freed_counts, freed_members = {}, {}
 local function free_slots(Q, id, attempt, sl)
   if not sl or sl == '' then
     return
   end
-  local list = slot_lists[sl]
-  if not list then
-    list = cjson.decode(string.byte(sl, 1) == 35 and string.sub(sl, 2) or sl)
-    slot_lists[sl] = list
-  end
-  if string.byte(sl, 1) == 35 then
+  local list, counters = decode_slot_list(sl)
+  if counters then
     local fields = freed_counts[list[1]]
     if not fields then
       fields = {}
