@@ -120,6 +120,13 @@ fn under_limit(job_type: &str, global_concurrency: u32, claim: jobq::store::Clai
     }
 }
 
+/// How many slots of `job_type`'s limit the store under `prefix` counts as in use (`flow:used`; a count
+/// at zero may stay in the hash until the next recount, or be gone).
+fn slots_in_use(prefix: &str, job_type: &str) -> u32 {
+    let count = redis_cli(&["HGET", &format!("{prefix}flow:used"), &format!("type:{job_type}\n")]);
+    count.trim().parse().unwrap_or(0)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claim_under_a_cluster_wide_limit_takes_inbox_items_and_holds_the_limit() {
     let (store, prefix) = fixture().await;
@@ -190,7 +197,7 @@ async fn slot_counts_are_recounted_first_then_once_a_minute_and_at_the_limit_onc
     let (store, prefix) = fixture().await;
     let used = format!("{prefix}flow:used");
     let field = "type:mail.send\n";
-    let count = || redis_cli(&["HGET", &used, field]).trim().to_string();
+    let count = || slots_in_use(&prefix, "mail.send");
     let inflate = || redis_cli(&["HINCRBY", &used, field, "300"]);
     let limited = |gc: u32, now: i64| under_limit("mail.send", gc, claim_params(&["default"], WORKER, 1, at(now)));
     enqueue(
@@ -205,11 +212,11 @@ async fn slot_counts_are_recounted_first_then_once_a_minute_and_at_the_limit_onc
 
     inflate();
     assert_eq!(ids(&store.claim(&limited(1000, 10)).await.unwrap()), ["mail-1"]);
-    assert_eq!(count(), "1", "the first claim recounts: one job runs");
+    assert_eq!(count(), 1, "the first claim recounts: one job runs");
 
     inflate();
     assert_eq!(ids(&store.claim(&limited(1000, 20)).await.unwrap()), ["mail-2"]);
-    assert_eq!(count(), "302", "no recount within the minute");
+    assert_eq!(count(), 302, "no recount within the minute");
 
     assert!(
         store.claim(&limited(302, 30)).await.unwrap().is_empty(),
@@ -220,11 +227,11 @@ async fn slot_counts_are_recounted_first_then_once_a_minute_and_at_the_limit_onc
         ["mail-3"],
         "a second later the limit recounts, and only two run"
     );
-    assert_eq!(count(), "3");
+    assert_eq!(count(), 3);
 
     inflate();
     assert_eq!(ids(&store.claim(&limited(1000, 61_100)).await.unwrap()), ["mail-4"]);
-    assert_eq!(count(), "4", "a minute later a claim recounts again");
+    assert_eq!(count(), 4, "a minute later a claim recounts again");
 
     // Had that recount read 20,000 running jobs, the next at the limit would wait two seconds.
     let last = format!("{}:20000", at(61_100).0);
@@ -236,7 +243,7 @@ async fn slot_counts_are_recounted_first_then_once_a_minute_and_at_the_limit_onc
         ["mail-5"],
         "two seconds after a recount that read 20,000 jobs"
     );
-    assert_eq!(count(), "5");
+    assert_eq!(count(), 5);
 }
 
 /// A lease taken by a version that kept a set of members per slot (`flow:slots:…`, its `sl` the JSON
@@ -250,7 +257,7 @@ async fn a_lease_from_the_slot_set_version_is_counted_and_gives_its_slot_back() 
     let used = format!("{prefix}flow:used");
     let field = "type:mail.send\n";
     let old_set = format!("{prefix}flow:slots:{field}");
-    let count = || redis_cli(&["HGET", &used, field]).trim().to_string();
+    let count = || slots_in_use(&prefix, "mail.send");
     let limited = |now: i64| under_limit("mail.send", 10, claim_params(&["default"], WORKER, 1, at(now)));
     enqueue(
         &store,
@@ -276,7 +283,7 @@ async fn a_lease_from_the_slot_set_version_is_counted_and_gives_its_slot_back() 
     redis_cli(&["DEL", &used, &format!("{prefix}flow:counted")]);
 
     assert_eq!(ids(&store.claim(&limited(20)).await.unwrap()), ["mail-2"]);
-    assert_eq!(count(), "2", "the old lease is counted with the new one");
+    assert_eq!(count(), 2, "the old lease is counted with the new one");
     assert_eq!(redis_cli(&["EXISTS", &old_set]).trim(), "0", "the old set is gone");
     assert!(
         redis_cli(&["HGET", &job_key, "sl"]).trim().starts_with('#'),
@@ -291,7 +298,7 @@ async fn a_lease_from_the_slot_set_version_is_counted_and_gives_its_slot_back() 
         )
         .await
     );
-    assert_eq!(count(), "1", "its end gives the slot back");
+    assert_eq!(count(), 1, "its end gives the slot back");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -637,31 +644,14 @@ async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_afte
 /// recounted.
 #[tokio::test]
 async fn a_limited_lease_gives_its_slot_back_however_it_ends() {
-    use std::sync::Arc;
-
-    use jobq::store::{Flow, Lease, Limit, Rescue, Scope, Transition};
+    use jobq::store::{Lease, Rescue, Transition};
 
     let (store, prefix) = fixture().await;
     add_all(&store, (1..=5).map(|n| spec(&format!("j{n}")))).await;
-    let flow = Flow {
-        limits: vec![Limit {
-            scope: Scope::Type(JOB_TYPE.into()),
-            global_concurrency: Some(10),
-            rate: None,
-            partition: None,
-        }],
-        ..Flow::default()
-    };
-    let claim = jobq::store::Claim {
-        flow: Arc::new(flow),
-        ..claim_params(&["default"], WORKER, 10, T0)
-    };
+    let claim = under_limit(JOB_TYPE, 10, claim_params(&["default"], WORKER, 10, T0));
     let jobs = store.claim(&claim).await.expect("claim");
     assert_eq!(jobs.len(), 5);
-    let used = format!("{prefix}flow:used");
-    let field = format!("type:{JOB_TYPE}\n");
-    // A count at zero may stay in the hash until the next recount, or be gone.
-    let held = || redis_cli(&["HGET", &used, &field]).trim().parse::<u32>().unwrap_or(0);
+    let held = || slots_in_use(&prefix, JOB_TYPE);
     assert_eq!(held(), 5);
     assert!(
         finish(
@@ -710,9 +700,7 @@ async fn a_lease_without_limits_gives_back_no_slot_of_an_earlier_limited_lease()
         .await
         .expect("claim");
     assert_eq!(jobs.len(), 2);
-    let used = format!("{prefix}flow:used");
-    let field = format!("type:{JOB_TYPE}\n");
-    let held = || redis_cli(&["HGET", &used, &field]).trim().parse::<u32>().unwrap_or(0);
+    let held = || slots_in_use(&prefix, JOB_TYPE);
     let retry = Transition::Retry {
         error: "try again".into(),
         run_at: at(1),

@@ -136,12 +136,16 @@ end
 -- read (false: none recorded).
 local base, joined, recounted = {}, {}, {}
 
--- The `sl` of a lease that holds slots `fields` under flow prefix P: '#' and the JSON list of the
+-- The `sl` of a lease that holds `slots` (all under one flow prefix): '#' and the JSON list of the
 -- counters' hash and fields (see `free_slots`), encoded once per claim.
 local slot_lists_made = {}
-local function slot_list(P, fields)
-  if #fields == 0 then
+local function slot_list(slots)
+  if #slots == 0 then
     return ''
+  end
+  local P, fields = slots[1].P, {}
+  for i, slot in ipairs(slots) do
+    fields[i] = slot.f
   end
   local key = P .. '\0' .. table.concat(fields, '\0')
   local sl = slot_lists_made[key]
@@ -193,17 +197,16 @@ local function recount(P)
             end
           end
         else
-          local fields = {}
+          local slots = {}
           for _, set in ipairs(list) do
             if string.sub(set, 1, #old_prefix) == old_prefix then
-              fields[#fields + 1] = string.sub(set, #old_prefix + 1)
+              local f = string.sub(set, #old_prefix + 1)
+              used[f] = (used[f] or 0) + 1
+              slots[#slots + 1] = slot_of(P, f)
               old_sets[set] = true
             end
           end
-          for _, f in ipairs(fields) do
-            used[f] = (used[f] or 0) + 1
-          end
-          redis.call('HSET', k, 'sl', slot_list(P, fields))
+          redis.call('HSET', k, 'sl', slot_list(slots))
         end
       end
     end
@@ -471,14 +474,13 @@ local function plan_of(Q, q, t)
   end
   if not plan.partitioned then
     local P = flow_prefix(Q)
-    local checks, slots, fields = {}, {}, {}
+    local checks, slots = {}, {}
     for _, lim in ipairs(plan.lims) do
       local suffix = lim.s .. '\n'
       if lim.gc then
         local slot = slot_of(P, suffix)
         checks[#checks + 1] = { gc = lim.gc, slot = slot }
         slots[#slots + 1] = slot
-        fields[#fields + 1] = suffix
       end
       if lim.rc then
         local interval, window = rate_of(lim)
@@ -487,7 +489,7 @@ local function plan_of(Q, q, t)
     end
     plan.checks = checks
     plan.slots = slots
-    plan.sl = slot_list(P, fields)
+    plan.sl = slot_list(slots)
   end
   of_queue[t] = plan
   return plan
@@ -589,7 +591,7 @@ local function admit_partitioned(c, plan)
   local k = jkey(Q, c[3])
   -- The fields its lanes are read from, as the scan read them.
   local job = c[9]
-  local slots, fields, starts = {}, {}, {}
+  local slots, starts = {}, {}
   local type_partition = nil
   local P = flow_prefix(Q)
   for _, lim in ipairs(plan.lims) do
@@ -604,7 +606,6 @@ local function admit_partitioned(c, plan)
         return
       end
       slots[#slots + 1] = slot
-      fields[#fields + 1] = suffix
     end
     if lim.rc then
       local key = P .. 'rate:' .. suffix
@@ -626,7 +627,7 @@ local function admit_partitioned(c, plan)
     tats[s[1]] = s[2]
     moved[s[1]] = true
   end
-  lease_candidate(c, c[8] or redis.call('HGETALL', k), slots, slot_list(P, fields))
+  lease_candidate(c, c[8] or redis.call('HGETALL', k), slots, slot_list(slots))
 end
 
 -- Whether every limit that may apply to queue q's jobs has room for the whole claim (none of them
