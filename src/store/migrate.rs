@@ -1,4 +1,5 @@
-//! jobq's own schema migrations, numbered in lockstep across the SQL stores.
+//! jobq's own schema migrations, numbered in lockstep across the SQL stores (a change one store alone
+//! needs, such as SQLite's arrivals table, takes the next number there only).
 //!
 //! jobq keeps its own `jobq_migrations` table (version, name, checksum, applied_at) rather than sharing
 //! a framework's table with the application, and applies pending migrations under a store-wide lock
@@ -13,7 +14,7 @@ use super::StoreKind;
 /// One schema change.
 #[derive(Debug, Clone, Copy)]
 pub struct Migration {
-    /// 1, 2, 3… the same number means the same change in every store.
+    /// 1, 2, 3… the same number means the same change in every store that has it.
     pub version: u32,
     /// Short name, from the file name.
     pub name: &'static str,
@@ -58,6 +59,11 @@ const SQLITE: &[Migration] = &[
         version: 5,
         name: "bridges",
         sql: include_str!("migrations/sqlite/0005_bridges.sql"),
+    },
+    Migration {
+        version: 6,
+        name: "arrivals",
+        sql: include_str!("migrations/sqlite/0006_arrivals.sql"),
     },
 ];
 

@@ -1,6 +1,7 @@
 //! SQLite behaviour beyond the shared contract: the plain insert, which runs on a connection of its own
 //! in the calling thread, from a current-thread runtime (what the one-shot commands use) and while
-//! another connection holds the write lock (SQLite's `busy_timeout`, waited out or reported).
+//! another connection holds the write lock (SQLite's `busy_timeout`, waited out or reported); and the
+//! arrivals table a few jobs at a time land in, which every read moves into `jobq_jobs` first.
 //!
 //! Each test works in a fresh file in a temporary directory. Nothing sleeps to let something happen:
 //! the lock is taken before the enqueue starts and let go by the test itself.
@@ -8,7 +9,9 @@
 use std::time::Duration;
 
 use jobq::job::JobStatus;
-use jobq::store::{self, DynStore, EnqueueOutcome, Enqueued, StoreUrl};
+use jobq::store::{
+    self, Cancel, CancelAnswer, CancelTarget, DynStore, EnqueueOutcome, Enqueued, JobFilter, List, StoreUrl,
+};
 use rusqlite::Connection;
 use tempfile::TempDir;
 
@@ -109,4 +112,94 @@ async fn an_enqueue_past_busy_timeout_fails_saying_the_database_is_locked() {
         "sqlite store: enqueue failed: (code: 5) database is locked"
     );
     assert_eq!(count(&store, JobStatus::Pending, T0).await, 1);
+}
+
+/// How many jobs wait in the file's arrivals table (read on a connection of the test's own).
+fn arrived(file: &std::path::Path) -> i64 {
+    let connection = Connection::open(file).expect("opening the test store's file");
+    connection
+        .query_row("SELECT count(*) FROM jobq_arrivals", [], |row| row.get(0))
+        .expect("counting arrived jobs")
+}
+
+/// A second store on the same file: what another process sees.
+async fn another_process(file: &std::path::Path) -> DynStore {
+    connect(&format!("sqlite://{}", file.display())).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_enqueued_one_at_a_time_arrive_apart_and_every_read_sees_them() {
+    let (store, _dir, file) = fixture("").await;
+    let other = another_process(&file).await;
+
+    let a = add(&store, spec("a")).await;
+    assert_eq!(arrived(&file), 1, "one job enqueued alone lands in the arrivals table");
+    assert_eq!(get(&other, &a).await.status, JobStatus::Pending);
+    assert_eq!(arrived(&file), 0, "a read moves what has arrived");
+
+    add(&store, spec("b")).await;
+    let listed = other
+        .list(&List {
+            filter: JobFilter::default(),
+            limit: 10,
+            offset: 0,
+            after: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(sorted(ids(&listed)), ["a", "b"]);
+
+    add(&store, spec("c")).await;
+    assert_eq!(count(&other, JobStatus::Pending, T0).await, 3);
+
+    add(&store, spec("d")).await;
+    let cancelled = other
+        .cancel(&Cancel {
+            target: CancelTarget::Ids(vec![id("d")]),
+            now: T0,
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(&cancelled[..], [CancelAnswer::Cancelled(c)] if c.id == id("d")),
+        "{cancelled:?}"
+    );
+
+    add(&store, spec("e")).await;
+    assert_eq!(arrived(&file), 1);
+    let claimed = claim(&other, "default", "w", 10, T0).await;
+    assert_eq!(sorted(ids(&claimed)), ["a", "b", "c", "e"]);
+    assert_eq!(arrived(&file), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_id_that_has_arrived_is_taken_on_every_path() {
+    let (store, _dir, file) = fixture("").await;
+    add(&store, spec("a")).await;
+    // The same id again, alone: the arrivals' own key refuses it, and the checked path answers.
+    assert_eq!(enqueue(&store, [spec("a")]).await, vec![duplicate("a")]);
+    // Once moved, the arrivals' trigger finds it in jobq_jobs.
+    assert_eq!(arrived(&file), 0, "the checked path moved what had arrived");
+    assert_eq!(enqueue(&store, [spec("a")]).await, vec![duplicate("a")]);
+
+    // A batch too large to arrive, holding an id that has arrived.
+    add(&store, spec("b")).await;
+    assert_eq!(arrived(&file), 1);
+    let mut batch = vec![spec("b")];
+    batch.extend((0..64).map(|i| spec(&format!("bulk-{i}"))));
+    let answers = enqueue(&store, batch).await;
+    assert_eq!(answers[0], duplicate("b"));
+    assert!(
+        answers[1..].iter().all(|a| a.outcome == EnqueueOutcome::Created),
+        "{answers:?}"
+    );
+
+    // A job with a unique key (the checked path) whose id has arrived.
+    add(&store, spec("c")).await;
+    let mut keyed = spec("c");
+    keyed.unique_key = Some("k".into());
+    assert_eq!(enqueue(&store, [keyed]).await, vec![duplicate("c")]);
+
+    assert_eq!(count(&store, JobStatus::Pending, T0).await, 67);
+    assert_eq!(arrived(&file), 0);
 }

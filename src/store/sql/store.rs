@@ -34,6 +34,16 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
         None
     }
 
+    /// Makes every job enqueued so far visible to the statements that read or change jobs. SQLite's
+    /// few-at-a-time enqueues land in a table of their own (`sqlite/arrivals.rs`) that this moves
+    /// into `jobq_jobs`; the server stores write every job where it stays. Called before every
+    /// method that reads jobs, changes them or answers about one by id, save those that only ever
+    /// concern jobs that have run (heartbeat, finish, release, rescue, cleanup, throughput, often
+    /// rescued): a job that has arrived is pending and was never claimed.
+    async fn settle(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     async fn info(&self) -> Result<StoreInfo, StoreError>;
     /// Applies the pending migrations under the store's own migration lock (see [`Store::migrate`]).
     async fn apply_migrations(&self) -> Result<(), StoreError>;
@@ -291,6 +301,7 @@ impl<T: SqlBackend> Store for T {
         if claim.queues.is_empty() || claim.limit == 0 {
             return Ok(Vec::new());
         }
+        self.settle().await?;
         if claim.flow.is_empty() {
             return SqlBackend::claim(self, claim).await;
         }
@@ -329,14 +340,17 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        self.settle().await?;
         self.shared().get(id).await
     }
 
     async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError> {
+        self.settle().await?;
         SqlBackend::list(self, list).await
     }
 
     async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError> {
+        self.settle().await?;
         SqlBackend::stats(self, stats).await
     }
 
@@ -349,6 +363,7 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
+        self.settle().await?;
         self.shared().queue_load(load).await
     }
 
@@ -357,11 +372,13 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().cancel(cancel).await
     }
 
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
+        self.settle().await?;
         // A dry run only reads.
         let _turn = if replay.dry_run { None } else { self.write_turn().await };
         self.shared().replay_dead(replay).await
@@ -373,21 +390,25 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().resolve(resolves, now).await
     }
 
     async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().delete(delete).await
     }
 
     async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().delete_matching(delete).await
     }
 
     async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().retry(retry).await
     }
@@ -435,6 +456,7 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().fire_ticks(ticks).await
     }
@@ -451,11 +473,13 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().emit(events).await
     }
 
     async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
+        self.settle().await?;
         let _turn = self.write_turn().await;
         self.shared().expand_events(expander, limit, now).await
     }

@@ -26,6 +26,7 @@ use rusqlite::{CachedStatement, Connection, ErrorCode, OpenFlags, ToSql, Transac
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use super::KIND;
+use super::arrivals::{self, ARRIVAL_LIMIT};
 use super::checkpoint::Checkpointer;
 use super::settings::Settings;
 use crate::job::NewJob;
@@ -98,9 +99,9 @@ impl DirectConnection {
         }
     }
 
-    /// Inserts a plain batch (no unique key, no id twice) without looking first: one statement in
-    /// SQLite's own implicit transaction, or, past `rows_per_statement` rows, one immediate
-    /// transaction of several statements. The caller holds the write gate.
+    /// Inserts a plain batch (no unique key, no id twice) without looking first: a few jobs in one
+    /// statement into the arrivals table, more in one immediate transaction into `jobq_jobs` (see
+    /// [`insert_plain`]). The caller holds the write gate.
     ///
     /// A call can block (an fsync at synchronous=FULL, or `busy_timeout` while another process holds
     /// the write lock), so on a multi-thread runtime it tells tokio, which moves the thread's other
@@ -178,22 +179,29 @@ fn checkpoints_apart(synchronous: &str) -> bool {
     matches!(synchronous, "NORMAL" | "OFF")
 }
 
-/// A plain batch in one statement in SQLite's own implicit transaction, or, past
-/// `rows_per_statement` rows, one immediate transaction of several statements.
+/// A plain batch: up to [`ARRIVAL_LIMIT`] jobs in one statement into the arrivals table, in SQLite's
+/// own implicit transaction (see `arrivals.rs`); a larger one into `jobq_jobs` in one immediate
+/// transaction, which first moves what has arrived (so that an id given twice meets its first job),
+/// then inserts `rows_per_statement` rows per statement.
 fn insert_plain(connection: &mut Connection, jobs: &[NewJob], rows_per_statement: usize) -> rusqlite::Result<()> {
-    if jobs.len() <= rows_per_statement {
-        return insert(connection, jobs);
+    if jobs.len() <= ARRIVAL_LIMIT {
+        return insert(
+            connection,
+            &insert_text(&arrivals::insert_arrivals_prefix(), jobs.len()),
+            jobs,
+        );
     }
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    arrivals::move_arrived(&tx)?;
     for chunk in jobs.chunks(rows_per_statement) {
-        insert(&tx, chunk)?;
+        insert(&tx, &insert_text(INSERT_NEW_JOBS, chunk.len()), chunk)?;
     }
     tx.commit()
 }
 
-/// One multi-row `INSERT` of `jobs`, from the statement cache.
-fn insert(connection: &Connection, jobs: &[NewJob]) -> rusqlite::Result<()> {
-    insert_rows(connection, &insert_text(jobs.len()), jobs, |job, bind| {
+/// One multi-row `INSERT` of `jobs` (`sql`, from [`insert_text`]), from the statement cache.
+fn insert(connection: &Connection, sql: &str, jobs: &[NewJob]) -> rusqlite::Result<()> {
+    insert_rows(connection, sql, jobs, |job, bind| {
         let r = NewJobRow::of(job);
         let values: [&dyn ToSql; COLUMNS] = [
             &r.id,
@@ -233,10 +241,10 @@ pub(super) fn insert_rows<T>(
     Ok(())
 }
 
-/// [`INSERT_NEW_JOBS`] with `VALUES` for `rows` rows.
-fn insert_text(rows: usize) -> String {
+/// `insert` ([`INSERT_NEW_JOBS`] or its arrivals twin) with `VALUES` for `rows` rows.
+fn insert_text(insert: &str, rows: usize) -> String {
     let row = format!("({})", placeholders(COLUMNS));
-    format!("{INSERT_NEW_JOBS}VALUES {}", vec![row; rows].join(", "))
+    format!("{insert}VALUES {}", vec![row; rows].join(", "))
 }
 
 /// Runs a shared statement (`store/sql/`), answering the rows it changed.
@@ -276,10 +284,12 @@ fn prepared<'c>(connection: &'c Connection, stmt: &Stmt) -> rusqlite::Result<Cac
     Ok(statement)
 }
 
-/// An id stored already: the primary key (or a unique index) refused a row.
+/// An id stored already: the primary key (or a unique index) refused a row, or the arrivals' trigger
+/// found it in `jobq_jobs` (see `arrivals.rs`).
 fn is_id_taken(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ConstraintViolation
-        && matches!(f.extended_code, ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE))
+        && matches!(f.extended_code, ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE
+            | ffi::SQLITE_CONSTRAINT_TRIGGER))
 }
 
 /// The error as the sqlx pool's connections word it (`(code: 5) database is locked`), so an error
@@ -300,7 +310,7 @@ mod tests {
 
     #[test]
     fn insert_text_has_a_placeholder_per_value() {
-        let text = insert_text(2);
+        let text = insert_text(INSERT_NEW_JOBS, 2);
         assert!(text.starts_with(INSERT_NEW_JOBS));
         assert!(text.ends_with("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
         assert_eq!(INSERT_NEW_JOBS.matches(',').count() + 1, COLUMNS);

@@ -23,6 +23,8 @@ const COLUMNS: usize = 22;
 /// it holds the write lock from the start, so what the look-ups find stays true until the writes.
 pub(super) fn import(connection: &mut Connection, import: &Import) -> rusqlite::Result<Vec<ImportAnswer>> {
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Arrived jobs move first, so that the look-ups below see their ids (see `arrivals.rs`).
+    super::arrivals::move_arrived(&tx)?;
     let mut stored = HashSet::new();
     for select in select_stored_ids(&DIALECT, &import.jobs) {
         for_each_row(&tx, &select, |row| {

@@ -12,6 +12,7 @@
 //! a cheap async wait, where two connections colliding would wait in SQLite's busy handler, which
 //! sleeps in whole milliseconds. Other processes are kept apart by SQLite's own lock (`busy_timeout`).
 
+mod arrivals;
 mod busy;
 mod checkpoint;
 mod direct;
@@ -120,6 +121,10 @@ impl SqliteStore {
             .begin_with(DIALECT.begin_write)
             .await
             .map_err(self.sql.fail("starting enqueue"))?;
+        // Arrived jobs move first, so that the look-ups below see their ids.
+        arrivals::move_arrived_in(&mut tx)
+            .await
+            .map_err(self.sql.fail("moving arrived jobs"))?;
         let mut plan = EnqueuePlan::default();
         for chunk in jobs.chunks(ROWS_PER_STATEMENT) {
             let stored_ids = self.existing_ids(&mut tx, chunk).await?;
@@ -146,6 +151,21 @@ impl SqlBackend for SqliteStore {
     /// The gate of the module's text: one write of this process at a time.
     async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
         Some(self.gate.lock().await)
+    }
+
+    /// Moves the jobs that have arrived (see `arrivals.rs`) into `jobq_jobs`, in this process's turn
+    /// to write; when none has, it only reads the arrivals table's first page (on a one-shot
+    /// command's reader, which it has open already, else on the writer).
+    async fn settle(&self) -> Result<(), StoreError> {
+        let looker = self.reader.as_deref().unwrap_or(&self.direct);
+        let looked = looker.run(|connection| arrivals::any_arrived(connection))?;
+        if !looked.map_err(|e| StoreError::query(KIND, "looking for arrived jobs", direct::driver_error(&e)))? {
+            return Ok(());
+        }
+        let _turn = self.gate.lock().await;
+        self.direct
+            .run(arrivals::move_arrived_now)?
+            .map_err(|e| StoreError::query(KIND, "moving arrived jobs", direct::driver_error(&e)))
     }
 
     /// SQLite has no notifications, but every commit writes the database's files: a watch on them

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SQLite's arrivals table (issue 14): two builds taking turns in one window, on fresh files.
+#
+#   benches/sqlite_arrivals.sh OLD_JOBQ NEW_JOBQ [ROUNDS] > figures.txt
+#
+# Each round, old then new for each line:
+#   single-normal / single-full  one producer, 20,000 awaited `Client::enqueue` calls, no worker
+#                                (jobs/s, p50 µs per call)
+#   steady                       the same producer with a `jobq worker` process draining beside it
+#                                (`bench steady` asked for more than one producer reaches: jobs/s
+#                                enqueued, jobs/s finished, p50/p99 ms from enqueue to start)
+#   latency                      enqueue→start from a separate producer, 500 jobs 20 ms apart (p50/p99 ms)
+#   p8 / p64                     8 and 64 producers in one process (jobs/s)
+#   bulk / drain                 100,000 jobs in batches of 10,000; 20,000 jobs worked off (jobs/s)
+# and beside them SQLite's own one-row transactions (benches/sqlite_limit.py: a bare table and
+# jobq_jobs, NORMAL and FULL) and huey's one-at-a-time enqueue (from a copy of the peers' harness in
+# $PEERS, default /tmp/peers, with its .venv; skipped when absent).
+set -uo pipefail
+OLD=$1 NEW=$2 ROUNDS=${3:-5}
+DB=/var/tmp/arrivals-bench.db
+J() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
+run() { rm -f $DB*; "$1" --url "sqlite://$DB?synchronous=${SYNC:-normal}" bench "${@:2}" -o json 2>/dev/null; }
+single() { run "$1" enqueue --single-jobs 20000 --bulk-jobs 0 --producers "${2:-1}" \
+  | J "e=d['enqueue']['single']; print(round(e['jobsPerSecond']), round(e['callMs']['p50']*1000))"; }
+steady() { run "$1" steady --rate 200000 --duration 5s --processes 1 \
+  | J "s=d['steady']; print(round(s['enqueueRate']), round(s['finishRate']), s['waitMs']['p50'], s['waitMs']['p99'])"; }
+latency() { run "$1" latency | J "l=d['latency']; print(l['latencyMs']['p50'], l['latencyMs']['p99'])"; }
+bulk() { run "$1" enqueue --single-jobs 0 --bulk-jobs 100000 | J "print(round(d['enqueue']['bulk']['jobsPerSecond']))"; }
+drain() { run "$1" drain --jobs 20000 | J "print(round(d['drain']['jobsPerSecond']))"; }
+PEERS=${PEERS:-/tmp/peers}
+for r in $(seq "$ROUNDS"); do
+  echo "round $r single-normal $(single "$OLD") | $(single "$NEW")"
+  echo "round $r single-full $(SYNC=full single "$OLD") | $(SYNC=full single "$NEW")"
+  python3 "$(dirname "$0")/sqlite_limit.py" "$NEW" 20000 | sed "s/^/round $r sqlite-own /"
+  if [ -x "$PEERS/.venv/bin/python" ]; then
+    (cd "$PEERS/huey" && ../.venv/bin/python bench.py reset >/dev/null && echo "round $r huey $(../.venv/bin/python bench.py w1-single 20000)")
+  fi
+  echo "round $r steady $(steady "$OLD") | $(steady "$NEW")"
+  echo "round $r latency $(latency "$OLD") | $(latency "$NEW")"
+  echo "round $r p8 $(single "$OLD" 8) | $(single "$NEW" 8)"
+  echo "round $r p64 $(single "$OLD" 64) | $(single "$NEW" 64)"
+  echo "round $r bulk $(bulk "$OLD") | $(bulk "$NEW")"
+  echo "round $r drain $(drain "$OLD") | $(drain "$NEW")"
+done
