@@ -2,7 +2,9 @@
 //! transaction each, as a web request enqueues), then in bulk through
 //! [`crate::Client::enqueue_validated`] in batches (as `jobq enqueue --file` does). Timed from the
 //! first call to the return of the last; the bulk time includes validating each batch. No worker
-//! runs meanwhile; the queue is emptied between the two parts, untimed.
+//! runs meanwhile, unless `--processes N` asks for N `jobq worker` processes to work the
+//! one-at-a-time jobs off while they are enqueued (as a web app's workers do); the queue is emptied
+//! between the two parts, untimed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{Bench, BenchError, BenchResult, Plan, Summary, rate};
+use super::fleet::Fleet;
+use super::{Bench, BenchError, BenchResult, Plan, Summary, WorkerSetup, rate};
 
 /// Enqueue figures.
 #[derive(Debug, Clone, Serialize)]
@@ -39,6 +42,20 @@ pub struct SingleReport {
     pub jobs_per_second: f64,
     /// Time of one call, in milliseconds.
     pub call_ms: Option<Summary>,
+    /// The workers that worked the jobs off meanwhile (`--processes`), if any.
+    pub beside: Option<BesideWorkers>,
+}
+
+/// Worker processes that ran while the jobs were enqueued one at a time.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BesideWorkers {
+    /// The workers.
+    pub workers: WorkerSetup,
+    /// From the first call to the end of the last job.
+    pub seconds: f64,
+    /// Jobs enqueued and worked off per second.
+    pub jobs_per_second: f64,
 }
 
 /// One job read per [`crate::Client::get`] call, one call after another.
@@ -77,7 +94,18 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<EnqueueReport
         bulk: None,
     };
     if plan.single_jobs > 0 {
-        let (enqueued, ids) = single(bench, plan.single_jobs, plan.producers).await?;
+        let fleet = if plan.processes > 0 {
+            let fleet = Fleet::start(bench, plan, false)?;
+            bench.wait_registered(plan.processes as usize).await?;
+            Some(fleet)
+        } else {
+            None
+        };
+        let started = Instant::now();
+        let (mut enqueued, ids) = single(bench, plan.single_jobs, plan.producers).await?;
+        if let Some(fleet) = fleet {
+            enqueued.beside = Some(worked_off(bench, plan, fleet, started).await?);
+        }
         report.single = Some(enqueued);
         report.get = Some(get(bench, &ids).await?);
         bench.clear().await?;
@@ -136,8 +164,31 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleRep
         seconds,
         jobs_per_second: rate(n, seconds),
         call_ms: Summary::of(calls),
+        beside: None,
     };
     Ok((report, ids))
+}
+
+/// Waits for the workers to finish every job enqueued since `started`, then stops them.
+async fn worked_off(bench: &Bench, plan: &Plan, fleet: Fleet, started: Instant) -> BenchResult<BesideWorkers> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while bench.live_jobs().await? > 0 {
+        if Instant::now() >= deadline {
+            fleet.stop();
+            return Err(BenchError::Incomplete(
+                "the workers did not work off the enqueued jobs within 60s".into(),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    fleet.stop();
+    fleet.wait().await?;
+    Ok(BesideWorkers {
+        workers: bench.setup_of(plan),
+        seconds,
+        jobs_per_second: rate(plan.single_jobs, seconds),
+    })
 }
 
 async fn get(bench: &Bench, ids: &[String]) -> BenchResult<GetReport> {

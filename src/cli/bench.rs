@@ -57,7 +57,8 @@ pub struct BenchArgs {
     #[arg(long, short = 'c', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: Option<u32>,
 
-    /// Run drain and steady with N `jobq worker` processes instead of one worker inside the bench
+    /// Run drain and steady with N `jobq worker` processes instead of one worker inside the bench;
+    /// with enqueue, N worker processes work the one-at-a-time jobs off while they are enqueued
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub processes: u32,
 
@@ -257,15 +258,26 @@ fn render(r: &Report) -> String {
                 1 => "one at a time".to_string(),
                 n => format!("one at a time, {n} producers"),
             };
-            let row = row(
+            t.add_row(row(
                 "enqueue",
                 &what,
                 s.jobs,
                 Some(s.seconds),
                 Some(s.jobs_per_second),
                 per_call(s.call_ms),
-            );
-            t.add_row(row);
+            ));
+            if let Some(b) = &s.beside {
+                let what = format!("…and worked off by {}", workers(&b.workers));
+                let detail = Some("first call to the last job's end".to_string());
+                t.add_row(row(
+                    "enqueue",
+                    &what,
+                    s.jobs,
+                    Some(b.seconds),
+                    Some(b.jobs_per_second),
+                    detail,
+                ));
+            }
         }
         if let Some(g) = &e.get {
             let row = row(

@@ -124,6 +124,37 @@ fn a_bench_with_worker_processes_drains_and_cleans_up() {
 }
 
 #[test]
+fn a_bench_enqueue_with_worker_processes_reports_the_jobs_worked_off() {
+    let env = Sandbox::new();
+    let report = bench(
+        &env,
+        &[
+            "enqueue",
+            "--processes",
+            "1",
+            "--single-jobs",
+            "200",
+            "--bulk-jobs",
+            "0",
+        ],
+    );
+    let single = &report["enqueue"]["single"];
+    assert_eq!(single["jobs"], 200);
+    let beside = &single["beside"];
+    assert_eq!(beside["workers"]["mode"], "processes");
+    assert_eq!(beside["workers"]["processes"], 1);
+    assert!(
+        number(&beside["seconds"]) >= number(&single["seconds"]) - 0.001,
+        "{single}"
+    );
+    assert!(number(&beside["jobsPerSecond"]) > 0.0);
+    // Every job was read back after the workers had finished it.
+    assert_eq!(report["enqueue"]["get"]["jobs"], 200);
+    assert!(env.statuses().is_empty());
+    assert!(env.json(["workers", "-o", "json"]).as_array().unwrap().is_empty());
+}
+
+#[test]
 fn bench_refuses_other_output_formats() {
     let env = Sandbox::new();
     snap!(env.run(["bench", "drain", "-o", "ndjson"]));
