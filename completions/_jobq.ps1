@@ -737,7 +737,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--batch-size', '--batch-size', [CompletionResultType]::ParameterName, 'Jobs per call when enqueueing in bulk')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Handlers each worker runs at once [default: [worker] concurrency, or 8]')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Handlers each worker runs at once [default: [worker] concurrency, or 8]')
-            [CompletionResult]::new('--processes', '--processes', [CompletionResultType]::ParameterName, 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench')
+            [CompletionResult]::new('--processes', '--processes', [CompletionResultType]::ParameterName, 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench; with enqueue, N worker processes work the one-at-a-time jobs off while they are enqueued')
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Run each drain and steady job with this program (no arguments) instead of the builtin noop')
             [CompletionResult]::new('--persistent', '--persistent', [CompletionResultType]::ParameterName, 'Hand each drain and steady job to this program (no arguments) kept running, as a persistent handler, instead of the builtin noop')
             [CompletionResult]::new('--in-flight', '--in-flight', [CompletionResultType]::ParameterName, 'With --persistent: jobs one copy of the program holds at once')

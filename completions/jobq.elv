@@ -694,7 +694,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --batch-size 'Jobs per call when enqueueing in bulk'
             cand -c 'Handlers each worker runs at once [default: [worker] concurrency, or 8]'
             cand --concurrency 'Handlers each worker runs at once [default: [worker] concurrency, or 8]'
-            cand --processes 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench'
+            cand --processes 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench; with enqueue, N worker processes work the one-at-a-time jobs off while they are enqueued'
             cand --exec 'Run each drain and steady job with this program (no arguments) instead of the builtin noop'
             cand --persistent 'Hand each drain and steady job to this program (no arguments) kept running, as a persistent handler, instead of the builtin noop'
             cand --in-flight 'With --persistent: jobs one copy of the program holds at once'

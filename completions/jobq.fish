@@ -548,7 +548,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand bench" -l single-jobs -d 'Jobs
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l producers -d 'Producers enqueueing those one-at-a-time jobs at once, each awaiting its own calls (as concurrent web requests do)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l batch-size -d 'Jobs per call when enqueueing in bulk' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -s c -l concurrency -d 'Handlers each worker runs at once [default: [worker] concurrency, or 8]' -r
-complete -c jobq -n "__fish_jobq_using_subcommand bench" -l processes -d 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l processes -d 'Run drain and steady with N `jobq worker` processes instead of one worker inside the bench; with enqueue, N worker processes work the one-at-a-time jobs off while they are enqueued' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l exec -d 'Run each drain and steady job with this program (no arguments) instead of the builtin noop' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l persistent -d 'Hand each drain and steady job to this program (no arguments) kept running, as a persistent handler, instead of the builtin noop' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l in-flight -d 'With --persistent: jobs one copy of the program holds at once' -r

@@ -23,6 +23,22 @@ thread_local! {
     /// When the current wait for the lock began. SQLite calls the handler on the thread that runs the
     /// statement, with a count of 0 at the start of each wait.
     static WAITING_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// Set while this thread runs statements that must not wait for the lock (see [`without_waiting`]).
+    static NOT_WAITING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `work` with every connection's handler on this thread giving up at once where another
+/// connection holds the lock (`SQLITE_BUSY`), instead of waiting: for statements run on an async
+/// runtime's own thread, which must not sleep (see `direct.rs`).
+pub(super) fn without_waiting<T>(work: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NOT_WAITING.with(|flag| flag.set(self.0));
+        }
+    }
+    let _restore = Restore(NOT_WAITING.with(|flag| flag.replace(true)));
+    work()
 }
 
 /// Installs the handler on a connection, replacing its `busy_timeout`.
@@ -39,6 +55,9 @@ pub(super) unsafe fn install(db: *mut ffi::sqlite3, timeout: Duration) {
 
 /// SQLite's callback: 1 to try again, 0 to give up with `SQLITE_BUSY`.
 unsafe extern "C" fn on_busy(timeout_ms: *mut c_void, count: c_int) -> c_int {
+    if NOT_WAITING.with(Cell::get) {
+        return 0;
+    }
     let timeout = Duration::from_millis(timeout_ms.addr() as u64);
     let now = Instant::now();
     let since = WAITING_SINCE.with(|since| match since.get() {

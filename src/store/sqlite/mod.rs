@@ -158,7 +158,7 @@ impl SqlBackend for SqliteStore {
     /// command's reader, which it has open already, else on the writer).
     async fn settle(&self) -> Result<(), StoreError> {
         let looker = self.reader.as_deref().unwrap_or(&self.direct);
-        let looked = looker.run(|connection| arrivals::any_arrived(connection))?;
+        let looked = looker.run_short(|connection| arrivals::any_arrived(connection))?;
         if !looked.map_err(|e| StoreError::query(KIND, "looking for arrived jobs", direct::driver_error(&e)))? {
             return Ok(());
         }
