@@ -84,3 +84,29 @@ fn warn_if_taken(arrived: usize, moved: usize) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text between the first parentheses of `sql`.
+    fn first_list(sql: &str) -> &str {
+        let open = sql.find('(').unwrap() + 1;
+        &sql[open..open + sql[open..].find(')').unwrap()]
+    }
+
+    #[test]
+    fn the_move_copies_every_column_an_enqueue_writes() {
+        let written = first_list(INSERT_NEW_JOBS);
+        assert_eq!(first_list(MOVE_ARRIVED), written);
+        let selected = MOVE_ARRIVED
+            .split(" SELECT ")
+            .nth(1)
+            .unwrap()
+            .split(" FROM")
+            .next()
+            .unwrap();
+        assert_eq!(selected, written);
+        assert_eq!(first_list(&insert_arrivals_prefix()), written);
+    }
+}

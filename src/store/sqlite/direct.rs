@@ -103,10 +103,8 @@ impl DirectConnection {
     /// statement into the arrivals table, more in one immediate transaction into `jobq_jobs` (see
     /// [`insert_plain`]). The caller holds the write gate.
     ///
-    /// A call can block (an fsync at synchronous=FULL, or `busy_timeout` while another process holds
-    /// the write lock), so on a multi-thread runtime it tells tokio, which moves the thread's other
-    /// tasks elsewhere meanwhile; a current-thread runtime (the one-shot commands) has nothing else
-    /// to run and calls it as it is.
+    /// A few jobs go through [`DirectConnection::run_short`], more through [`DirectConnection::run`]
+    /// (a large batch's insert takes a while, and an fsync or another process's lock can block it).
     pub fn insert_all(&self, jobs: &[NewJob], rows_per_statement: usize) -> Result<(), InsertError> {
         let insert = |connection: &mut Connection| insert_plain(connection, jobs, rows_per_statement);
         let written = if jobs.len() <= ARRIVAL_LIMIT {
