@@ -171,16 +171,9 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleRep
 
 /// Waits for the workers to finish every job enqueued since `started`, then stops them.
 async fn worked_off(bench: &Bench, plan: &Plan, fleet: Fleet, started: Instant) -> BenchResult<BesideWorkers> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while bench.live_jobs().await? > 0 {
-        if Instant::now() >= deadline {
-            fleet.stop();
-            return Err(BenchError::Incomplete(
-                "the workers did not work off the enqueued jobs within 60s".into(),
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    bench
+        .wait_worked_off(&fleet, Duration::from_secs(60), "the enqueued jobs")
+        .await?;
     let seconds = started.elapsed().as_secs_f64();
     fleet.stop();
     fleet.wait().await?;

@@ -537,6 +537,23 @@ impl Bench {
         Ok(q.count(JobStatus::Pending) + q.count(JobStatus::Running) + q.count(JobStatus::Waiting))
     }
 
+    /// Waits, looking every 5 ms, until the queue holds no live job; past `limit` it stops the fleet
+    /// and fails, saying the workers did not finish `what`.
+    async fn wait_worked_off(&self, fleet: &fleet::Fleet, limit: Duration, what: &str) -> BenchResult<()> {
+        let deadline = std::time::Instant::now() + limit;
+        while self.live_jobs().await? > 0 {
+            if std::time::Instant::now() >= deadline {
+                fleet.stop();
+                return Err(BenchError::Incomplete(format!(
+                    "the workers did not finish {what} within {}s",
+                    limit.as_secs()
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        Ok(())
+    }
+
     /// Remembers something running, forgetting what has finished meanwhile.
     fn track(&self, stop: Stop, task: JoinHandle<()>) {
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());

@@ -11,7 +11,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::fleet::Fleet;
-use super::{Bench, BenchError, BenchResult, Plan, Summary, WorkerSetup, rate};
+use super::{Bench, BenchResult, Plan, Summary, WorkerSetup, rate};
 use crate::job::JobStatus;
 
 /// How often the producer enqueues what is due.
@@ -80,17 +80,8 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<SteadyReport>
         .unwrap_or(0);
     bench.progress.end();
     let after = Instant::now();
-    let deadline = after + Duration::from_secs(60).max(plan.duration * 2);
-    while bench.live_jobs().await? > 0 {
-        if Instant::now() >= deadline {
-            fleet.stop();
-            return Err(BenchError::Incomplete(format!(
-                "the workers did not finish the steady backlog within {}s",
-                (deadline - after).as_secs()
-            )));
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let limit = Duration::from_secs(60).max(plan.duration * 2);
+    bench.wait_worked_off(&fleet, limit, "the steady backlog").await?;
     let backlog_seconds = after.elapsed().as_secs_f64();
     fleet.stop();
     fleet.wait().await?;

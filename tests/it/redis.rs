@@ -10,7 +10,6 @@
 use std::time::Duration;
 
 use jobq::job::{JobSpec, JobStatus};
-use jobq::store::{JobFilter, List};
 use jobq::time::UnixMillis;
 use serde_json::{Value, json};
 
@@ -26,19 +25,6 @@ const DEADLINE: Duration = Duration::from_secs(10);
 async fn fixture() -> (TestStore, String) {
     let prefix = fresh_prefix();
     (redis_store_in(&prefix).await, prefix)
-}
-
-/// The store's newest jobs, up to 10.
-async fn first_jobs(store: &TestStore) -> Vec<jobq::job::Job> {
-    store
-        .list(&List {
-            filter: JobFilter::default(),
-            limit: 10,
-            offset: 0,
-            after: None,
-        })
-        .await
-        .unwrap()
 }
 
 /// Runs the `jobq` binary on `url` (no config file); returns exit code and stdout.
@@ -100,7 +86,7 @@ async fn an_envelope_pushed_by_redis_cli_becomes_a_job_keeping_id_meta_and_creat
     // The same id pushed again is a harmless duplicate.
     redis_cli(&["LPUSH", &inbox, envelope]);
     assert!(claim(&store, "mail", WORKER, 10, T0).await.is_empty());
-    assert_eq!(ids(&first_jobs(&store).await), ["php-1"]);
+    assert_eq!(ids(&newest_jobs(&store).await), ["php-1"]);
 }
 
 /// `claim` under one cluster-wide concurrency limit on `job_type`.
@@ -365,7 +351,7 @@ async fn the_items_of_an_ingester_that_died_are_taken_over_and_enqueued_once() {
     dead_ingester();
     assert!(claim(&store, "default", WORKER, 10, at(2 * stale + 2)).await.is_empty());
     assert_eq!(redis_cli(&["EXISTS", &processing]).trim(), "0");
-    let all = first_jobs(&store).await;
+    let all = newest_jobs(&store).await;
     assert_eq!(all.len(), 2, "{all:?}");
 }
 
@@ -521,7 +507,7 @@ async fn a_new_job_hash_holds_only_the_fields_that_differ_from_their_defaults() 
     assert_eq!(odd.job_type, "t.\u{fc}");
     assert_eq!(value(&odd.payload), json!({"s": "\u{e9}=:\u{1}\u{1F600}"}));
     assert_eq!(odd.meta.get("k").map(String::as_str), Some("v\u{ff}"));
-    let listed = first_jobs(&store).await;
+    let listed = newest_jobs(&store).await;
     assert_eq!(listed.len(), 3);
     assert!(
         listed
@@ -555,12 +541,12 @@ async fn migrate_from_layout_2_indexes_every_job_by_creation_time() {
     redis_cli(&["DEL", &format!("{prefix}{{q}}:made"), &format!("{prefix}{{r}}:made")]);
     redis_cli(&["SET", &format!("{prefix}version"), "2"]);
     assert!(
-        first_jobs(&store).await.is_empty(),
+        newest_jobs(&store).await.is_empty(),
         "nothing indexed before the migration"
     );
     store.migrate().await.expect("migrate from layout 2");
     assert_eq!(
-        sorted(ids(&first_jobs(&store).await)),
+        sorted(ids(&newest_jobs(&store).await)),
         ["old-done", "old-ready", "other"]
     );
     assert_eq!(redis_cli(&["GET", &format!("{prefix}version")]).trim(), "3");
@@ -614,7 +600,7 @@ async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_afte
         .map(|n| n.expect("expand"))
         .sum();
     assert_eq!(expanded, 2, "two events, each expanded once");
-    assert_eq!(first_jobs(&store).await.len(), 4);
+    assert_eq!(newest_jobs(&store).await.len(), 4);
     let first = get(&store, &id("evt:ev-1#1")).await;
     assert_eq!(first.payload.get(), r#"{"userId":7}"#);
     let rejected = redis_cli(&["LRANGE", &format!("{{{list}}}:rejected"), "0", "-1"]);
@@ -635,7 +621,7 @@ async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_afte
     let later = UnixMillis(now.0 + stale + 1);
     assert_eq!(store.expand_events(&two_jobs, 100, later).await.expect("expand"), 2);
     assert_eq!(redis_cli(&["EXISTS", &processing]).trim(), "0");
-    let jobs = first_jobs(&store).await;
+    let jobs = newest_jobs(&store).await;
     assert_eq!(jobs.len(), 6, "ev-1 again is a duplicate; ev-2 is new: {jobs:?}");
 }
 

@@ -21,6 +21,8 @@
 //! an event fan-out derives (`sched:…`, `evt:…`), given by hand to an enqueue in another process
 //! between a move and that tick's insert: the move then keeps the stored job and says so in the log.
 
+use std::sync::LazyLock;
+
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::store::sql::INSERT_NEW_JOBS;
@@ -43,9 +45,10 @@ const MOVE_ARRIVED: &str = "INSERT INTO jobq_jobs (id, queue, job_type, payload,
 /// The move's clean-up, in the same transaction.
 const CLEAR_ARRIVED: &str = "DELETE FROM jobq_arrivals";
 
-/// [`INSERT_NEW_JOBS`] into the arrivals table: the same columns, bound the same way.
-pub(super) fn insert_arrivals_prefix() -> String {
-    INSERT_NEW_JOBS.replacen("jobq_jobs", "jobq_arrivals", 1)
+/// [`INSERT_NEW_JOBS`] into the arrivals table: the same columns, bound the same way (made once).
+pub(super) fn insert_arrivals_prefix() -> &'static str {
+    static PREFIX: LazyLock<String> = LazyLock::new(|| INSERT_NEW_JOBS.replacen("jobq_jobs", "jobq_arrivals", 1));
+    &PREFIX
 }
 
 /// Whether any job waits in the arrivals table (outside a transaction: a read of its own).
@@ -68,11 +71,16 @@ pub(super) fn move_arrived_now(connection: &mut Connection) -> rusqlite::Result<
     tx.commit()
 }
 
-/// As [`move_arrived`], on a transaction of the sqlx pool (the checked enqueue's).
+/// As [`move_arrived`], on a transaction of the sqlx pool (the checked enqueue's). Each statement
+/// there crosses to sqlx's connection thread and back, so when nothing moved (nearly always, for a
+/// job with a unique key) the clean-up is left out: anything left is a job whose id was taken (the
+/// module's exception), which changes no look-up, and the next [`move_arrived`] clears it.
 pub(super) async fn move_arrived_in(tx: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
     let moved = sqlx::query(MOVE_ARRIVED).execute(&mut *tx).await?.rows_affected();
-    let arrived = sqlx::query(CLEAR_ARRIVED).execute(&mut *tx).await?.rows_affected();
-    warn_if_taken(arrived as usize, moved as usize);
+    if moved > 0 {
+        let arrived = sqlx::query(CLEAR_ARRIVED).execute(&mut *tx).await?.rows_affected();
+        warn_if_taken(arrived as usize, moved as usize);
+    }
     Ok(())
 }
 
@@ -107,6 +115,6 @@ mod tests {
             .next()
             .unwrap();
         assert_eq!(selected, written);
-        assert_eq!(first_list(&insert_arrivals_prefix()), written);
+        assert_eq!(first_list(insert_arrivals_prefix()), written);
     }
 }

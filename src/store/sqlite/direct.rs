@@ -217,7 +217,7 @@ fn insert_plain(connection: &mut Connection, jobs: &[NewJob], rows_per_statement
     if jobs.len() <= ARRIVAL_LIMIT {
         return insert(
             connection,
-            &insert_text(&arrivals::insert_arrivals_prefix(), jobs.len()),
+            &insert_text(arrivals::insert_arrivals_prefix(), jobs.len()),
             jobs,
         );
     }

@@ -7,8 +7,8 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, Lease, LeaseState, QueueStats,
-    Rescue, Rescued, Stats, Transition,
+    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease, LeaseState,
+    List, QueueStats, Rescue, Rescued, Stats, Transition,
 };
 use jobq::time::UnixMillis;
 use serde_json::Value;
@@ -164,6 +164,17 @@ pub async fn get(store: &DynStore, id: &JobId) -> Job {
         .await
         .expect("get")
         .unwrap_or_else(|| panic!("job {id} should exist"))
+}
+
+/// The store's newest jobs, up to 10.
+pub async fn newest_jobs(store: &DynStore) -> Vec<Job> {
+    let list = List {
+        filter: JobFilter::default(),
+        limit: 10,
+        offset: 0,
+        after: None,
+    };
+    store.list(&list).await.expect("list")
 }
 
 /// The stats of `queues` (of every queue when empty) at `now`.
