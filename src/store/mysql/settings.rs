@@ -115,6 +115,9 @@ impl Settings {
         let pool = MySqlPoolOptions::new()
             .max_connections(max_connections)
             .min_connections(0)
+            // A ping before each use (sqlx's default) would be a round trip per store call.
+            .test_before_acquire(false)
+            .before_acquire(sql::ping_if_idle::<MySql>)
             // Waiting for a free connection is bounded too: a saturated or vanished server turns into an
             // error the caller can retry, never a hang.
             .acquire_timeout(self.connect_timeout * 2)
@@ -139,7 +142,11 @@ impl Settings {
         if let Some(why) = too_old(&version) {
             return Err(unavailable(&std::io::Error::other(why)));
         }
-        Ok((SqlPool::new(pool, &DIALECT, url.redacted()), version))
+        let kept = match usage {
+            Usage::OneShot => 0,
+            _ => sql::KEPT,
+        };
+        Ok((SqlPool::new(pool, &DIALECT, url.redacted(), kept), version))
     }
 }
 

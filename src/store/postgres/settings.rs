@@ -22,9 +22,6 @@ const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// heartbeats and acknowledgements, so a handful of connections serve any concurrency.
 const DEFAULT_MAX_CONNECTIONS: u32 = 10;
 
-/// How long a pooled connection may sit unused before it is pinged ahead of its next use.
-const PING_WHEN_IDLE_FOR: Duration = Duration::from_secs(1);
-
 /// Oldest PostgreSQL jobq runs on: `gen_random_uuid()` is built in from 13 on.
 const MIN_SERVER_VERSION: u32 = 130_000;
 
@@ -50,6 +47,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     is_lock_conflict,
     is_unique_violation,
     notify_ready: Some(super::listen::NOTIFY_READY),
+    kept_session: Some("SET plan_cache_mode = auto"),
     ..Dialect::of(StoreKind::Postgres)
 };
 
@@ -105,19 +103,9 @@ impl Settings {
         let pool = PgPoolOptions::new()
             .max_connections(max_connections)
             .min_connections(0)
-            // A ping before each use is a round trip per store call: only a connection idle for a while
-            // gets one (an application enqueuing now and then survives a failover unnoticed), while a
-            // busy worker's connections, used moments ago, go straight to work. One that died since is
-            // found by the call that fails on it, which the worker retries with back-off.
+            // A ping before each use would be a round trip per store call.
             .test_before_acquire(false)
-            .before_acquire(|conn, meta| {
-                Box::pin(async move {
-                    if meta.idle_for < PING_WHEN_IDLE_FOR {
-                        return Ok(true);
-                    }
-                    Ok(sqlx::Connection::ping(conn).await.is_ok())
-                })
-            })
+            .before_acquire(sql::ping_if_idle::<Postgres>)
             // Waiting for a free connection is bounded too: a saturated or vanished server turns into an
             // error the caller can retry, never a hang.
             .acquire_timeout(self.connect_timeout * 2)
@@ -143,7 +131,11 @@ impl Settings {
                 &std::io::Error::other(why),
             ));
         }
-        Ok(SqlPool::new(pool, &DIALECT, url.redacted()))
+        let kept = match usage {
+            Usage::OneShot => 0,
+            _ => sql::KEPT,
+        };
+        Ok(SqlPool::new(pool, &DIALECT, url.redacted(), kept))
     }
 
     /// The options of the listening connection: the pool's, under an application name of its own.

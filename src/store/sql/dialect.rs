@@ -98,6 +98,9 @@ pub(crate) struct Dialect {
     /// A statement that wakes the store's listeners for the queue it binds, run in the transaction
     /// that made jobs of that queue pending (PostgreSQL's NOTIFY; `None` where workers poll or watch).
     pub notify_ready: Option<&'static str>,
+    /// What a kept connection (`kept.rs`) runs after the pool's own set-up: PostgreSQL's leaves the
+    /// choice of plan to the planner again, so one job's statement runs its generic plan.
+    pub kept_session: Option<&'static str>,
 }
 
 /// How a store reads a field of a JSON column as text, given the keys from the top.
@@ -209,6 +212,7 @@ impl Dialect {
             is_lock_conflict: never,
             is_unique_violation: never,
             notify_ready: None,
+            kept_session: None,
         }
     }
 

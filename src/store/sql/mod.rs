@@ -23,6 +23,7 @@ mod enqueue;
 mod filter;
 mod flow;
 mod health;
+mod kept;
 mod lease;
 mod manage;
 mod schema;
@@ -46,6 +47,7 @@ use sqlx::{Arguments, ColumnIndex, Connection, Database, Decode, Encode, Executo
 pub(crate) use decode::{Cells, Decoder, JobCells, ReadRow, count, decode_job, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
+pub(crate) use kept::{KEPT, KeptConnections, ping_if_idle};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use lease::{FinishRow, in_claim_order};
 pub(crate) use stmt::{Bind, Stmt};
@@ -181,6 +183,8 @@ pub(crate) struct SqlPool<DB: Database> {
     /// When this pool's limited claims last deleted spent rate buckets, in Unix milliseconds (see
     /// `flow.rs`). Shared by the clones.
     rates_swept_at: Arc<AtomicI64>,
+    /// Connections kept apart from the pool for calls about one job (`kept.rs`). Shared by the clones.
+    pub kept: Arc<KeptConnections<DB>>,
 }
 
 /// Written by hand: a derived `Clone` would ask the database type itself to be `Clone`.
@@ -193,14 +197,16 @@ impl<DB: Database> Clone for SqlPool<DB> {
             limited_claim_fell_short: self.limited_claim_fell_short.clone(),
             limits_had_room: self.limits_had_room.clone(),
             rates_swept_at: self.rates_swept_at.clone(),
+            kept: self.kept.clone(),
         }
     }
 }
 
 impl<DB: Database> SqlPool<DB> {
-    /// Wraps a store's pool.
-    pub fn new(pool: Pool<DB>, dialect: &'static Dialect, url: RedactedUrl) -> SqlPool<DB> {
+    /// Wraps a store's pool, with up to `kept` connections kept apart from it for calls about one job.
+    pub fn new(pool: Pool<DB>, dialect: &'static Dialect, url: RedactedUrl, kept: usize) -> SqlPool<DB> {
         SqlPool {
+            kept: Arc::new(KeptConnections::new(kept, dialect.kept_session)),
             pool,
             dialect,
             url,
@@ -287,7 +293,17 @@ where
             self.dialect.job_columns
         ));
         stmt.bind(id.as_str()).keep();
-        let rows = self.fetch_all(&stmt, "get").await?;
+        let rows = match self.kept.call(&self.pool) {
+            Some(mut call) => loop {
+                let connection = call.connection().await.map_err(self.fail("get"))?;
+                let rows = self.query(&stmt)?.fetch_all(connection).await;
+                if let Some(rows) = call.answer(rows) {
+                    break rows;
+                }
+            },
+            None => self.query(&stmt)?.fetch_all(&self.pool).await,
+        }
+        .map_err(self.fail("get"))?;
         rows.first().map(|r| job_from_row(r, self.dialect.kind)).transpose()
     }
 

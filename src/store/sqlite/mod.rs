@@ -82,7 +82,8 @@ impl SqliteStore {
     pub async fn connect_for(url: &StoreUrl, usage: Usage) -> Result<SqliteStore, StoreError> {
         let settings = Settings::parse(url)?.for_usage(usage);
         Ok(SqliteStore {
-            sql: SqlPool::new(settings.open(url).await?, &DIALECT, url.redacted()),
+            // SQLite's own connections do what kept ones would (`direct.rs`).
+            sql: SqlPool::new(settings.open(url).await?, &DIALECT, url.redacted(), 0),
             url: url.clone(),
             synchronous: settings.synchronous_name,
             gate: Arc::new(Mutex::new(())),
