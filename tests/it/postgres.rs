@@ -338,7 +338,7 @@ async fn an_application_store_idle_for_a_while_rides_out_terminated_sessions() {
     assert!(killed >= 1, "no session was terminated");
     // An application calling again a while later never sees the dead connections: a connection idle
     // for longer than the store's ping threshold (`PING_WHEN_IDLE_FOR`, 1 s, in
-    // `src/store/postgres.rs`) is pinged before use and replaced. Time passing is the condition here:
+    // `src/store/sql/kept.rs`) is pinged before use and replaced. Time passing is the condition here:
     // nothing else shows how long the pool's connections have been idle.
     let ping_when_idle_for = Duration::from_secs(1);
     eventually(

@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 use futures_util::future::BoxFuture;
 use sqlx::pool::PoolConnectionMetadata;
 use sqlx::{Connection, Database, Executor, Pool};
+
+use super::Dialect;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 /// Connections kept at most, besides the pool's.
@@ -56,8 +58,9 @@ pub(crate) struct KeptConnections<DB: Database> {
     /// One permit per call under way; none left means "take the pool's way". Only a call brings a
     /// connection into `idle`, so there are never more than this many kept connections either.
     permits: Semaphore,
-    /// Run on each new connection after the pool's own set-up (see the module's doc).
-    session: Option<&'static str>,
+    /// Its store's dialect: what a new connection runs after the pool's own set-up
+    /// (`kept_session`, see the module's doc), and which server errors mean the connection is gone.
+    dialect: &'static Dialect,
 }
 
 /// A kept connection between calls, and since when.
@@ -75,13 +78,12 @@ impl<DB: Database> std::fmt::Debug for KeptConnections<DB> {
 }
 
 impl<DB: Database> KeptConnections<DB> {
-    /// Keeps up to `most` connections (none for a one-shot use), each set up with `session` on top of
-    /// the pool's set-up.
-    pub fn new(most: usize, session: Option<&'static str>) -> KeptConnections<DB> {
+    /// Keeps up to `most` connections (none for a one-shot use) to a server of `dialect`.
+    pub fn new(most: usize, dialect: &'static Dialect) -> KeptConnections<DB> {
         KeptConnections {
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(most),
-            session,
+            dialect,
         }
     }
 
@@ -139,17 +141,24 @@ impl<DB: Database> KeptConnections<DB> {
         let mut tries = pool.options().get_max_connections() + 1;
         loop {
             let mut connection = pool.acquire().await?.detach();
-            let answered = match self.session {
+            let answered = match self.dialect.kept_session {
                 Some(session) => connection.execute(session).await.map(drop),
                 None => connection.ping().await,
             };
             tries -= 1;
             match answered {
                 Ok(()) => return Ok(connection),
-                Err(e) if tries == 0 || !is_broken(&e) => return Err(e),
+                Err(e) if tries == 0 || !self.is_broken(&e) => return Err(e),
                 Err(_) => {}
             }
         }
+    }
+
+    /// Whether a failure was the connection's (I/O, protocol, a time-out, the server ending the
+    /// session), after which nobody knows the connection's state, rather than the server refusing the
+    /// statement (a unique key, say).
+    fn is_broken(&self, e: &sqlx::Error) -> bool {
+        !matches!(e, sqlx::Error::Database(_)) || (self.dialect.is_unreachable)(e)
     }
 
     fn keep(&self, connection: DB::Connection) {
@@ -159,12 +168,6 @@ impl<DB: Database> KeptConnections<DB> {
         };
         self.idle.lock().expect("kept connections' lock").push(idle);
     }
-}
-
-/// Whether a failure was the connection's (I/O, protocol, time-out), after which nobody knows the
-/// connection's state, rather than the server refusing the statement (a unique key, say).
-fn is_broken(e: &sqlx::Error) -> bool {
-    !matches!(e, sqlx::Error::Database(_))
 }
 
 /// One call on a kept connection (see [`KeptConnections::call`]). Dropped before its answer (the
@@ -203,7 +206,7 @@ impl<DB: Database> KeptCall<'_, DB> {
     pub fn answer<T>(&mut self, result: Result<T, sqlx::Error>) -> Option<Result<T, sqlx::Error>> {
         let connection = self.connection.take();
         match &result {
-            Err(e) if is_broken(e) => {
+            Err(e) if self.owner.is_broken(e) => {
                 if self.broke_once {
                     return Some(result);
                 }

@@ -206,7 +206,7 @@ impl<DB: Database> SqlPool<DB> {
     /// Wraps a store's pool, with up to `kept` connections kept apart from it for calls about one job.
     pub fn new(pool: Pool<DB>, dialect: &'static Dialect, url: RedactedUrl, kept: usize) -> SqlPool<DB> {
         SqlPool {
-            kept: Arc::new(KeptConnections::new(kept, dialect.kept_session)),
+            kept: Arc::new(KeptConnections::new(kept, dialect)),
             pool,
             dialect,
             url,

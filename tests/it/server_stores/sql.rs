@@ -13,14 +13,15 @@ use std::time::Duration;
 
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
-use jobq::job::JobStatus;
+use jobq::job::{JobSpec, JobStatus};
+use serde_json::json;
 use jobq::store::{JobFilter, List, migrate};
 use jobq::time::UnixMillis;
 use jobq::worker::Worker;
 
 use super::{JOBS, assert_all_succeeded, enqueue_naps, start_worker, stop, succeeded, wait_succeeded};
 use crate::support::jobs::*;
-use crate::support::server::{AppConnection, PrivateServer, SqlStore};
+use crate::support::server::{AppConnection, Killer, PrivateServer, SqlStore};
 use crate::support::{connect, eventually, stop_worker, store_tests};
 
 /// How long anything that should happen at once may take on a loaded test machine.
@@ -327,6 +328,71 @@ async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(_server: &S) {
     stop(&worker).await;
 }
 
+/// An application's calls about one job run on connections the store keeps apart from its pool
+/// (`src/store/sql/kept.rs`). Killed by the server moments after their last use (too soon for the
+/// ping an idle connection gets), they cost the application no failed call: the call that meets a
+/// dead one runs again on a connection that answers, and the dead ones are never used again.
+async fn calls_about_one_job_ride_out_killed_connections<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let (url, mut connections) = server.killable(&store, &corner).await;
+    let client = Client::new(connect(&url).await);
+    for round in 0..3 {
+        let id = format!("before-kill-{round}");
+        client.enqueue(JobSpec::new("nap", json!({})).id(&id)).await.expect("enqueue");
+        assert!(client.get(id.as_str()).await.is_ok(), "get");
+        assert!(connections.kill().await > 0, "no connection to kill");
+        let id = format!("after-kill-{round}");
+        client
+            .enqueue(JobSpec::new("nap", json!({})).id(&id))
+            .await
+            .unwrap_or_else(|e| panic!("an enqueue right after the kill (round {round}): {e:#}"));
+        let job = client
+            .get(id.as_str())
+            .await
+            .unwrap_or_else(|e| panic!("a get after the kill (round {round}): {e:#}"));
+        assert_eq!(job.status, JobStatus::Pending);
+        assert!(connections.kill().await > 0, "no connection to kill");
+        client
+            .get(id.as_str())
+            .await
+            .unwrap_or_else(|e| panic!("a get right after the kill (round {round}): {e:#}"));
+    }
+    let all = List {
+        limit: 10,
+        ..List::default()
+    };
+    assert_eq!(client.list(&all).await.expect("list").len(), 6);
+}
+
+/// A call about one job whose caller gives up half-way (here: its insert waits for an application's
+/// transaction that holds the same id) leaves its connection in an unknown state, which the store
+/// closes instead of keeping: the calls after it work, also many at once (more than the kept
+/// connections, the rest going through the pool).
+async fn an_abandoned_call_about_one_job_leaves_the_next_ones_working<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let client = Client::new(store.store().clone());
+    client.enqueue(JobSpec::new("nap", json!({})).id("first")).await.expect("enqueue");
+    let mut app = S::App::open(&corner).await;
+    app.run("BEGIN").await.expect("begin");
+    app.run(ORDER_INSERT).await.expect("the documented insert");
+    let blocked = client.enqueue(JobSpec::new("order.paid", json!({})).id("order-1"));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), blocked).await.is_err(),
+        "an insert of an id another transaction holds went through"
+    );
+    app.run("ROLLBACK").await.expect("rollback");
+    let ids: Vec<String> = (0..16).map(|i| format!("after-{i}")).collect();
+    let enqueues = ids.iter().map(|id| client.enqueue(JobSpec::new("nap", json!({})).id(id)));
+    for enqueued in futures_util::future::join_all(enqueues).await {
+        enqueued.expect("an enqueue after the abandoned one");
+    }
+    let gets = ids.iter().map(|id| client.get(id.as_str()));
+    for got in futures_util::future::join_all(gets).await {
+        assert_eq!(got.expect("a get after the abandoned enqueue").status, JobStatus::Pending);
+    }
+    assert!(client.get("first").await.is_ok());
+}
+
 store_tests! {
     run |case, server| case(&server).await;
     stores {
@@ -334,6 +400,8 @@ store_tests! {
         mysql => support::mysql::Mysql,
     }
     cases {
+        calls_about_one_job_ride_out_killed_connections,
+        an_abandoned_call_about_one_job_leaves_the_next_ones_working,
         a_rolled_back_plain_insert_leaves_no_job,
         a_committed_plain_insert_is_claimable_with_defaults_in_every_other_column,
         a_committed_plain_insert_is_run_by_an_idle_worker,
