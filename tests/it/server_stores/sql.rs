@@ -14,10 +14,10 @@ use std::time::Duration;
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::{JobSpec, JobStatus};
-use serde_json::json;
 use jobq::store::{JobFilter, List, migrate};
 use jobq::time::UnixMillis;
 use jobq::worker::Worker;
+use serde_json::json;
 
 use super::{JOBS, assert_all_succeeded, enqueue_naps, start_worker, stop, succeeded, wait_succeeded};
 use crate::support::jobs::*;
@@ -338,7 +338,10 @@ async fn calls_about_one_job_ride_out_killed_connections<S: SqlStore>(server: &S
     let client = Client::new(connect(&url).await);
     for round in 0..3 {
         let id = format!("before-kill-{round}");
-        client.enqueue(JobSpec::new("nap", json!({})).id(&id)).await.expect("enqueue");
+        client
+            .enqueue(JobSpec::new("nap", json!({})).id(&id))
+            .await
+            .expect("enqueue");
         assert!(client.get(id.as_str()).await.is_ok(), "get");
         assert!(connections.kill().await > 0, "no connection to kill");
         let id = format!("after-kill-{round}");
@@ -371,7 +374,10 @@ async fn calls_about_one_job_ride_out_killed_connections<S: SqlStore>(server: &S
 async fn an_abandoned_call_about_one_job_leaves_the_next_ones_working<S: SqlStore>(server: &S) {
     let (store, corner) = server.store().await;
     let client = Client::new(store.store().clone());
-    client.enqueue(JobSpec::new("nap", json!({})).id("first")).await.expect("enqueue");
+    client
+        .enqueue(JobSpec::new("nap", json!({})).id("first"))
+        .await
+        .expect("enqueue");
     let mut app = S::App::open(&corner).await;
     app.run("BEGIN").await.expect("begin");
     app.run(ORDER_INSERT).await.expect("the documented insert");
@@ -382,13 +388,18 @@ async fn an_abandoned_call_about_one_job_leaves_the_next_ones_working<S: SqlStor
     );
     app.run("ROLLBACK").await.expect("rollback");
     let ids: Vec<String> = (0..16).map(|i| format!("after-{i}")).collect();
-    let enqueues = ids.iter().map(|id| client.enqueue(JobSpec::new("nap", json!({})).id(id)));
+    let enqueues = ids
+        .iter()
+        .map(|id| client.enqueue(JobSpec::new("nap", json!({})).id(id)));
     for enqueued in futures_util::future::join_all(enqueues).await {
         enqueued.expect("an enqueue after the abandoned one");
     }
     let gets = ids.iter().map(|id| client.get(id.as_str()));
     for got in futures_util::future::join_all(gets).await {
-        assert_eq!(got.expect("a get after the abandoned enqueue").status, JobStatus::Pending);
+        assert_eq!(
+            got.expect("a get after the abandoned enqueue").status,
+            JobStatus::Pending
+        );
     }
     assert!(client.get("first").await.is_ok());
 }
