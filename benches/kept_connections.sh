@@ -3,9 +3,10 @@
 # transactions from one client (pgbench with a one-line script; mariadb-slap) into a bare table:
 # one-at-a-time enqueue and get (the calls on kept connections, `src/store/sql/kept.rs`), 8 and 64
 # producers, then bulk enqueue and drain (which must not be slower).
-#   benches/kept_connections.sh OLD NEW [ROUNDS] [N]
+#   benches/kept_connections.sh OLD NEW [ROUNDS] [N] [single]
+# With `single` last, only the one-at-a-time enqueue and get (quicker rounds, so more of them).
 set -uo pipefail
-OLD=$1 NEW=$2 R=${3:-5} N=${4:-3000}
+OLD=$1 NEW=$2 R=${3:-5} N=${4:-3000} MODE=${5:-all}
 PGA="-h 127.0.0.1 -U postgres"
 PG="postgres://postgres@127.0.0.1:5432/test?schema=kept_bench"
 MY="mysql://root@127.0.0.1:3306/kept_bench"
@@ -36,6 +37,10 @@ for r in $(seq "$R"); do
     for j in "$OLD" "$NEW"; do
       b=$(basename "$j")
       fresh "$url"; s=$("$j" --url "$url" bench enqueue --single-jobs "$N" --bulk-jobs 0 -o json 2>/dev/null | single)
+      if [ "$MODE" = single ]; then
+        echo "round $r $store $b single/p50µs/get $s"
+        continue
+      fi
       fresh "$url"; p8=$("$j" --url "$url" bench enqueue --single-jobs $((N * 2)) --producers 8 --bulk-jobs 0 -o json 2>/dev/null | rate enqueue single)
       fresh "$url"; p64=$("$j" --url "$url" bench enqueue --single-jobs $((N * 4)) --producers 64 --bulk-jobs 0 -o json 2>/dev/null | rate enqueue single)
       fresh "$url"; bulk=$("$j" --url "$url" bench enqueue --single-jobs 0 --bulk-jobs 100000 -o json 2>/dev/null | rate enqueue bulk)

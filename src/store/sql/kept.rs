@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 use futures_util::future::BoxFuture;
 use sqlx::pool::PoolConnectionMetadata;
 use sqlx::{Connection, Database, Executor, Pool};
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::Dialect;
-use tokio::sync::{Semaphore, SemaphorePermit};
 
 /// Connections kept at most, besides the pool's.
 pub(crate) const KEPT: usize = 4;
