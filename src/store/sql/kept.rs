@@ -190,9 +190,10 @@ impl<DB: Database> KeptCall<'_, DB> {
         for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     {
         if self.connection.is_none() {
-            let connection = match self.broke_once {
-                false => self.owner.idle_or_new(self.pool).await?,
-                true => self.owner.answering(self.pool).await?,
+            let connection = if self.broke_once {
+                self.owner.answering(self.pool).await?
+            } else {
+                self.owner.idle_or_new(self.pool).await?
             };
             self.connection = Some(connection);
         }

@@ -35,10 +35,13 @@ pub const SETTLE: Duration = Duration::from_millis(2);
 /// Pause between the first signal of a burst and the second (see the module's text).
 const EARLY: Duration = Duration::from_micros(50);
 
-/// Waits [`EARLY`]: on a thread of the blocking pool, since the runtime's timer counts whole
-/// milliseconds.
-async fn pause_early() {
+/// After a burst's first signal: signals again [`EARLY`] later, then waits out the rest of
+/// [`SETTLE`] before the caller's trailing signal. The early pause runs on a thread of the blocking
+/// pool, since the runtime's timer counts whole milliseconds.
+async fn signal_early_then_settle(notify: &Notify) {
     let _ = tokio::task::spawn_blocking(|| std::thread::sleep(EARLY)).await;
+    notify.notify_one();
+    tokio::time::sleep(SETTLE - EARLY).await;
 }
 
 /// Starts watching a database file and the journal files beside it: `notify` is signalled after each
@@ -86,9 +89,7 @@ fn portable(runtime: &tokio::runtime::Handle, dir: &Path, name: OsString, notify
 /// callback gave the first; see the module's text). Owns the watcher, which stops when the task ends.
 async fn trailing(_watcher: RecommendedWatcher, mut seen: mpsc::UnboundedReceiver<()>, notify: Arc<Notify>) {
     while seen.recv().await.is_some() {
-        pause_early().await;
-        notify.notify_one();
-        tokio::time::sleep(SETTLE - EARLY).await;
+        signal_early_then_settle(&notify).await;
         // Writes reported during the pause belong to this burst: drop them and signal once more.
         while seen.try_recv().is_ok() {}
         notify.notify_one();
@@ -113,7 +114,7 @@ mod native {
     use inotify::{EventMask, EventStream, Inotify, WatchMask};
     use tokio::sync::Notify;
 
-    use super::{EARLY, SETTLE, is_db_file};
+    use super::is_db_file;
     use crate::store::Subscription;
 
     /// Watches `dir` with an inotify descriptor read by a task on `runtime`.
@@ -149,9 +150,7 @@ mod native {
                 }
             }
             notify.notify_one();
-            super::pause_early().await;
-            notify.notify_one();
-            tokio::time::sleep(SETTLE - EARLY).await;
+            super::signal_early_then_settle(&notify).await;
             // Events that arrived during the pause belong to this burst: drop them and signal once more.
             while let Some(Some(_)) = events.next().now_or_never() {}
             notify.notify_one();

@@ -335,7 +335,8 @@ async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(_server: &S) {
 async fn calls_about_one_job_ride_out_killed_connections<S: SqlStore>(server: &S) {
     let (store, corner) = server.store().await;
     let (url, mut connections) = server.killable(&store, &corner).await;
-    let client = Client::new(connect(&url).await);
+    let killable = connect(&url).await;
+    let client = Client::new(killable.clone());
     for round in 0..3 {
         let id = format!("before-kill-{round}");
         client
@@ -360,11 +361,7 @@ async fn calls_about_one_job_ride_out_killed_connections<S: SqlStore>(server: &S
             .await
             .unwrap_or_else(|e| panic!("a get right after the kill (round {round}): {e:#}"));
     }
-    let all = List {
-        limit: 10,
-        ..List::default()
-    };
-    assert_eq!(client.list(&all).await.expect("list").len(), 6);
+    assert_eq!(newest_jobs(&killable).await.len(), 6);
 }
 
 /// A call about one job whose caller gives up half-way (here: its insert waits for an application's
