@@ -132,6 +132,13 @@ impl Client {
         Ok(client)
     }
 
+    /// Closes the store's connections with the server's goodbye (see [`crate::store::Store::close`]):
+    /// a program's last call on its client, so that the database server does not log its connections
+    /// as aborted.
+    pub async fn close(&self) {
+        self.store.close().await
+    }
+
     /// A client over an open store, with the system clock and default limits.
     pub fn new(store: DynStore) -> Client {
         Client {

@@ -72,11 +72,7 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let source = ctx.client().await?;
     // Pooled: a batch is checked on one connection while the batch before it is written on another.
-    let target = Client::new(
-        crate::store::connect_for(&to, Usage::Pooled)
-            .await
-            .map_err(Error::from)?,
-    );
+    let target = Client::new(ctx.open(&to, Usage::Pooled).await?);
     target.migrate().await?;
     let filter = args.select.filter(&source)?;
     // Pauses and schedules first: the target's workers must not start a paused queue's jobs, or fire

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::client::Client;
 use crate::config::{Config, Overrides};
-use crate::store::Usage;
+use crate::store::{DynStore, StoreUrl, Usage};
 use exit::Exit;
 
 pub mod autoscale;
@@ -214,6 +214,8 @@ pub struct Context {
     pub verbose: u8,
     /// How the subcommand uses the store's connections.
     pub usage: Usage,
+    /// Every store the command opened, closed when it ends (see [`Context::close_stores`]).
+    opened: std::sync::Mutex<Vec<DynStore>>,
 }
 
 impl Context {
@@ -236,10 +238,27 @@ impl Context {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create the default database folder {}", dir.display()))?;
         }
-        let store = crate::store::connect_for(&self.config.url, self.usage)
+        let store = self.open(&self.config.url, self.usage).await?;
+        Ok(Client::new(store).with_limits(self.config.limits))
+    }
+
+    /// Opens the store `url` names (the configured one, or another a command writes to) and keeps it
+    /// to close when the command ends.
+    pub async fn open(&self, url: &StoreUrl, usage: Usage) -> anyhow::Result<DynStore> {
+        let store = crate::store::connect_for(url, usage)
             .await
             .map_err(crate::Error::from)?;
-        Ok(Client::new(store).with_limits(self.config.limits))
+        self.opened.lock().expect("opened stores").push(store.clone());
+        Ok(store)
+    }
+
+    /// Closes every store the command opened, so that a server sees each connection end with its
+    /// goodbye rather than torn off by the process's exit (see [`crate::store::Store::close`]).
+    async fn close_stores(&self) {
+        let opened = std::mem::take(&mut *self.opened.lock().expect("opened stores"));
+        for store in opened {
+            store.close().await;
+        }
     }
 
     /// The output format, or `default` when none was asked for.
@@ -288,38 +307,46 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         quiet: cli.quiet,
         verbose: cli.verbose,
         usage: cli.command.store_usage(),
+        opened: Default::default(),
     };
-    let done = match cli.command {
+    let exit = run_command(&ctx, cli.command).await;
+    ctx.close_stores().await;
+    exit
+}
+
+/// Runs a command that works on a store (see [`run`]).
+async fn run_command(ctx: &Context, command: Command) -> anyhow::Result<Exit> {
+    let done = match command {
         // These two tell how the job they waited for ended.
-        Command::Enqueue(args) => return enqueue::run(&ctx, args).await,
-        Command::Wait(args) => return wait::run(&ctx, args).await,
+        Command::Enqueue(args) => return enqueue::run(ctx, args).await,
+        Command::Wait(args) => return wait::run(ctx, args).await,
         // Its exit code says whether anything was found.
-        Command::Doctor(args) => return doctor::run(&ctx, args).await,
-        Command::Worker(args) => worker::run(&ctx, args).await,
-        Command::Stats(args) => stats::run(&ctx, args).await,
-        Command::List(args) => list::run(&ctx, args).await,
-        Command::Show(args) => show::run(&ctx, args).await,
-        Command::Cancel(args) => cancel::run(&ctx, args).await,
-        Command::Resolve(args) => resolve::run(&ctx, args).await,
-        Command::Retry(args) => retry::run(&ctx, args).await,
-        Command::Delete(args) => delete::run(&ctx, args).await,
-        Command::ReplayDead(args) => replay_dead::run(&ctx, args).await,
-        Command::Cleanup(args) => cleanup::run(&ctx, args).await,
-        Command::Export(args) => export::run(&ctx, args).await,
-        Command::Import(args) => import::run(&ctx, args).await,
-        Command::Copy(args) => copy::run(&ctx, args).await,
-        Command::Bridge(args) => bridge::run(&ctx, args).await,
-        Command::Inbox(args) => inbox::run(&ctx, args).await,
-        Command::Workers(args) => workers::run(&ctx, args).await,
-        Command::Queues(args) => queues::run(&ctx, args).await,
-        Command::Pause(args) => pause::run(&ctx, args, true).await,
-        Command::Resume(args) => pause::run(&ctx, args, false).await,
-        Command::Schedules(args) => schedules::run(&ctx, args).await,
-        Command::Emit(args) => emit::run(&ctx, args).await,
-        Command::Serve(args) => serve::run(&ctx, args).await,
-        Command::Migrate(args) => migrate::run(&ctx, args).await,
-        Command::Bench(args) => bench::run(&ctx, args).await,
-        Command::Autoscale(args) => autoscale::run(&ctx, args).await,
+        Command::Doctor(args) => return doctor::run(ctx, args).await,
+        Command::Worker(args) => worker::run(ctx, args).await,
+        Command::Stats(args) => stats::run(ctx, args).await,
+        Command::List(args) => list::run(ctx, args).await,
+        Command::Show(args) => show::run(ctx, args).await,
+        Command::Cancel(args) => cancel::run(ctx, args).await,
+        Command::Resolve(args) => resolve::run(ctx, args).await,
+        Command::Retry(args) => retry::run(ctx, args).await,
+        Command::Delete(args) => delete::run(ctx, args).await,
+        Command::ReplayDead(args) => replay_dead::run(ctx, args).await,
+        Command::Cleanup(args) => cleanup::run(ctx, args).await,
+        Command::Export(args) => export::run(ctx, args).await,
+        Command::Import(args) => import::run(ctx, args).await,
+        Command::Copy(args) => copy::run(ctx, args).await,
+        Command::Bridge(args) => bridge::run(ctx, args).await,
+        Command::Inbox(args) => inbox::run(ctx, args).await,
+        Command::Workers(args) => workers::run(ctx, args).await,
+        Command::Queues(args) => queues::run(ctx, args).await,
+        Command::Pause(args) => pause::run(ctx, args, true).await,
+        Command::Resume(args) => pause::run(ctx, args, false).await,
+        Command::Schedules(args) => schedules::run(ctx, args).await,
+        Command::Emit(args) => emit::run(ctx, args).await,
+        Command::Serve(args) => serve::run(ctx, args).await,
+        Command::Migrate(args) => migrate::run(ctx, args).await,
+        Command::Bench(args) => bench::run(ctx, args).await,
+        Command::Autoscale(args) => autoscale::run(ctx, args).await,
         Command::Completions(_) | Command::Man(_) | Command::Init(_) => unreachable!("handled above"),
     };
     done.map(|()| Exit::Success)

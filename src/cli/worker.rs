@@ -205,11 +205,12 @@ pub fn init_logging_with(format: LogFormat, verbose: u8, quiet: bool, always: &s
     use tracing_subscriber::EnvFilter;
     // The broker clients' own logs (lapin, librdkafka) say again, many times over, what jobq reports
     // once in its own words (a bridge's lost connection, a publish handler's failed job): shown
-    // from -vv only.
+    // from -vv only. So does the database pool's (sqlx's warnings of each connection it found
+    // broken, and of each wait for one, during a store's outage, which jobq tells as one outage).
     let default = match (quiet, verbose) {
-        (true, _) => "error,jobq=warn,lapin=off,librdkafka=off,rdkafka=off",
-        (false, 0) => "warn,jobq=info,lapin=off,librdkafka=off,rdkafka=off",
-        (false, 1) => "warn,jobq=debug,lapin=off,librdkafka=off,rdkafka=off",
+        (true, _) => "error,jobq=warn,lapin=off,librdkafka=off,rdkafka=off,sqlx=error",
+        (false, 0) => "warn,jobq=info,lapin=off,librdkafka=off,rdkafka=off,sqlx=error",
+        (false, 1) => "warn,jobq=debug,lapin=off,librdkafka=off,rdkafka=off,sqlx=error",
         (false, _) => "info,jobq=trace",
     };
     let default = if always.is_empty() {

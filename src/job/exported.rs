@@ -26,6 +26,7 @@ struct Line {
     job_type: String,
     queue: String,
     payload: Box<RawValue>,
+    #[serde(deserialize_with = "meta_or_empty_array")]
     meta: BTreeMap<String, String>,
     priority: i32,
     attempt: u32,
@@ -43,6 +44,24 @@ struct Line {
     heartbeat_at: Option<UnixMillis>,
     worker_id: Option<String>,
     snoozes: u32,
+}
+
+/// `meta` as written, or `[]`: PHP's `json_encode` writes an empty map as an empty array, and a job
+/// JSON line that passed through PHP carries it so.
+fn meta_or_empty_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Meta {
+        Map(BTreeMap<String, String>),
+        Empty([(); 0]),
+    }
+    match Meta::deserialize(d) {
+        Ok(Meta::Map(map)) => Ok(map),
+        Ok(Meta::Empty([])) => Ok(BTreeMap::new()),
+        Err(_) => Err(serde::de::Error::custom(
+            "meta must be an object of strings (or [] when empty)",
+        )),
+    }
 }
 
 /// The version alone, read first so that a line of another version is refused for what it is
@@ -193,6 +212,17 @@ mod tests {
             .to_string();
         assert!(e.contains("not an exported job"), "{e}");
         assert!(Job::from_exported("[1]").is_err());
+    }
+
+    #[test]
+    fn meta_written_as_an_empty_array_reads_as_empty_and_a_full_array_is_refused() {
+        let line = serde_json::to_string(&job()).unwrap();
+        let empty = line.replacen(r#""meta":{"tenantId":"7"}"#, r#""meta":[]"#, 1);
+        assert_ne!(empty, line);
+        assert!(Job::from_exported(&empty).unwrap().meta.is_empty());
+        let full = line.replacen(r#""meta":{"tenantId":"7"}"#, r#""meta":["7"]"#, 1);
+        let e = Job::from_exported(&full).unwrap_err().to_string();
+        assert!(e.contains("meta must be an object"), "{e}");
     }
 
     #[test]

@@ -232,8 +232,9 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
 }
 
 fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec, InvalidInput> {
+    // `"v":"1"` is how a producer that keeps its fields as text writes the version.
     if let Some(v) = map.get("v")
-        && v != &Value::from(1)
+        && int_field::<i64>(Input::Envelope, "v", v).ok() != Some(1)
     {
         return Err(InvalidInput::new(
             Input::Envelope,
@@ -272,7 +273,8 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
         }
         match key.as_str() {
             "queue" => spec.queue = Some(string_field(Input::Queue, &key, value)?),
-            "uniqueKey" => spec.unique_key = Some(string_field(Input::UniqueKey, &key, value)?),
+            // A key made of a record's numeric id is often written as that number.
+            "uniqueKey" => spec.unique_key = Some(text_field(Input::UniqueKey, &key, value)?),
             "priority" => spec.priority = Some(int_field(Input::Priority, &key, &value)?),
             "maxAttempts" => spec.max_attempts = Some(int_field(Input::MaxAttempts, &key, &value)?),
             "timeoutMs" => spec.timeout_ms = Some(int_field(Input::Timeout, &key, &value)?),
@@ -301,6 +303,14 @@ fn string_field(input: Input, key: &str, value: Value) -> Result<String, Invalid
     }
 }
 
+/// A string, or a number as its JSON text.
+fn text_field(input: Input, key: &str, value: Value) -> Result<String, InvalidInput> {
+    match value {
+        Value::Number(n) => Ok(n.to_string()),
+        other => string_field(input, key, other),
+    }
+}
+
 fn instant_field(input: Input, key: &str, value: &Value) -> Result<UnixMillis, InvalidInput> {
     parse_instant(value).map_err(|e| InvalidInput::new(input, format!("{key}: {e}")))
 }
@@ -322,14 +332,22 @@ fn int_field<T: TryFrom<i64>>(input: Input, key: &str, value: &Value) -> Result<
         .ok_or_else(|| InvalidInput::new(input, format!("{key} must be an integer in range, got {value}")))
 }
 
+/// `meta` as producers write it: an object whose numbers and booleans become their text and whose
+/// `null`s are left out, or `[]`, which is how PHP's `json_encode` writes an empty array (the PHP
+/// envelope's `meta = []`). Any other array, and a nested value, is refused.
 fn meta_field(value: Value) -> Result<BTreeMap<String, String>, InvalidInput> {
-    let Value::Object(map) = value else {
-        return Err(InvalidInput::new(
-            Input::Meta,
-            format!("meta must be an object of strings, got {value}"),
-        ));
+    let map = match value {
+        Value::Object(map) => map,
+        Value::Array(items) if items.is_empty() => return Ok(BTreeMap::new()),
+        other => {
+            return Err(InvalidInput::new(
+                Input::Meta,
+                format!("meta must be an object of strings, got {other}"),
+            ));
+        }
     };
     map.into_iter()
+        .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| match v {
             Value::String(s) => Ok((k, s)),
             Value::Number(_) | Value::Bool(_) => Ok((k, v.to_string())),

@@ -90,6 +90,61 @@ fn meta_numbers_and_bools_become_strings() {
     assert_eq!(spec.meta.get("b").map(String::as_str), Some("true"));
 }
 
+/// The shapes PHP's `json_encode` (and other dynamic languages) give the envelope's fields, each read
+/// on purpose: an empty `meta` array is empty meta, numbers written as text are numbers, times come as
+/// seconds (whole or not, as numbers or text) or RFC 3339, and a payload is kept exactly as written.
+#[test]
+fn envelope_fields_in_the_shapes_dynamic_languages_write_them() {
+    let php = r#"{"v":1,"jobId":"p1","jobType":"mail.send","payload":[],"meta":[],"attempt":"0","maxAttempts":"7","createdAt":1733400000}"#;
+    for (spec, raw) in [
+        (JobSpec::from_json_line(php, None).unwrap(), None),
+        JobSpec::from_json_line_raw(php, None).unwrap(),
+    ] {
+        assert!(spec.meta.is_empty());
+        assert_eq!(spec.max_attempts, Some(7));
+        assert_eq!(spec.created_at, Some(UnixMillis(1_733_400_000_000)));
+        let payload = raw.map_or(spec.payload.to_string(), |raw| raw.get().to_string());
+        assert_eq!(payload, "[]", "an empty payload array stays an array");
+    }
+    let spec = JobSpec::from_json_line(
+        r#"{"v":"1","jobType":"t","priority":"-2","timeoutMs":" 3000 ","uniqueKey":42,"createdAt":1733400000.25,"runAt":"1733400060"}"#,
+        None,
+    )
+    .unwrap();
+    assert_eq!((spec.priority, spec.timeout_ms), (Some(-2), Some(3000)));
+    assert_eq!(spec.unique_key.as_deref(), Some("42"));
+    assert_eq!(spec.created_at, Some(UnixMillis(1_733_400_000_250)));
+    assert_eq!(spec.run_at, Some(UnixMillis(1_733_400_060_000)));
+    let spec = JobSpec::from_json_line(
+        r#"{"v":1,"jobType":"t","runAt":"2024-12-05T12:00:00+00:00","meta":{"tenantId":7,"gone":null}}"#,
+        None,
+    )
+    .unwrap();
+    assert_eq!(spec.run_at, Some(UnixMillis(1_733_400_000_000)));
+    assert_eq!(spec.meta, [("tenantId".to_string(), "7".to_string())].into());
+}
+
+#[test]
+fn envelope_fields_that_stay_refused_name_themselves() {
+    let cases = [
+        (r#"{"v":1,"jobType":"t","meta":["a"]}"#, "meta must be an object"),
+        (r#"{"v":1,"jobType":"t","meta":"x"}"#, "meta must be an object"),
+        (r#"{"v":1,"jobType":"t","maxAttempts":"7.5"}"#, "maxAttempts"),
+        (r#"{"v":1,"jobType":"t","priority":true}"#, "priority"),
+        (
+            r#"{"v":1,"jobType":"t","createdAt":"2024-12-05 12:00:00"}"#,
+            "createdAt",
+        ),
+        (r#"{"v":"2","jobType":"t"}"#, "version"),
+        (r#"{"v":1,"jobType":"t","uniqueKey":["k"]}"#, "uniqueKey"),
+    ];
+    for (line, needle) in cases {
+        let err = JobSpec::from_json_line(line, None).unwrap_err().reason;
+        assert!(err.contains(needle), "{line}: {err}");
+        assert!(JobSpec::from_json_line_raw(line, None).is_err(), "{line}");
+    }
+}
+
 #[test]
 fn validation_fills_defaults() {
     let job = valid(JobSpec::new("t", json!({"a": [1, 2]})));

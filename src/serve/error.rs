@@ -74,6 +74,8 @@ impl From<Error> for ApiError {
             Error::TimedOut { .. } => (StatusCode::GATEWAY_TIMEOUT, "timed_out"),
             Error::Broker { .. } => (StatusCode::BAD_GATEWAY, "broker_error"),
             Error::Store(StoreError::Unavailable { .. }) => (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable"),
+            // Another process held SQLite's lock past busy_timeout: the same request later may pass.
+            Error::Store(StoreError::Locked { .. }) => (StatusCode::SERVICE_UNAVAILABLE, "store_locked"),
             Error::Store(StoreError::Unsupported { .. }) => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
             Error::Store(_) => (StatusCode::INTERNAL_SERVER_ERROR, "store_error"),
         };

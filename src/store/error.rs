@@ -28,6 +28,25 @@ pub enum StoreError {
         #[source]
         source: BoxError,
     },
+    /// Another process held the store's lock for longer than the store waits for it (SQLite's
+    /// `busy_timeout`): the store is there and answering, and the same call later may well succeed.
+    #[error(
+        "{kind} store: {operation} waited {} for another process's lock on {url} (raise busy_timeout in the URL, or stop the process that holds it)",
+        crate::time::format_duration(*waited)
+    )]
+    Locked {
+        /// Backend.
+        kind: StoreKind,
+        /// What was being done, e.g. "claim".
+        operation: &'static str,
+        /// Where, password removed.
+        url: String,
+        /// How long jobq waited before giving up.
+        waited: std::time::Duration,
+        /// The driver's error.
+        #[source]
+        source: BoxError,
+    },
     /// This store cannot do what was asked.
     #[error("the {store} store does not support {operation}")]
     Unsupported {
@@ -127,6 +146,24 @@ impl StoreError {
         StoreError::Unavailable {
             kind,
             url: url.to_string(),
+            source: Box::new(DriverError::deepest(source)),
+        }
+    }
+
+    /// Another process held the lock of the store at `url` for all of `waited` while this one was
+    /// doing `operation`; `source` is the driver's error.
+    pub fn locked(
+        kind: StoreKind,
+        operation: &'static str,
+        url: &super::RedactedUrl,
+        waited: std::time::Duration,
+        source: &(dyn std::error::Error + 'static),
+    ) -> Self {
+        StoreError::Locked {
+            kind,
+            operation,
+            url: url.to_string(),
+            waited,
             source: Box::new(DriverError::deepest(source)),
         }
     }

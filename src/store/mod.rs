@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::job::{Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
@@ -363,18 +364,30 @@ pub enum WakeOn {
 #[derive(Debug)]
 pub struct Subscription {
     task: JoinHandle<()>,
+    /// Set for a task that ends by itself when asked (see [`Subscription::ending`]).
+    stop: Option<CancellationToken>,
 }
 
 impl Subscription {
     /// Wraps the task that delivers the hints; the task is aborted when the subscription drops.
     pub fn new(task: JoinHandle<()>) -> Subscription {
-        Subscription { task }
+        Subscription { task, stop: None }
+    }
+
+    /// Wraps a task that holds a connection to a server: when the subscription drops, `stop` is
+    /// cancelled and the task ends by itself, closing its connection with the server's goodbye
+    /// (an aborted task would drop it mid-conversation, which the server logs as aborted).
+    pub fn ending(task: JoinHandle<()>, stop: CancellationToken) -> Subscription {
+        Subscription { task, stop: Some(stop) }
     }
 }
 
 impl Drop for Subscription {
     fn drop(&mut self) {
-        self.task.abort();
+        match &self.stop {
+            Some(stop) => stop.cancel(),
+            None => self.task.abort(),
+        }
     }
 }
 
@@ -390,6 +403,14 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Creates or upgrades the schema, under a lock so concurrent processes apply each migration once.
     async fn migrate(&self) -> Result<(), StoreError>;
+
+    /// Closes the store's connections with the server's goodbye (PostgreSQL's Terminate, MySQL's
+    /// `COM_QUIT`), so that the server does not log them as aborted: the owner's last call, after the
+    /// calls under way are done (waited for a few seconds at most). On the stores that close
+    /// anything, a call after it fails with [`StoreError::Unavailable`]; SQLite (a file has nobody to
+    /// tell, and closing its last connection would checkpoint the log on the way out) and Redis (whose
+    /// server logs nothing of a connection that goes) keep working. Closing twice is harmless.
+    async fn close(&self) {}
 
     /// The schema version `migrate` brings the store to: its newest SQL migration, or for a store
     /// without SQL its own layout version.

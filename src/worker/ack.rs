@@ -136,7 +136,10 @@ where
     let mut failures = 0;
     loop {
         match op(s.clock.now()).await {
-            Ok(v) => return Some(v),
+            Ok(v) => {
+                s.outage.answered();
+                return Some(v);
+            }
             Err(e) => {
                 failures += 1;
                 let forced = s.control.kill_now.is_cancelled();
@@ -148,11 +151,8 @@ where
                     return None;
                 }
                 let pause = backoff(failures);
-                tracing::warn!(
-                    "{what} failed (trying again in {}): {}",
-                    format_duration(pause),
-                    crate::error::causes(&e)
-                );
+                s.outage
+                    .failed(what, &e, &format!("trying again in {}", format_duration(pause)));
                 tokio::time::sleep(pause).await;
             }
         }

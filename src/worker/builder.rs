@@ -292,6 +292,7 @@ impl WorkerBuilder {
             kill_grace: self.kill_grace,
             limits: self.limits,
             flow: Default::default(),
+            outage: Default::default(),
         };
         Ok(Worker {
             shared: Arc::new(shared),

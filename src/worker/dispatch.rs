@@ -200,16 +200,14 @@ impl Dispatcher<'_> {
         match s.store.claim(&claim).await {
             Ok(jobs) => {
                 self.failures = 0;
+                s.outage.answered();
                 Some(jobs)
             }
             Err(e) => {
                 self.failures += 1;
                 let pause = backoff(self.failures);
-                tracing::warn!(
-                    "claiming jobs failed (trying again in {}): {}",
-                    format_duration(pause),
-                    crate::error::causes(&e)
-                );
+                let then = format!("trying again in {}", format_duration(pause));
+                s.outage.failed("claiming jobs", &e, &then);
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => {}
                     _ = s.control.stop.cancelled() => {}

@@ -172,12 +172,13 @@ pub(super) async fn run(s: Arc<Shared>, stop: CancellationToken) {
 async fn refresh(s: &Arc<Shared>) {
     let now = s.clock.now();
     let state = match s.store.flow_state(now).await {
-        Ok(state) => state,
+        Ok(state) => {
+            s.outage.answered();
+            state
+        }
         Err(e) => {
-            tracing::warn!(
-                "reading pauses and blocks failed (keeping the last known ones): {}",
-                crate::error::causes(&e)
-            );
+            s.outage
+                .failed("reading pauses and blocks", &e, "keeping the last known ones");
             return;
         }
     };
@@ -266,13 +267,13 @@ async fn record_limits(s: &Arc<Shared>, limits: Vec<Limit>) {
                     }
                 }
             }
-            Err(e) => tracing::warn!("reading the recorded limits failed: {}", crate::error::causes(&e)),
+            Err(e) => s
+                .outage
+                .failed("reading the recorded limits", &e, "recording this worker's anyway"),
         }
         if let Err(e) = s.store.record_limits(&limits, &s.id, s.clock.now()).await {
-            tracing::warn!(
-                "recording this worker's limits failed (trying again later): {}",
-                crate::error::causes(&e)
-            );
+            s.outage
+                .failed("recording this worker's limits", &e, "trying again later");
             return;
         }
     }

@@ -74,13 +74,13 @@ async fn beat(s: &Shared, all: bool) {
         return;
     }
     let states = match s.store.heartbeat(&beats, s.clock.now()).await {
-        Ok(states) => states,
+        Ok(states) => {
+            s.outage.answered();
+            states
+        }
         Err(e) => {
-            tracing::warn!(
-                "heartbeat for {} jobs failed: {}",
-                beats.len(),
-                crate::error::causes(&e)
-            );
+            let what = format!("the heartbeat of {} jobs", beats.len());
+            s.outage.failed(&what, &e, "beating again at the next heartbeat");
             return;
         }
     };
@@ -137,8 +137,11 @@ pub(crate) async fn registry(s: Arc<Shared>, stop: CancellationToken) {
             _ = stop.cancelled() => return,
             _ = tokio::time::sleep(s.settings.heartbeat) => {}
         }
-        if let Err(e) = s.store.register_worker(&entry(&s)).await {
-            tracing::warn!("refreshing the worker registry failed: {}", crate::error::causes(&e));
+        match s.store.register_worker(&entry(&s)).await {
+            Ok(()) => s.outage.answered(),
+            Err(e) => s
+                .outage
+                .failed("refreshing the worker registry", &e, "again at the next heartbeat"),
         }
     }
 }

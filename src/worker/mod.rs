@@ -43,6 +43,7 @@ mod dispatch;
 mod flow;
 mod heartbeat;
 mod live;
+mod outage;
 mod outcome;
 mod reload;
 mod rescue;
@@ -319,6 +320,8 @@ pub(crate) struct Shared {
     limits: Limits,
     /// The pauses, blocks and limits its claims carry.
     flow: flow::FlowView,
+    /// The store's outage, told once (see `outage.rs`).
+    outage: outage::Outage,
 }
 
 /// What the worker holds right now.

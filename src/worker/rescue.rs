@@ -52,7 +52,8 @@ async fn sweep(s: &Shared) {
         let rescued = match s.store.rescue(&params).await {
             Ok(r) => r,
             Err(e) => {
-                tracing::warn!("the rescue sweep failed: {}", crate::error::causes(&e));
+                s.outage
+                    .failed("the rescue sweep", &e, "sweeping again at the next round");
                 return;
             }
         };

@@ -44,7 +44,8 @@ pub(crate) async fn run(s: Arc<Shared>, keep: Duration, stop: CancellationToken)
                     }
                 }
                 Err(e) => {
-                    tracing::warn!("retention cleanup failed: {}", crate::error::causes(&e));
+                    s.outage
+                        .failed("retention cleanup", &e, "cleaning up again at the next round");
                     break;
                 }
             }

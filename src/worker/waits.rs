@@ -41,10 +41,8 @@ pub(super) async fn sweep(s: &Shared) {
         let jobs = match s.store.list(&page).await {
             Ok(jobs) => jobs,
             Err(e) => {
-                tracing::warn!(
-                    "the wait time-out sweep could not list waiting jobs: {}",
-                    crate::error::causes(&e)
-                );
+                let what = "the wait time-out sweep's list of waiting jobs";
+                s.outage.failed(what, &e, "sweeping again at the next round");
                 return;
             }
         };
@@ -59,11 +57,8 @@ pub(super) async fn sweep(s: &Shared) {
         let answers = match s.store.resolve(&resolves, now).await {
             Ok(answers) => answers,
             Err(e) => {
-                tracing::warn!(
-                    "the wait time-out sweep could not give up {} jobs: {}",
-                    resolves.len(),
-                    crate::error::causes(&e)
-                );
+                let what = format!("giving up {} overdue waiting jobs", resolves.len());
+                s.outage.failed(&what, &e, "sweeping again at the next round");
                 return;
             }
         };

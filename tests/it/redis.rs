@@ -89,6 +89,98 @@ async fn an_envelope_pushed_by_redis_cli_becomes_a_job_keeping_id_meta_and_creat
     assert_eq!(ids(&newest_jobs(&store).await), ["php-1"]);
 }
 
+/// What a PHP application builds and sends: its job envelope's `toArray()`, whose `meta` defaults to an
+/// empty array, which PHP's `json_encode` writes as `[]`. Pushed onto the inbox with phpredis unless
+/// the inbox is `-`; printed either way. Arguments: host, port, database, password (or ""), inbox, id.
+const PHP_PRODUCER: &str = r#"<?php
+[, $host, $port, $db, $password, $inbox, $id] = $argv;
+$envelope = [
+    'v' => 1, 'jobId' => $id, 'jobType' => 'php.empty', 'payload' => ['n' => 1], 'meta' => [],
+    'attempt' => 0, 'maxAttempts' => 3, 'createdAt' => time(),
+];
+$line = json_encode($envelope);
+if ($inbox !== '-') {
+    $redis = new Redis();
+    $redis->connect($host, (int) $port);
+    if ($password !== '') {
+        $redis->auth($password);
+    }
+    $redis->select((int) $db);
+    $redis->lPush($inbox, $line);
+}
+echo $line, "\n";
+"#;
+
+/// Runs [`PHP_PRODUCER`] for job `id`, pushing onto `inbox` (`-`: printing only); returns its line.
+fn php_envelope(dir: &std::path::Path, inbox: &str, id: &str) -> String {
+    let script = dir.join("producer.php");
+    std::fs::write(&script, PHP_PRODUCER).unwrap();
+    let server = url::Url::parse(&redis_url()).expect("the test Redis URL");
+    let out = std::process::Command::new("php")
+        .arg(&script)
+        .arg(server.host_str().unwrap_or("127.0.0.1"))
+        .arg(server.port().unwrap_or(6379).to_string())
+        .arg(
+            server
+                .path()
+                .trim_start_matches('/')
+                .parse::<u32>()
+                .unwrap_or(0)
+                .to_string(),
+        )
+        .arg(server.password().unwrap_or(""))
+        .args([inbox, id])
+        .output()
+        .expect("running php: apt-get install -y php-cli php-redis (this test needs both)");
+    assert!(out.status.success(), "php: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// Issue 43: an envelope a PHP application builds with no meta (`"meta":[]`) runs, whether it comes
+/// through the inbox (pushed with phpredis), `jobq enqueue --file` or the HTTP API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_php_envelope_with_empty_meta_runs_from_the_inbox_a_file_and_the_api() {
+    let has_phpredis = std::process::Command::new("php")
+        .args(["-r", "exit(extension_loaded('redis') ? 0 : 1);"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        has_phpredis,
+        "this test needs PHP with phpredis: apt-get install -y php-cli php-redis"
+    );
+    let (store, prefix) = fixture().await;
+    let url = with_prefix(&redis_url(), &prefix);
+    let dir = tempfile::tempdir().unwrap();
+
+    let line = php_envelope(dir.path(), &format!("{prefix}inbox:default"), "php-inbox");
+    assert!(line.contains(r#""meta":[]"#), "PHP wrote {line}");
+    let (code, _) = jobq(&url, &["worker", "--burst", "--handler", "php.empty=builtin:noop"]);
+    assert_eq!(code, 0);
+    let job = get(&store, &id("php-inbox")).await;
+    assert_eq!((job.status, job.meta.len()), (JobStatus::Succeeded, 0));
+    assert_eq!(value(&job.payload), json!({"n": 1}));
+    let (_, out) = jobq(&url, &["inbox", "-o", "json"]);
+    assert_eq!(
+        serde_json::from_str::<Vec<Value>>(&out).unwrap(),
+        Vec::<Value>::new(),
+        "nothing set aside"
+    );
+
+    let file = dir.path().join("jobs.ndjson");
+    std::fs::write(&file, php_envelope(dir.path(), "-", "php-file")).unwrap();
+    let (code, out) = jobq(&url, &["enqueue", "--file", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let job = get(&store, &id("php-file")).await;
+    assert_eq!((job.status, job.meta.len()), (JobStatus::Pending, 0));
+
+    let api = crate::serve::Api::start(&store).await;
+    let line: Value = serde_json::from_str(&php_envelope(dir.path(), "-", "php-api")).unwrap();
+    let (status, body) = api.post("/api/v1/jobs", line).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    let job = get(&store, &id("php-api")).await;
+    assert_eq!((job.status, job.meta.len()), (JobStatus::Pending, 0));
+}
+
 /// `claim` under one cluster-wide concurrency limit on `job_type`.
 fn under_limit(job_type: &str, global_concurrency: u32, claim: jobq::store::Claim) -> jobq::store::Claim {
     let flow = jobq::store::Flow {

@@ -218,6 +218,10 @@ impl SqlBackend for MysqlStore {
         Ok(Vec::new())
     }
 
+    async fn close(&self) {
+        self.sql.close().await
+    }
+
     /// Polls for ready work; other changes are not announced.
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
         let WakeOn::Ready(queues) = on else { return None };
@@ -229,6 +233,6 @@ impl SqlBackend for MysqlStore {
             every: self.wake_poll,
             url: self.url.redacted().to_string(),
         };
-        Some(Subscription::new(runtime.spawn(watcher.run())))
+        Some(self.sql.subscription(&runtime, |stop| watcher.run(stop)))
     }
 }

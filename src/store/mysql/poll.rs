@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use sqlx::mysql::MySqlPool;
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 use crate::time::UnixMillis;
 
@@ -32,7 +33,9 @@ pub(super) struct Watcher {
 }
 
 impl Watcher {
-    pub async fn run(self) {
+    /// Looks until `stop` is cancelled, never in the middle of a look: a look cut off would drop its
+    /// connection mid-conversation, which the server logs as aborted.
+    pub async fn run(self, stop: CancellationToken) {
         // One indexed read, no locks: the first ready job of any of the queues. Readiness is judged by
         // this machine's clock: a hint may be early or late, and the caller still polls now and then.
         let sql = if self.queues.is_empty() {
@@ -50,7 +53,9 @@ impl Watcher {
         let mut found_in_a_row: u32 = 0;
         loop {
             let wait = wait_before_look(self.every, found_in_a_row);
-            tokio::time::sleep(wait).await;
+            if !pause(wait, &stop).await {
+                return;
+            }
             let now = UnixMillis::now().0;
             let mut query = sqlx::query(&sql);
             if self.queues.is_empty() {
@@ -84,11 +89,21 @@ impl Watcher {
                     failures = failures.saturating_add(1);
                     // The waiter polls meanwhile; look again less often while the server is away.
                     self.notify.notify_one();
-                    let pause = (self.every * 2u32.saturating_pow(failures.min(8))).min(Duration::from_secs(1));
-                    tokio::time::sleep(pause).await;
+                    let wait = (self.every * 2u32.saturating_pow(failures.min(8))).min(Duration::from_secs(1));
+                    if !pause(wait, &stop).await {
+                        return;
+                    }
                 }
             }
         }
+    }
+}
+
+/// Waits for `wait`; false when `stop` was cancelled first.
+async fn pause(wait: Duration, stop: &CancellationToken) -> bool {
+    tokio::select! {
+        () = tokio::time::sleep(wait) => true,
+        () = stop.cancelled() => false,
     }
 }
 

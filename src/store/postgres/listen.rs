@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 /// The NOTIFY channel of new work (the migration's trigger uses the same name).
 pub(super) const CHANNEL: &str = "jobq_jobs";
@@ -76,12 +77,15 @@ pub(super) struct Listener {
 }
 
 impl Listener {
-    /// Listens until the subscription is dropped (the task is aborted then), reconnecting with back-off
-    /// and signalling every [`FALLBACK_POLL`] while the connection is down.
-    pub async fn run(self) {
+    /// Listens until `stop` is cancelled (the subscription dropped, the store closed), reconnecting
+    /// with back-off and signalling every [`FALLBACK_POLL`] while the connection is down.
+    pub async fn run(self, stop: CancellationToken) {
         let mut failures: u32 = 0;
         loop {
-            let outcome = self.session(&mut failures).await;
+            let outcome = self.session(&mut failures, &stop).await;
+            if stop.is_cancelled() {
+                return;
+            }
             // Notifications sent while the connection was going down are lost: look once.
             self.notify.notify_one();
             match outcome {
@@ -98,7 +102,10 @@ impl Listener {
             let pause = (FALLBACK_POLL * 2u32.saturating_pow(failures.min(6))).min(LISTEN_MAX_BACKOFF);
             let until = tokio::time::Instant::now() + pause;
             while tokio::time::Instant::now() < until {
-                tokio::time::sleep(FALLBACK_POLL.min(until - tokio::time::Instant::now())).await;
+                tokio::select! {
+                    () = tokio::time::sleep(FALLBACK_POLL.min(until - tokio::time::Instant::now())) => {}
+                    () = stop.cancelled() => return,
+                }
                 self.notify.notify_one();
             }
         }
@@ -106,7 +113,7 @@ impl Listener {
 
     /// One listening connection, from connect to loss. `Ok` when the connection was lost after working,
     /// `Err` when it could not be set up or failed.
-    async fn session(&self, failures: &mut u32) -> Result<(), sqlx::Error> {
+    async fn session(&self, failures: &mut u32, stop: &CancellationToken) -> Result<(), sqlx::Error> {
         let pool = PgPoolOptions::new()
             .max_connections(1)
             .min_connections(0)
@@ -114,7 +121,12 @@ impl Listener {
             .max_lifetime(None)
             .idle_timeout(None)
             .connect_lazy_with(self.options.clone());
-        let result = self.listen(&pool, failures).await;
+        let result = tokio::select! {
+            result = self.listen(&pool, failures) => result,
+            // The listener drops here and hands its connection back to `pool` (sqlx's drop of it
+            // unlistens first), whose close below says goodbye.
+            () = stop.cancelled() => Ok(()),
+        };
         // Closing says goodbye to the server; a half-open connection must not hold the reconnect up.
         let _ = tokio::time::timeout(self.connect_timeout, pool.close()).await;
         result

@@ -399,6 +399,10 @@ impl SqlBackend for PostgresStore {
         self.health_findings(health).await
     }
 
+    async fn close(&self) {
+        self.sql.close().await
+    }
+
     /// Work that becomes ready is announced by NOTIFY; other changes are not.
     fn subscribe(&self, on: &WakeOn, notify: Arc<Notify>) -> Option<Subscription> {
         let WakeOn::Ready(queues) = on else { return None };
@@ -411,6 +415,6 @@ impl SqlBackend for PostgresStore {
             connect_timeout: self.connect_timeout,
             url: self.url.redacted().to_string(),
         };
-        Some(Subscription::new(runtime.spawn(listener.run())))
+        Some(self.sql.subscription(&runtime, |stop| listener.run(stop)))
     }
 }

@@ -34,12 +34,16 @@ impl Decoder {
         RawValue::from_string(text).map_err(|e| self.corrupt(format!("{column}: {e}")))
     }
 
-    /// Reads `meta`, which the tables guarantee to be a JSON object. jobq writes string values only; a
-    /// number or boolean written by hand becomes its JSON text (as the envelope reader does), so one
-    /// odd row can never stop a worker's claims.
+    /// Reads `meta`, a JSON object (PostgreSQL's and MySQL's tables check it), or on SQLite `[]` from
+    /// an application's plain `INSERT` of PHP's empty array. jobq writes string values only; a number
+    /// or boolean written by hand becomes its JSON text (as the envelope reader does), so one odd row
+    /// can never stop a worker's claims.
     pub fn meta(&self, text: &str) -> Result<BTreeMap<String, String>, StoreError> {
-        let map: serde_json::Map<String, Value> =
-            serde_json::from_str(text).map_err(|e| self.corrupt(format!("meta: {e}")))?;
+        let map = match serde_json::from_str(text).map_err(|e| self.corrupt(format!("meta: {e}")))? {
+            Value::Object(map) => map,
+            Value::Array(items) if items.is_empty() => return Ok(BTreeMap::new()),
+            other => return Err(self.corrupt(format!("meta: expected a JSON object, got {other}"))),
+        };
         Ok(map
             .into_iter()
             .map(|(k, v)| match v {
@@ -317,5 +321,19 @@ mod tests {
         assert_eq!(meta.get("tenantId").map(String::as_str), Some("7"));
         assert_eq!(meta.get("vip").map(String::as_str), Some("true"));
         assert_eq!(meta.get("name").map(String::as_str), Some("ana"));
+    }
+
+    #[test]
+    fn meta_written_as_an_empty_array_is_empty_and_other_shapes_are_corrupt() {
+        let d = Decoder {
+            kind: StoreKind::Sqlite,
+            id: "j".into(),
+        };
+        assert!(d.meta("[]").unwrap().is_empty());
+        assert!(d.meta(" [ ] ").unwrap().is_empty());
+        for text in [r#"["a"]"#, "7", "null"] {
+            let err = d.meta(text).unwrap_err().to_string();
+            assert!(err.contains("unreadable"), "{text}: {err}");
+        }
     }
 }

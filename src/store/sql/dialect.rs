@@ -92,6 +92,10 @@ pub(crate) struct Dialect {
     /// Whether a driver error means the transaction lost a race for a row lock (a deadlock, a lock
     /// wait that timed out), so that running it again is the remedy.
     pub is_lock_conflict: fn(&sqlx::Error) -> bool,
+    /// Whether a driver error means another process held the whole store's lock for longer than a
+    /// statement waits for it (SQLite's `SQLITE_BUSY` after `busy_timeout`): reported as
+    /// [`crate::store::StoreError::Locked`], not as a failed query.
+    pub is_locked_out: fn(&sqlx::Error) -> bool,
     /// Whether a driver error is a unique key taken meanwhile (the live unique key of a job that a
     /// producer enqueued while a replay looked).
     pub is_unique_violation: fn(&sqlx::Error) -> bool,
@@ -210,6 +214,7 @@ impl Dialect {
             restates_partial_index: false,
             is_unreachable: never,
             is_lock_conflict: never,
+            is_locked_out: never,
             is_unique_violation: never,
             notify_ready: None,
             kept_session: None,

@@ -58,6 +58,8 @@ pub(crate) struct KeptConnections<DB: Database> {
     /// One permit per call under way; none left means "take the pool's way". Only a call brings a
     /// connection into `idle`, so there are never more than this many kept connections either.
     permits: Semaphore,
+    /// How many permits there are.
+    most: usize,
     /// Its store's dialect: what a new connection runs after the pool's own set-up
     /// (`kept_session`, see the module's doc), and which server errors mean the connection is gone.
     dialect: &'static Dialect,
@@ -83,7 +85,21 @@ impl<DB: Database> KeptConnections<DB> {
         KeptConnections {
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(most),
+            most,
             dialect,
+        }
+    }
+
+    /// Waits for the calls under way, then closes every kept connection with the server's goodbye;
+    /// later calls take the pool's way (see [`super::SqlPool::close`]).
+    pub async fn close(&self) {
+        if let Ok(all) = self.permits.acquire_many(self.most as u32).await {
+            all.forget();
+        }
+        self.permits.close();
+        let idle = std::mem::take(&mut *self.idle.lock().expect("kept connections' lock"));
+        for idle in idle {
+            let _ = idle.connection.close().await;
         }
     }
 

@@ -56,10 +56,13 @@ pub(crate) use transfer::{
     ImportPlan, InsertWhole, ROWS_PER_INSERT, WHOLE_JOB_COLUMNS, WholeJobRow, select_key_holders, select_stored_ids,
 };
 
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
 use super::error::DriverError;
 use super::{
     Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Enqueued, JobFilter, List, QueueStats, ReplayDead, Rescued,
-    Stats, StoreError, StoreKind, StoreUrl,
+    Stats, StoreError, StoreKind, StoreUrl, Subscription,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::store::url::RedactedUrl;
@@ -113,6 +116,10 @@ pub(crate) async fn first_connection<DB: Database>(
         }
     }
 }
+
+/// How long [`SqlPool::close`] waits for calls under way before it leaves their connections to the
+/// process's end.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 /// Tries of one transaction that loses a race for a row lock (or meets another error its caller
 /// accepts).
@@ -174,6 +181,9 @@ pub(crate) struct SqlPool<DB: Database> {
     pub dialect: &'static Dialect,
     /// Where it is, for errors.
     url: RedactedUrl,
+    /// How long a statement waits for another process's lock on the whole store before it fails
+    /// (SQLite's `busy_timeout`), for the error that says so.
+    lock_wait: Duration,
     /// Whether this pool's last limited claim took fewer jobs than it asked for: its next one looks
     /// before it locks (see `flow.rs`). Shared by the clones, as the pool is.
     limited_claim_fell_short: Arc<AtomicBool>,
@@ -185,6 +195,11 @@ pub(crate) struct SqlPool<DB: Database> {
     rates_swept_at: Arc<AtomicI64>,
     /// Connections kept apart from the pool for calls about one job (`kept.rs`). Shared by the clones.
     pub kept: Arc<KeptConnections<DB>>,
+    /// The tasks of the store's subscriptions, which [`SqlPool::close`] ends and waits for. Shared by
+    /// the clones.
+    subscriptions: TaskTracker,
+    /// Cancelled by [`SqlPool::close`]: every subscription's task ends.
+    closing: CancellationToken,
 }
 
 /// Written by hand: a derived `Clone` would ask the database type itself to be `Clone`.
@@ -194,10 +209,13 @@ impl<DB: Database> Clone for SqlPool<DB> {
             pool: self.pool.clone(),
             dialect: self.dialect,
             url: self.url.clone(),
+            lock_wait: self.lock_wait,
             limited_claim_fell_short: self.limited_claim_fell_short.clone(),
             limits_had_room: self.limits_had_room.clone(),
             rates_swept_at: self.rates_swept_at.clone(),
             kept: self.kept.clone(),
+            subscriptions: self.subscriptions.clone(),
+            closing: self.closing.clone(),
         }
     }
 }
@@ -210,19 +228,58 @@ impl<DB: Database> SqlPool<DB> {
             pool,
             dialect,
             url,
+            lock_wait: Duration::ZERO,
             limited_claim_fell_short: Arc::default(),
             limits_had_room: Arc::default(),
             rates_swept_at: Arc::default(),
+            subscriptions: TaskTracker::new(),
+            closing: CancellationToken::new(),
         }
     }
 
+    /// Closes the kept connections and the pool's, each with the server's goodbye (PostgreSQL's
+    /// Terminate, MySQL's `COM_QUIT`), once the calls under way are done or [`CLOSE_WAIT`] has passed;
+    /// later calls fail as a pool closed fails (`Unavailable`). A connection dropped without its
+    /// goodbye is logged by the server as aborted, once per one-shot command.
+    pub async fn close(&self) {
+        let closing = async {
+            self.closing.cancel();
+            self.subscriptions.close();
+            self.subscriptions.wait().await;
+            self.kept.close().await;
+            self.pool.close().await;
+        };
+        let _ = tokio::time::timeout(CLOSE_WAIT, closing).await;
+    }
+
+    /// Starts a subscription's task (`task`, given the token that asks it to end) on `runtime`: it
+    /// ends by itself when the subscription drops or the store closes, closing its connection with
+    /// the server's goodbye, and [`SqlPool::close`] waits for it.
+    pub fn subscription<F, Fut>(&self, runtime: &tokio::runtime::Handle, task: F) -> Subscription
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let stop = self.closing.child_token();
+        let handle = self.subscriptions.spawn_on(task(stop.clone()), runtime);
+        Subscription::ending(handle, stop)
+    }
+
+    /// Says how long the pool's statements wait for another process's lock (see `lock_wait`).
+    pub fn waiting_for_locks(mut self, wait: Duration) -> SqlPool<DB> {
+        self.lock_wait = wait;
+        self
+    }
+
     /// Maps a driver error met while doing `operation`: unreachable → `Unavailable` with the redacted
-    /// URL, anything else → `Query`; either way with the driver's deepest message only (sqlx repeats
-    /// the inner message in the outer one).
+    /// URL, locked by another process past the wait → `Locked`, anything else → `Query`; each with
+    /// the driver's deepest message only (sqlx repeats the inner message in the outer one).
     pub fn fail(&self, operation: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError + '_ {
         move |e| {
             if (self.dialect.is_unreachable)(&e) {
                 StoreError::unavailable(self.dialect.kind, &self.url, &e)
+            } else if (self.dialect.is_locked_out)(&e) {
+                StoreError::locked(self.dialect.kind, operation, &self.url, self.lock_wait, &e)
             } else {
                 StoreError::query(self.dialect.kind, operation, DriverError::deepest(&e))
             }

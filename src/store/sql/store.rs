@@ -75,6 +75,9 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
 
     /// What only this store can tell of its health: its server's settings, or its file.
     async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError>;
+
+    /// See [`Store::close`]; nothing where there is no server to tell.
+    async fn close(&self) {}
 }
 
 /// The store methods whose statements the SQL stores share (see [`SqlPool`]), as each store's pool
@@ -282,6 +285,10 @@ impl<T: SqlBackend> Store for T {
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
         SqlBackend::info(self).await
+    }
+
+    async fn close(&self) {
+        SqlBackend::close(self).await
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {

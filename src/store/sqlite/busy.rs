@@ -78,7 +78,7 @@ unsafe extern "C" fn on_busy(timeout_ms: *mut c_void, count: c_int) -> c_int {
 
 /// The pause before the try after `count` failed ones, `waited` into a wait of at most `timeout`;
 /// `None` when the wait is over.
-fn pause(count: c_int, waited: Duration, timeout: Duration) -> Option<Duration> {
+pub(super) fn pause(count: c_int, waited: Duration, timeout: Duration) -> Option<Duration> {
     let left = timeout.checked_sub(waited).filter(|left| !left.is_zero())?;
     let doublings = count.clamp(0, 16) as u32;
     Some(FIRST_PAUSE.saturating_mul(1 << doublings).min(LONGEST_PAUSE).min(left))

@@ -117,9 +117,19 @@ impl DirectConnection {
             if is_id_taken(&e) {
                 InsertError::IdTaken
             } else {
-                InsertError::Store(StoreError::query(KIND, "enqueue", driver_error(&e)))
+                InsertError::Store(self.failed("enqueue", &e))
             }
         })
+    }
+
+    /// Maps an error of this connection met while doing `operation`: another process's lock held
+    /// past `busy_timeout` → `Locked`, anything else → `Query`.
+    pub fn failed(&self, operation: &'static str, e: &rusqlite::Error) -> StoreError {
+        if is_busy_error(e) {
+            StoreError::locked(KIND, operation, &self.url, self.busy_timeout, &driver_error(e))
+        } else {
+            StoreError::query(KIND, operation, driver_error(e))
+        }
     }
 
     /// Runs `work` on the connection, in the calling thread; the writer's caller holds the write gate.
@@ -180,8 +190,8 @@ impl DirectConnection {
             // SAFETY: the connection was just opened and is used by this thread only.
             unsafe { super::busy::install(connection.handle(), self.busy_timeout) };
             // The same pragmas, in the same order, as `Settings::open` gives the pool (foreign_keys is
-            // sqlx's own default).
-            connection.pragma_update(None, "journal_mode", "WAL")?;
+            // sqlx's own default). No journal_mode: the pool put the file in WAL mode, which the file
+            // keeps (see `settings::enter_wal`).
             connection.pragma_update(None, "foreign_keys", "ON")?;
             connection.pragma_update(None, "synchronous", self.synchronous)?;
             connection.pragma_update(None, "cache_size", -i64::from(self.cache_kib))?;
@@ -316,7 +326,12 @@ fn prepared<'c>(connection: &'c Connection, stmt: &Stmt) -> rusqlite::Result<Cac
 
 /// Another connection held the lock.
 fn is_busy<T>(done: &rusqlite::Result<T>) -> bool {
-    matches!(done, Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == ErrorCode::DatabaseBusy)
+    matches!(done, Err(e) if is_busy_error(e))
+}
+
+/// See [`is_busy`].
+fn is_busy_error(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::DatabaseBusy)
 }
 
 /// An id stored already: the primary key (or a unique index) refused a row, or the arrivals' trigger

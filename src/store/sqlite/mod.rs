@@ -83,7 +83,8 @@ impl SqliteStore {
         let settings = Settings::parse(url)?.for_usage(usage);
         Ok(SqliteStore {
             // SQLite's own connections do what kept ones would (`direct.rs`).
-            sql: SqlPool::new(settings.open(url).await?, &DIALECT, url.redacted(), 0),
+            sql: SqlPool::new(settings.open(url).await?, &DIALECT, url.redacted(), 0)
+                .waiting_for_locks(settings.busy_timeout),
             url: url.clone(),
             synchronous: settings.synchronous_name,
             gate: Arc::new(Mutex::new(())),
@@ -160,13 +161,13 @@ impl SqlBackend for SqliteStore {
     async fn settle(&self) -> Result<(), StoreError> {
         let looker = self.reader.as_deref().unwrap_or(&self.direct);
         let looked = looker.run_short(|connection| arrivals::any_arrived(connection))?;
-        if !looked.map_err(|e| StoreError::query(KIND, "looking for arrived jobs", direct::driver_error(&e)))? {
+        if !looked.map_err(|e| looker.failed("looking for arrived jobs", &e))? {
             return Ok(());
         }
         let _turn = self.gate.lock().await;
         self.direct
             .run(arrivals::move_arrived_now)?
-            .map_err(|e| StoreError::query(KIND, "moving arrived jobs", direct::driver_error(&e)))
+            .map_err(|e| self.direct.failed("moving arrived jobs", &e))
     }
 
     /// SQLite has no notifications, but every commit writes the database's files: a watch on them
@@ -206,7 +207,7 @@ impl SqlBackend for SqliteStore {
         match &self.reader {
             Some(reader) => reader
                 .run(|connection| read::list(connection, list))?
-                .map_err(|e| e.into_store_error("list")),
+                .map_err(|e| e.into_store_error(reader, "list")),
             None => self.sql.list(list).await,
         }
     }
@@ -218,7 +219,7 @@ impl SqlBackend for SqliteStore {
         }
         self.direct
             .run(|connection| import::import(connection, import))?
-            .map_err(|e| StoreError::query(KIND, "import", direct::driver_error(&e)))
+            .map_err(|e| self.direct.failed("import", &e))
     }
 
     async fn apply_migrations(&self) -> Result<(), StoreError> {

@@ -4,7 +4,7 @@
 use rusqlite::Connection;
 
 use super::KIND;
-use super::direct::{driver_error, for_each_row};
+use super::direct::{DirectConnection, for_each_row};
 use super::settings::DIALECT;
 use crate::job::Job;
 use crate::store::sql::{JobCells, decode_job, list_statement};
@@ -17,9 +17,10 @@ pub(super) enum ReadError {
 }
 
 impl ReadError {
-    pub fn into_store_error(self, operation: &'static str) -> StoreError {
+    /// The error as `connection`, which met it, words it (see [`DirectConnection::failed`]).
+    pub fn into_store_error(self, connection: &DirectConnection, operation: &'static str) -> StoreError {
         match self {
-            ReadError::Sqlite(e) => StoreError::query(KIND, operation, driver_error(&e)),
+            ReadError::Sqlite(e) => connection.failed(operation, &e),
             ReadError::Corrupt(e) => e,
         }
     }

@@ -2,9 +2,9 @@
 //! NORMAL by default: a power cut may lose the last transactions, never corrupt the file) and how long a
 //! writer waits for another process's lock (`busy_timeout`), and SQLite's [`Dialect`].
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::store::sql::{Dialect, FilterCancel};
 use crate::store::url::UrlOptions;
@@ -28,6 +28,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     migrations_table: "CREATE TABLE IF NOT EXISTS jobq_migrations (version INTEGER PRIMARY KEY, \
      name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at INTEGER NOT NULL)",
     restates_partial_index: true,
+    is_locked_out: is_busy,
     // An id that exists already, which sends an enqueue's plain insert to the checked path.
     is_unique_violation,
     ..Dialect::of(StoreKind::Sqlite)
@@ -95,18 +96,19 @@ impl Settings {
         })
     }
 
-    /// Opens (creating if missing) the database file in WAL mode.
+    /// Opens (creating if missing) the database file and puts it in WAL mode (see [`enter_wal`]).
     pub async fn open(&self, url: &StoreUrl) -> Result<SqlitePool, StoreError> {
+        // No journal_mode here: sqlx would set it on every connection without waiting for another
+        // process (see `enter_wal`), and the mode is kept in the file, so once is enough.
         let options = SqliteConnectOptions::new()
             .filename(url.sqlite_path())
             .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
             .synchronous(self.synchronous)
             .busy_timeout(self.busy_timeout)
             .pragma("cache_size", format!("-{}", self.cache_kib))
             .pragma("temp_store", "memory");
         let busy_timeout = self.busy_timeout;
-        SqlitePoolOptions::new()
+        let pool = SqlitePoolOptions::new()
             // SQLite's own wait for the write lock sleeps in whole milliseconds; see `busy.rs`.
             .after_connect(move |connection, _| {
                 Box::pin(async move {
@@ -124,8 +126,55 @@ impl Settings {
             .acquire_timeout(self.busy_timeout + Duration::from_secs(5))
             .connect_with(options)
             .await
-            .map_err(|e| StoreError::unavailable(StoreKind::Sqlite, &url.redacted(), &e))
+            .map_err(|e| self.open_failed("opening the file", url, e))?;
+        enter_wal(&pool, self.busy_timeout)
+            .await
+            .map_err(|e| self.open_failed("switching to WAL mode", url, e))?;
+        Ok(pool)
     }
+
+    /// What opening the file met while doing `operation`: another process's lock held past
+    /// `busy_timeout` (its first read of the file waits for one), or a file that cannot be opened.
+    fn open_failed(&self, operation: &'static str, url: &StoreUrl, e: sqlx::Error) -> StoreError {
+        if is_busy(&e) {
+            StoreError::locked(StoreKind::Sqlite, operation, &url.redacted(), self.busy_timeout, &e)
+        } else {
+            StoreError::unavailable(StoreKind::Sqlite, &url.redacted(), &e)
+        }
+    }
+}
+
+/// Puts the file in WAL mode, waiting up to `busy_timeout` for other processes as any write does.
+///
+/// The switch of a file that is not in WAL mode yet (a new one) reads its first page, then takes the
+/// file's exclusive lock to write the mode into it. SQLite does not call the busy handler for a lock
+/// taken by a connection that already reads (two such connections could wait for each other for
+/// ever), so where another process holds the file at that moment (creating it, switching it, migrating
+/// it) the switch fails at once with `SQLITE_BUSY`; sqlx's own `journal_mode` option gives up there
+/// (launchbadge/sqlx#1930). Here the switch is tried again, with the busy handler's pauses. A file in
+/// WAL mode answers at once, with no lock beyond a read.
+async fn enter_wal(pool: &SqlitePool, busy_timeout: Duration) -> Result<(), sqlx::Error> {
+    let started = Instant::now();
+    let mut tries = 0;
+    loop {
+        match sqlx::query("PRAGMA journal_mode = WAL").execute(pool).await {
+            Err(e) if is_busy(&e) => match super::busy::pause(tries, started.elapsed(), busy_timeout) {
+                Some(pause) => {
+                    tokio::time::sleep(pause).await;
+                    tries = tries.saturating_add(1);
+                }
+                None => return Err(e),
+            },
+            done => return done.map(drop),
+        }
+    }
+}
+
+/// Whether a driver error is `SQLITE_BUSY` (any of its extended codes): another connection held the
+/// lock for all of `busy_timeout`, or where SQLite does not wait, at that moment.
+fn is_busy(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db)
+        if db.code().and_then(|code| code.parse::<i32>().ok()).is_some_and(|code| code & 0xff == 5))
 }
 
 /// Whether a driver error is a unique index refusing a row.

@@ -21,6 +21,7 @@ use serde_json::json;
 
 use super::{JOBS, assert_all_succeeded, enqueue_naps, start_worker, stop, succeeded, wait_succeeded};
 use crate::support::jobs::*;
+use crate::support::process::{self, FAST, Process};
 use crate::support::server::{AppConnection, Killer, PrivateServer, SqlStore};
 use crate::support::{connect, eventually, stop_worker, store_tests};
 
@@ -292,6 +293,70 @@ async fn concurrent_migrations_apply_each_version_once<S: SqlStore>(server: &S) 
     assert_eq!(get(&stores[5], &id("after")).await.status, JobStatus::Pending);
 }
 
+/// Issue 43: eight processes (two burst workers, six enqueues) started at the same moment on a corner
+/// no process has migrated yet, round after round: each waits for the others' migration, none fails,
+/// and every job is there.
+async fn processes_started_together_on_a_fresh_corner_all_succeed<S: SqlStore>(server: &S) {
+    for round in 0..10 {
+        let (url, _corner, _sandbox) = server.empty_corner().await;
+        process::started_together(&url, round).await;
+        let store = connect(&url).await;
+        assert_eq!(newest_jobs(&store).await.len(), process::TOGETHER_JOBS, "round {round}");
+    }
+}
+
+/// Issue 43: one-shot commands and workers end their connections with the server's goodbye, so that
+/// the server logs none of them as aborted ("Aborted connection … Got an error reading communication
+/// packets", "unexpected EOF on client connection"). On a server of the test's own, whose count of
+/// such sessions is this test's alone.
+async fn every_command_ends_its_connections_with_a_goodbye<S: SqlStore>(_server: &S) {
+    let private = S::Private::start().await;
+    let url = private.url();
+    let before = S::sessions_without_goodbye(&url).await;
+    let home = tempfile::tempdir().expect("a temporary folder");
+    for args in [
+        &["migrate"][..],
+        &["enqueue", "bye", "{}"],
+        &["stats"],
+        &["list"],
+        &["worker", "--burst", "--handler", "bye=builtin:noop"],
+    ] {
+        let out = process::jobq()
+            .arg("--url")
+            .arg(&url)
+            .args(args)
+            .current_dir(home.path())
+            .output()
+            .expect("running jobq");
+        assert!(
+            out.status.success(),
+            "jobq {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A worker that waits for work (listening or polling) until it is told to stop.
+    let worker = Process::worker(home.path(), &url, FAST, &["--handler", "bye=builtin:noop"]);
+    worker.wait_log("worker started", DEADLINE).await;
+    worker.terminate(DEADLINE).await;
+    // Every command has exited, its connections with it. A session the test drops itself is counted
+    // once the server notices; the commands' sessions ended before it began.
+    S::drop_a_session_without_goodbye(&url).await;
+    eventually(
+        "the server to count the test's own dropped session",
+        DEADLINE,
+        async || {
+            let now = S::sessions_without_goodbye(&url).await;
+            if now > before { Ok(()) } else { Err(now) }
+        },
+    )
+    .await;
+    assert_eq!(
+        S::sessions_without_goodbye(&url).await,
+        before + 1,
+        "sessions that ended without a goodbye, besides the test's own"
+    );
+}
+
 async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(_server: &S) {
     // A server of the test's own: the shared one must stay up for every other test.
     let mut private = S::Private::start().await;
@@ -311,6 +376,7 @@ async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(_server: &S) {
     );
     let warnings = |log: &str| log.lines().filter(|l| l.contains(" WARN ")).count();
     let warned = warnings(&worker.log());
+    let lines_before = worker.log().lines().count();
     private.stop().await;
     // Down until the worker has met the outage: a call of its failed, and it said so and carries on.
     // (Which call fails first differs: a claim on PostgreSQL; on MySQL the wake-up poll, while claims and
@@ -325,6 +391,22 @@ async fn a_running_worker_rides_out_a_server_restart<S: SqlStore>(_server: &S) {
 
     wait_succeeded(&client, &worker, JOBS, Duration::from_secs(90)).await;
     assert_all_succeeded(&client, &worker, JOBS).await;
+    // Issue 43: the outage reads as a handful of lines (when it began and that every call is being
+    // retried, when it ended), not as every task's every failure and the database pool's own.
+    worker.wait_log("answers again", super::PROGRESS).await;
+    let log = worker.log();
+    let lines: Vec<&str> = log.lines().skip(lines_before).collect();
+    let end = lines
+        .iter()
+        .rposition(|l| l.contains("answers again"))
+        .expect("the end of the outage");
+    let outage = &lines[..=end];
+    assert!(
+        outage.len() <= 6 && outage.iter().any(|l| l.contains("retrying every store call")),
+        "the outage took {} lines:\n{}",
+        outage.len(),
+        outage.join("\n")
+    );
     stop(&worker).await;
 }
 
@@ -417,6 +499,8 @@ store_tests! {
         events_an_application_commits_are_expanded_once_by_racing_workers,
         an_emit_that_fails_partway_leaves_nothing,
         concurrent_migrations_apply_each_version_once,
+        processes_started_together_on_a_fresh_corner_all_succeed,
+        every_command_ends_its_connections_with_a_goodbye,
         a_running_worker_rides_out_a_server_restart,
     }
 }

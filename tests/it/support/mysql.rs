@@ -145,6 +145,26 @@ impl SqlStore for Mysql {
         None
     }
 
+    async fn sessions_without_goodbye(url: &str) -> u64 {
+        let mut conn = MySqlConnection::connect(url)
+            .await
+            .expect("connecting to the private server");
+        let (_, aborted): (String, String) = sqlx::query_as("SHOW GLOBAL STATUS LIKE 'Aborted_clients'")
+            .fetch_one(&mut conn)
+            .await
+            .expect("the Aborted_clients status");
+        conn.close().await.expect("closing");
+        aborted.parse().expect("a count")
+    }
+
+    async fn drop_a_session_without_goodbye(url: &str) {
+        let conn = MySqlConnection::connect(url)
+            .await
+            .expect("connecting to the private server");
+        // sqlx's drop closes the socket without MySQL's COM_QUIT.
+        drop(conn);
+    }
+
     async fn empty_corner(&self) -> (String, String, ServerSandbox) {
         let database = fresh_name();
         let sandbox = create_database(&database).await;

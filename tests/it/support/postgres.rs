@@ -134,6 +134,28 @@ impl SqlStore for Postgres {
         Some(id)
     }
 
+    async fn sessions_without_goodbye(url: &str) -> u64 {
+        let mut conn = PgConnection::connect(url)
+            .await
+            .expect("connecting to the private server");
+        // Counted per database as each session ends (PostgreSQL 14 and later).
+        let abandoned: i64 =
+            sqlx::query_scalar("SELECT COALESCE(sum(sessions_abandoned), 0)::bigint FROM pg_stat_database")
+                .fetch_one(&mut conn)
+                .await
+                .expect("pg_stat_database.sessions_abandoned");
+        conn.close().await.expect("closing");
+        abandoned as u64
+    }
+
+    async fn drop_a_session_without_goodbye(url: &str) {
+        let conn = PgConnection::connect(url)
+            .await
+            .expect("connecting to the private server");
+        // sqlx's drop closes the socket without PostgreSQL's Terminate message.
+        drop(conn);
+    }
+
     async fn empty_corner(&self) -> (String, String, ServerSandbox) {
         // The schema does not exist until a migration creates it.
         let schema = fresh_name();

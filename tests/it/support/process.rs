@@ -68,7 +68,8 @@ impl Process {
     }
 
     /// Starts `jobq --url URL --config FILE worker ARGS…` with `config` written to `jobq.toml` in `dir`,
-    /// logging at `info` to `worker.log` there.
+    /// logging to `worker.log` there as an operator's worker logs by default (jobq's own lines from
+    /// `info`, the libraries' warnings as jobq filters them).
     pub fn worker(dir: &Path, url: &str, config: &str, args: &[&str]) -> Process {
         let file = dir.join("jobq.toml");
         std::fs::write(&file, config).unwrap();
@@ -77,7 +78,7 @@ impl Process {
             .arg(&file)
             .arg("worker")
             .args(args)
-            .env("JOBQ_LOG", "jobq=info")
+            .env_remove("JOBQ_LOG")
             .stdout(Stdio::null());
         Process::spawn(cmd, &dir.join("worker.log"))
     }
@@ -144,4 +145,50 @@ impl Drop for Process {
             let _ = child.wait();
         }
     }
+}
+
+/// Jobs the enqueues of [`started_together`] put in.
+pub const TOGETHER_JOBS: usize = 6;
+
+/// Starts, at the same moment, what a first deploy starts against a store nobody has opened yet: two
+/// burst workers (as a supervisor starts them) and [`TOGETHER_JOBS`] enqueues of a job each (an
+/// application's first requests), all on `url`; waits for every one of them and fails the test
+/// naming each that did not exit 0, with what it said. Every process opens, creates or migrates the
+/// store at the same time as the others.
+pub async fn started_together(url: &str, round: usize) {
+    let home = tempfile::tempdir().expect("a temporary folder");
+    let mut commands: Vec<(String, Command)> = Vec::new();
+    for w in 0..2 {
+        let mut cmd = jobq();
+        cmd.args(["--url", url, "worker", "--burst", "--handler", "together=builtin:noop"]);
+        commands.push((format!("burst worker {w}"), cmd));
+    }
+    for n in 0..TOGETHER_JOBS {
+        let mut cmd = jobq();
+        cmd.args(["--url", url, "enqueue", "together", &format!("{{\"n\":{n}}}")]);
+        commands.push((format!("enqueue {n}"), cmd));
+    }
+    let running: Vec<_> = commands
+        .into_iter()
+        .map(|(name, mut cmd)| {
+            cmd.current_dir(home.path())
+                .env("HOME", home.path())
+                .env("XDG_CONFIG_HOME", home.path().join("config"))
+                .env("XDG_DATA_HOME", home.path().join("data"));
+            let out = tokio::process::Command::from(cmd).output();
+            async move { (name, out.await) }
+        })
+        .collect();
+    let mut failed = Vec::new();
+    for (name, out) in futures_util::future::join_all(running).await {
+        let out = out.unwrap_or_else(|e| panic!("starting jobq ({name}): {e}"));
+        if !out.status.success() {
+            failed.push(format!(
+                "{name}: {}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "round {round}: {}", failed.join("\n"));
 }

@@ -87,6 +87,15 @@ pub trait SqlStore: ServerStore {
     /// An empty corner that no store has migrated yet: its URL, its name and the sandbox that removes
     /// it.
     async fn empty_corner(&self) -> (String, String, ServerSandbox);
+
+    /// How many sessions the server at `url` (a private one: the count is the whole server's) has
+    /// seen end without the client's goodbye: PostgreSQL's abandoned sessions, MySQL's aborted
+    /// clients.
+    async fn sessions_without_goodbye(url: &str) -> u64;
+
+    /// Opens a session on the server at `url` and drops it without a goodbye, as a process that
+    /// exits with its connection open does.
+    async fn drop_a_session_without_goodbye(url: &str);
 }
 
 /// An application's connection, for statements the documented table must accept or refuse.
