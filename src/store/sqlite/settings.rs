@@ -108,6 +108,7 @@ impl Settings {
             .pragma("cache_size", format!("-{}", self.cache_kib))
             .pragma("temp_store", "memory");
         let busy_timeout = self.busy_timeout;
+        let started = Instant::now();
         let pool = SqlitePoolOptions::new()
             // SQLite's own wait for the write lock sleeps in whole milliseconds; see `busy.rs`.
             .after_connect(move |connection, _| {
@@ -126,21 +127,22 @@ impl Settings {
             .acquire_timeout(self.busy_timeout + Duration::from_secs(5))
             .connect_with(options)
             .await
-            .map_err(|e| self.open_failed("opening the file", url, e))?;
+            .map_err(|e| open_failed("opening the file", url, started, e))?;
+        let started = Instant::now();
         enter_wal(&pool, self.busy_timeout)
             .await
-            .map_err(|e| self.open_failed("switching to WAL mode", url, e))?;
+            .map_err(|e| open_failed("switching to WAL mode", url, started, e))?;
         Ok(pool)
     }
+}
 
-    /// What opening the file met while doing `operation`: another process's lock held past
-    /// `busy_timeout` (its first read of the file waits for one), or a file that cannot be opened.
-    fn open_failed(&self, operation: &'static str, url: &StoreUrl, e: sqlx::Error) -> StoreError {
-        if is_busy(&e) {
-            StoreError::locked(StoreKind::Sqlite, operation, &url.redacted(), self.busy_timeout, &e)
-        } else {
-            StoreError::unavailable(StoreKind::Sqlite, &url.redacted(), &e)
-        }
+/// What opening the file met while doing `operation` (begun at `started`): another process's lock
+/// held past `busy_timeout` (the file's first read waits for one), or a file that cannot be opened.
+fn open_failed(operation: &'static str, url: &StoreUrl, started: Instant, e: sqlx::Error) -> StoreError {
+    if is_busy(&e) {
+        StoreError::locked(StoreKind::Sqlite, operation, &url.redacted(), started.elapsed(), &e)
+    } else {
+        StoreError::unavailable(StoreKind::Sqlite, &url.redacted(), &e)
     }
 }
 

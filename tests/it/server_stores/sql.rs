@@ -268,6 +268,8 @@ async fn the_table_refuses_rows_jobq_could_not_read<S: SqlStore>(server: &S) {
     for bad in [
         "INSERT INTO jobq_jobs (job_type, payload) VALUES ('t', '{not json')",
         "INSERT INTO jobq_jobs (job_type, meta) VALUES ('t', '[1, 2]')",
+        // Even PHP's empty array: the README says to write an object.
+        "INSERT INTO jobq_jobs (job_type, meta) VALUES ('t', '[]')",
         "INSERT INTO jobq_jobs (job_type, status) VALUES ('t', 'later')",
         "INSERT INTO jobq_jobs (job_type, max_attempts) VALUES ('t', 0)",
         "INSERT INTO jobq_jobs (queue, payload) VALUES ('default', '{}')",
