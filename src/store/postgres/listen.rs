@@ -121,18 +121,16 @@ impl Listener {
             .max_lifetime(None)
             .idle_timeout(None)
             .connect_lazy_with(self.options.clone());
-        let result = tokio::select! {
-            result = self.listen(&pool, failures) => result,
-            // The listener drops here and hands its connection back to `pool` (sqlx's drop of it
-            // unlistens first), whose close below says goodbye.
-            () = stop.cancelled() => Ok(()),
-        };
+        // Asked to stop, the listener returns between notifications, never while it connects or
+        // subscribes: it drops there and hands its connection back to `pool` (sqlx's drop of it
+        // unlistens first), whose close below says goodbye.
+        let result = self.listen(&pool, failures, stop).await;
         // Closing says goodbye to the server; a half-open connection must not hold the reconnect up.
         let _ = tokio::time::timeout(self.connect_timeout, pool.close()).await;
         result
     }
 
-    async fn listen(&self, pool: &PgPool, failures: &mut u32) -> Result<(), sqlx::Error> {
+    async fn listen(&self, pool: &PgPool, failures: &mut u32, stop: &CancellationToken) -> Result<(), sqlx::Error> {
         let mut listener = PgListener::connect_with(pool).await?;
         listener.ignore_pool_close_event(true);
         // A lost connection ends the session; `run` reconnects after signalling the waiter.
@@ -152,7 +150,11 @@ impl Listener {
         self.notify.notify_one();
         let ping = format!("{{\"ping\":\"{}\"}}", uuid::Uuid::now_v7());
         loop {
-            let next = match tokio::time::timeout(LISTEN_QUIET, listener.try_recv()).await {
+            let waited = tokio::select! {
+                waited = tokio::time::timeout(LISTEN_QUIET, listener.try_recv()) => waited,
+                () = stop.cancelled() => return Ok(()),
+            };
+            let next = match waited {
                 Ok(next) => next?,
                 Err(_quiet) => {
                     // Prove the connection still delivers: notify ourselves and expect to hear something.

@@ -247,6 +247,13 @@ impl<DB: Database> SqlPool<DB> {
             self.subscriptions.close();
             self.subscriptions.wait().await;
             self.kept.close().await;
+            // sqlx 0.8's `Pool::close` returns once every permit is back, and a connection whose
+            // `PoolConnection` was just dropped is handed back by a task of its own, after a ping:
+            // one that lands in the idle queue after `close` looked there is left open, and torn off
+            // at the process's exit. So wait until every connection is back first.
+            while self.pool.num_idle() < self.pool.size() as usize {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
             self.pool.close().await;
         };
         let _ = tokio::time::timeout(CLOSE_WAIT, closing).await;
