@@ -27,5 +27,7 @@ async fn main() -> jobq::Result<()> {
         .build()?;
     let report = worker.run().await?; // until SIGTERM or SIGINT
     println!("{report:?}");
+    // The last call: the database server sees the connections end with a goodbye.
+    client.close().await;
     Ok(())
 }

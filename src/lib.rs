@@ -10,6 +10,7 @@
 //! use jobq::{Client, JobSpec, store::StoreUrl};
 //! let client = Client::connect(&StoreUrl::parse("sqlite://jobs.db")?).await?;
 //! client.enqueue(JobSpec::new("mail.send", serde_json::json!({"to": "a@example.com"}))).await?;
+//! client.close().await; // the program's last call: its connections end with the server's goodbye
 //! # Ok(()) }
 //! ```
 #![warn(missing_docs)]
