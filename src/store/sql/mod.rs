@@ -247,12 +247,19 @@ impl<DB: Database> SqlPool<DB> {
             self.subscriptions.close();
             self.subscriptions.wait().await;
             self.kept.close().await;
-            // sqlx 0.8's `Pool::close` returns once every permit is back, and a connection whose
-            // `PoolConnection` was just dropped is handed back by a task of its own, after a ping:
-            // one that lands in the idle queue after `close` looked there is left open, and torn off
-            // at the process's exit. So wait until every connection is back first.
+            // A connection whose `PoolConnection` was just dropped goes back to the pool in a task of
+            // its own, after a ping, and sqlx 0.8's `Pool::close` may return before it is back: it
+            // would stay open, to be torn off at the process's exit. So `close` waits until every
+            // connection is back. That is a ping's round trip, well under a millisecond on a
+            // network close by, so the wait yields at first rather than sleeps (a timer's whole
+            // millisecond, twice, made a one-shot command's exit take 2 ms longer).
+            let yield_until = std::time::Instant::now() + Duration::from_millis(5);
             while self.pool.num_idle() < self.pool.size() as usize {
-                tokio::time::sleep(Duration::from_millis(1)).await;
+                if std::time::Instant::now() < yield_until {
+                    tokio::task::yield_now().await;
+                } else {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
             }
             self.pool.close().await;
         };

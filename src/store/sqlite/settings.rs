@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::store::sql::{Dialect, FilterCancel};
 use crate::store::url::UrlOptions;
@@ -98,8 +98,9 @@ impl Settings {
 
     /// Opens (creating if missing) the database file and puts it in WAL mode (see [`enter_wal`]).
     pub async fn open(&self, url: &StoreUrl) -> Result<SqlitePool, StoreError> {
-        // No journal_mode here: sqlx would set it on every connection without waiting for another
-        // process (see `enter_wal`), and the mode is kept in the file, so once is enough.
+        // No journal_mode here: sqlx would set it without waiting for another process (see
+        // `enter_wal`, which each connection runs instead, on itself: a statement, where the pool
+        // would open a second connection for it while it still takes the first one back).
         let options = SqliteConnectOptions::new()
             .filename(url.sqlite_path())
             .create_if_missing(true)
@@ -113,10 +114,12 @@ impl Settings {
             // SQLite's own wait for the write lock sleeps in whole milliseconds; see `busy.rs`.
             .after_connect(move |connection, _| {
                 Box::pin(async move {
-                    let mut handle = connection.lock_handle().await?;
-                    // SAFETY: the handle is locked for this call, so no statement runs on it meanwhile.
-                    unsafe { super::busy::install(handle.as_raw_handle().as_ptr(), busy_timeout) };
-                    Ok(())
+                    {
+                        let mut handle = connection.lock_handle().await?;
+                        // SAFETY: the handle is locked for this call, so no statement runs on it meanwhile.
+                        unsafe { super::busy::install(handle.as_raw_handle().as_ptr(), busy_timeout) };
+                    }
+                    enter_wal(connection, busy_timeout).await
                 })
             })
             .max_connections(4)
@@ -128,10 +131,6 @@ impl Settings {
             .connect_with(options)
             .await
             .map_err(|e| open_failed("opening the file", url, started, e))?;
-        let started = Instant::now();
-        enter_wal(&pool, self.busy_timeout)
-            .await
-            .map_err(|e| open_failed("switching to WAL mode", url, started, e))?;
         Ok(pool)
     }
 }
@@ -146,7 +145,8 @@ fn open_failed(operation: &'static str, url: &StoreUrl, started: Instant, e: sql
     }
 }
 
-/// Puts the file in WAL mode, waiting up to `busy_timeout` for other processes as any write does.
+/// Puts the file in WAL mode on a new connection, waiting up to `busy_timeout` for other processes as
+/// any write does.
 ///
 /// The switch of a file that is not in WAL mode yet (a new one) reads its first page, then takes the
 /// file's exclusive lock to write the mode into it. SQLite does not call the busy handler for a lock
@@ -155,11 +155,11 @@ fn open_failed(operation: &'static str, url: &StoreUrl, started: Instant, e: sql
 /// it) the switch fails at once with `SQLITE_BUSY`; sqlx's own `journal_mode` option gives up there
 /// (launchbadge/sqlx#1930). Here the switch is tried again, with the busy handler's pauses. A file in
 /// WAL mode answers at once, with no lock beyond a read.
-async fn enter_wal(pool: &SqlitePool, busy_timeout: Duration) -> Result<(), sqlx::Error> {
+async fn enter_wal(connection: &mut SqliteConnection, busy_timeout: Duration) -> Result<(), sqlx::Error> {
     let started = Instant::now();
     let mut tries = 0;
     loop {
-        match sqlx::query("PRAGMA journal_mode = WAL").execute(pool).await {
+        match sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *connection).await {
             Err(e) if is_busy(&e) => match super::busy::pause(tries, started.elapsed(), busy_timeout) {
                 Some(pause) => {
                     tokio::time::sleep(pause).await;
