@@ -29,14 +29,7 @@ async fn fixture() -> (TestStore, String) {
 
 /// Runs the `jobq` binary on `url` (no config file); returns exit code and stdout.
 fn jobq(url: &str, args: &[&str]) -> (i32, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = process::jobq()
-        .arg("--url")
-        .arg(url)
-        .args(args)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let out = process::output(url, args);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -17,6 +17,7 @@ use sqlx::mysql::MySqlPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::store::sql::pause_unless_stopped;
 use crate::time::UnixMillis;
 
 /// The longest wait between two looks while each finds a ready job.
@@ -53,7 +54,7 @@ impl Watcher {
         let mut found_in_a_row: u32 = 0;
         loop {
             let wait = wait_before_look(self.every, found_in_a_row);
-            if !pause(wait, &stop).await {
+            if !pause_unless_stopped(wait, &stop).await {
                 return;
             }
             let now = UnixMillis::now().0;
@@ -90,20 +91,12 @@ impl Watcher {
                     // The waiter polls meanwhile; look again less often while the server is away.
                     self.notify.notify_one();
                     let wait = (self.every * 2u32.saturating_pow(failures.min(8))).min(Duration::from_secs(1));
-                    if !pause(wait, &stop).await {
+                    if !pause_unless_stopped(wait, &stop).await {
                         return;
                     }
                 }
             }
         }
-    }
-}
-
-/// Waits for `wait`; false when `stop` was cancelled first.
-async fn pause(wait: Duration, stop: &CancellationToken) -> bool {
-    tokio::select! {
-        () = tokio::time::sleep(wait) => true,
-        () = stop.cancelled() => false,
     }
 }
 

@@ -13,6 +13,8 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::store::sql::pause_unless_stopped;
+
 /// The NOTIFY channel of new work (the migration's trigger uses the same name).
 pub(super) const CHANNEL: &str = "jobq_jobs";
 
@@ -102,9 +104,8 @@ impl Listener {
             let pause = (FALLBACK_POLL * 2u32.saturating_pow(failures.min(6))).min(LISTEN_MAX_BACKOFF);
             let until = tokio::time::Instant::now() + pause;
             while tokio::time::Instant::now() < until {
-                tokio::select! {
-                    () = tokio::time::sleep(FALLBACK_POLL.min(until - tokio::time::Instant::now())) => {}
-                    () = stop.cancelled() => return,
+                if !pause_unless_stopped(FALLBACK_POLL.min(until - tokio::time::Instant::now()), &stop).await {
+                    return;
                 }
                 self.notify.notify_one();
             }

@@ -117,6 +117,15 @@ pub(crate) async fn first_connection<DB: Database>(
     }
 }
 
+/// Waits for `wait`; false when `stop` was cancelled first. The pause of a subscription's task
+/// between two looks or two tries, which ends at once when the subscription ends.
+pub(crate) async fn pause_unless_stopped(wait: Duration, stop: &CancellationToken) -> bool {
+    tokio::select! {
+        () = tokio::time::sleep(wait) => true,
+        () = stop.cancelled() => false,
+    }
+}
+
 /// How long [`SqlPool::close`] waits for calls under way before it leaves their connections to the
 /// process's end.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);

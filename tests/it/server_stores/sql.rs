@@ -268,7 +268,7 @@ async fn the_table_refuses_rows_jobq_could_not_read<S: SqlStore>(server: &S) {
     for bad in [
         "INSERT INTO jobq_jobs (job_type, payload) VALUES ('t', '{not json')",
         "INSERT INTO jobq_jobs (job_type, meta) VALUES ('t', '[1, 2]')",
-        // Even PHP's empty array: the README says to write an object.
+        // Even PHP's empty array: the guide says to write an object.
         "INSERT INTO jobq_jobs (job_type, meta) VALUES ('t', '[]')",
         "INSERT INTO jobq_jobs (job_type, status) VALUES ('t', 'later')",
         "INSERT INTO jobq_jobs (job_type, max_attempts) VALUES ('t', 0)",
@@ -323,13 +323,7 @@ async fn every_command_ends_its_connections_with_a_goodbye<S: SqlStore>(_server:
         &["list"],
         &["worker", "--burst", "--handler", "bye=builtin:noop"],
     ] {
-        let out = process::jobq()
-            .arg("--url")
-            .arg(&url)
-            .args(args)
-            .current_dir(home.path())
-            .output()
-            .expect("running jobq");
+        let out = process::output(&url, args);
         assert!(
             out.status.success(),
             "jobq {args:?}: {}",

@@ -43,6 +43,19 @@ pub fn jobq() -> Command {
     cmd
 }
 
+/// Runs `jobq --url URL ARGS…` to its end in a fresh temporary folder (so that no `jobq.toml` nearby
+/// is read) and returns what it did.
+pub fn output(url: &str, args: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    jobq()
+        .arg("--url")
+        .arg(url)
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("running jobq {args:?}: {e}"))
+}
+
 /// A running `jobq` process and the file its stderr goes to. Every method takes `&self`, so that a
 /// wait's failure message can show the log while the wait checks on the process.
 pub struct Process {
