@@ -7,6 +7,7 @@ mod bridge;
 mod cli;
 mod conformance;
 mod deploy;
+mod docs;
 mod doctor;
 mod generated;
 mod mysql;

@@ -1,6 +1,6 @@
 //! The persistent exec handler: a program started once and kept running, given jobs one JSON line
 //! at a time on its stdin and answering one JSON line per outcome on its stdout (`protocol.rs`; the
-//! README's "Persistent handlers" is the specification). A handler in any language pays its start
+//! guide's `docs/src/handlers.md`, "Persistent handlers", is the specification). A handler in any language pays its start
 //! (an interpreter, a framework, a database connection) once, not per job.
 //!
 //! `processes` copies run side by side, each a slot (`slot.rs`) that takes jobs from one shared

@@ -1,5 +1,5 @@
-//! The line protocol between the worker and a persistent handler's program (version 1; the README's
-//! "Persistent handlers" is its specification).
+//! The line protocol between the worker and a persistent handler's program (version 1; the guide's
+//! `docs/src/handlers.md`, "Persistent handlers", is its specification).
 //!
 //! To the program, one JSON object a line: a job's envelope, exactly as the per-job exec handler
 //! writes it to stdin, or a drop (`{"drop":"ID","reason":"…"}`) asking it to stop a job. From the

@@ -3,7 +3,7 @@
 //! letters page counts before it replays all, the schedules page shows the next runs, and pausing a queue on the queues page stops a running `jobq worker` from starting
 //! its jobs until it is resumed; with tokens, the page asks for one once and hides from a read token
 //! what it may not do. Each page is saved as a PNG under
-//! `<target>/dashboard-screenshots/<store>/` (two of them are in the README, from `docs/`).
+//! `<target>/dashboard-screenshots/<store>/` (two of them are in the guide, from `docs/src/images/`).
 
 use std::path::Path;
 
