@@ -10,13 +10,13 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
-use crate::events::Subscriptions;
-use crate::job::{DEFAULT_MAX_PAYLOAD_BYTES, Limits};
-use crate::retry::RetryPolicy;
-use crate::schedule::Schedule;
-use crate::store::StoreUrl;
-use crate::time::parse_duration;
+use jobq::error::{Error, Result};
+use jobq::events::Subscriptions;
+use jobq::job::{DEFAULT_MAX_PAYLOAD_BYTES, Limits};
+use jobq::retry::RetryPolicy;
+use jobq::schedule::Schedule;
+use jobq::store::StoreUrl;
+use jobq::time::parse_duration;
 
 mod flow;
 mod handler;
@@ -24,11 +24,14 @@ mod handler_flag;
 mod serve;
 mod timed;
 
+pub use handler::HandlerFile;
 use handler::handler_config;
-pub use handler::{BUILTINS, HandlerConfig, HandlerFile, HandlerKind};
 pub use handler_flag::HandlerFlag;
+use jobq::doctor::Doctor;
+use jobq::handler::HandlerSpec;
+use jobq::worker::{Reload, WorkerBuilder, WorkerSettings};
 
-pub use flow::{DEFAULT_MAX_SNOOZES, QueueFile};
+pub use flow::QueueFile;
 pub use serve::{DEFAULT_LISTEN, Role, ServeFile, ServeSettings, TokenFile, TokenSpec, parse_listen};
 pub use timed::{EventFile, ScheduleFile, SubscriberFile};
 use timed::{event_config, schedule_config};
@@ -107,45 +110,6 @@ pub struct WorkerFile {
     pub schedules: Option<bool>,
 }
 
-/// Worker settings, resolved.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorkerSettings {
-    /// Queues to serve.
-    pub queues: Vec<String>,
-    /// Jobs at once.
-    pub concurrency: u32,
-    /// Heartbeat interval.
-    pub heartbeat: Duration,
-    /// Rescue threshold.
-    pub stale_after: Duration,
-    /// Shutdown grace.
-    pub shutdown_timeout: Duration,
-    /// Delete terminal jobs older than this.
-    pub retention: Option<Duration>,
-    /// Idle poll interval.
-    pub poll_interval: Duration,
-    /// Runs the scheduler beside the dispatcher.
-    pub schedules: bool,
-    /// Cluster-wide limits per queue (`[queues.name]`).
-    pub queue_limits: Vec<crate::store::Limit>,
-}
-
-impl Default for WorkerSettings {
-    fn default() -> Self {
-        WorkerSettings {
-            queues: vec![crate::job::DEFAULT_QUEUE.to_string()],
-            concurrency: 8,
-            heartbeat: Duration::from_secs(10),
-            stale_after: Duration::from_secs(60),
-            shutdown_timeout: Duration::from_secs(30),
-            retention: None,
-            poll_interval: Duration::from_millis(200),
-            schedules: true,
-            queue_limits: Vec::new(),
-        }
-    }
-}
-
 /// Where the store URL came from, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UrlSource {
@@ -198,7 +162,7 @@ pub struct Config {
     /// Worker settings.
     pub worker: WorkerSettings,
     /// Handlers by type.
-    pub handlers: BTreeMap<String, HandlerConfig>,
+    pub handlers: BTreeMap<String, HandlerSpec>,
     /// Schedules, by name.
     pub schedules: Vec<Schedule>,
     /// The jobs each event becomes.
@@ -243,15 +207,11 @@ impl Config {
         let file = match explicit {
             Some(path) => {
                 if !path.is_file() {
-                    return Err(Error::Config {
-                        reason: format!(
-                            "config file {} does not exist (from --config or JOBQ_CONFIG)",
-                            path.display()
-                        ),
-                        file: Some(path),
-                        key: None,
-                        source: None,
-                    });
+                    let reason = format!(
+                        "config file {} does not exist (from --config or JOBQ_CONFIG)",
+                        path.display()
+                    );
+                    return Err(Error::config_at(Some(path), None, reason, None));
                 }
                 Some(path)
             }
@@ -292,13 +252,15 @@ impl Config {
         };
         let url = match raw_url {
             Some(raw) => {
-                let url = StoreUrl::parse(&raw).map_err(|e| Error::Config {
-                    file: file.clone().filter(|_| url_source == UrlSource::File),
-                    key: Some(url_source.key().to_string()),
-                    // The URL's own error leads: it names the value and what was expected, and this
-                    // says where the value came from.
-                    reason: format!("{e} (from {})", url_source.describe()),
-                    source: None,
+                let url = StoreUrl::parse(&raw).map_err(|e| {
+                    Error::config_at(
+                        file.clone().filter(|_| url_source == UrlSource::File),
+                        Some(url_source.key().to_string()),
+                        // The URL's own error leads: it names the value and what was expected, and
+                        // this says where the value came from.
+                        format!("{e} (from {})", url_source.describe()),
+                        None,
+                    )
                 })?;
                 if url_source == UrlSource::File {
                     url.resolved_against(&absolute(base))
@@ -310,7 +272,7 @@ impl Config {
         };
         let url = match &f.inbox_default_type {
             Some(t) => {
-                crate::job::validate_type(t).map_err(|e| in_file("inbox_default_type", e.reason))?;
+                jobq::job::validate_type(t).map_err(|e| in_file("inbox_default_type", e.reason))?;
                 url.with_inbox_default_type(t)
             }
             None => url,
@@ -365,7 +327,7 @@ impl Config {
                 .map_err(|_| bad_env("JOBQ_CONCURRENCY", format!("{c:?} is not a whole number")))?;
         }
         for q in &worker.queues {
-            crate::job::validate_queue(q).map_err(|e| in_file("[worker] queues", e.reason))?;
+            jobq::job::validate_queue(q).map_err(|e| in_file("[worker] queues", e.reason))?;
         }
         if worker.concurrency == 0 {
             return Err(in_file("[worker] concurrency", "must be at least 1".into()));
@@ -412,6 +374,35 @@ impl Config {
         })
     }
 
+    /// A worker builder given everything this config says: worker settings, the default retry
+    /// policy, the limits, the schedules, the event subscriptions and the handlers (built now).
+    pub fn configure_worker(&self, builder: WorkerBuilder) -> Result<WorkerBuilder> {
+        builder
+            .settings(&self.worker)
+            .retry_policy(self.retry)
+            .limits(self.limits)
+            .schedules(self.schedules.clone())
+            .events(self.events.clone())
+            .configured_handlers(&self.handlers)
+    }
+
+    /// A reload of a running worker to what this config says: its handlers (built now, so a handler
+    /// that cannot be built refuses the reload here), the default retry policy, the worker settings,
+    /// the schedules and the event subscriptions.
+    pub fn reload(&self) -> Result<Reload> {
+        Reload::new()
+            .retry_policy(self.retry)
+            .settings(&self.worker)
+            .schedules(self.schedules.clone())
+            .events(self.events.clone())
+            .configured_handlers(&self.handlers)
+    }
+
+    /// The doctor that judges this config's workers and handlers.
+    pub fn doctor(&self) -> Doctor {
+        Doctor::new(&self.worker, &self.handlers)
+    }
+
     /// `max_attempts` of the configured handlers, by job type: a job enqueued without attempts gets
     /// its type's (by `enqueue` or a bridge), so the store's rescue and the worker agree on when it is
     /// used up.
@@ -434,22 +425,12 @@ fn bad_key(file: Option<&Path>, key: &str, reason: String) -> Error {
         Some(p) => format!("{}: {key}: {reason}", p.display()),
         None => format!("{key}: {reason}"),
     };
-    Error::Config {
-        file: file.map(Path::to_path_buf),
-        key: Some(key.to_string()),
-        reason,
-        source: None,
-    }
+    Error::config_at(file.map(Path::to_path_buf), Some(key.to_string()), reason, None)
 }
 
 /// A config error about the environment variable `var`, whose value leads `reason`.
 fn bad_env(var: &str, reason: String) -> Error {
-    Error::Config {
-        file: None,
-        key: Some(var.to_string()),
-        reason: format!("{var}={reason}"),
-        source: None,
-    }
+    Error::config_at(None, Some(var.to_string()), format!("{var}={reason}"), None)
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -457,24 +438,26 @@ fn absolute(p: &Path) -> PathBuf {
 }
 
 fn read_file(path: &Path) -> Result<FileConfig> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Config {
-        file: Some(path.to_path_buf()),
-        key: None,
-        reason: format!("cannot read config file {}", path.display()),
-        source: Some(e.into()),
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::config_at(
+            Some(path.to_path_buf()),
+            None,
+            format!("cannot read config file {}", path.display()),
+            Some(e.into()),
+        )
     })?;
     toml::from_str(&text).map_err(|e| {
         let msg = e.message();
         let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
-        Error::Config {
-            file: Some(path.to_path_buf()),
-            key: None,
-            reason: match line {
+        Error::config_at(
+            Some(path.to_path_buf()),
+            None,
+            match line {
                 Some(l) => format!("{}:{l}: {msg}", path.display()),
                 None => format!("{}: {msg}", path.display()),
             },
-            source: None,
-        }
+            None,
+        )
     })
 }
 
@@ -510,6 +493,7 @@ fn retry_policy(r: &RetryFile, base: RetryPolicy) -> std::result::Result<RetryPo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jobq::handler::HandlerKind;
     use std::collections::HashMap;
 
     pub(super) fn load(toml_text: &str, overrides: Overrides, env: &[(&str, &str)]) -> Result<Config> {

@@ -1,46 +1,13 @@
-//! jobq: a durable background-job queue for the shell and for Rust programs.
-//!
-//! Producers put jobs in with [`Client`]; workers ([`worker::Worker`]) claim them, run a handler, and
-//! retry with back-off, park what keeps failing as dead letters, and let operators see, cancel, replay and
-//! clean up. Four stores sit behind one [`store::Store`] trait: SQLite (the embedded default),
-//! PostgreSQL, MySQL/MariaDB and Redis.
-//!
-//! ```no_run
-//! # async fn demo() -> jobq::Result<()> {
-//! use jobq::{Client, JobSpec, store::StoreUrl};
-//! let client = Client::connect(&StoreUrl::parse("sqlite://jobs.db")?).await?;
-//! client.enqueue(JobSpec::new("mail.send", serde_json::json!({"to": "a@example.com"}))).await?;
-//! client.close().await; // the program's last call: its connections end with the server's goodbye
-//! # Ok(()) }
-//! ```
-#![warn(missing_docs)]
+//! jobq, the application: the `jobq` command line, its TOML/environment/flags configuration,
+//! `jobq serve` with its dashboard, the AMQP and Kafka bridges and `publish` handlers, the reports and
+//! `jobq bench`. Everything here stands on the `jobq` library, which knows nothing of it; this crate
+//! is a library too only so that its tests and benches can reach the CLI's parts.
 
-pub mod autoscale;
 pub mod bridge;
-pub mod client;
+pub mod cli;
 pub mod config;
-pub mod doctor;
-pub mod error;
-pub mod events;
-pub mod handler;
-pub mod job;
-pub mod memory;
 pub mod report;
-pub mod retry;
-pub mod schedule;
 pub mod serve;
-pub mod store;
-pub mod time;
-pub mod worker;
 
 // The bench harness behind `jobq bench`: measured through the public API, used only by the CLI.
 mod bench;
-#[doc(hidden)]
-pub mod cli;
-
-pub use client::Client;
-pub use error::{Error, Result};
-pub use handler::{Handler, Outcome};
-pub use job::{Job, JobId, JobSpec, JobStatus};
-pub use time::UnixMillis;
-pub use worker::Worker;

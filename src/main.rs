@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser as _;
-use jobq::cli::exit::{self, Exit};
-use jobq::cli::{self, Cli};
+use jobq_cli::cli::exit::{self, Exit};
+use jobq_cli::cli::{self, Cli};
 
 fn main() -> ExitCode {
     match Cli::try_parse().map_or_else(exit::usage, run) {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::fleet::Fleet;
 use super::{Bench, BenchError, BenchResult, Plan, WorkerSetup, rate};
-use crate::job::JobStatus;
+use jobq::job::JobStatus;
 
 /// What the drain rate is measured over.
 pub const MEASURED: &str = "first startedAt to last finishedAt of the jobs (stored times)";

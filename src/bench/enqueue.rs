@@ -1,6 +1,6 @@
-//! The enqueue workload: jobs put in one at a time through [`crate::Client::enqueue`] (one store
+//! The enqueue workload: jobs put in one at a time through [`jobq::Client::enqueue`] (one store
 //! transaction each, as a web request enqueues), then in bulk through
-//! [`crate::Client::enqueue_validated`] in batches (as `jobq enqueue --file` does). Timed from the
+//! [`jobq::Client::enqueue_validated`] in batches (as `jobq enqueue --file` does). Timed from the
 //! first call to the return of the last; the bulk time includes validating each batch. No worker
 //! runs meanwhile, unless `--processes N` asks for N `jobq worker` processes to work the
 //! one-at-a-time jobs off while they are enqueued (as a web app's workers do); the queue is emptied
@@ -21,14 +21,14 @@ use super::{Bench, BenchError, BenchResult, Plan, Summary, WorkerSetup, rate};
 pub struct EnqueueReport {
     /// One job per call.
     pub single: Option<SingleReport>,
-    /// Each of those jobs read back by id, one [`crate::Client::get`] after another (as `jobq show`
+    /// Each of those jobs read back by id, one [`jobq::Client::get`] after another (as `jobq show`
     /// or an application polling a job does).
     pub get: Option<GetReport>,
     /// Batches.
     pub bulk: Option<BulkReport>,
 }
 
-/// One job per [`crate::Client::enqueue`] call, each producer's calls one after another.
+/// One job per [`jobq::Client::enqueue`] call, each producer's calls one after another.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SingleReport {
@@ -58,7 +58,7 @@ pub struct BesideWorkers {
     pub jobs_per_second: f64,
 }
 
-/// One job read per [`crate::Client::get`] call, one call after another.
+/// One job read per [`jobq::Client::get`] call, one call after another.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetReport {
@@ -72,7 +72,7 @@ pub struct GetReport {
     pub call_ms: Option<Summary>,
 }
 
-/// Batches through [`crate::Client::enqueue_validated`].
+/// Batches through [`jobq::Client::enqueue_validated`].
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BulkReport {
@@ -136,7 +136,7 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleRep
                     ids.push(enqueued.id.to_string());
                     done.fetch_add(1, Ordering::Relaxed);
                 }
-                Ok::<_, crate::Error>((calls, ids))
+                Ok::<_, jobq::Error>((calls, ids))
             })
         })
         .collect();

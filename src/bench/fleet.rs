@@ -15,8 +15,8 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use super::{BENCH_TYPE, Bench, BenchError, BenchResult, Plan, Stop, machine, signal};
-use crate::handler;
-use crate::worker::Worker;
+use jobq::handler;
+use jobq::worker::Worker;
 
 /// Workers started together.
 pub(crate) struct Fleet {
@@ -39,7 +39,7 @@ impl Fleet {
     /// in-process worker when that is 0. In `burst` mode they stop once no job is ready.
     pub(crate) fn start(bench: &Bench, plan: &Plan, burst: bool) -> BenchResult<Fleet> {
         if plan.processes == 0 {
-            let handler = handler::from_config(BENCH_TYPE, &bench.handler.config_kind())?;
+            let handler = handler::build(BENCH_TYPE, &bench.handler.config_kind())?;
             let worker = Worker::builder(bench.client.store().clone())
                 .settings(&bench.worker_settings(plan.concurrency))
                 .handler(BENCH_TYPE, handler)
@@ -183,13 +183,13 @@ impl Bench {
         let settings = self.worker_settings(1);
         let mut handler = toml::Table::new();
         match self.handler.config_kind() {
-            crate::config::HandlerKind::Exec { argv } => {
+            jobq::handler::HandlerKind::Exec { argv } => {
                 handler.insert(
                     "exec".into(),
                     toml::Value::Array(argv.into_iter().map(toml::Value::String).collect()),
                 );
             }
-            crate::config::HandlerKind::Persistent { argv, options } => {
+            jobq::handler::HandlerKind::Persistent { argv, options } => {
                 handler.insert(
                     "exec".into(),
                     toml::Value::Array(argv.into_iter().map(toml::Value::String).collect()),
@@ -198,10 +198,10 @@ impl Bench {
                 handler.insert("in_flight".into(), toml::Value::Integer(options.in_flight.into()));
                 handler.insert("processes".into(), toml::Value::Integer(options.processes.into()));
             }
-            crate::config::HandlerKind::Builtin { name } => {
+            jobq::handler::HandlerKind::Builtin { name } => {
                 handler.insert("builtin".into(), toml::Value::String(name));
             }
-            crate::config::HandlerKind::Http { .. } | crate::config::HandlerKind::Publish { .. } => {
+            _ => {
                 unreachable!("bench handlers are noop, exec or persistent")
             }
         }

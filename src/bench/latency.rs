@@ -23,10 +23,10 @@ use tokio::time::Instant;
 
 use super::fleet::Fleet;
 use super::{BENCH_TYPE, Bench, BenchError, BenchHandler, BenchResult, Plan, Summary, WorkerSetup};
-use crate::Client;
-use crate::handler::{Handler, JobContext, Outcome};
-use crate::job::{Job, JobSpec};
-use crate::worker::Worker;
+use jobq::Client;
+use jobq::handler::{Handler, JobContext, Outcome};
+use jobq::job::{Job, JobSpec};
+use jobq::worker::Worker;
 
 /// What the latency is measured from and to.
 pub const MEASURED: &str =
@@ -55,7 +55,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<LatencyReport
     let (handler, described): (Arc<dyn Handler>, String) = match &bench.handler {
         BenchHandler::Persistent { .. } => (
             Arc::new(StampedByProgram {
-                program: crate::handler::from_config(BENCH_TYPE, &bench.handler.config_kind())?,
+                program: jobq::handler::build(BENCH_TYPE, &bench.handler.config_kind())?,
                 stamps: stamps.clone(),
             }),
             format!(
@@ -127,7 +127,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<LatencyReport
 
 /// The producer side (`jobq bench --producer`): enqueues `jobs` bench jobs into `queue`, one at a
 /// time, `spacing` apart on a fixed schedule, each with the producer's clock in `sentUs`.
-pub async fn produce(client: &Client, queue: &str, jobs: u32, spacing: Duration) -> crate::Result<()> {
+pub async fn produce(client: &Client, queue: &str, jobs: u32, spacing: Duration) -> jobq::Result<()> {
     let start = Instant::now();
     for i in 0..jobs {
         tokio::time::sleep_until(start + spacing * i).await;

@@ -21,11 +21,11 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::task::JoinHandle;
 
-use crate::client::{CleanupRequest, Client};
-use crate::config::WorkerSettings;
-use crate::job::{Job, JobStatus};
-use crate::store::{JobFilter, List, StoreError, StoreInfo, StoreKind, StoreUrl};
-use crate::worker::WorkerHandle;
+use jobq::client::{CleanupRequest, Client};
+use jobq::job::{Job, JobStatus};
+use jobq::store::{JobFilter, List, StoreError, StoreInfo, StoreKind, StoreUrl};
+use jobq::worker::WorkerHandle;
+use jobq::worker::WorkerSettings;
 
 pub mod drain;
 pub mod enqueue;
@@ -55,7 +55,7 @@ const STOP_GRACE: Duration = Duration::from_secs(15);
 pub enum BenchError {
     /// A library call failed.
     #[error(transparent)]
-    Jobq(#[from] crate::Error),
+    Jobq(#[from] jobq::Error),
     /// A worker or producer process could not be started.
     #[error("cannot start {what} ({program})")]
     Spawn {
@@ -140,19 +140,19 @@ pub enum BenchHandler {
 
 impl BenchHandler {
     /// The handler as a config file would name it.
-    pub(crate) fn config_kind(&self) -> crate::config::HandlerKind {
+    pub(crate) fn config_kind(&self) -> jobq::handler::HandlerKind {
         match self {
-            BenchHandler::Noop => crate::config::HandlerKind::Builtin { name: "noop".into() },
-            BenchHandler::Exec(program) => crate::config::HandlerKind::Exec {
+            BenchHandler::Noop => jobq::handler::HandlerKind::Builtin { name: "noop".into() },
+            BenchHandler::Exec(program) => jobq::handler::HandlerKind::Exec {
                 argv: vec![program.clone()],
             },
             BenchHandler::Persistent {
                 program,
                 in_flight,
                 processes,
-            } => crate::config::HandlerKind::Persistent {
+            } => jobq::handler::HandlerKind::Persistent {
                 argv: vec![program.clone()],
-                options: crate::handler::PersistentOptions {
+                options: jobq::handler::PersistentOptions {
                     in_flight: *in_flight,
                     processes: *processes,
                     ..Default::default()
@@ -226,7 +226,7 @@ impl Default for Plan {
 impl Plan {
     fn check(&self) -> BenchResult<()> {
         let invalid = |what: &str| {
-            Err(crate::Error::invalid(crate::error::Input::Bench, format!("{what} must be at least 1")).into())
+            Err(jobq::Error::invalid(jobq::error::Input::Bench, format!("{what} must be at least 1")).into())
         };
         if self.batch_size == 0 {
             return invalid("the batch size");
@@ -526,7 +526,7 @@ impl Bench {
     }
 
     /// Counts of the bench queue, if it has jobs.
-    async fn counts(&self) -> BenchResult<Option<crate::store::QueueStats>> {
+    async fn counts(&self) -> BenchResult<Option<jobq::store::QueueStats>> {
         let stats = self.client.stats(std::slice::from_ref(&self.queue)).await?;
         Ok(stats.queues.into_iter().find(|q| q.queue == self.queue))
     }
@@ -622,7 +622,7 @@ impl Bench {
             let count = (n - done).min(batch_size as u64);
             let jobs = (done..done + count)
                 .map(|i| self.client.validate(self.spec(i)))
-                .collect::<crate::Result<Vec<_>>>()?;
+                .collect::<jobq::Result<Vec<_>>>()?;
             self.client.enqueue_validated(&jobs).await?;
             done += count;
             self.progress.set(done);
@@ -631,8 +631,8 @@ impl Bench {
     }
 
     /// The `i`-th bench job.
-    fn spec(&self, i: u64) -> crate::JobSpec {
-        crate::JobSpec::new(BENCH_TYPE, serde_json::json!({ "n": i })).queue(self.queue.clone())
+    fn spec(&self, i: u64) -> jobq::JobSpec {
+        jobq::JobSpec::new(BENCH_TYPE, serde_json::json!({ "n": i })).queue(self.queue.clone())
     }
 
     /// Waits until every worker (in-process or not) of this bench is in the registry: `n` entries

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::fleet::Fleet;
 use super::{Bench, BenchResult, Plan, Summary, WorkerSetup, rate};
-use crate::job::JobStatus;
+use jobq::job::JobStatus;
 
 /// How often the producer enqueues what is due.
 const TICK: Duration = Duration::from_millis(10);
@@ -125,7 +125,7 @@ async fn produce(bench: &Bench, rate: u32, total: u64, done: &CancellationToken)
         }
         let jobs = (sent..due)
             .map(|i| bench.client.validate(bench.spec(i)))
-            .collect::<crate::Result<Vec<_>>>()?;
+            .collect::<jobq::Result<Vec<_>>>()?;
         bench.client.enqueue_validated(&jobs).await?;
         sent = due;
         bench.progress.set(sent);

@@ -17,8 +17,8 @@ use lapin::{Channel, Connection, ConnectionProperties, Consumer};
 use tokio_util::sync::CancellationToken;
 
 use super::{Backoff, BridgeSettings, BrokerUrl, Counts, Sink, Totals};
-use crate::client::Client;
-use crate::error::Input;
+use jobq::client::Client;
+use jobq::error::Input;
 
 /// Consumes `queue` on the broker at `url` into the store of `client` until `stop` fires; then
 /// finishes the batch in hand, acknowledges it and closes. The first connection must succeed within
@@ -29,9 +29,9 @@ pub async fn run(
     queue: &str,
     settings: BridgeSettings,
     stop: CancellationToken,
-) -> crate::Result<Totals> {
+) -> jobq::Result<Totals> {
     let BrokerUrl::Amqp(raw) = url else {
-        return Err(crate::Error::invalid(
+        return Err(jobq::Error::invalid(
             Input::Broker,
             format!("{url} is not an amqp:// URL"),
         ));
@@ -79,8 +79,8 @@ struct Broker {
 
 impl Broker {
     /// Connects, checks that the queue exists, and starts consuming.
-    async fn open(&self, settings: &BridgeSettings) -> crate::Result<Session> {
-        let failed = |what: &str, e: lapin::Error| crate::Error::broker(format!("{what} {}: {e}", self.shown));
+    async fn open(&self, settings: &BridgeSettings) -> jobq::Result<Session> {
+        let failed = |what: &str, e: lapin::Error| jobq::Error::broker(format!("{what} {}: {e}", self.shown));
         let properties = ConnectionProperties::default().with_connection_name(
             format!(
                 "jobq bridge {}",
@@ -93,10 +93,10 @@ impl Broker {
                 Ok(Ok(c)) => c,
                 Ok(Err(e)) => return Err(failed("cannot connect to", e)),
                 Err(_) => {
-                    return Err(crate::Error::broker(format!(
+                    return Err(jobq::Error::broker(format!(
                         "cannot connect to {}: no answer within {}",
                         self.shown,
-                        crate::time::format_duration(settings.connect_timeout)
+                        jobq::time::format_duration(settings.connect_timeout)
                     )));
                 }
             };
@@ -114,7 +114,7 @@ impl Broker {
             .await
         {
             let _ = connection.close(200, "".into()).await;
-            return Err(crate::Error::broker(format!(
+            return Err(jobq::Error::broker(format!(
                 "cannot consume queue {:?} on {}: {e}",
                 self.queue, self.shown
             )));
@@ -283,7 +283,7 @@ async fn answered(
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err(format!(
             "{what} was not sent within {}",
-            crate::time::format_duration(limit)
+            jobq::time::format_duration(limit)
         )),
     }
 }

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::InvalidInput;
-use crate::job::{JobSpec, Limits, NewJob};
-use crate::time::UnixMillis;
+use jobq::error::InvalidInput;
+use jobq::job::{JobSpec, Limits, NewJob};
+use jobq::time::UnixMillis;
 
 /// How a bridge turns messages into jobs.
 #[derive(Debug, Clone, Default)]

@@ -19,9 +19,9 @@ use sha2::Digest;
 use tokio_util::sync::CancellationToken;
 
 use super::{BridgeSettings, BrokerUrl, Counts, Sink, Totals};
-use crate::client::Client;
-use crate::error::Input;
-use crate::job::{JobId, NewJob};
+use jobq::client::Client;
+use jobq::error::Input;
+use jobq::job::{JobId, NewJob};
 
 /// Consumes `topic` as a member of `group` into the store of `client` until `stop` fires; then stores
 /// the batch in hand, commits its offsets and leaves the group. The brokers must answer within the
@@ -33,7 +33,7 @@ pub async fn run(
     group: &str,
     settings: BridgeSettings,
     stop: CancellationToken,
-) -> crate::Result<Totals> {
+) -> jobq::Result<Totals> {
     let Some(config) = url.kafka_config(&[
         ("group.id", group),
         ("enable.auto.commit", "true"),
@@ -49,7 +49,7 @@ pub async fn run(
         ("session.timeout.ms", "10000"),
         ("heartbeat.interval.ms", "3000"),
     ]) else {
-        return Err(crate::Error::invalid(
+        return Err(jobq::Error::invalid(
             Input::Broker,
             format!("{url} is not a kafka:// URL"),
         ));
@@ -57,12 +57,12 @@ pub async fn run(
     let shown = url.redacted();
     let consumer: StreamConsumer = config
         .create()
-        .map_err(|e| crate::Error::broker(format!("cannot set up a consumer for {shown}: {e}")))?;
+        .map_err(|e| jobq::Error::broker(format!("cannot set up a consumer for {shown}: {e}")))?;
     let consumer = Arc::new(consumer);
     check_topic(&consumer, topic, &shown, settings.connect_timeout).await?;
     consumer
         .subscribe(&[topic])
-        .map_err(|e| crate::Error::broker(format!("cannot subscribe to topic {topic:?} on {shown}: {e}")))?;
+        .map_err(|e| jobq::Error::broker(format!("cannot subscribe to topic {topic:?} on {shown}: {e}")))?;
 
     let counts = Arc::new(Counts::default());
     let source = format!("{shown} topic {topic} group {group}");
@@ -91,27 +91,27 @@ async fn check_topic(
     topic: &str,
     shown: &str,
     timeout: std::time::Duration,
-) -> crate::Result<()> {
+) -> jobq::Result<()> {
     let asking = consumer.clone();
     let name = topic.to_string();
     let metadata = tokio::task::spawn_blocking(move || asking.fetch_metadata(Some(&name), timeout))
         .await
-        .map_err(|e| crate::Error::broker(format!("cannot reach {shown}: {e}")))?
+        .map_err(|e| jobq::Error::broker(format!("cannot reach {shown}: {e}")))?
         .map_err(|e| {
-            crate::Error::broker(format!(
+            jobq::Error::broker(format!(
                 "cannot reach {shown} within {}: {e}",
-                crate::time::format_duration(timeout)
+                jobq::time::format_duration(timeout)
             ))
         })?;
     match metadata.topics().iter().find(|t| t.name() == topic) {
         Some(t) if t.error().is_none() && !t.partitions().is_empty() => Ok(()),
-        Some(t) => Err(crate::Error::broker(format!(
+        Some(t) => Err(jobq::Error::broker(format!(
             "cannot consume topic {topic:?} on {shown}: {}",
             t.error()
                 .map(|e| rdkafka::types::RDKafkaErrorCode::from(e).to_string())
                 .unwrap_or_else(|| "it has no partitions".into())
         ))),
-        None => Err(crate::Error::broker(format!("no topic named {topic:?} on {shown}"))),
+        None => Err(jobq::Error::broker(format!("no topic named {topic:?} on {shown}"))),
     }
 }
 

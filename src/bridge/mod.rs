@@ -16,6 +16,7 @@
 pub mod amqp;
 mod intake;
 pub mod kafka;
+pub mod publish;
 pub(crate) mod url;
 
 use std::sync::Arc;
@@ -27,9 +28,9 @@ use tokio_util::sync::CancellationToken;
 pub use intake::Intake;
 pub use url::BrokerUrl;
 
-use crate::client::Client;
-use crate::job::NewJob;
-use crate::store::{BridgeInfo, EnqueueOutcome, WorkerInfo};
+use jobq::client::Client;
+use jobq::job::NewJob;
+use jobq::store::{BridgeInfo, EnqueueOutcome, WorkerInfo};
 
 /// How long a batch waits for one more message before it is stored.
 pub(crate) const LINGER: Duration = Duration::from_millis(1);
@@ -117,7 +118,7 @@ pub(crate) struct NotStored;
 
 impl Sink {
     pub(crate) fn new(client: Client, settings: BridgeSettings, source: String, counts: Arc<Counts>) -> Sink {
-        let mut entry = crate::worker::registry_entry(settings.name.clone(), &[], client.now());
+        let mut entry = jobq::worker::registry_entry(settings.name.clone(), &[], client.now());
         entry.bridge = Some(BridgeInfo {
             source,
             duplicates: 0,
@@ -135,7 +136,7 @@ impl Sink {
         &self.settings
     }
 
-    pub(crate) fn client_now(&self) -> crate::time::UnixMillis {
+    pub(crate) fn client_now(&self) -> jobq::time::UnixMillis {
         self.client.now()
     }
 
@@ -170,7 +171,7 @@ impl Sink {
                         tracing::warn!(
                             "storing {} jobs failed, trying again until the store answers (nothing is acknowledged meanwhile): {}",
                             jobs.len(),
-                            crate::error::causes(&e)
+                            jobq::error::causes(&e)
                         );
                         logged = true;
                     }
@@ -208,7 +209,7 @@ impl Sink {
         if let Err(e) = self.client.store().register_worker(&entry).await {
             tracing::warn!(
                 "refreshing the bridge's registry entry failed: {}",
-                crate::error::causes(&e)
+                jobq::error::causes(&e)
             );
         }
     }
@@ -238,7 +239,7 @@ impl Sink {
         if let Err(e) = self.client.store().unregister_worker(&id).await {
             tracing::warn!(
                 "removing the bridge's registry entry failed: {}",
-                crate::error::causes(&e)
+                jobq::error::causes(&e)
             );
         }
     }

@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::error::{Input, InvalidInput};
-use crate::store::RedactedUrl;
+use jobq::error::{Input, InvalidInput};
+use jobq::store::RedactedUrl;
 
 /// A broker URL, checked for its scheme.
 #[derive(Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! `jobq autoscale`: works out how many workers a queue needs every `--interval` and hands the figure
 //! to a program (`--exec`, whenever it changes, at most once per `--cool-down`) or prints it
 //! (`--print`, once per evaluation). `--once` evaluates once and exits, for cron and tests. The
-//! figure and its formula are the library's (`crate::autoscale`); this file runs the loop and the
+//! figure and its formula are the library's (`jobq::autoscale`); this file runs the loop and the
 //! program.
 
 use std::path::PathBuf;
@@ -12,9 +12,9 @@ use clap::Args;
 
 use super::output::print;
 use super::{Context, OutputFormat};
-use crate::autoscale::{Cooldown, Estimate, Policy};
-use crate::client::Client;
-use crate::time::{format_duration, parse_duration};
+use jobq::autoscale::{Cooldown, Estimate, Policy};
+use jobq::client::Client;
+use jobq::time::{format_duration, parse_duration};
 
 /// Arguments of `jobq autoscale`.
 #[derive(Debug, Args)]
@@ -78,15 +78,15 @@ pub async fn run(ctx: &Context, args: AutoscaleArgs) -> anyhow::Result<()> {
     };
     // Everything the command line says is checked before the store is opened.
     policy.check()?;
-    crate::job::validate_queue(&args.queue)?;
+    jobq::job::validate_queue(&args.queue)?;
     if args.interval.is_zero() {
-        return Err(crate::Error::invalid(crate::error::Input::Duration, "--interval must be longer than 0s").into());
+        return Err(jobq::Error::invalid(jobq::error::Input::Duration, "--interval must be longer than 0s").into());
     }
     if let Some(program) = &args.exec {
         // A path (not a name looked up in PATH) that names no file is a typo: refused before any run.
         if program.components().count() > 1 && !program.is_file() {
-            return Err(crate::Error::invalid(
-                crate::error::Input::Scaling,
+            return Err(jobq::Error::invalid(
+                jobq::error::Input::Scaling,
                 format!(
                     "--exec {}: no such file (give the path of the scaling program)",
                     program.display()

@@ -13,7 +13,7 @@ use indicatif::ProgressBar;
 use super::output::{print, print_json, stderr_is_terminal, table};
 use super::{Context, OutputFormat, progress};
 use crate::bench::{Bench, BenchError, BenchHandler, Plan, Progress, Report, Setup, Summary, Workload};
-use crate::time::parse_duration;
+use jobq::time::parse_duration;
 
 /// Arguments of `jobq bench`.
 #[derive(Debug, Args)]

@@ -8,10 +8,10 @@ use clap::Args;
 
 use super::Context;
 use super::worker::{LogFormat, init_logging};
-use crate::Error;
 use crate::bridge::{self, BridgeSettings, BrokerUrl, Intake, Totals};
-use crate::error::Input;
-use crate::time::parse_duration;
+use jobq::Error;
+use jobq::error::Input;
+use jobq::time::parse_duration;
 
 /// Arguments of `jobq bridge`.
 #[derive(Debug, Args)]
@@ -85,10 +85,10 @@ pub async fn run(ctx: &Context, args: BridgeArgs) -> anyhow::Result<()> {
     let url = BrokerUrl::parse(&args.broker).map_err(Error::from)?;
     let source = source(&url, &args)?;
     if let Some(q) = &args.to {
-        crate::job::validate_queue(q).map_err(|e| Error::from(e.at("--to")))?;
+        jobq::job::validate_queue(q).map_err(|e| Error::from(e.at("--to")))?;
     }
     if let Some(t) = &args.default_type {
-        crate::job::validate_type(t).map_err(|e| Error::from(e.at("--type")))?;
+        jobq::job::validate_type(t).map_err(|e| Error::from(e.at("--type")))?;
     }
     init_logging(args.log_format, ctx.verbose, ctx.quiet);
     let settings = BridgeSettings {

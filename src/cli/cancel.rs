@@ -6,11 +6,11 @@ use super::confirm::confirm;
 use super::filter::{self, QueueTypeArgs};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat};
-use crate::Error;
-use crate::error::Input;
-use crate::job::JobStatus;
-use crate::report;
-use crate::store::JobFilter;
+use crate::report::{self, Document as _};
+use jobq::Error;
+use jobq::error::Input;
+use jobq::job::JobStatus;
+use jobq::store::JobFilter;
 
 /// Arguments of `jobq cancel`.
 #[derive(Debug, Args)]

@@ -5,10 +5,10 @@ use clap::Args;
 use super::confirm::confirm;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, filter};
-use crate::Error;
-use crate::client::CleanupRequest;
-use crate::error::Input;
-use crate::time::parse_duration;
+use jobq::Error;
+use jobq::client::CleanupRequest;
+use jobq::error::Input;
+use jobq::time::parse_duration;
 
 /// Arguments of `jobq cleanup`.
 #[derive(Debug, Args)]

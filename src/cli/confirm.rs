@@ -3,8 +3,8 @@
 
 use std::io::IsTerminal;
 
-use crate::Error;
-use crate::error::Input;
+use jobq::Error;
+use jobq::error::Input;
 
 /// Returns Ok(true) to go ahead, Ok(false) when the person said no; refuses off a terminal without
 /// `--yes`. `flag_hint` names the narrower flags that would avoid the question.

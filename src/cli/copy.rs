@@ -13,11 +13,11 @@ use super::export::PAGE;
 use super::filter::SelectArgs;
 use super::output::print_json;
 use super::{Context, OutputFormat, progress};
-use crate::Error;
-use crate::client::{Client, ImportOptions};
-use crate::error::Input;
-use crate::job::{Job, JobId, JobStatus};
-use crate::store::{ImportAnswer, JobFilter, ListCursor, OnConflict, StoreUrl, Usage};
+use jobq::Error;
+use jobq::client::{Client, ImportOptions};
+use jobq::error::Input;
+use jobq::job::{Job, JobId, JobStatus};
+use jobq::store::{ImportAnswer, JobFilter, ListCursor, OnConflict, StoreUrl, Usage};
 
 /// Jobs per write into the target.
 const WRITE_BATCH: usize = 5000;

@@ -7,12 +7,12 @@ use super::confirm::confirm;
 use super::filter::{self, QueueTypeArgs};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat};
-use crate::Error;
-use crate::error::Input;
-use crate::job::JobStatus;
-use crate::report;
-use crate::store::JobFilter;
-use crate::time::parse_duration;
+use crate::report::{self, Document as _};
+use jobq::Error;
+use jobq::error::Input;
+use jobq::job::JobStatus;
+use jobq::store::JobFilter;
+use jobq::time::parse_duration;
 
 /// Arguments of `jobq delete`.
 #[derive(Debug, Args)]
@@ -74,7 +74,7 @@ pub async fn run(ctx: &Context, args: DeleteArgs) -> anyhow::Result<()> {
         describe("queue", &job_filter.queues),
         describe("type", &job_filter.job_types),
         older_than
-            .map(|d| format!(" created more than {} ago", crate::time::format_duration(d)))
+            .map(|d| format!(" created more than {} ago", jobq::time::format_duration(d)))
             .unwrap_or_default(),
         if args.force {
             ", running and waiting ones included"

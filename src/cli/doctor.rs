@@ -9,9 +9,9 @@ use clap::Args;
 use super::exit::Exit;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat};
-use crate::doctor::{Doctor, Report};
-use crate::memory::parse_size;
-use crate::time::parse_duration;
+use jobq::doctor::Report;
+use jobq::memory::parse_size;
+use jobq::time::parse_duration;
 
 /// Arguments of `jobq doctor`. The worker settings it judges jobs by (`stale_after`, each handler's
 /// `wait_timeout`) come from the config.
@@ -45,7 +45,7 @@ pub struct DoctorArgs {
 /// Runs `jobq doctor`.
 pub async fn run(ctx: &Context, args: DoctorArgs) -> anyhow::Result<Exit> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
-    let mut doctor = Doctor::from_config(&ctx.config);
+    let mut doctor = ctx.config.doctor();
     let t = &mut doctor.thresholds;
     t.ready_late = args.ready_late;
     t.paused_for = args.paused_for;

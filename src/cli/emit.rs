@@ -7,8 +7,8 @@ use serde_json::json;
 use super::enqueue::{parse_meta, read_payload};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat};
-use crate::client::EventSpec;
-use crate::store::EmitOutcome;
+use jobq::client::EventSpec;
+use jobq::store::EmitOutcome;
 
 /// Arguments of `jobq emit`.
 #[derive(Debug, Args)]

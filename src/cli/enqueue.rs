@@ -12,11 +12,11 @@ use super::exit::Exit;
 use super::lines::{in_parallel, read_text};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
-use crate::Error;
-use crate::error::{Input, InvalidInput};
-use crate::job::{JobSpec, NewJob};
-use crate::store::{EnqueueOutcome, Enqueued};
-use crate::time::{parse_duration, parse_instant_str};
+use jobq::Error;
+use jobq::error::{Input, InvalidInput};
+use jobq::job::{JobSpec, NewJob};
+use jobq::store::{EnqueueOutcome, Enqueued};
+use jobq::time::{parse_duration, parse_instant_str};
 
 /// Jobs per store transaction when enqueueing a file.
 const FILE_BATCH: usize = 10_000;
@@ -112,7 +112,7 @@ struct Defaults {
     queue: Option<String>,
     priority: Option<i32>,
     delay: Option<std::time::Duration>,
-    at: Option<crate::UnixMillis>,
+    at: Option<jobq::UnixMillis>,
     max_attempts: Option<u32>,
     timeout_ms: Option<u64>,
     meta: BTreeMap<String, String>,
@@ -187,7 +187,7 @@ async fn enqueue_one(
     spec.unique_key = args.unique_key.clone();
     let spec = defaults.apply(spec);
     // Validate before connecting: a refused call never touches the store.
-    NewJob::check(spec.clone(), crate::UnixMillis::now(), &ctx.config.limits).map_err(Error::from)?;
+    NewJob::check(spec.clone(), jobq::UnixMillis::now(), &ctx.config.limits).map_err(Error::from)?;
     let client = ctx.client().await?;
     let enqueued = client.enqueue(spec).await?;
     match format {
@@ -221,9 +221,9 @@ fn parse_lines(
     name: &str,
     default_type: Option<&str>,
     defaults: &Defaults,
-    limits: &crate::job::Limits,
+    limits: &jobq::job::Limits,
 ) -> Result<Vec<NewJob>, Error> {
-    let now = crate::UnixMillis::now();
+    let now = jobq::UnixMillis::now();
     let parse_part = |first_line: usize, part: &str| -> Result<Vec<NewJob>, Error> {
         let mut jobs = Vec::with_capacity(part.len() / 100);
         for (n, line) in part.lines().enumerate() {
@@ -302,7 +302,7 @@ async fn enqueue_file(
     let name = file.display().to_string();
     let text = read_text(&file)?;
     if let Some(t) = &args.default_type {
-        crate::job::validate_type(t).map_err(|e| Error::from(e.at("--type")))?;
+        jobq::job::validate_type(t).map_err(|e| Error::from(e.at("--type")))?;
     }
     // Every line is read and validated before anything is written: a bad line refuses the whole file.
     let jobs = parse_lines(&text, &name, args.default_type.as_deref(), defaults, &ctx.config.limits)?;

@@ -9,8 +9,8 @@ use std::fmt;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-use crate::job::JobStatus;
-use crate::store::StoreError;
+use jobq::job::JobStatus;
+use jobq::store::StoreError;
 
 /// How the process exits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,13 +60,13 @@ impl Exit {
     /// The code for an error that reached `main`: the first cause in its chain that says.
     pub fn of_error(err: &anyhow::Error) -> Exit {
         for cause in err.chain() {
-            if let Some(e) = cause.downcast_ref::<crate::Error>() {
+            if let Some(e) = cause.downcast_ref::<jobq::Error>() {
                 return Exit::from(e);
             }
             if let Some(e) = cause.downcast_ref::<StoreError>() {
                 return Exit::of_store(e);
             }
-            if cause.is::<crate::error::InvalidInput>() || cause.is::<UsageError>() {
+            if cause.is::<jobq::error::InvalidInput>() || cause.is::<UsageError>() {
                 return Exit::Usage;
             }
         }
@@ -83,13 +83,14 @@ impl Exit {
 
 /// Refused input, an unusable config and a job in a status the command cannot act on are bad usage,
 /// a missing job is not found, and whatever else fails is a runtime error.
-impl From<&crate::Error> for Exit {
-    fn from(e: &crate::Error) -> Exit {
+impl From<&jobq::Error> for Exit {
+    fn from(e: &jobq::Error) -> Exit {
         match e {
-            crate::Error::Invalid { .. } | crate::Error::Config { .. } | crate::Error::Conflict { .. } => Exit::Usage,
-            crate::Error::NotFound { .. } | crate::Error::NoSuchSchedule { .. } => Exit::NotFound,
-            crate::Error::TimedOut { .. } | crate::Error::Broker { .. } => Exit::Failure,
-            crate::Error::Store(e) => Exit::of_store(e),
+            jobq::Error::Invalid { .. } | jobq::Error::Config { .. } | jobq::Error::Conflict { .. } => Exit::Usage,
+            jobq::Error::NotFound { .. } | jobq::Error::NoSuchSchedule { .. } => Exit::NotFound,
+            jobq::Error::TimedOut { .. } | jobq::Error::Broker { .. } => Exit::Failure,
+            jobq::Error::Store(e) => Exit::of_store(e),
+            _ => Exit::Failure,
         }
     }
 }
@@ -397,9 +398,9 @@ mod tests {
             .map(|s| Exit::of_outcome(s).code())
             .collect();
         assert_eq!(codes, vec![0, 4, 5, 6]);
-        let not_found = anyhow::Error::from(crate::Error::not_found("j1"));
+        let not_found = anyhow::Error::from(jobq::Error::not_found("j1"));
         assert_eq!(Exit::of_error(&not_found), Exit::NotFound);
-        let invalid = anyhow::Error::from(crate::Error::invalid(crate::error::Input::Queue, "bad")).context("while x");
+        let invalid = anyhow::Error::from(jobq::Error::invalid(jobq::error::Input::Queue, "bad")).context("while x");
         assert_eq!(Exit::of_error(&invalid), Exit::Usage);
         assert_eq!(Exit::of_error(&anyhow::anyhow!("store down")), Exit::Failure);
     }

@@ -9,9 +9,9 @@ use clap::Args;
 
 use super::filter::SelectArgs;
 use super::{Context, progress};
-use crate::Error;
-use crate::error::Input;
-use crate::store::ListCursor;
+use jobq::Error;
+use jobq::error::Input;
+use jobq::store::ListCursor;
 
 /// Jobs read per page.
 pub(super) const PAGE: u32 = 1000;

@@ -4,11 +4,11 @@
 
 use clap::{Arg, Args};
 
-use crate::Error;
-use crate::error::Input;
-use crate::job::JobStatus;
-use crate::store::JobFilter;
-use crate::time::{UnixMillis, parse_duration, parse_instant_str};
+use jobq::Error;
+use jobq::error::Input;
+use jobq::job::JobStatus;
+use jobq::store::JobFilter;
+use jobq::time::{UnixMillis, parse_duration, parse_instant_str};
 
 /// What the help of every flag that [`list`] reads says of how it is given.
 const GIVEN: &str = " (repeatable or comma-separated)";
@@ -130,7 +130,7 @@ pub struct SelectArgs {
 
 impl SelectArgs {
     /// The filter, its times placed against `client`'s clock.
-    pub fn filter(&self, client: &crate::Client) -> Result<JobFilter, Error> {
+    pub fn filter(&self, client: &jobq::Client) -> Result<JobFilter, Error> {
         let statuses = statuses(&self.status)?;
         let since = self.since.as_deref().map(|s| when("--since", s)).transpose()?;
         let until = self.until.as_deref().map(|s| when("--until", s)).transpose()?;

@@ -13,11 +13,11 @@ use tokio::sync::mpsc;
 use super::lines::{in_parallel, read_text};
 use super::output::print_json;
 use super::{Context, OutputFormat, progress};
-use crate::Error;
-use crate::client::{ImportOptions, ImportReport};
-use crate::error::Input;
-use crate::job::Job;
-use crate::store::{ImportAnswer, OnConflict};
+use jobq::Error;
+use jobq::client::{ImportOptions, ImportReport};
+use jobq::error::Input;
+use jobq::job::Job;
+use jobq::store::{ImportAnswer, OnConflict};
 
 /// Jobs per store call.
 const BATCH: usize = 5000;
@@ -157,7 +157,7 @@ fn parse_ahead(text: Arc<str>, name: String) -> mpsc::Receiver<Result<Vec<(usize
 /// With `--on-conflict fail`: a look at every id first, so that a held one refuses the file before
 /// anything is written.
 async fn refuse_held_ids(
-    client: &crate::Client,
+    client: &jobq::Client,
     mut batches: mpsc::Receiver<Result<Vec<(usize, Job)>, Error>>,
     name: &str,
 ) -> Result<(), Error> {

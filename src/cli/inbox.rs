@@ -38,8 +38,8 @@ pub async fn run(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
     // Said before connecting: opening a store that has no inbox would create its file or schema for
     // nothing (the store itself would refuse the call, as unsupported).
     if !url.has_inbox() {
-        return Err(crate::Error::invalid(
-            crate::error::Input::Url,
+        return Err(jobq::Error::invalid(
+            jobq::error::Input::Url,
             format!(
                 "the inbox belongs to the Redis store, and {} is a {} store",
                 url.redacted(),
@@ -49,7 +49,7 @@ pub async fn run(ctx: &Context, args: InboxArgs) -> anyhow::Result<()> {
         .into());
     }
     for q in &args.queue {
-        crate::job::validate_queue(q).map_err(crate::Error::from)?;
+        jobq::job::validate_queue(q).map_err(jobq::Error::from)?;
     }
     let client = ctx.client().await?;
     if args.clear {

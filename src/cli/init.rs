@@ -24,12 +24,12 @@ pub struct InitArgs {
 pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
     let path = Path::new(FILE);
     if path.exists() && !args.force {
-        return Err(crate::Error::Config {
-            reason: format!("{FILE} exists here already; `jobq init --force` overwrites it"),
-            file: Some(path.to_path_buf()),
-            key: None,
-            source: None,
-        }
+        return Err(jobq::Error::config_at(
+            Some(path.to_path_buf()),
+            None,
+            format!("{FILE} exists here already; `jobq init --force` overwrites it"),
+            None,
+        )
         .into());
     }
     std::fs::write(path, TEMPLATE).map_err(|e| anyhow::anyhow!("cannot write {FILE}: {e}"))?;
@@ -43,8 +43,9 @@ pub fn run(args: InitArgs) -> anyhow::Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::TEMPLATE;
-    use crate::config::{Config, Overrides, WorkerSettings};
-    use crate::retry::RetryPolicy;
+    use crate::config::{Config, Overrides};
+    use jobq::retry::RetryPolicy;
+    use jobq::worker::WorkerSettings;
 
     fn load(text: &str) -> Config {
         let dir = tempfile::tempdir().unwrap();

@@ -3,8 +3,8 @@
 
 use std::io::Read;
 
-use crate::Error;
-use crate::error::Input;
+use jobq::Error;
+use jobq::error::Input;
 
 /// Runs `parse_part(first line number, part)` over `text` cut into one run of whole lines per core
 /// (one run for a small text), on all cores; the results in text order.

@@ -6,7 +6,7 @@ use comfy_table::Cell;
 use super::filter::SelectArgs;
 use super::output::{last_error, print_rows, status_cell, table, when};
 use super::{Context, OutputFormat};
-use crate::store::{List, ListCursor};
+use jobq::store::{List, ListCursor};
 
 /// Arguments of `jobq list`.
 #[derive(Debug, Args)]
@@ -70,7 +70,7 @@ pub async fn run(ctx: &Context, args: ListArgs) -> anyhow::Result<()> {
                 status_cell(job.status),
                 Cell::new(format!("{}/{}", job.attempt, job.max_attempts)),
                 Cell::new(when(Some(job.created_at), now)),
-                Cell::new(if job.status == crate::JobStatus::Pending {
+                Cell::new(if job.status == jobq::JobStatus::Pending {
                     when(Some(job.run_at), now)
                 } else {
                     "-".into()

@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::Context;
 use super::output::print;
-use crate::store::migrate;
+use jobq::store::migrate;
 
 /// Arguments of `jobq migrate`.
 #[derive(Debug, Args)]

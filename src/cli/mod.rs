@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::client::Client;
 use crate::config::{Config, Overrides};
-use crate::store::{DynStore, StoreUrl, Usage};
 use exit::Exit;
+use jobq::client::Client;
+use jobq::store::{DynStore, StoreUrl, Usage};
 
 pub mod autoscale;
 pub mod bench;
@@ -245,15 +245,13 @@ impl Context {
     /// Opens the store `url` names (the configured one, or another a command writes to) and keeps it
     /// to close when the command ends.
     pub async fn open(&self, url: &StoreUrl, usage: Usage) -> anyhow::Result<DynStore> {
-        let store = crate::store::connect_for(url, usage)
-            .await
-            .map_err(crate::Error::from)?;
+        let store = jobq::store::connect_for(url, usage).await.map_err(jobq::Error::from)?;
         self.opened.lock().expect("opened stores").push(store.clone());
         Ok(store)
     }
 
     /// Closes every store the command opened, so that a server sees each connection end with its
-    /// goodbye rather than torn off by the process's exit (see [`crate::store::Store::close`]).
+    /// goodbye rather than torn off by the process's exit (see [`jobq::store::Store::close`]).
     async fn close_stores(&self) {
         let opened = std::mem::take(&mut *self.opened.lock().expect("opened stores"));
         for store in opened {
@@ -273,8 +271,8 @@ impl Context {
             Ok(f)
         } else {
             let names: Vec<String> = allowed.iter().map(|a| format!("{a:?}").to_lowercase()).collect();
-            Err(crate::Error::invalid(
-                crate::error::Input::OutputFormat,
+            Err(jobq::Error::invalid(
+                jobq::error::Input::OutputFormat,
                 format!(
                     "--output {} is not available here (expected {})",
                     format!("{f:?}").to_lowercase(),

@@ -7,8 +7,8 @@ use comfy_table::{Cell, Color, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use super::OutputFormat;
-use crate::job::{Job, JobStatus};
-use crate::time::{UnixMillis, relative};
+use jobq::job::{Job, JobStatus};
+use jobq::time::{UnixMillis, relative};
 
 /// True when stdout is a terminal (colour and table borders are for people only).
 pub fn stdout_is_terminal() -> bool {

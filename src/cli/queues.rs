@@ -5,8 +5,8 @@ use clap::Args;
 
 use super::output::{print, print_json, table, when};
 use super::{Context, OutputFormat};
-use crate::client::{LimitReport, QueuesReport};
-use crate::time::{UnixMillis, format_duration};
+use jobq::client::{LimitReport, QueuesReport};
+use jobq::time::{UnixMillis, format_duration};
 
 /// Arguments of `jobq queues`.
 #[derive(Debug, Args)]

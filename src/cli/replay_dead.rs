@@ -7,11 +7,11 @@ use super::confirm::confirm;
 use super::filter::QueueTypeArgs;
 use super::output::{last_error, print, print_json, print_ndjson, table};
 use super::{Context, OutputFormat};
-use crate::Error;
-use crate::error::Input;
-use crate::job::JobId;
 use crate::report;
-use crate::store::ReplayDead;
+use jobq::Error;
+use jobq::error::Input;
+use jobq::job::JobId;
+use jobq::store::ReplayDead;
 
 /// Arguments of `jobq replay-dead`.
 #[derive(Debug, Args)]

@@ -7,12 +7,12 @@ use serde_json::value::RawValue;
 
 use super::output::{print, print_json};
 use super::{Context, OutputFormat};
-use crate::Error;
-use crate::error::Input;
-use crate::job::JobId;
 use crate::report;
-use crate::store::{Resolution, ResolveAnswer};
-use crate::time::parse_duration;
+use jobq::Error;
+use jobq::error::Input;
+use jobq::job::JobId;
+use jobq::store::{Resolution, ResolveAnswer};
+use jobq::time::parse_duration;
 
 /// The reason a `--discard` without one records.
 const DISCARDED: &str = "discarded by an operator";

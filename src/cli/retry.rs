@@ -4,6 +4,7 @@ use clap::Args;
 
 use super::output::{print, print_json};
 use super::{Context, OutputFormat};
+use crate::report::Document as _;
 
 /// Arguments of `jobq retry`.
 #[derive(Debug, Args)]

@@ -6,8 +6,8 @@ use clap::{Args, Subcommand};
 use super::output::{print, print_json, print_rows, table, when};
 use super::{Context, OutputFormat};
 use crate::report;
-use crate::schedule::Schedule;
-use crate::time::UnixMillis;
+use jobq::schedule::Schedule;
+use jobq::time::UnixMillis;
 
 /// Arguments of `jobq schedules`.
 #[derive(Debug, Args)]
@@ -127,9 +127,9 @@ async fn list(ctx: &Context, schedules: &[Schedule]) -> anyhow::Result<()> {
     })
 }
 
-fn find<'a>(schedules: &'a [Schedule], name: &str) -> Result<&'a Schedule, crate::Error> {
+fn find<'a>(schedules: &'a [Schedule], name: &str) -> Result<&'a Schedule, jobq::Error> {
     schedules
         .iter()
         .find(|s| s.name == name)
-        .ok_or_else(|| crate::Error::NoSuchSchedule { name: name.to_string() })
+        .ok_or_else(|| jobq::Error::no_such_schedule(name))
 }

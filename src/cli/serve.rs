@@ -8,9 +8,9 @@ use clap::Args;
 use super::Context;
 use super::worker::{LogFormat, init_logging_with};
 use crate::config::parse_listen;
-use crate::error::Input;
 use crate::serve::{self, Options, Tls, Tokens};
-use crate::time::parse_duration;
+use jobq::error::Input;
+use jobq::time::parse_duration;
 
 /// Arguments of `jobq serve`.
 #[derive(Debug, Args)]
@@ -51,14 +51,14 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         &format!("{}=info", serve::AUDIT_TARGET),
     );
     let listen = match &args.listen {
-        Some(text) => parse_listen(text).map_err(|e| crate::Error::invalid(Input::Listen, format!("--listen: {e}")))?,
+        Some(text) => parse_listen(text).map_err(|e| jobq::Error::invalid(Input::Listen, format!("--listen: {e}")))?,
         None => ctx.config.serve.listen,
     };
     let request_timeout = parse_duration(&args.request_timeout)
         .ok()
         .filter(|d| *d >= Duration::from_millis(1))
         .ok_or_else(|| {
-            crate::Error::invalid(
+            jobq::Error::invalid(
                 Input::Duration,
                 format!(
                     "--request-timeout {:?}: expected a duration such as 30s",

@@ -5,7 +5,7 @@ use comfy_table::Cell;
 
 use super::output::{print, print_json, status_cell, table, when};
 use super::{Context, OutputFormat};
-use crate::time::format_duration;
+use jobq::time::format_duration;
 
 /// Arguments of `jobq show`.
 #[derive(Debug, Args)]
@@ -24,7 +24,7 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
         return print_json(&job);
     }
     let now = client.now();
-    let time = |t: Option<crate::UnixMillis>| match t {
+    let time = |t: Option<jobq::UnixMillis>| match t {
         Some(t) => format!("{} ({})", t.to_rfc3339(), when(Some(t), now)),
         None => "-".to_string(),
     };

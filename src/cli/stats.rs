@@ -8,8 +8,8 @@ use comfy_table::Cell;
 use super::output::{print, print_json, stdout_is_terminal, table};
 use super::{Context, OutputFormat, filter};
 use crate::report;
-use crate::store::{Pause, QueueStats, StatsReport};
-use crate::time::{UnixMillis, format_duration};
+use jobq::store::{Pause, QueueStats, StatsReport};
+use jobq::time::{UnixMillis, format_duration};
 
 /// Arguments of `jobq stats`.
 #[derive(Debug, Args)]
@@ -32,8 +32,8 @@ pub async fn run(ctx: &Context, args: StatsArgs) -> anyhow::Result<()> {
     let queues = filter::list(&args.queue);
     let interval = match args.watch {
         Some(s) if !(s.is_finite() && s > 0.0) => {
-            return Err(crate::Error::invalid(
-                crate::error::Input::Duration,
+            return Err(jobq::Error::invalid(
+                jobq::error::Input::Duration,
                 format!("--watch {s}: expected a number of seconds above 0"),
             )
             .into());

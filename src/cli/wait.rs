@@ -8,9 +8,9 @@ use clap::Args;
 use super::exit::Exit;
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
-use crate::job::{Job, JobId, JobStatus};
-use crate::time::{format_duration, parse_duration};
-use crate::{Client, Error};
+use jobq::job::{Job, JobId, JobStatus};
+use jobq::time::{format_duration, parse_duration};
+use jobq::{Client, Error};
 
 /// Arguments of `jobq wait`.
 #[derive(Debug, Args)]

@@ -12,9 +12,10 @@ use clap::{Args, ValueEnum};
 use tokio::signal::unix::{SignalKind, signal};
 
 use super::Context;
-use crate::config::{Config, HandlerFlag, WorkerSettings};
-use crate::time::parse_duration;
-use crate::worker::{Worker, on_signals};
+use crate::config::{Config, HandlerFlag};
+use jobq::time::parse_duration;
+use jobq::worker::WorkerSettings;
+use jobq::worker::{Worker, on_signals};
 
 mod reload;
 
@@ -50,7 +51,7 @@ pub struct WorkerArgs {
     pub max_jobs: Option<u64>,
 
     /// Finish the running jobs and exit once resident memory exceeds SIZE, e.g. 512MiB or 2G
-    #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = jobq::memory::parse_size)]
     pub max_memory: Option<u64>,
 
     /// Lower the CPU priority of the worker and the programs it runs (0-19; negative needs root)
@@ -116,8 +117,8 @@ pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
         None
     };
     let client = ctx.client().await?;
-    let mut builder = Worker::builder(client.store().clone())
-        .config(&config)?
+    let mut builder = config
+        .configure_worker(Worker::builder(client.store().clone()))?
         .settings(&settings)
         .burst(args.burst)
         .max_jobs(args.max_jobs)
@@ -141,7 +142,7 @@ pub async fn run(ctx: &Context, args: WorkerArgs) -> anyhow::Result<()> {
 /// once: the extra room would never be used, and the cure (a larger `concurrency`) is easy to miss.
 fn warn_of_idle_capacity(config: &Config, concurrency: u32) {
     for (job_type, h) in &config.handlers {
-        let crate::config::HandlerKind::Persistent { options, .. } = &h.kind else {
+        let jobq::handler::HandlerKind::Persistent { options, .. } = &h.kind else {
             continue;
         };
         let runs = h.concurrency.unwrap_or(concurrency).min(concurrency);
@@ -155,9 +156,9 @@ fn warn_of_idle_capacity(config: &Config, concurrency: u32) {
 }
 
 /// Refuses a config without handlers, at start and at a reload.
-fn check_handlers(config: &Config) -> Result<(), crate::Error> {
+fn check_handlers(config: &Config) -> Result<(), jobq::Error> {
     if config.handlers.is_empty() {
-        return Err(crate::Error::config(
+        return Err(jobq::Error::config(
             "no handlers are configured, so every job would go dead: add [handlers.\"TYPE\"] sections with exec, http, publish or builtin to the config file (--config or ./jobq.toml), or --handler TYPE=PROGRAM flags",
         ));
     }
@@ -176,7 +177,7 @@ struct SettingFlags {
 
 impl SettingFlags {
     /// The config with the `--handler` flags' handlers added (over the file's for the same types).
-    fn overlay(&self, config: Config) -> Result<Config, crate::Error> {
+    fn overlay(&self, config: Config) -> Result<Config, jobq::Error> {
         config.with_handler_flags(&self.handlers, &self.base)
     }
 
@@ -244,8 +245,8 @@ fn set_nice(n: i32) -> anyhow::Result<()> {
         // SAFETY: setpriority only changes scheduling attributes.
         if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, n) } != 0 {
             let e = std::io::Error::last_os_error();
-            return Err(crate::Error::invalid(
-                crate::error::Input::Nice,
+            return Err(jobq::Error::invalid(
+                jobq::error::Input::Nice,
                 format!("cannot set --nice {n}: {e} (values below the current one need root)"),
             )
             .into());

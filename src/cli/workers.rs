@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::output::{print_rows, table, when};
 use super::{Context, OutputFormat};
-use crate::time::format_duration;
+use jobq::time::format_duration;
 
 /// Arguments of `jobq workers`.
 #[derive(Debug, Args)]

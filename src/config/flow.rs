@@ -4,10 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::store::{FieldPath, Limit, Rate, Scope};
-
-/// Snoozes a job may take before a snooze counts as a retry, unless its type says otherwise.
-pub const DEFAULT_MAX_SNOOZES: u32 = 100;
+use jobq::store::{FieldPath, Limit, Rate, Scope};
 
 /// `[queues.name]`.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -55,7 +52,7 @@ pub(crate) fn queue_limits(
     let mut out = Vec::new();
     for (name, q) in queues {
         let what = format!("[queues.{name:?}]");
-        crate::job::validate_queue(name).map_err(|e| (what.clone(), e.reason))?;
+        jobq::job::validate_queue(name).map_err(|e| (what.clone(), e.reason))?;
         let limit = limit_of(
             Scope::Queue(name.clone()),
             q.global_concurrency,

@@ -1,15 +1,17 @@
-//! `[handlers."TYPE"]`: what a table may say (`HandlerFile`), what it resolves to (`HandlerConfig`
-//! with its `HandlerKind`), and the one function that resolves it, which `--handler` flags go
-//! through too.
+//! `[handlers."TYPE"]`: what a table may say (`HandlerFile`), and the one function that resolves it
+//! into the library's `HandlerSpec` (with its `HandlerKind`), which `--handler` flags go through
+//! too.
 
 use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{DEFAULT_MAX_SNOOZES, RetryFile, absolute, flow, retry_policy};
-use crate::retry::RetryPolicy;
-use crate::time::parse_duration;
+use jobq::handler::{BUILTINS, DEFAULT_MAX_SNOOZES, HandlerKind, HandlerSpec};
+
+use super::{RetryFile, absolute, flow, retry_policy};
+use jobq::retry::RetryPolicy;
+use jobq::time::parse_duration;
 
 /// `[handlers."type"]`.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -55,63 +57,6 @@ pub struct HandlerFile {
     pub retry: RetryFile,
 }
 
-/// Where a handler's work is done (new kinds of handler may come).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum HandlerKind {
-    /// Run a program per job; argv resolved against the config folder.
-    Exec {
-        /// Program and arguments.
-        argv: Vec<String>,
-    },
-    /// Keep a program running and hand it jobs as lines; argv resolved as for `Exec`.
-    Persistent {
-        /// Program and arguments.
-        argv: Vec<String>,
-        /// Copies, jobs per copy, and when a copy is replaced.
-        options: crate::handler::PersistentOptions,
-    },
-    /// POST the envelope.
-    Http {
-        /// Endpoint.
-        url: String,
-        /// Variable holding the HMAC-SHA256 key, if signing.
-        secret_env: Option<String>,
-    },
-    /// One of the built-in handlers.
-    Builtin {
-        /// `noop`, `sleep`, `echo` or `fail`.
-        name: String,
-    },
-    /// Publish the envelope to a message broker; the broker's confirm is success.
-    Publish {
-        /// Where to, as checked by [`crate::handler::publish::PublishTarget::parse`].
-        target: crate::handler::publish::PublishTarget,
-    },
-}
-
-/// A handler as configured, resolved.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HandlerConfig {
-    /// What runs the job.
-    pub kind: HandlerKind,
-    /// Time-out per run.
-    pub timeout: Option<Duration>,
-    /// Per-type concurrency limit in one worker.
-    pub concurrency: Option<u32>,
-    /// Longest wait in `waiting` before the worker retries the job (or, out of attempts, kills it).
-    pub wait_timeout: Option<Duration>,
-    /// Retry policy for this type.
-    pub retry: RetryPolicy,
-    /// Cluster-wide limits on this type (`global_concurrency`, `rate`, `partition`), if any.
-    pub limit: Option<crate::store::Limit>,
-    /// Snoozes before a snooze counts as a retry.
-    pub max_snoozes: u32,
-}
-
-/// The builtin handler names.
-pub const BUILTINS: [&str; 4] = ["noop", "sleep", "echo", "fail"];
-
 /// True when the entry sets any key of a persistent handler.
 fn has_persistent_keys(h: &HandlerFile) -> bool {
     h.persistent.is_some() || tunes_persistence(h)
@@ -126,7 +71,7 @@ fn tunes_persistence(h: &HandlerFile) -> bool {
 }
 
 /// A persistent exec handler's options, when `persistent = true`; its other keys need it.
-fn persistent_options(h: &HandlerFile) -> std::result::Result<Option<crate::handler::PersistentOptions>, String> {
+fn persistent_options(h: &HandlerFile) -> std::result::Result<Option<jobq::handler::PersistentOptions>, String> {
     if h.persistent != Some(true) {
         if tunes_persistence(h) {
             return Err(
@@ -142,15 +87,15 @@ fn persistent_options(h: &HandlerFile) -> std::result::Result<Option<crate::hand
     at_least_one("in_flight", h.in_flight.map(u64::from))?;
     at_least_one("processes", h.processes.map(u64::from))?;
     at_least_one("max_jobs_per_process", h.max_jobs_per_process)?;
-    let defaults = crate::handler::PersistentOptions::default();
-    Ok(Some(crate::handler::PersistentOptions {
+    let defaults = jobq::handler::PersistentOptions::default();
+    Ok(Some(jobq::handler::PersistentOptions {
         in_flight: h.in_flight.unwrap_or(defaults.in_flight),
         processes: h.processes.unwrap_or(defaults.processes),
         max_jobs_per_process: h.max_jobs_per_process,
         max_memory_per_process: h
             .max_memory_per_process
             .as_deref()
-            .map(crate::memory::parse_size)
+            .map(jobq::memory::parse_size)
             .transpose()
             .map_err(|e| format!("max_memory_per_process: {e}"))?,
     }))
@@ -166,7 +111,7 @@ pub(super) fn handler_config(
     h: HandlerFile,
     base: &Path,
     default_retry: RetryPolicy,
-) -> std::result::Result<HandlerConfig, String> {
+) -> std::result::Result<HandlerSpec, String> {
     let kinds = [
         h.exec.is_some(),
         h.http.is_some(),
@@ -209,8 +154,7 @@ pub(super) fn handler_config(
             secret_env: h.secret_env.clone(),
         }
     } else if let Some(url) = h.publish {
-        let target = crate::handler::publish::PublishTarget::parse(&url).map_err(|e| format!("publish = {e}"))?;
-        HandlerKind::Publish { target }
+        crate::bridge::publish::kind(&url).map_err(|e| format!("publish = {e}"))?
     } else {
         let name = h.builtin.unwrap_or_default();
         if !BUILTINS.contains(&name.as_str()) {
@@ -229,20 +173,18 @@ pub(super) fn handler_config(
     if wait_timeout == Some(Duration::ZERO) {
         return Err("wait_timeout must be longer than 0s (leave it out to wait without a limit)".into());
     }
-    Ok(HandlerConfig {
-        kind,
-        timeout,
-        concurrency: h.concurrency,
-        wait_timeout,
-        retry: retry_policy(&h.retry, default_retry)?,
-        limit: flow::limit_of(
-            crate::store::Scope::Type(job_type.to_string()),
-            h.global_concurrency,
-            h.rate.as_deref(),
-            h.partition.as_deref(),
-        )?,
-        max_snoozes: h.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES),
-    })
+    let mut spec = HandlerSpec::new(kind, retry_policy(&h.retry, default_retry)?);
+    spec.timeout = timeout;
+    spec.concurrency = h.concurrency;
+    spec.wait_timeout = wait_timeout;
+    spec.limit = flow::limit_of(
+        jobq::store::Scope::Type(job_type.to_string()),
+        h.global_concurrency,
+        h.rate.as_deref(),
+        h.partition.as_deref(),
+    )?;
+    spec.max_snoozes = h.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES);
+    Ok(spec)
 }
 
 #[cfg(test)]
@@ -276,7 +218,7 @@ persistent = true
         assert!(argv[0].ends_with("/handlers/report.py") && Path::new(&argv[0]).is_absolute());
         assert_eq!(
             options,
-            &crate::handler::PersistentOptions {
+            &jobq::handler::PersistentOptions {
                 in_flight: 8,
                 processes: 4,
                 max_jobs_per_process: Some(10_000),
@@ -287,7 +229,7 @@ persistent = true
         let HandlerKind::Persistent { options, .. } = &c.handlers["plain"].kind else {
             panic!()
         };
-        assert_eq!(options, &crate::handler::PersistentOptions::default());
+        assert_eq!(options, &jobq::handler::PersistentOptions::default());
         let c = load(
             "[handlers.x]
 exec = [\"sh\"]

@@ -9,7 +9,9 @@
 
 use std::path::Path;
 
-use super::{Config, HandlerFile, HandlerKind, handler_config};
+use jobq::handler::HandlerKind;
+
+use super::{Config, HandlerFile, handler_config};
 
 /// One `--handler` flag, read but not yet resolved (its program is resolved against the folder the
 /// worker started in, and its retry policy against the config's, each time the config is loaded).
@@ -88,13 +90,13 @@ fn scheme_of(target: &str) -> Option<&str> {
 impl Config {
     /// Adds the handlers of `--handler` flags, replacing the file's for the same types. Programs named
     /// with a path resolve against `base` (the folder the worker started in).
-    pub fn with_handler_flags(mut self, flags: &[HandlerFlag], base: &Path) -> crate::Result<Config> {
+    pub fn with_handler_flags(mut self, flags: &[HandlerFlag], base: &Path) -> jobq::Result<Config> {
         for flag in flags {
-            let refused = |reason: String| crate::Error::config(format!("--handler {:?}: {reason}", flag.job_type));
+            let refused = |reason: String| jobq::Error::config(format!("--handler {:?}: {reason}", flag.job_type));
             let handler = handler_config(&flag.job_type, flag.entry.clone(), base, self.retry).map_err(refused)?;
             // As the worker would at start, but naming the flag rather than a table of the file.
             if let HandlerKind::Exec { argv } | HandlerKind::Persistent { argv, .. } = &handler.kind {
-                crate::handler::exec::check_program(&argv[0]).map_err(refused)?;
+                jobq::handler::exec::check_program(&argv[0]).map_err(refused)?;
             }
             self.handlers.insert(flag.job_type.clone(), handler);
         }
@@ -145,7 +147,7 @@ mod tests {
         );
         assert!(matches!(
             kind("out=kafka://127.0.0.1:9092/orders"),
-            HandlerKind::Publish { .. }
+            HandlerKind::Custom(c) if c.factory().name() == "publish"
         ));
     }
 

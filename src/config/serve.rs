@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::autoscale::Policy;
-use crate::time::parse_duration;
+use jobq::autoscale::Policy;
+use jobq::time::parse_duration;
 
 /// Where `jobq serve` listens unless told otherwise: loopback only.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::events::Subscriber;
-use crate::schedule::{CatchUp, Schedule, When};
-use crate::store::Overlap;
-use crate::time::parse_duration;
+use jobq::events::Subscriber;
+use jobq::schedule::{CatchUp, Schedule, When};
+use jobq::store::Overlap;
+use jobq::time::parse_duration;
 
 /// `[events."NAME"]`.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -77,7 +77,7 @@ pub struct ScheduleFile {
 
 /// An event's subscribers from its table; a refusal names the key at fault.
 pub(super) fn event_config(name: &str, f: EventFile) -> std::result::Result<Vec<Subscriber>, (String, String)> {
-    crate::job::validate_type(name).map_err(|e| (String::new(), format!("event name: {}", e.reason)))?;
+    jobq::job::validate_type(name).map_err(|e| (String::new(), format!("event name: {}", e.reason)))?;
     if f.jobs.is_empty() {
         return Err((
             "jobs".into(),
@@ -90,10 +90,10 @@ pub(super) fn event_config(name: &str, f: EventFile) -> std::result::Result<Vec<
         let job_type = job
             .job_type
             .ok_or_else(|| (at("type"), "missing: the type of the job".to_string()))?;
-        crate::job::validate_type(&job_type).map_err(|e| (at("type"), e.reason))?;
+        jobq::job::validate_type(&job_type).map_err(|e| (at("type"), e.reason))?;
         let mut subscriber = Subscriber::new(job_type);
         if let Some(queue) = job.queue {
-            crate::job::validate_queue(&queue).map_err(|e| (at("queue"), e.reason))?;
+            jobq::job::validate_queue(&queue).map_err(|e| (at("queue"), e.reason))?;
             subscriber.queue = queue;
         }
         subscriber.priority = job.priority.unwrap_or(0);
@@ -118,7 +118,7 @@ pub(super) fn event_config(name: &str, f: EventFile) -> std::result::Result<Vec<
 
 /// A schedule from its table; a refusal names the key at fault (empty for the table as a whole).
 pub(super) fn schedule_config(name: &str, f: ScheduleFile) -> std::result::Result<Schedule, (&'static str, String)> {
-    crate::job::validate_type(name).map_err(|e| ("", format!("schedule name: {}", e.reason)))?;
+    jobq::job::validate_type(name).map_err(|e| ("", format!("schedule name: {}", e.reason)))?;
     let duration =
         |key: &'static str, v: &Option<String>| -> std::result::Result<Option<Duration>, (&'static str, String)> {
             v.as_deref().map(parse_duration).transpose().map_err(|e| (key, e))
@@ -148,7 +148,7 @@ pub(super) fn schedule_config(name: &str, f: ScheduleFile) -> std::result::Resul
     let job_type = f
         .job_type
         .ok_or(("type", "missing: the type of the job each tick enqueues".to_string()))?;
-    crate::job::validate_type(&job_type).map_err(|e| ("type", e.reason))?;
+    jobq::job::validate_type(&job_type).map_err(|e| ("type", e.reason))?;
     let payload = match &f.payload {
         None => serde_json::Value::Null,
         Some(toml::Value::String(text)) => {
@@ -157,8 +157,8 @@ pub(super) fn schedule_config(name: &str, f: ScheduleFile) -> std::result::Resul
         Some(other) => serde_json::to_value(other).map_err(|e| ("payload", e.to_string()))?,
     };
     let payload = serde_json::value::to_raw_value(&payload).map_err(|e| ("payload", e.to_string()))?;
-    let queue = f.queue.unwrap_or_else(|| crate::job::DEFAULT_QUEUE.to_string());
-    crate::job::validate_queue(&queue).map_err(|e| ("queue", e.reason))?;
+    let queue = f.queue.unwrap_or_else(|| jobq::job::DEFAULT_QUEUE.to_string());
+    jobq::job::validate_queue(&queue).map_err(|e| ("queue", e.reason))?;
     if f.max_attempts == Some(0) {
         return Err(("max_attempts", "must be at least 1".into()));
     }

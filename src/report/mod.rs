@@ -14,17 +14,20 @@ mod throughput;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::client::{CancelReport, DeleteReport, RetryReport};
-use crate::error::Error;
-use crate::job::{Job, JobId, JobStatus};
-use crate::store::{Cancelled, DeletedCount, Pause, QueueStats, ResolveAnswer, StatsReport};
+use jobq::client::{CancelReport, DeleteReport, RetryReport};
+use jobq::error::Error;
+use jobq::job::{Job, JobId, JobStatus};
+use jobq::store::{Cancelled, DeletedCount, Pause, QueueStats, ResolveAnswer, StatsReport};
 
 pub use prometheus::{label, prometheus};
 pub use schedules::{ScheduleRow, schedule_rows};
 pub use throughput::throughput;
 
-/// What a refusal tells to do instead of deleting a running or waiting job.
-const DELETE_WAY_OUT: &str = "cancel it first or use --force";
+/// A call's answer as the JSON document `--output json` prints and `jobq serve` returns.
+pub trait Document {
+    /// The document.
+    fn document(&self) -> Value;
+}
 
 /// The stats document: the store (its URL without password), each queue's counts, their totals and
 /// the pauses in force.
@@ -65,9 +68,9 @@ pub fn cancelled(cancelled: &[Cancelled]) -> Value {
     json!({ "cancelled": cancelled })
 }
 
-impl CancelReport {
+impl Document for CancelReport {
     /// The answer of a cancel by id.
-    pub fn document(&self) -> Value {
+    fn document(&self) -> Value {
         let terminal: Vec<_> = self
             .already_terminal
             .iter()
@@ -75,18 +78,11 @@ impl CancelReport {
             .collect();
         json!({"cancelled": self.cancelled, "alreadyTerminal": terminal, "notFound": self.not_found})
     }
-
-    /// Ids that name no job refuse the call (a job already finished is left alone, and is no error).
-    pub fn refusal(&self) -> Option<Error> {
-        (!self.not_found.is_empty()).then(|| Error::NotFound {
-            ids: self.not_found.clone(),
-        })
-    }
 }
 
-impl DeleteReport {
+impl Document for DeleteReport {
     /// The answer of a delete by id.
-    pub fn document(&self) -> Value {
+    fn document(&self) -> Value {
         let deleted: Vec<_> = self
             .deleted
             .iter()
@@ -98,35 +94,6 @@ impl DeleteReport {
             .map(|(id, status)| json!({"id": id, "status": status}))
             .collect();
         json!({"deleted": deleted, "refused": refused, "notFound": self.not_found})
-    }
-
-    /// A job left because it runs or waits is a conflict (naming the ids not found too); ids that
-    /// name no job alone are not found.
-    pub fn refusal(&self) -> Option<Error> {
-        if self.refused.is_empty() {
-            return (!self.not_found.is_empty()).then(|| Error::NotFound {
-                ids: self.not_found.clone(),
-            });
-        }
-        let held: Vec<String> = self
-            .refused
-            .iter()
-            .map(|(id, status)| format!("job {id} is {status}"))
-            .collect();
-        let way_out = if self.refused.len() == 1 {
-            DELETE_WAY_OUT.to_string()
-        } else {
-            DELETE_WAY_OUT.replace(" it ", " them ")
-        };
-        let mut reason = format!("{}: {way_out}", held.join(" and "));
-        if !self.not_found.is_empty() {
-            let missing = Error::NotFound {
-                ids: self.not_found.clone(),
-            };
-            reason.push_str(&format!("; {missing}"));
-        }
-        let ids = self.refused.iter().map(|(id, _)| id.clone()).collect();
-        Some(Error::conflict(ids, reason))
     }
 }
 
@@ -146,9 +113,9 @@ pub fn delete_matching_refusal(count: &DeletedCount) -> Option<Error> {
     })
 }
 
-impl RetryReport {
+impl Document for RetryReport {
     /// The answer of a retry.
-    pub fn document(&self) -> Value {
+    fn document(&self) -> Value {
         let retried: Vec<&JobId> = self.retried.iter().map(|j| &j.id).collect();
         let not_terminal: Vec<_> = self
             .not_terminal
@@ -166,31 +133,6 @@ impl RetryReport {
             "keyTaken": key_taken,
             "notFound": self.not_found,
         })
-    }
-
-    /// A job that has not finished, or whose unique key a live job holds, is a conflict (naming the
-    /// ids not found too); ids that name no job alone are not found.
-    pub fn refusal(&self) -> Option<Error> {
-        let mut refused: Vec<JobId> = Vec::new();
-        let mut reasons: Vec<String> = Vec::new();
-        for (id, status) in &self.not_terminal {
-            reasons.push(format!("job {id} is {status}: only a finished job can be retried"));
-            refused.push(id.clone());
-        }
-        for (id, holder) in &self.key_taken {
-            reasons.push(format!(
-                "job {id} stays as it is: live job {holder} holds its unique key"
-            ));
-            refused.push(id.clone());
-        }
-        let missing = (!self.not_found.is_empty()).then(|| Error::NotFound {
-            ids: self.not_found.clone(),
-        });
-        if refused.is_empty() {
-            return missing;
-        }
-        reasons.extend(missing.map(|e| e.to_string()));
-        Some(Error::conflict(refused, reasons.join("; ")))
     }
 }
 

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::job::JobStatus;
-use crate::store::StatsReport;
-use crate::time::UnixMillis;
+use jobq::job::JobStatus;
+use jobq::store::StatsReport;
+use jobq::time::UnixMillis;
 
 /// One gauge of jobs by queue and status, one of scheduled jobs, and the age of the oldest ready job
 /// per queue.

@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use crate::job::JobStatus;
-use crate::schedule::Schedule;
-use crate::store::ScheduleState;
-use crate::time::UnixMillis;
+use jobq::job::JobStatus;
+use jobq::schedule::Schedule;
+use jobq::store::ScheduleState;
+use jobq::time::UnixMillis;
 
 /// One schedule of the listing.
 #[derive(Debug, Clone, Serialize)]

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::job::JobStatus;
-use crate::store::{FinishedCount, Throughput};
-use crate::time::UnixMillis;
+use jobq::job::JobStatus;
+use jobq::store::{FinishedCount, Throughput};
+use jobq::time::UnixMillis;
 
 /// One queue's series: every finished status, and each status seen.
 type Series = (Vec<u64>, BTreeMap<JobStatus, Vec<u64>>);

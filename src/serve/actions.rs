@@ -14,11 +14,11 @@ use super::error::{ApiError, ApiResult};
 use super::jobs::{duration, statuses, to_json};
 use super::state::AppState;
 use super::tokens::Caller;
-use crate::client::CleanupRequest;
-use crate::error::{Error, Input};
-use crate::job::{JobId, JobStatus};
-use crate::report;
-use crate::store::{JobFilter, ReplayDead, Resolution};
+use crate::report::{self, Document as _};
+use jobq::client::CleanupRequest;
+use jobq::error::{Error, Input};
+use jobq::job::{JobId, JobStatus};
+use jobq::store::{JobFilter, ReplayDead, Resolution};
 
 /// Jobs named by id, or picked by a filter: the body of the bulk actions.
 #[derive(Debug, Default, Deserialize)]
@@ -67,7 +67,7 @@ impl Selection {
 }
 
 fn invalid(input: Input, reason: &str) -> ApiError {
-    crate::error::InvalidInput::new(input, reason).into()
+    jobq::error::InvalidInput::new(input, reason).into()
 }
 
 /// Answers `document`, or the refusal it amounts to carrying it.

@@ -4,7 +4,7 @@
 use std::fmt::Display;
 
 use super::tokens::Caller;
-use crate::job::JobId;
+use jobq::job::JobId;
 
 /// The log target of audit lines, which `jobq serve` always shows.
 pub const TARGET: &str = "jobq::audit";

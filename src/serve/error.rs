@@ -6,8 +6,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::error::Error;
-use crate::store::StoreError;
+use jobq::error::Error;
+use jobq::store::StoreError;
 
 /// An error answer (boxed: handlers return it on every path, and most paths succeed). Cloned when
 /// one shared count fails for every request that waited for it (`flight.rs`).
@@ -78,11 +78,12 @@ impl From<Error> for ApiError {
             Error::Store(StoreError::Locked { .. }) => (StatusCode::SERVICE_UNAVAILABLE, "store_locked"),
             Error::Store(StoreError::Unsupported { .. }) => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
             Error::Store(_) => (StatusCode::INTERNAL_SERVER_ERROR, "store_error"),
+            _ => (StatusCode::INTERNAL_SERVER_ERROR, "error"),
         };
         let mut err = ApiError::new(status, code, message);
         match e {
             Error::Invalid { input, .. } => err.0.input = Some(input.as_str()),
-            Error::NotFound { ids } => err.0.ids = ids,
+            Error::NotFound { ids, .. } => err.0.ids = ids,
             Error::Conflict { ids, .. } => err.0.ids = ids.iter().map(|i| i.to_string()).collect(),
             _ => {}
         }
@@ -90,8 +91,8 @@ impl From<Error> for ApiError {
     }
 }
 
-impl From<crate::error::InvalidInput> for ApiError {
-    fn from(e: crate::error::InvalidInput) -> ApiError {
+impl From<jobq::error::InvalidInput> for ApiError {
+    fn from(e: jobq::error::InvalidInput) -> ApiError {
         ApiError::from(Error::from(e))
     }
 }

@@ -14,10 +14,10 @@ use super::body::{JsonBody, QueryPairs};
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::tokens::Caller;
-use crate::error::{Input, InvalidInput};
-use crate::job::{Job, JobId, JobSpec, JobStatus};
-use crate::store::{Enqueued, JobFilter, List, ListCursor};
-use crate::time::{UnixMillis, parse_duration, parse_instant_str};
+use jobq::error::{Input, InvalidInput};
+use jobq::job::{Job, JobId, JobSpec, JobStatus};
+use jobq::store::{Enqueued, JobFilter, List, ListCursor};
+use jobq::time::{UnixMillis, parse_duration, parse_instant_str};
 
 /// `jobq list`'s default page.
 const DEFAULT_LIMIT: u32 = 50;

@@ -77,7 +77,7 @@ pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
 
 /// The bridges' counts (`jobq bridge`, which registers beside the workers): messages by what became
 /// of them, per bridge seen recently.
-fn bridges(workers: &[crate::store::WorkerInfo]) -> String {
+fn bridges(workers: &[jobq::store::WorkerInfo]) -> String {
     let mut out = String::from(
         "# HELP jobq_bridge_messages_total Messages a bridge consumed, by what became of them (enqueued, duplicate: its job was there already, rejected).\n# TYPE jobq_bridge_messages_total counter\n",
     );
@@ -106,7 +106,7 @@ pub async fn healthz(State(state): State<AppState>) -> ApiResult<Response> {
         Ok(Err(e)) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "store_unavailable",
-            crate::Error::from(e).to_string(),
+            jobq::Error::from(e).to_string(),
         )),
         Err(_) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -34,9 +34,9 @@ use std::time::Duration;
 use axum_server::Handle;
 use tokio::task::JoinHandle;
 
-use crate::client::Client;
 use crate::config::Config;
-use crate::error::{Error, Result};
+use jobq::client::Client;
+use jobq::error::{Error, Result};
 
 pub use audit::TARGET as AUDIT_TARGET;
 pub use error::ApiError;
@@ -136,15 +136,17 @@ pub async fn start(client: Client, config: &Config, tokens: Tokens, options: Opt
         Some(tls) => {
             let rustls = axum_server::tls_rustls::RustlsConfig::from_pem_file(&tls.cert, &tls.key)
                 .await
-                .map_err(|e| Error::Config {
-                    file: None,
-                    key: Some("--tls-cert".into()),
-                    reason: format!(
-                        "cannot use the TLS certificate {} and key {}",
-                        tls.cert.display(),
-                        tls.key.display()
-                    ),
-                    source: Some(Box::new(e)),
+                .map_err(|e| {
+                    Error::config_at(
+                        None,
+                        Some("--tls-cert".into()),
+                        format!(
+                            "cannot use the TLS certificate {} and key {}",
+                            tls.cert.display(),
+                            tls.key.display()
+                        ),
+                        Some(Box::new(e)),
+                    )
                 })?;
             let mut server = axum_server::from_tcp_rustls(listener, rustls)
                 .map_err(|e| listen_error(addr, "cannot listen", e))?
@@ -157,10 +159,10 @@ pub async fn start(client: Client, config: &Config, tokens: Tokens, options: Opt
 }
 
 fn listen_error(addr: SocketAddr, what: &str, e: std::io::Error) -> Error {
-    Error::Config {
-        file: None,
-        key: Some("--listen".into()),
-        reason: format!("{what} on {addr}"),
-        source: Some(Box::new(e)),
-    }
+    Error::config_at(
+        None,
+        Some("--listen".into()),
+        format!("{what} on {addr}"),
+        Some(Box::new(e)),
+    )
 }

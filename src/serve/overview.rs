@@ -14,8 +14,8 @@ use super::error::ApiResult;
 use super::jobs::duration;
 use super::state::AppState;
 use super::tokens::Caller;
-use crate::doctor::Report;
 use crate::report;
+use jobq::doctor::Report;
 
 /// The overview's chart: the last hour…
 const DEFAULT_WINDOW: Duration = Duration::from_secs(3600);

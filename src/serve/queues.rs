@@ -11,10 +11,10 @@ use super::body::QueryPairs;
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::tokens::Caller;
-use crate::client::QueuesReport;
 use crate::report::{self, ScheduleRow};
-use crate::schedule::Schedule;
-use crate::store::{Enqueued, WorkerInfo};
+use jobq::client::QueuesReport;
+use jobq::schedule::Schedule;
+use jobq::store::{Enqueued, WorkerInfo};
 
 /// `GET /api/v1/stats?queue=…`.
 pub async fn stats(State(state): State<AppState>, query: QueryPairs) -> ApiResult<Json<Value>> {
@@ -31,7 +31,7 @@ pub async fn workers(State(state): State<AppState>) -> ApiResult<Json<Vec<Worker
     Ok(Json(state.client.workers(state.workers_within).await?))
 }
 
-/// `GET /api/v1/queues`: [`crate::Client::queues`]'s report, its counts shared with the stats and
+/// `GET /api/v1/queues`: [`jobq::Client::queues`]'s report, its counts shared with the stats and
 /// `/metrics` requests asking meanwhile.
 pub async fn queues(State(state): State<AppState>) -> ApiResult<Json<QueuesReport>> {
     let (stats, flow, limits) = tokio::try_join!(
@@ -150,10 +150,10 @@ async fn schedule_paused(
     })))
 }
 
-fn find<'a>(state: &'a AppState, name: &str) -> Result<&'a Schedule, crate::Error> {
+fn find<'a>(state: &'a AppState, name: &str) -> Result<&'a Schedule, jobq::Error> {
     state
         .schedules
         .iter()
         .find(|s| s.name == name)
-        .ok_or_else(|| crate::Error::NoSuchSchedule { name: name.to_string() })
+        .ok_or_else(|| jobq::Error::no_such_schedule(name))
 }

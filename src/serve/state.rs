@@ -9,13 +9,13 @@ use super::error::ApiError;
 use super::flight::Flights;
 use super::metrics::Counters;
 use super::tokens::Tokens;
-use crate::autoscale::Policy;
-use crate::client::Client;
 use crate::config::Config;
-use crate::doctor::Doctor;
-use crate::job::JobSpec;
-use crate::schedule::Schedule;
-use crate::store::StatsReport;
+use jobq::autoscale::Policy;
+use jobq::client::Client;
+use jobq::doctor::Doctor;
+use jobq::job::JobSpec;
+use jobq::schedule::Schedule;
+use jobq::store::StatsReport;
 
 /// Headroom over the payload limit for a request body: the envelope's other fields, JSON
 /// whitespace, and a few jobs besides in a batch.
@@ -71,7 +71,7 @@ impl AppState {
             counters: Counters::default(),
             max_body: config.limits.max_payload_bytes.saturating_add(BODY_HEADROOM),
             autoscale: config.serve.autoscale,
-            doctor: Doctor::from_config(config),
+            doctor: config.doctor(),
             counts: Flights::default(),
         }))
     }

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::config::{Role, TokenSpec};
-use crate::error::{Error, Result};
+use jobq::error::{Error, Result};
 
 /// A token the server accepts.
 #[derive(Clone)]
@@ -46,15 +46,15 @@ impl Tokens {
         for spec in specs {
             let value = env(&spec.env).unwrap_or_default();
             if value.trim().is_empty() {
-                return Err(Error::Config {
-                    file: None,
-                    key: Some(spec.env.clone()),
-                    reason: format!(
+                return Err(Error::config_at(
+                    None,
+                    Some(spec.env.clone()),
+                    format!(
                         "token {:?} of [serve] tokens: environment variable {} is not set (set it to the token's value)",
                         spec.name, spec.env
                     ),
-                    source: None,
-                });
+                    None,
+                ));
             }
             tokens.push(Token {
                 name: spec.name.clone(),

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use jobq::config::{Config, Overrides, WorkerSettings};
 use jobq::handler::DEFAULT_KILL_GRACE;
+use jobq::worker::WorkerSettings;
+use jobq_cli::config::{Config, Overrides};
 use serde_yaml_ng::Value;
 
 fn deploy(path: &str) -> PathBuf {

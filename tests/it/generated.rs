@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use jobq::cli::generate::{SHELLS, completion, man_pages};
+use jobq_cli::cli::generate::{SHELLS, completion, man_pages};
 
 fn check(dir: &Path, files: Vec<(String, Vec<u8>)>) {
     let bless = std::env::var_os("JOBQ_BLESS").is_some();
@@ -58,5 +58,5 @@ fn man_pages_are_current() {
 #[test]
 fn the_cli_definition_is_consistent() {
     use clap::CommandFactory;
-    jobq::cli::Cli::command().debug_assert();
+    jobq_cli::cli::Cli::command().debug_assert();
 }

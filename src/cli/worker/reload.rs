@@ -1,7 +1,7 @@
 //! Reloading `jobq worker`'s config while it runs: on SIGHUP, and with `--reload-on-change` when the
 //! config file changes on disk. This reads and watches the file and logs the outcome; what a reload
 //! changes, and that running jobs keep what they started with, is the library's
-//! ([`crate::worker::WorkerHandle::reload`]).
+//! ([`jobq::worker::WorkerHandle::reload`]).
 //!
 //! A file that does not load is refused with one error line and the worker keeps what it has. A
 //! file's settings that a reload cannot apply (the store URL, queues, heartbeat…) get one warning
@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 
 use super::{SettingFlags, check_handlers};
 use crate::config::{Config, Overrides, UrlSource};
-use crate::worker::{Reload, WorkerHandle};
+use jobq::worker::{Reload, WorkerHandle};
 
 /// Reloads the config into the running worker on SIGHUP and on changes to the file.
 pub(super) struct Reloader {
@@ -88,7 +88,7 @@ impl Reloader {
     fn load(&self) -> anyhow::Result<(Config, Reload)> {
         let config = self.flags.overlay(Config::load(&reload_overrides(&self.running))?)?;
         check_handlers(&config)?;
-        let reload = Reload::from_config(&config)?.settings(&self.flags.apply(&config));
+        let reload = config.reload()?.settings(&self.flags.apply(&config));
         Ok((config, reload))
     }
 }
@@ -113,7 +113,7 @@ pub(super) struct FileChanges {
 /// watch on the file itself would lose) for writes, creations and renames of the file.
 pub(super) fn watch_file(config: &Config) -> anyhow::Result<FileChanges> {
     let Some(file) = &config.file else {
-        return Err(crate::Error::config(
+        return Err(jobq::Error::config(
             "--reload-on-change needs a config file to watch (--config, JOBQ_CONFIG or ./jobq.toml), and none was found",
         )
         .into());

@@ -1,7 +1,7 @@
 //! Every `--help`, snapshotted as printed, and clap's own consistency checks of the definition.
 
 use clap::CommandFactory;
-use jobq::cli::Cli;
+use jobq_cli::cli::Cli;
 
 use super::Sandbox;
 

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use jobq::Client;
-use jobq::config::{Config, Overrides};
-use jobq::serve::{self, Options, Tokens};
 use jobq::store::{self, StoreUrl};
+use jobq_cli::config::{Config, Overrides};
+use jobq_cli::serve::{self, Options, Tokens};
 use reqwest::StatusCode;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;

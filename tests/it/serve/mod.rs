@@ -1,5 +1,5 @@
 //! Tests of `jobq serve`: real HTTP over TCP with `reqwest`, against servers started in this process
-//! on an ephemeral loopback port through the library (`jobq::serve::start`), and against the real
+//! on an ephemeral loopback port through the library (`jobq_cli::serve::start`), and against the real
 //! `jobq serve` binary.
 //!
 //! - [`verbs`]: each API verb on every store (`serve::<store>::<case>`), checked against what the
@@ -24,8 +24,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use jobq::Client;
-use jobq::config::{Config, Overrides};
-use jobq::serve::{self, Options, Server, Tokens};
+use jobq_cli::config::{Config, Overrides};
+use jobq_cli::serve::{self, Options, Server, Tokens};
 use reqwest::StatusCode;
 use serde_json::Value;
 use tempfile::TempDir;

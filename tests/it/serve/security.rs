@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use jobq::Client;
-use jobq::config::{Config, Overrides};
-use jobq::serve::{self, Options, Tls, Tokens};
+use jobq_cli::config::{Config, Overrides};
+use jobq_cli::serve::{self, Options, Tls, Tokens};
 use reqwest::{Method, StatusCode, header};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -107,7 +107,7 @@ async fn a_page_of_another_origin_cannot_act_but_this_one_can() {
 async fn a_body_over_the_cap_is_refused_with_413() {
     let store = sqlite_store().await;
     let api = Api::start_with(&store, "max_payload_bytes = 1000\n", &[]).await;
-    let huge = "x".repeat(1000 + jobq::serve::BODY_HEADROOM + 1);
+    let huge = "x".repeat(1000 + jobq_cli::serve::BODY_HEADROOM + 1);
     let (status, body) = api.post("/api/v1/jobs", json!({"jobType": "t", "payload": huge})).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
     assert_eq!(error_code(&body), "payload_too_large");

@@ -1,0 +1,237 @@
+//! The job JSON read back whole: what `jobq export` writes (the job JSON of DESIGN §1, its state
+//! included) and `jobq import` restores exactly. Strict where [`super::JobSpec`] is lenient: every
+//! field is taken as written (an import that guessed would not restore), a field this version does
+//! not know is refused, and so is a line of a version this build does not know, by its number.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use super::{Job, JobError, JobId, JobStatus, MAX_UNIQUE_KEY_BYTES, Progress, validate_queue, validate_type};
+use crate::input::{Input, InvalidInput};
+use crate::time::UnixMillis;
+
+/// The version of the job JSON this build writes and reads.
+pub const JOB_JSON_VERSION: u64 = 1;
+
+/// One line of an export, as serialized by `Job`'s `Serialize`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Line {
+    #[allow(dead_code)] // checked before: see `Version`
+    v: IgnoredAny,
+    job_id: String,
+    job_type: String,
+    queue: String,
+    payload: Box<RawValue>,
+    #[serde(deserialize_with = "meta_or_empty_array")]
+    meta: BTreeMap<String, String>,
+    priority: i32,
+    attempt: u32,
+    max_attempts: u32,
+    run_at: UnixMillis,
+    unique_key: Option<String>,
+    timeout_ms: Option<u64>,
+    created_at: UnixMillis,
+    status: JobStatus,
+    progress: Option<Progress>,
+    result: Option<Box<RawValue>>,
+    errors: Vec<JobError>,
+    started_at: Option<UnixMillis>,
+    finished_at: Option<UnixMillis>,
+    heartbeat_at: Option<UnixMillis>,
+    worker_id: Option<String>,
+    snoozes: u32,
+}
+
+/// `meta` as written, or `[]`: PHP's `json_encode` writes an empty map as an empty array, and a job
+/// JSON line that passed through PHP carries it so.
+fn meta_or_empty_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Meta {
+        Map(BTreeMap<String, String>),
+        Empty([(); 0]),
+    }
+    match Meta::deserialize(d) {
+        Ok(Meta::Map(map)) => Ok(map),
+        Ok(Meta::Empty([])) => Ok(BTreeMap::new()),
+        Err(_) => Err(serde::de::Error::custom(
+            "meta must be an object of strings (or [] when empty)",
+        )),
+    }
+}
+
+/// The version alone, read first so that a line of another version is refused for what it is
+/// rather than for the first field that differs.
+#[derive(Deserialize)]
+struct Version {
+    v: Option<serde_json::Value>,
+}
+
+impl Job {
+    /// A job from one line of `jobq export`, exactly as it was: id, status, attempts, error history,
+    /// result, progress, times, worker and unique key. Refuses a line that is not the job JSON of
+    /// version [`JOB_JSON_VERSION`], or whose id, queue, type or key a store would not hold.
+    pub fn from_exported(line: &str) -> Result<Job, InvalidInput> {
+        let refuse = |input: Input, reason: String| Err(InvalidInput::new(input, reason));
+        let version = match serde_json::from_str::<Version>(line) {
+            Ok(Version { v }) => v,
+            Err(e) => return refuse(Input::Envelope, format!("not a job JSON object: {e}")),
+        };
+        match version {
+            Some(v) if v.as_u64() == Some(JOB_JSON_VERSION) => {}
+            Some(v) => {
+                return refuse(
+                    Input::Envelope,
+                    format!(
+                        "job JSON version {v} is not one this jobq reads (it reads version {JOB_JSON_VERSION}); import it with a newer jobq"
+                    ),
+                );
+            }
+            None => return refuse(Input::Envelope, "not an exported job: it has no \"v\"".into()),
+        }
+        let l: Line = match serde_json::from_str(line) {
+            Ok(l) => l,
+            Err(e) => return refuse(Input::Envelope, format!("not an exported job: {e}")),
+        };
+        let id = JobId::parse(&l.job_id)?;
+        validate_queue(&l.queue)?;
+        validate_type(&l.job_type)?;
+        if let Some(key) = &l.unique_key
+            && (key.is_empty() || key.len() > MAX_UNIQUE_KEY_BYTES)
+        {
+            return refuse(
+                Input::UniqueKey,
+                format!("unique key must be 1 to {MAX_UNIQUE_KEY_BYTES} bytes"),
+            );
+        }
+        if l.max_attempts == 0 {
+            return refuse(Input::MaxAttempts, "maxAttempts must be at least 1".into());
+        }
+        if l.progress.as_ref().is_some_and(|p| p.percent > 100) {
+            return refuse(Input::Envelope, "progress percent must be 0 to 100".into());
+        }
+        Ok(Job {
+            id,
+            queue: l.queue,
+            job_type: l.job_type,
+            payload: l.payload,
+            meta: l.meta,
+            priority: l.priority,
+            status: l.status,
+            attempt: l.attempt,
+            max_attempts: l.max_attempts,
+            run_at: l.run_at,
+            unique_key: l.unique_key,
+            timeout_ms: l.timeout_ms,
+            progress: l.progress,
+            result: l.result,
+            errors: l.errors,
+            created_at: l.created_at,
+            started_at: l.started_at,
+            finished_at: l.finished_at,
+            heartbeat_at: l.heartbeat_at,
+            worker_id: l.worker_id,
+            snoozes: l.snoozes,
+        })
+    }
+
+    /// This running job as the import of a store whose workers are gone finds it: pending, as if
+    /// its worker had released it (the attempt it was running is given back, its lease and progress
+    /// dropped), runnable at once if it was due. Jobs of other statuses are unchanged.
+    pub fn released_for_import(mut self) -> Job {
+        if self.status == JobStatus::Running {
+            self.status = JobStatus::Pending;
+            self.attempt = self.attempt.saturating_sub(1);
+            self.worker_id = None;
+            self.heartbeat_at = None;
+            self.progress = None;
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> Job {
+        Job {
+            id: JobId::parse("j-1").unwrap(),
+            queue: "mail".into(),
+            job_type: "mail.send".into(),
+            payload: RawValue::from_string(r#"{"to":"ana@example.com","note":"héllo ✓"}"#.into()).unwrap(),
+            meta: [("tenantId".to_string(), "7".to_string())].into(),
+            priority: -3,
+            status: JobStatus::Running,
+            attempt: 2,
+            max_attempts: 9,
+            run_at: UnixMillis(1_700_000_000_123),
+            unique_key: Some("k".into()),
+            timeout_ms: Some(30_000),
+            progress: Some(Progress {
+                percent: 40,
+                message: Some("half".into()),
+            }),
+            result: Some(RawValue::from_string("[1, 2]".into()).unwrap()),
+            errors: vec![JobError {
+                attempt: 1,
+                at: UnixMillis(1_700_000_000_500),
+                error: "boom".into(),
+            }],
+            created_at: UnixMillis(1_700_000_000_000),
+            started_at: Some(UnixMillis(1_700_000_001_000)),
+            finished_at: None,
+            heartbeat_at: Some(UnixMillis(1_700_000_002_000)),
+            worker_id: Some("w-1".into()),
+            snoozes: 3,
+        }
+    }
+
+    #[test]
+    fn an_exported_job_reads_back_exactly() {
+        let line = serde_json::to_string(&job()).unwrap();
+        let back = Job::from_exported(&line).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), line);
+    }
+
+    #[test]
+    fn another_version_is_refused_by_its_number() {
+        let line = serde_json::to_string(&job()).unwrap().replacen("\"v\":1", "\"v\":2", 1);
+        let e = Job::from_exported(&line).unwrap_err().to_string();
+        assert!(e.contains("version 2"), "{e}");
+    }
+
+    #[test]
+    fn an_envelope_without_state_is_not_an_export() {
+        let e = Job::from_exported(r#"{"v":1,"jobType":"a","payload":{}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not an exported job"), "{e}");
+        assert!(Job::from_exported("[1]").is_err());
+    }
+
+    #[test]
+    fn meta_written_as_an_empty_array_reads_as_empty_and_a_full_array_is_refused() {
+        let line = serde_json::to_string(&job()).unwrap();
+        let empty = line.replacen(r#""meta":{"tenantId":"7"}"#, r#""meta":[]"#, 1);
+        assert_ne!(empty, line);
+        assert!(Job::from_exported(&empty).unwrap().meta.is_empty());
+        let full = line.replacen(r#""meta":{"tenantId":"7"}"#, r#""meta":["7"]"#, 1);
+        let e = Job::from_exported(&full).unwrap_err().to_string();
+        assert!(e.contains("meta must be an object"), "{e}");
+    }
+
+    #[test]
+    fn a_running_job_is_imported_as_released() {
+        let j = job().released_for_import();
+        assert_eq!(
+            (j.status, j.attempt, j.worker_id, j.heartbeat_at),
+            (JobStatus::Pending, 1, None, None)
+        );
+        assert_eq!(j.started_at, Some(UnixMillis(1_700_000_001_000)));
+    }
+}
