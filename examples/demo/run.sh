@@ -4,7 +4,9 @@
 # parked as a dead letter — and show what happened.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-cargo build --quiet --manifest-path "$here/../../Cargo.toml"
+# Only what the demo needs: the SQLite store, without the other stores' drivers or the AMQP and
+# Kafka clients (`cargo build` with the default features builds the whole jobq).
+cargo build --quiet --manifest-path "$here/../../Cargo.toml" -p jobq-cli --no-default-features --features sqlite
 bin="$here/../../target/debug/jobq"
 jobq() { "$bin" --config "$here/jobq.toml" "$@"; }
 rm -f "$here"/demo.db "$here"/demo.db-wal "$here"/demo.db-shm

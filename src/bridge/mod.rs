@@ -13,8 +13,10 @@
 //! What is shared lives here: [`Intake`] (message → job), [`Sink`] (a batch into the store, retried
 //! while the store is away), [`Counts`] and the registry entry `jobq workers` and `/metrics` read.
 
+#[cfg(feature = "amqp")]
 pub mod amqp;
 mod intake;
+#[cfg(feature = "kafka")]
 pub mod kafka;
 pub mod publish;
 pub(crate) mod url;
@@ -31,6 +33,12 @@ pub use url::BrokerUrl;
 use jobq::client::Client;
 use jobq::job::NewJob;
 use jobq::store::{BridgeInfo, EnqueueOutcome, WorkerInfo};
+
+/// The refusal of a broker this build of jobq has no client for: it was built without the cargo
+/// feature (`amqp`, `kafka`) that brings one, as the demo builds it.
+pub(crate) fn not_built(broker: &str, feature: &str) -> String {
+    format!("this jobq was built without {broker} (the cargo feature {feature:?}); build it with the default features")
+}
 
 /// How long a batch waits for one more message before it is stored.
 pub(crate) const LINGER: Duration = Duration::from_millis(1);

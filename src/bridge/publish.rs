@@ -18,15 +18,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+#[cfg(feature = "amqp")]
 use lapin::options::{BasicPublishOptions, ConfirmSelectOptions};
+#[cfg(feature = "amqp")]
 use lapin::types::{AMQPValue, FieldTable, ShortString};
+#[cfg(feature = "amqp")]
 use lapin::{BasicProperties, Channel, Connection, ConnectionProperties};
+#[cfg(feature = "kafka")]
 use rdkafka::producer::{FutureProducer, FutureRecord};
 
 use jobq::handler::{CustomKind, Handler, HandlerFactory, HandlerKind, JobContext, Outcome};
 use jobq::store::RedactedUrl;
 
 /// How long connecting to the broker may take before the attempt is a retry.
+#[cfg(feature = "amqp")]
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a publish may wait for its confirm.
 const CONFIRM_TIMEOUT: Duration = Duration::from_secs(30);
@@ -126,6 +131,9 @@ impl PublishTarget {
                     connection.push('?');
                     connection.push_str(&passed.join("&"));
                 }
+                #[cfg(not(feature = "amqp"))]
+                return Err(format!("{shown}: {}", super::not_built("AMQP", "amqp")));
+                #[cfg(feature = "amqp")]
                 connection
                     .parse::<lapin::uri::AMQPUri>()
                     .map_err(|e| format!("{shown}: {e}"))?;
@@ -148,6 +156,8 @@ impl PublishTarget {
                 if topic.is_empty() || topic.contains('/') {
                     return Err(format!("{shown}: name one topic: kafka://HOST:PORT/TOPIC"));
                 }
+                #[cfg(not(feature = "kafka"))]
+                return Err(format!("{shown}: {}", super::not_built("Kafka", "kafka")));
                 Ok(PublishTarget::Kafka {
                     servers: servers.to_string(),
                     topic,
@@ -195,8 +205,10 @@ pub struct PublishHandler {
 
 enum Link {
     /// The AMQP channel in use, made on first use and dropped after a failure.
+    #[cfg(feature = "amqp")]
     Amqp(Box<tokio::sync::Mutex<Option<(Connection, Channel)>>>),
     /// The Kafka producer; librdkafka connects and reconnects by itself.
+    #[cfg(feature = "kafka")]
     Kafka(FutureProducer),
 }
 
@@ -204,7 +216,9 @@ impl PublishHandler {
     /// A handler for `target`. A Kafka producer is set up now (it connects on first use).
     pub fn new(target: PublishTarget) -> Result<PublishHandler, String> {
         let link = match &target {
+            #[cfg(feature = "amqp")]
             PublishTarget::Amqp { .. } => Link::Amqp(Box::default()),
+            #[cfg(feature = "kafka")]
             PublishTarget::Kafka { servers, settings, .. } => {
                 let config = super::url::kafka_config(
                     servers,
@@ -222,11 +236,15 @@ impl PublishHandler {
                         .map_err(|e| format!("cannot set up a producer for {}: {e}", target.shown()))?,
                 )
             }
+            // A target this build cannot publish to is refused when its URL is read.
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("PublishTarget::parse refuses a broker this build has no client for"),
         };
         Ok(PublishHandler { target, link })
     }
 
     /// The channel to publish on, connecting when there is none.
+    #[cfg(feature = "amqp")]
     async fn channel(&self, slot: &tokio::sync::Mutex<Option<(Connection, Channel)>>) -> Result<Channel, String> {
         let PublishTarget::Amqp { connection: url, .. } = &self.target else {
             unreachable!("an AMQP link has an AMQP target")
@@ -264,6 +282,7 @@ impl PublishHandler {
     async fn publish(&self, job: &jobq::job::Job, body: &[u8]) -> Result<(), String> {
         let within = CONFIRM_TIMEOUT;
         match (&self.link, &self.target) {
+            #[cfg(feature = "amqp")]
             (
                 Link::Amqp(slot),
                 PublishTarget::Amqp {
@@ -311,6 +330,7 @@ impl PublishHandler {
                 }
                 result.map_err(|e| format!("publishing to {}: {e}", self.target.shown()))
             }
+            #[cfg(feature = "kafka")]
             (Link::Kafka(producer), PublishTarget::Kafka { topic, .. }) => {
                 let record = FutureRecord::to(topic).key(job.idempotency_key()).payload(body);
                 producer

@@ -33,10 +33,16 @@ impl BrokerUrl {
             ));
         };
         match scheme.to_ascii_lowercase().as_str() {
+            #[cfg(not(feature = "amqp"))]
+            "amqp" | "amqps" => refuse(super::not_built("AMQP", "amqp")),
+            #[cfg(feature = "amqp")]
             "amqp" | "amqps" => match text.parse::<lapin::uri::AMQPUri>() {
                 Ok(_) => Ok(BrokerUrl::Amqp(text.to_string())),
                 Err(e) => refuse(format!("{} is not a valid AMQP URL: {e}", RedactedUrl::new(text))),
             },
+            #[cfg(not(feature = "kafka"))]
+            "kafka" => refuse(super::not_built("Kafka", "kafka")),
+            #[cfg(feature = "kafka")]
             "kafka" => {
                 let (servers, query) = rest.split_once('?').unwrap_or((rest, ""));
                 let servers = servers.trim_end_matches('/');
@@ -66,6 +72,7 @@ impl BrokerUrl {
 
     /// A librdkafka client's settings for the servers of a `kafka://` URL: `ours` (what jobq needs
     /// of the client), then the URL's query, which may override them. `None` for an AMQP URL.
+    #[cfg(feature = "kafka")]
     pub(crate) fn kafka_config(&self, ours: &[(&str, &str)]) -> Option<rdkafka::ClientConfig> {
         let BrokerUrl::Kafka { servers, settings } = self else {
             return None;
@@ -83,6 +90,7 @@ impl BrokerUrl {
 }
 
 /// A librdkafka client's settings: the bootstrap `servers`, `ours`, then the user's `settings`.
+#[cfg(feature = "kafka")]
 pub(crate) fn kafka_config(
     servers: &str,
     settings: &[(String, String)],

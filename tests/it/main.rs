@@ -6,6 +6,7 @@ mod autoscale;
 mod bridge;
 mod cli;
 mod conformance;
+mod crates;
 mod deploy;
 mod docs;
 mod doctor;
