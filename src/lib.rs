@@ -14,6 +14,7 @@ pub mod bridge;
 pub mod cli;
 pub mod config;
 pub mod report;
+#[cfg(feature = "serve")]
 pub mod serve;
 
 // The bench harness behind `jobq bench`: measured through the public API, used only by the CLI.

@@ -4,10 +4,11 @@
 # parked as a dead letter — and show what happened.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# Only what the demo needs: the SQLite store, without the other stores' drivers or the AMQP and
-# Kafka clients (`cargo build` with the default features builds the whole jobq).
-cargo build --quiet --manifest-path "$here/../../Cargo.toml" -p jobq-cli --no-default-features --features sqlite
-bin="$here/../../target/debug/jobq"
+# Only what the demo needs: jobq with the SQLite store, without the other stores' drivers, the http
+# handler, `jobq serve` or the broker clients, and without debug info (the `demo` profile).
+# `cargo build` with the default features builds the whole jobq.
+cargo build --quiet --manifest-path "$here/../../Cargo.toml" --profile demo -p jobq-cli --no-default-features --features sqlite
+bin="$here/../../target/demo/jobq"
 jobq() { "$bin" --config "$here/jobq.toml" "$@"; }
 rm -f "$here"/demo.db "$here"/demo.db-wal "$here"/demo.db-shm
 

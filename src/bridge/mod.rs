@@ -36,6 +36,7 @@ use jobq::store::{BridgeInfo, EnqueueOutcome, WorkerInfo};
 
 /// The refusal of a broker this build of jobq has no client for: it was built without the cargo
 /// feature (`amqp`, `kafka`) that brings one, as the demo builds it.
+#[cfg(not(all(feature = "amqp", feature = "kafka")))]
 pub(crate) fn not_built(broker: &str, feature: &str) -> String {
     format!("this jobq was built without {broker} (the cargo feature {feature:?}); build it with the default features")
 }

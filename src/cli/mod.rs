@@ -41,6 +41,7 @@ pub mod replay_dead;
 pub mod resolve;
 pub mod retry;
 pub mod schedules;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod show;
 pub mod stats;
@@ -155,6 +156,7 @@ pub enum Command {
     /// Emit an event: enqueue the jobs the config subscribes to it, all or none
     Emit(emit::EmitArgs),
     /// Serve the HTTP admin API, /metrics and /healthz
+    #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
     /// List the Redis inbox items that could not become jobs
     Inbox(inbox::InboxArgs),
@@ -183,10 +185,15 @@ impl Command {
 
     /// The commands that run calls at once.
     fn pools(&self) -> bool {
-        matches!(
-            self,
-            Command::Worker(_) | Command::Bench(_) | Command::Serve(_) | Command::Bridge(_)
-        )
+        matches!(self, Command::Worker(_) | Command::Bench(_) | Command::Bridge(_)) || self.serves()
+    }
+
+    /// `jobq serve`, in a build that has it.
+    fn serves(&self) -> bool {
+        #[cfg(feature = "serve")]
+        return matches!(self, Command::Serve(_));
+        #[cfg(not(feature = "serve"))]
+        false
     }
 
     /// How the command uses the store's connections: the same commands run calls at once and want a
@@ -194,7 +201,7 @@ impl Command {
     /// exit, on one connection.
     pub fn store_usage(&self) -> Usage {
         match self {
-            Command::Serve(_) => Usage::Serving,
+            _ if self.serves() => Usage::Serving,
             _ if self.pools() => Usage::Pooled,
             _ => Usage::OneShot,
         }
@@ -341,6 +348,7 @@ async fn run_command(ctx: &Context, command: Command) -> anyhow::Result<Exit> {
         Command::Resume(args) => pause::run(ctx, args, false).await,
         Command::Schedules(args) => schedules::run(ctx, args).await,
         Command::Emit(args) => emit::run(ctx, args).await,
+        #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(ctx, args).await,
         Command::Migrate(args) => migrate::run(ctx, args).await,
         Command::Bench(args) => bench::run(ctx, args).await,

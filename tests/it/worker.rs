@@ -1241,6 +1241,63 @@ async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries(store: 
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SendEmail {
+    to: String,
+    subject: String,
+}
+
+impl jobq::JobType for SendEmail {
+    const NAME: &'static str = "mail.send";
+}
+
+async fn typed_jobs_arrive_decoded_and_a_payload_that_does_not_decode_fails_for_good(store: TestStore) {
+    let world = World::new(store, "").await;
+    let worker = Worker::builder(world.client.store().clone())
+        .poll_interval(Duration::from_millis(20))
+        .handle(|mail: SendEmail, _cx| async move {
+            Outcome::success_with(json!(format!("{} <{}>", mail.subject, mail.to)))
+        })
+        .build()
+        .unwrap();
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run());
+    let typed = world
+        .client
+        .enqueue(SendEmail {
+            to: "ana@example.com".into(),
+            subject: "Welcome".into(),
+        })
+        .await
+        .unwrap()
+        .id;
+    let stored = world.client.get(typed.as_str()).await.unwrap();
+    assert_eq!(stored.job_type, "mail.send");
+    assert_eq!(
+        serde_json::from_str::<Value>(stored.payload.get()).unwrap(),
+        json!({"to": "ana@example.com", "subject": "Welcome"}),
+        "the payload is the type's serde JSON"
+    );
+    // Written by a producer that knows nothing of the Rust type: a field is missing.
+    let bad = world
+        .enqueue(JobSpec::new("mail.send", json!({"to": "bo@example.com"})).max_attempts(5))
+        .await;
+    handle.wake();
+    let job = world.wait_status(&typed, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!(
+        job.result.as_ref().map(|r| r.get()),
+        Some(r#""Welcome <ana@example.com>""#)
+    );
+    let job = world.wait_status(&bad, JobStatus::Dead, secs(20)).await;
+    assert_eq!(job.attempt, 1, "a payload that does not decode is not retried");
+    assert!(
+        last_error(&job).starts_with("the payload of mail.send does not decode: missing field `subject`"),
+        "{}",
+        last_error(&job)
+    );
+    stop_worker(&handle, run).await;
+}
+
 async fn a_job_enqueued_by_another_process_wakes_the_idle_worker(store: TestStore) {
     // A poll interval of an hour: only the store's own wake-up (a watch on SQLite's files, PostgreSQL's
     // NOTIFY, MySQL's and Redis's subscriptions) can start these jobs within the waits below. How soon
@@ -1549,6 +1606,7 @@ store_tests! {
         retention_deletes_finished_jobs_older_than_it,
         wait_exits_with_the_outcome_and_workers_lists_the_worker,
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,
+        typed_jobs_arrive_decoded_and_a_payload_that_does_not_decode_fails_for_good,
         a_job_enqueued_by_another_process_wakes_the_idle_worker,
         fast_handlers_prefetch_and_every_job_still_runs_once_or_goes_back_unused,
         sighup_reloads_handlers_and_settings_for_jobs_claimed_after_it,

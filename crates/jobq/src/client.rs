@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Input, Result};
 use crate::events::{MAX_EVENT_ID_BYTES, Subscriptions};
-use crate::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
+use crate::job::{IntoJobSpec, Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use crate::schedule::Schedule;
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -246,9 +246,10 @@ impl Client {
         Ok(NewJob::check(spec, self.now(), &self.limits)?)
     }
 
-    /// Enqueues one job.
-    pub async fn enqueue(&self, spec: JobSpec) -> Result<Enqueued> {
-        let job = self.validate(spec)?;
+    /// Enqueues one job: a [`JobSpec`], or a [`crate::JobType`] value as the payload of a job of its
+    /// type (`client.enqueue(SendEmail { … })`).
+    pub async fn enqueue(&self, job: impl IntoJobSpec) -> Result<Enqueued> {
+        let job = self.validate(job.into_job_spec()?)?;
         let mut out = self.store.enqueue(std::slice::from_ref(&job)).await?;
         Ok(out.remove(0))
     }

@@ -39,6 +39,6 @@ pub mod worker;
 pub use client::Client;
 pub use error::{Error, Result};
 pub use handler::{Handler, Outcome};
-pub use job::{Job, JobId, JobSpec, JobStatus};
+pub use job::{IntoJobSpec, Job, JobId, JobSpec, JobStatus, JobType};
 pub use time::UnixMillis;
 pub use worker::Worker;

@@ -23,15 +23,19 @@ use crate::job::{Job, Progress};
 
 pub mod builtin;
 pub mod exec;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod persistent;
 pub mod spec;
+mod typed;
 
 pub use builtin::Builtin;
 pub use exec::ExecHandler;
+#[cfg(feature = "http")]
 pub use http::HttpHandler;
 pub use persistent::{PersistentHandler, PersistentOptions};
 pub use spec::{BUILTINS, CustomKind, DEFAULT_MAX_SNOOZES, HandlerFactory, HandlerKind, HandlerSpec};
+pub use typed::TypedHandler;
 
 /// What a handler decided about one run of a job. Handlers make these with the constructors below;
 /// new decisions may be added, so a match needs a wildcard arm.
@@ -386,6 +390,7 @@ pub fn build(job_type: &str, kind: &HandlerKind) -> crate::Result<Arc<dyn Handle
             exec::check_program(&argv[0]).map_err(|e| handler_error(job_type, "exec", e))?;
             Arc::new(handler)
         }
+        #[cfg(feature = "http")]
         HandlerKind::Http { url, secret_env } => {
             let secret = match secret_env {
                 Some(var) => match std::env::var(var) {
@@ -403,6 +408,14 @@ pub fn build(job_type: &str, kind: &HandlerKind) -> crate::Result<Arc<dyn Handle
                 None => None,
             };
             Arc::new(HttpHandler::new(url, secret).map_err(|e| handler_error(job_type, "http", e))?)
+        }
+        #[cfg(not(feature = "http"))]
+        HandlerKind::Http { .. } => {
+            return Err(handler_error(
+                job_type,
+                "http",
+                "this build of jobq has no http handler (the library's cargo feature \"http\")",
+            ));
         }
         HandlerKind::Custom(custom) => custom.factory().build(job_type)?,
         HandlerKind::Builtin { name } => Arc::new(Builtin::from_name(name).ok_or_else(|| crate::Error::Config {

@@ -12,10 +12,13 @@ mod new;
 mod spec;
 #[cfg(test)]
 mod tests;
+mod typed;
 
 pub use exported::JOB_JSON_VERSION;
 pub use new::{Limits, NewJob, validate_queue, validate_type};
 pub use spec::JobSpec;
+pub(crate) use typed::decode as decode_typed;
+pub use typed::{IntoJobSpec, JobType};
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -8,6 +8,7 @@
 //! never spawns a task: nothing runs until [`super::Worker::run`].
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,7 +20,8 @@ use super::live::{Given, HandlerSet, Live, LiveCell};
 use super::{Shared, State, Worker, shutdown};
 use crate::error::{Error, Input, Result};
 use crate::events::Subscriptions;
-use crate::handler::{DEFAULT_KILL_GRACE, Handler, HandlerSpec};
+use crate::handler::{DEFAULT_KILL_GRACE, Handler, HandlerSpec, JobContext, Outcome, TypedHandler};
+use crate::job::JobType;
 use crate::job::Limits;
 use crate::retry::RetryPolicy;
 use crate::schedule::Schedule;
@@ -130,6 +132,19 @@ impl WorkerBuilder {
     pub fn settings(mut self, settings: &WorkerSettings) -> WorkerBuilder {
         self.settings = settings.clone();
         self
+    }
+
+    /// Serves jobs of the [`JobType`] `T` with `f`, which receives each payload decoded as `T`:
+    /// `.handle(|mail: SendEmail, cx| async move { … })`. A payload that does not decode fails its
+    /// job for good, naming the type and what serde found. For the job's id, attempt or meta, use
+    /// [`WorkerBuilder::handler`] with [`crate::handler::handler_fn`] and [`crate::Job::payload_as`].
+    pub fn handle<T, F, Fut>(self, f: F) -> WorkerBuilder
+    where
+        T: JobType,
+        F: Fn(T, JobContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Outcome> + Send + 'static,
+    {
+        self.handler(T::NAME, TypedHandler::new(f))
     }
 
     /// Handlers described by specs (a config's `[handlers]` table): exec, persistent, http, builtin or

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL's own rate for the statement `jobq emit` sends for an event with 10 subscribers (one
 # event record and 10 jobs, one statement, its own transaction), from pgbench with one client,
-# beside a one-row insert into jobq_events, taking turns.   benches/pg_emit_limit.sh JOBQ [ROUNDS]
+# beside a one-row insert into jobq_events, taking turns.   benches/probes/pg_emit_limit.sh JOBQ [ROUNDS]
 set -uo pipefail
 J=$1 R=${2:-3}
 D=$(mktemp -d)

@@ -7,7 +7,7 @@ prelude) runs inside `redis-server` under `valgrind --tool=callgrind`, once with
 jobs and once with 12; the difference over the 10,000 extra jobs is the cost of one job. Needs
 valgrind, redis-server and the `redis` package (`pip install redis`). Usage, from the repository:
 
-    benches/redis_enqueue_cost.py f0ee5da HEAD
+    benches/probes/redis_enqueue_cost.py f0ee5da HEAD
 """
 import os
 import re
@@ -20,11 +20,14 @@ import uuid
 import redis
 
 PORT = 6390
-LUA = "src/store/redis/lua"
+# Where the scripts are at a commit: the library's folder since it moved to crates/jobq, before that src/.
+LUAS = ("crates/jobq/src/store/redis/lua", "src/store/redis/lua")
 
 
 def script_at(commit):
     show = lambda path: subprocess.run(["git", "show", f"{commit}:{path}"], check=True, capture_output=True, text=True).stdout
+    has = lambda path: subprocess.run(["git", "cat-file", "-e", f"{commit}:{path}"], capture_output=True).returncode == 0
+    LUA = next(folder for folder in LUAS if has(f"{folder}/enqueue.lua"))
     source = show(f"{LUA}/enqueue.lua")
     # Before c0a44a6 the script took the queue name as its first argument.
     takes_queue = source.lstrip().startswith("-- KEYS: the queue's prefix. ARGV: queue,")

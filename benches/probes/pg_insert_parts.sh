@@ -2,7 +2,7 @@
 # PostgreSQL: what one insert into jobq_jobs costs, piece by piece: pgbench, one client, the simple
 # protocol (as the peers' limits script), into a bare table (bigserial, jsonb) and into jobq_jobs as
 # migrated, without its NOTIFY trigger, also without its CHECK constraints, also without the created
-# index, taking turns.   benches/pg_insert_parts.sh JOBQ [ROUNDS] [N]
+# index, taking turns.   benches/probes/pg_insert_parts.sh JOBQ [ROUNDS] [N]
 set -uo pipefail
 J=$1 R=${2:-5} N=${3:-3000}
 D=$(mktemp -d)

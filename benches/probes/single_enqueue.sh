@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One job at a time, two builds taking turns in one window: SQLite's one-at-a-time enqueue at
 # synchronous NORMAL and FULL beside huey (from a copy of the peers' harness in $PEERS, default
-# /tmp/peers) and beside SQLite's own one-row transactions (benches/sqlite_limit.py: a bare table and
+# /tmp/peers) and beside SQLite's own one-row transactions (benches/probes/sqlite_limit.py: a bare table and
 # jobq_jobs); 1, 8 and 64 producers; then bulk enqueue and drain on every store.
 #
-#   benches/single_enqueue.sh OLD_JOBQ NEW_JOBQ > figures.txt
+#   benches/probes/single_enqueue.sh OLD_JOBQ NEW_JOBQ > figures.txt
 set -uo pipefail
 B=$1 A=$2
 J() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }

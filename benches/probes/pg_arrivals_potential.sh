@@ -3,7 +3,7 @@
 # cost, before building it: pgbench, one client, the simple protocol (as the peers' limits script),
 # taking turns: a bare table (bigserial, jsonb), jobq_jobs as migrated, and a table with the enqueue's
 # columns keyed by id, with a NOTIFY trigger like jobq_jobs' and without one.
-#   benches/pg_arrivals_potential.sh JOBQ [ROUNDS] [N]
+#   benches/probes/pg_arrivals_potential.sh JOBQ [ROUNDS] [N]
 set -uo pipefail
 J=$1 R=${2:-5} N=${3:-3000}
 D=$(mktemp -d)

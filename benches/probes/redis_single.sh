@@ -7,7 +7,7 @@
 # runs, then both builds' bulk enqueue (`--single-jobs 0 --bulk-jobs 20000`). Prints every run and
 # the medians.
 #
-#   benches/redis_single.sh BEFORE_JOBQ AFTER_JOBQ [ROUNDS]    # ROUNDS=5
+#   benches/probes/redis_single.sh BEFORE_JOBQ AFTER_JOBQ [ROUNDS]    # ROUNDS=5
 set -euo pipefail
 BEFORE=$1 AFTER=$2 ROUNDS=${3:-5}
 URL=${JOBQ_BENCH_REDIS_URL:-redis://127.0.0.1:6379/0}

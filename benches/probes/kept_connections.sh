@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # PostgreSQL and MariaDB: two builds taking turns (OLD, NEW), beside the server's own one-INSERT
 # transactions from one client (pgbench with a one-line script; mariadb-slap) into a bare table:
-# one-at-a-time enqueue and get (the calls on kept connections, `src/store/sql/kept.rs`), 8 and 64
+# one-at-a-time enqueue and get (the calls on kept connections, `crates/jobq/src/store/sql/kept.rs`), 8 and 64
 # producers, then bulk enqueue and drain (which must not be slower).
-#   benches/kept_connections.sh OLD NEW [ROUNDS] [N] [single]
+#   benches/probes/kept_connections.sh OLD NEW [ROUNDS] [N] [single]
 # With `single` last, only the one-at-a-time enqueue and get (quicker rounds, so more of them).
 set -uo pipefail
 OLD=$1 NEW=$2 R=${3:-5} N=${4:-3000} MODE=${5:-all}

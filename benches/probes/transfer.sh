@@ -5,7 +5,7 @@
 # tests' local servers). The jobs are N finished and pending jobs with 100-byte payloads, made once by
 # `jobq enqueue --file`.
 #
-#   benches/transfer.sh [JOBQ] [N] [RUNS]      # defaults: target/release/jobq 1000000 3
+#   benches/probes/transfer.sh [JOBQ] [N] [RUNS]      # defaults: target/release/jobq 1000000 3
 set -euo pipefail
 J=${1:-target/release/jobq} N=${2:-1000000} RUNS=${3:-3}
 dir=$(mktemp -d /var/tmp/jobq-transfer.XXXX)

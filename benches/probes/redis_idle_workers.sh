@@ -6,7 +6,7 @@
 # scripts' time per second of wall time over MEASURE seconds (default 20), after 5 s to settle.
 # Needs a local Redis on 6379 and a built jobq. Usage, from the repository:
 #
-#     benches/redis_idle_workers.sh target/release/jobq
+#     benches/probes/redis_idle_workers.sh target/release/jobq
 set -euo pipefail
 JOBQ=$1
 WORKERS=${WORKERS:-20} BACKLOG=${BACKLOG:-5000} MEASURE=${MEASURE:-20}

@@ -5,10 +5,10 @@
 # ceiling) in the same window, taking turns; then
 # `jobq bench latency` to the persistent Python kit's first sight of each job. Medians of RUNS.
 #
-#   benches/persistent.sh [JOBQ] [RUNS] [STORES]   # defaults: target/release/jobq 3 "sqlite postgres"
+#   benches/probes/persistent.sh [JOBQ] [RUNS] [STORES]   # defaults: target/release/jobq 3 "sqlite postgres"
 set -euo pipefail
 J=$(realpath "${1:-target/release/jobq}") RUNS=${2:-3} STORES=${3:-sqlite postgres}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 kits="$here/examples/handlers"
 dir=$(mktemp -d /var/tmp/jobq-persistent.XXXX)
 trap 'rm -rf "$dir"; psql -q -h 127.0.0.1 -U postgres test -c "DROP SCHEMA IF EXISTS jobq_persistent_bench CASCADE" >/dev/null 2>&1' EXIT

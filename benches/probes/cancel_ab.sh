@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Pairs two jobq builds on `jobq cancel --queue q --yes` over N jobs, taking turns: A B A B ...
-# usage: benches/cancel_ab.sh OLD_JOBQ NEW_JOBQ sqlite|postgres|mysql|redis [PAIRS] [N]
+# usage: benches/probes/cancel_ab.sh OLD_JOBQ NEW_JOBQ sqlite|postgres|mysql|redis [PAIRS] [N]
 set -euo pipefail
 OLD=$1 NEW=$2 STORE=$3 PAIRS=${4:-5} N=${5:-20000}
 python3 -c "

@@ -3,7 +3,7 @@
 # cost, before building it: mariadb-slap, one client, autocommit, one INSERT per transaction, taking
 # turns: a bare table (auto-increment key, JSON), jobq_jobs as migrated, and a table with the
 # enqueue's columns keyed by id and nothing else.
-#   benches/mysql_arrivals_potential.sh JOBQ [ROUNDS] [N]
+#   benches/probes/mysql_arrivals_potential.sh JOBQ [ROUNDS] [N]
 set -uo pipefail
 J=$1 R=${2:-5} N=${3:-3000}
 M="mariadb -h 127.0.0.1 -uroot"

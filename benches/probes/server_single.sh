@@ -2,7 +2,7 @@
 # PostgreSQL and MariaDB one-at-a-time enqueue beside the server's own one-INSERT-per-transaction rate
 # from one client (pgbench with a one-line script; mariadb-slap), into a bare table and, on
 # PostgreSQL, into the jobq_jobs table the enqueue just filled, taking turns.
-#   benches/server_single.sh JOBQ [ROUNDS] [N]
+#   benches/probes/server_single.sh JOBQ [ROUNDS] [N]
 set -uo pipefail
 J=$1 R=${2:-5} N=${3:-5000}
 PGA="-h 127.0.0.1 -U postgres"

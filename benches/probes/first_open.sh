@@ -4,7 +4,7 @@
 #   pairs:  a burst worker and an enqueue started together, PAIRS times;
 #   eights: two burst workers and six enqueues started together, ROUNDS times (every process must
 #           exit 0 and all six jobs must be there).
-# usage: benches/first_open.sh [JOBQ] [PAIRS] [ROUNDS]   (defaults: target/release/jobq 200 50)
+# usage: benches/probes/first_open.sh [JOBQ] [PAIRS] [ROUNDS]   (defaults: target/release/jobq 200 50)
 set -uo pipefail
 JOBQ=${1:-target/release/jobq} PAIRS=${2:-200} ROUNDS=${3:-50}
 dir=$(mktemp -d -t jobq-first-open-XXXXXX)

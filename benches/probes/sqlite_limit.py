@@ -1,6 +1,6 @@
 """SQLite's own limit for jobq's schema: N one-row transactions into jobq_jobs (a database that
 `jobq migrate` made), with the columns an enqueue sets, beside the same into a bare table (integer key, one text column), at synchronous NORMAL and FULL.
-usage: python3 benches/sqlite_limit.py JOBQ [N]"""
+usage: python3 benches/probes/sqlite_limit.py JOBQ [N]"""
 import json, os, sqlite3, sys, time, uuid, subprocess
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
 JOBQ = sys.argv[1]

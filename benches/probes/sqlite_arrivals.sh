@@ -3,7 +3,7 @@
 # builds need `bench enqueue --processes` (the build before: its commit with src/bench/enqueue.rs and
 # src/cli/bench.rs of the change copied in).
 #
-#   benches/sqlite_arrivals.sh OLD_JOBQ NEW_JOBQ [ROUNDS] > figures.txt
+#   benches/probes/sqlite_arrivals.sh OLD_JOBQ NEW_JOBQ [ROUNDS] > figures.txt
 #
 # Each round, old then new for each line:
 #   single-normal / single-full  one producer, 20,000 awaited `Client::enqueue` calls, no worker
@@ -14,7 +14,7 @@
 #   latency                      enqueue→start from a separate producer, 500 jobs 20 ms apart (p50/p99 ms)
 #   p8 / p64                     8 and 64 producers in one process (jobs/s)
 #   bulk / drain                 100,000 jobs in batches of 10,000; 20,000 jobs worked off (jobs/s)
-# and beside them SQLite's own one-row transactions (benches/sqlite_limit.py: a bare table and
+# and beside them SQLite's own one-row transactions (benches/probes/sqlite_limit.py: a bare table and
 # jobq_jobs, NORMAL and FULL) and huey's one-at-a-time enqueue (from a copy of the peers' harness in
 # $PEERS, default /tmp/peers, with its .venv; skipped when absent).
 set -uo pipefail

@@ -2,7 +2,7 @@
 # One job at a time on SQLite (20,000 awaited Client::enqueue calls), two builds taking turns at
 # synchronous NORMAL and FULL, beside the peers' limits script (Python's sqlite3: BEGIN, one INSERT,
 # COMMIT into a bare table; the issue's "store itself" column), one round after another.
-#   benches/sqlite_checkpoint_ab.sh OLD NEW [ROUNDS]     (run from a copy of ../shared/peers: needs limits/)
+#   benches/probes/sqlite_checkpoint_ab.sh OLD NEW [ROUNDS]     (run from a copy of ../shared/peers: needs limits/)
 set -uo pipefail
 A=$1 B=$2 R=${3:-3}
 D=$(mktemp -d)

@@ -10,15 +10,16 @@ claim and times 20 claims of another worker that find it full, over the backlog 
 lane is read and counted). `notbinding` claims under `global_concurrency = 1000000` and
 `rate = "100000000/1s"`, limits that never hold a job back. `CLAIM=500` in the environment changes
 how many jobs each claim asks for (default 50); `LUA=DIR` loads the scripts from DIR instead of
-src/store/redis/lua, to take turns with an older version's (`git archive REV src/store/redis/lua |
-tar -x -C /tmp/old`, then `LUA=/tmp/old/src/store/redis/lua`). Needs only a local Redis on 6379 and a
-built `jobq` (no Python packages). Usage, from the repository:
+crates/jobq/src/store/redis/lua, to take turns with an older version's (`git archive REV
+crates/jobq/src/store/redis/lua | tar -x -C /tmp/old`, then `LUA=/tmp/old/crates/jobq/src/store/redis/lua`;
+src/store/redis/lua at a commit before the library moved to crates/jobq). Needs only a local Redis on
+6379 and a built `jobq` (no Python packages). Usage, from the repository:
 
-    benches/redis_flow_scripts.py target/release/jobq plain 20000
-    benches/redis_flow_scripts.py target/release/jobq limited 20000
-    benches/redis_flow_scripts.py target/release/jobq empty 5000
-    benches/redis_flow_scripts.py target/release/jobq partitioned 20000
-    CLAIM=500 benches/redis_flow_scripts.py target/release/jobq notbinding 20000
+    benches/probes/redis_flow_scripts.py target/release/jobq plain 20000
+    benches/probes/redis_flow_scripts.py target/release/jobq limited 20000
+    benches/probes/redis_flow_scripts.py target/release/jobq empty 5000
+    benches/probes/redis_flow_scripts.py target/release/jobq partitioned 20000
+    CLAIM=500 benches/probes/redis_flow_scripts.py target/release/jobq notbinding 20000
 """
 import json
 import os
@@ -31,7 +32,7 @@ import time
 JOBQ, MODE = sys.argv[1], sys.argv[2]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
 CLAIM = int(os.environ.get("CLAIM", "50"))
-LUA = os.environ.get("LUA", "src/store/redis/lua")
+LUA = os.environ.get("LUA", "crates/jobq/src/store/redis/lua")
 PREFIX = f"flowscripts{os.getpid()}:"
 
 sock = socket.create_connection(("127.0.0.1", 6379))
