@@ -11,6 +11,7 @@ mod deploy;
 mod docs;
 mod doctor;
 mod generated;
+mod in_transaction;
 mod mysql;
 mod postgres;
 mod redis;

@@ -6,6 +6,8 @@
 
 mod flow;
 mod health;
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
+mod transaction;
 mod transfer;
 
 use std::sync::Arc;
@@ -27,6 +29,8 @@ use crate::time::{Clock, SystemClock, UnixMillis};
 
 pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
 pub use health::MAX_BUCKETS;
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
+pub use transaction::EmittedIn;
 pub use transfer::{ImportOptions, ImportReport, StateCopied};
 
 /// Rows deleted per statement by cleanup and retention, so no lock is held long.
@@ -303,6 +307,24 @@ impl Client {
     /// (`EmitOutcome::Duplicate`, with the ids its jobs have). An event nobody subscribes to is refused,
     /// so that a misspelt name does not drop work silently, unless `event.allow_none`.
     pub async fn emit(&self, subscriptions: &Subscriptions, event: EventSpec) -> Result<Emitted> {
+        let event = self.checked_event(event, Some(subscriptions))?;
+        let now = self.now();
+        let jobs = subscriptions.jobs_of(&event, now, &self.limits);
+        let job_ids = jobs.iter().map(|j| j.id.clone()).collect();
+        let emit = Emit { event, jobs, now };
+        let outcome = self.store.emit(std::slice::from_ref(&emit)).await?.remove(0);
+        Ok(Emitted {
+            event_id: emit.event.id,
+            outcome,
+            jobs: job_ids,
+        })
+    }
+
+    /// An event as [`Client::emit`] records it: its name a valid type name, its id given (1 to
+    /// [`MAX_EVENT_ID_BYTES`] bytes, no control characters) or a new UUIDv7, something subscribed to
+    /// it (when `subscriptions` are given) unless `allow_none`, its payload JSON within the payload
+    /// limit.
+    fn checked_event(&self, event: EventSpec, subscriptions: Option<&Subscriptions>) -> Result<Event> {
         crate::job::validate_type(&event.name)
             .map_err(|e| Error::invalid(Input::Event, format!("event name: {}", e.reason)))?;
         let id = match event.id {
@@ -317,7 +339,10 @@ impl Client {
             }
             None => JobId::generate().to_string(),
         };
-        if subscriptions.of(&event.name).is_empty() && !event.allow_none {
+        if let Some(subscriptions) = subscriptions
+            && subscriptions.of(&event.name).is_empty()
+            && !event.allow_none
+        {
             return Err(Error::invalid(
                 Input::Event,
                 format!(
@@ -338,21 +363,11 @@ impl Client {
                 ),
             ));
         }
-        let now = self.now();
-        let event = Event {
+        Ok(Event {
             id,
             name: event.name,
             payload,
             meta: event.meta,
-        };
-        let jobs = subscriptions.jobs_of(&event, now, &self.limits);
-        let job_ids = jobs.iter().map(|j| j.id.clone()).collect();
-        let emit = Emit { event, jobs, now };
-        let outcome = self.store.emit(std::slice::from_ref(&emit)).await?.remove(0);
-        Ok(Emitted {
-            event_id: emit.event.id,
-            outcome,
-            jobs: job_ids,
         })
     }
 

@@ -120,6 +120,7 @@ store_tests! {
         schema::migrate_is_idempotent,
         schema::info_describes_the_store,
         schema::close_is_the_last_call_and_may_be_made_twice,
+        schema::sql_tables_say_where_an_application_finds_the_jobs,
         inbox::only_the_redis_store_has_an_inbox,
         schedules::schedules_are_recorded_once_from_their_first_sighting,
         schedules::a_tick_is_enqueued_once_and_never_again_even_after_its_job_is_gone,

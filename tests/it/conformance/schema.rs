@@ -51,3 +51,26 @@ pub(super) async fn close_is_the_last_call_and_may_be_made_twice(store: &DynStor
         ),
     }
 }
+
+pub(super) async fn sql_tables_say_where_an_application_finds_the_jobs(store: &DynStore) {
+    // `tests/it/in_transaction.rs` writes through them on each SQL store; here, what each says.
+    let tables = store.sql_tables();
+    match store.kind() {
+        StoreKind::Redis => assert!(tables.is_none(), "Redis keeps no SQL tables"),
+        kind => {
+            let tables = tables.unwrap_or_else(|| panic!("the {kind} store names its tables"));
+            assert!(tables.jobs().ends_with("jobq_jobs"), "{}", tables.jobs());
+            if kind == StoreKind::Sqlite {
+                assert_eq!(
+                    tables.jobs(),
+                    "jobq_jobs",
+                    "the application's main database is the store's file"
+                );
+            } else {
+                // The test stores live in a schema (PostgreSQL) or database (MySQL) of their own,
+                // which the application's connection may not have chosen.
+                assert!(tables.jobs().contains('.'), "{}", tables.jobs());
+            }
+        }
+    }
+}

@@ -59,6 +59,10 @@ pub use reading::{JobFilter, List, ListCursor, QueueStats, Stats, StatsReport};
 pub use registry::{BridgeInfo, RejectedItem, WorkerInfo};
 pub(crate) use schedules::decide as decide_tick;
 pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
+pub use sql::exec::{AppConnection, AppDatabase};
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
+pub use sql::in_transaction::SqlTables;
 pub use transfer::{Import, ImportAnswer, OnConflict};
 pub use url::{RedactedUrl, StoreKind, StoreUrl};
 
@@ -411,6 +415,15 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// tell, and closing its last connection would checkpoint the log on the way out) and Redis (whose
     /// server logs nothing of a connection that goes) keep working. Closing twice is harmless.
     async fn close(&self) {}
+
+    /// Where an application's own connection to the same database finds jobq's tables, for enqueueing
+    /// and emitting inside the application's transaction ([`crate::Client::enqueue_in`]): the SQL
+    /// stores' tables, qualified with the schema or database their URL names; `None` for a store that
+    /// keeps no SQL tables (Redis).
+    #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
+    fn sql_tables(&self) -> Option<SqlTables> {
+        None
+    }
 
     /// The schema version `migrate` brings the store to: its newest SQL migration, or for a store
     /// without SQL its own layout version.

@@ -30,6 +30,7 @@ use tokio::sync::Notify;
 use self::poll::Watcher;
 use self::settings::{Settings, is_duplicate};
 use self::statements::{TRANSIENT_TRIES, text};
+use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{SharedSql, SqlBackend, SqlPool, is_plain};
 use super::{
@@ -89,6 +90,12 @@ impl MysqlStore {
 impl SqlBackend for MysqlStore {
     fn shared(&self) -> &dyn SharedSql {
         &self.sql
+    }
+
+    /// In the URL's database, which the application's connection may not have chosen.
+    fn sql_tables(&self) -> SqlTables {
+        let database = format!("`{}`.", self.database.replace('`', "``"));
+        SqlTables::new(&settings::DIALECT, &database, false)
     }
 
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {

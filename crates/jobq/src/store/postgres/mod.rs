@@ -34,6 +34,7 @@ use self::enqueue::enqueue_chunks;
 use self::lease::{STILL_RUNNING, append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
+use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{FinishRow, SharedSql, SqlBackend, SqlPool, in_claim_order};
 use super::{
@@ -105,6 +106,16 @@ impl PostgresStore {
 impl SqlBackend for PostgresStore {
     fn shared(&self) -> &dyn SharedSql {
         &self.sql
+    }
+
+    /// In the URL's schema when it names one (quoted as an identifier); otherwise unqualified, found
+    /// on the application connection's search path as on jobq's.
+    fn sql_tables(&self) -> SqlTables {
+        let schema = self
+            .schema
+            .as_deref()
+            .map(|s| format!("\"{}\".", s.replace('"', "\"\"")));
+        SqlTables::new(&settings::DIALECT, &schema.unwrap_or_default(), false)
     }
 
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {

@@ -20,9 +20,11 @@
 mod decode;
 mod dialect;
 mod enqueue;
+pub(crate) mod exec;
 mod filter;
 mod flow;
 mod health;
+pub(crate) mod in_transaction;
 mod kept;
 mod lease;
 mod manage;

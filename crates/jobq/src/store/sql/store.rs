@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use tokio::sync::{MutexGuard, Notify};
 
 use super::SqlPool;
+use super::in_transaction::SqlTables;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
@@ -78,6 +79,9 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
 
     /// See [`Store::close`]; nothing where there is no server to tell.
     async fn close(&self) {}
+
+    /// See [`Store::sql_tables`].
+    fn sql_tables(&self) -> SqlTables;
 }
 
 /// The store methods whose statements the SQL stores share (see [`SqlPool`]), as each store's pool
@@ -289,6 +293,10 @@ impl<T: SqlBackend> Store for T {
 
     async fn close(&self) {
         SqlBackend::close(self).await
+    }
+
+    fn sql_tables(&self) -> Option<SqlTables> {
+        Some(SqlBackend::sql_tables(self))
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {

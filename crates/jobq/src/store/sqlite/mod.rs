@@ -37,6 +37,7 @@ use self::group::Pending;
 use self::settings::{DIALECT, Settings};
 use self::statements::{append_error, split_progress};
 pub use self::watch::SETTLE;
+use super::SqlTables;
 use super::batch::rounds_by_id;
 use super::sql::{
     EnqueuePlan, FinishRow, INSERT_NEW_JOBS, SharedSql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain,
@@ -148,6 +149,11 @@ impl SqliteStore {
 impl SqlBackend for SqliteStore {
     fn shared(&self) -> &dyn SharedSql {
         &self.sql
+    }
+
+    /// In the application connection's main database: the store's file.
+    fn sql_tables(&self) -> SqlTables {
+        SqlTables::new(&settings::DIALECT, "", true)
     }
 
     /// The gate of the module's text: one write of this process at a time.
