@@ -114,7 +114,7 @@ impl Input {
 }
 
 /// A refusal from the job model's own checks (`job.rs`, `JobStatus::from_str`): which input, and
-/// why. It becomes [`Error::Invalid`] at the library's edge.
+/// why. It becomes [`crate::Error::Invalid`] at the library's edge.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
 #[non_exhaustive]

@@ -13,7 +13,7 @@
 //! client.close().await; // the program's last call: its connections end with the server's goodbye
 //! # Ok(()) }
 //! ```
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod autoscale;
 pub mod client;

@@ -13,7 +13,7 @@ use crate::input::{Input, InvalidInput};
 use crate::time::{UnixMillis, parse_instant};
 
 /// A job a producer asks for: every field but the type optional, nothing validated yet.
-/// `Client` turns it into a [`NewJob`], filling defaults and refusing bad values.
+/// `Client` turns it into a [`crate::job::NewJob`], filling defaults and refusing bad values.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobSpec {
     /// Caller-chosen id; a UUIDv7 is generated when absent.

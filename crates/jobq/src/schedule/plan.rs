@@ -49,7 +49,7 @@ pub fn due_ticks(
 }
 
 /// How many ticks of `schedule` were missed: those after what the store handled and at or before
-/// `watching_since` (or `now`, if earlier), counted up to [`MAX_TICKS_PER_ROUND`].
+/// `watching_since` (or `now`, if earlier), counted up to `MAX_TICKS_PER_ROUND`.
 pub fn missed_ticks(schedule: &Schedule, state: &ScheduleState, now: UnixMillis, watching_since: UnixMillis) -> usize {
     let handled = state.handled_until();
     let until = watching_since.min(now);

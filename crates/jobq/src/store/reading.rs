@@ -21,7 +21,7 @@ pub struct JobFilter {
     pub created_until: Option<UnixMillis>,
 }
 
-/// Parameters of [`Store::list`]: newest first.
+/// Parameters of [`Store::list`](crate::store::Store::list): newest first.
 #[derive(Debug, Clone, Default)]
 pub struct List {
     /// Which jobs.
@@ -54,7 +54,7 @@ impl ListCursor {
     }
 }
 
-/// Counts by queue and status, from [`Store::stats`].
+/// Counts by queue and status, from [`Store::stats`](crate::store::Store::stats).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct StatsReport {
     /// One row per queue that has jobs, ordered by name.
@@ -137,7 +137,7 @@ impl QueueStats {
     }
 }
 
-/// Parameters of [`Store::stats`].
+/// Parameters of [`Store::stats`](crate::store::Store::stats).
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
     /// Only these queues (all when empty).

@@ -43,7 +43,7 @@ pub struct BridgeInfo {
     pub rejected: u64,
 }
 
-/// An item pushed to a store's inbox that could not become a job (see [`Store::rejected_inbox_items`]).
+/// An item pushed to a store's inbox that could not become a job (see [`Store::rejected_inbox_items`](crate::store::Store::rejected_inbox_items)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RejectedItem {
