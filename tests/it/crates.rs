@@ -61,7 +61,7 @@ fn an_embedder_with_one_store_builds_none_of_the_application() {
         // reqwest's HTTP client (the http handler) brings hyper; its server side must not come.
         let hyper = cargo_tree(&[
             "-e",
-            "features",
+            "features,normal",
             "--no-default-features",
             "--features",
             store,

@@ -1,9 +1,10 @@
-//! The generated completions/ and man/ folders must match what the clap definition renders now.
+//! The generated completions/ and man/ folders, and the guide's command-line reference
+//! (docs/src/cli.md), must match what the clap definition renders now.
 //! `JOBQ_BLESS=1 cargo test generated` rewrites them.
 
 use std::path::{Path, PathBuf};
 
-use jobq_cli::cli::generate::{SHELLS, completion, man_pages};
+use jobq_cli::cli::generate::{SHELLS, completion, man_pages, markdown_reference};
 
 fn check(dir: &Path, files: Vec<(String, Vec<u8>)>) {
     let bless = std::env::var_os("JOBQ_BLESS").is_some();
@@ -53,6 +54,23 @@ fn completions_are_current() {
 #[test]
 fn man_pages_are_current() {
     check(&root().join("man"), man_pages().unwrap());
+}
+
+#[test]
+fn the_guides_cli_reference_is_current() {
+    // The guide's reference of every subcommand and option: generated, so it cannot contradict the
+    // CLI's help.
+    let path = root().join("docs/src/cli.md");
+    let rendered = markdown_reference();
+    if std::env::var_os("JOBQ_BLESS").is_some() {
+        std::fs::write(&path, &rendered).unwrap();
+    } else {
+        assert!(
+            std::fs::read_to_string(&path).ok().as_deref() == Some(rendered.as_str()),
+            "{} is stale; run `JOBQ_BLESS=1 cargo test generated` and commit",
+            path.display()
+        );
+    }
 }
 
 #[test]
