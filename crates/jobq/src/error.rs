@@ -147,11 +147,6 @@ impl Error {
         Error::NoSuchSchedule { name: name.into() }
     }
 
-    /// The jobs `ids` do not exist.
-    pub fn not_found_all(ids: Vec<String>) -> Error {
-        Error::NotFound { ids }
-    }
-
     /// The configuration is unusable, for `reason`, about `key` in `file` where one is at fault, with
     /// what failed underneath.
     pub fn config_at(

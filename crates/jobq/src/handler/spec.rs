@@ -103,7 +103,7 @@ pub trait HandlerFactory: Any + fmt::Debug + Send + Sync {
 
 /// A [`HandlerFactory`] in a [`HandlerKind`], compared with [`HandlerFactory::same_as`].
 #[derive(Debug, Clone)]
-pub struct CustomKind(pub Arc<dyn HandlerFactory>);
+pub struct CustomKind(Arc<dyn HandlerFactory>);
 
 impl CustomKind {
     /// The kind a factory builds.

@@ -21,8 +21,9 @@ pub(crate) trait Exec: Send {
 /// A connection of `DB` as an [`Exec`].
 pub(crate) struct On<'c, DB: Database>(pub &'c mut DB::Connection);
 
-/// The statement as sqlx runs it on `DB`, its values encoded now.
-fn query<DB>(stmt: &Stmt) -> Result<sqlx::query::Query<'_, DB, DB::Arguments<'_>>, sqlx::Error>
+/// The statement as sqlx runs it on `DB`, its values encoded now (the one place a [`Bind`] becomes
+/// a sqlx argument, for the pools' statements and for an application's connection alike).
+pub(crate) fn bound<DB>(stmt: &Stmt) -> Result<sqlx::query::Query<'_, DB, DB::Arguments<'_>>, sqlx::Error>
 where
     DB: Database,
     for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
@@ -64,11 +65,11 @@ where
     usize: ColumnIndex<DB::Row>,
 {
     async fn execute(&mut self, stmt: &Stmt) -> Result<u64, sqlx::Error> {
-        Ok(query::<DB>(stmt)?.execute(&mut *self.0).await?.affected())
+        Ok(bound::<DB>(stmt)?.execute(&mut *self.0).await?.affected())
     }
 
     async fn first_text(&mut self, stmt: &Stmt) -> Result<Option<String>, sqlx::Error> {
-        let row = query::<DB>(stmt)?.fetch_optional(&mut *self.0).await?;
+        let row = bound::<DB>(stmt)?.fetch_optional(&mut *self.0).await?;
         // Unchecked: MySQL describes a text column with a binary collation (jobq's ids) as VARBINARY.
         row.map(|r| r.try_get_unchecked::<String, _>(0)).transpose()
     }

@@ -44,7 +44,7 @@ use std::time::Duration;
 use sqlx::database::HasStatementCache;
 use sqlx::pool::PoolConnection;
 use sqlx::query::Query;
-use sqlx::{Arguments, ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
+use sqlx::{ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 pub(crate) use decode::{Cells, Decoder, JobCells, ReadRow, count, decode_job, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
@@ -334,18 +334,8 @@ where
     /// buffer that lives as long as the statement's text. Statements whose text varies with their
     /// input are not kept prepared.
     fn query<'q>(&self, stmt: &'q Stmt) -> Result<Query<'q, DB, DB::Arguments<'q>>, StoreError> {
-        let mut args = DB::Arguments::default();
-        for bind in &stmt.binds {
-            let added = match bind {
-                Bind::Text(v) => args.add(v.clone()),
-                Bind::Int(v) => args.add(*v),
-                Bind::Int32(v) => args.add(*v),
-                Bind::OptText(v) => args.add(v.clone()),
-                Bind::OptInt(v) => args.add(*v),
-            };
-            added.map_err(|e| StoreError::query(self.dialect.kind, "encoding a value", e))?;
-        }
-        Ok(sqlx::query_with(&stmt.sql, args).persistent(stmt.kept))
+        let query = exec::bound::<DB>(stmt).map_err(|e| StoreError::query(self.dialect.kind, "encoding a value", e))?;
+        Ok(query.persistent(stmt.kept))
     }
 
     async fn execute(&self, stmt: &Stmt, operation: &'static str) -> Result<u64, StoreError> {
