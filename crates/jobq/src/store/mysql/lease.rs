@@ -16,7 +16,7 @@ use super::settings::DIALECT;
 use super::statements::{ID_TABLE, append_error, id_array, jobs_from_rows, text};
 use crate::job::{Job, JobStatus};
 use crate::store::batch::sort_in_claim_order;
-use crate::store::sql::{Cells, FinishRow, ReadRow, placeholders};
+use crate::store::sql::{FinishRow, ReadRow, placeholders};
 use crate::store::{Claim, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued};
 use crate::time::UnixMillis;
 
@@ -264,10 +264,7 @@ impl MysqlStore {
             tx.rollback().await?;
             return Ok(Vec::new());
         }
-        let mut rescued = rows
-            .iter()
-            .map(|r| Cells(r).rescued())
-            .collect::<Result<Vec<Rescued>, _>>()?;
+        let mut rescued = rows.iter().map(|r| r.rescued()).collect::<Result<Vec<Rescued>, _>>()?;
         let append = append_error("j.attempt", "?", "'worker lost'");
         sqlx::query(&format!(
             "UPDATE {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id SET \

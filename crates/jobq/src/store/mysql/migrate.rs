@@ -4,7 +4,9 @@
 //! cut short is finished by the next).
 
 use super::MysqlStore;
+use crate::store::sql::On;
 use crate::store::{StoreError, migrate};
+use sqlx::MySql;
 
 /// Longest wait for another process's migration to finish.
 const MIGRATE_LOCK_SECS: u32 = 60;
@@ -33,7 +35,7 @@ impl MysqlStore {
                 source: format!("another process held the migration lock for {MIGRATE_LOCK_SECS} s").into(),
             });
         }
-        let result = self.sql.migrate_locked(&mut conn, false).await;
+        let result = self.sql.migrate_locked(&mut On::<MySql>::new(&mut conn), false).await;
         let _ = sqlx::query("SELECT RELEASE_LOCK(?)")
             .bind(&lock)
             .execute(&mut *conn)

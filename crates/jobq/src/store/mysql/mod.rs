@@ -32,7 +32,7 @@ use self::settings::{Settings, is_duplicate};
 use self::statements::{TRANSIENT_TRIES, text};
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{SharedSql, SqlBackend, SqlPool, is_plain};
+use super::sql::{Sql, SqlBackend, SqlPool, is_plain};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
@@ -88,7 +88,7 @@ impl MysqlStore {
 
 #[async_trait]
 impl SqlBackend for MysqlStore {
-    fn shared(&self) -> &dyn SharedSql {
+    fn shared(&self) -> &Sql {
         &self.sql
     }
 

@@ -6,14 +6,13 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use sqlx::Row;
 use sqlx::mysql::MySqlRow;
 
 use super::MysqlStore;
 use super::settings::is_lock_conflict;
 use crate::job::{ERROR_HISTORY_CAP, Job};
 use crate::store::StoreError;
-use crate::store::sql::job_from_row;
+use crate::store::sql::{JobCells, job_from_row};
 
 /// Tries of one operation that meets a deadlock or a lock-wait time-out.
 pub(super) const TRANSIENT_TRIES: u32 = 5;
@@ -26,11 +25,8 @@ pub(super) const ID_TABLE: &str = "JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(128)
 
 /// Reads a text column. MySQL flags text in a binary collation as binary, which sqlx's checked
 /// decoding refuses; the column types here are jobq's own.
-pub(super) fn text(row: &MySqlRow, i: usize) -> String {
-    row.try_get_unchecked::<Option<String>, _>(i)
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+pub(super) fn text(row: &impl JobCells, i: usize) -> String {
+    row.opt_text(i).ok().flatten().unwrap_or_default()
 }
 
 pub(super) fn jobs_from_rows(rows: &[MySqlRow]) -> Result<Vec<Job>, StoreError> {

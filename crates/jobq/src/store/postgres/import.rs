@@ -6,12 +6,12 @@ use futures_util::future::BoxFuture;
 use sqlx::{PgConnection, Postgres};
 
 use crate::job::Job;
-use crate::store::sql::{InsertWhole, SqlPool, WHOLE_JOB_COLUMNS, WholeJobRow};
+use crate::store::sql::{Dialect, InsertWhole, WHOLE_JOB_COLUMNS, WholeJobRow};
 
 impl InsertWhole for Postgres {
     fn insert_whole<'c>(
-        _pool: &'c SqlPool<Self>,
         conn: &'c mut PgConnection,
+        _dialect: &'static Dialect,
         jobs: &'c [&'c Job],
     ) -> BoxFuture<'c, Result<(), sqlx::Error>> {
         Box::pin(insert_arrays(conn, jobs))

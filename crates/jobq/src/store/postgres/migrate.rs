@@ -7,6 +7,8 @@ use sqlx::Executor;
 use super::PostgresStore;
 use super::settings::quote_ident;
 use crate::store::StoreError;
+use crate::store::sql::On;
+use sqlx::Postgres;
 
 impl PostgresStore {
     /// Applies the pending migrations under the schema's migration lock.
@@ -39,7 +41,7 @@ impl PostgresStore {
                 .await
                 .map_err(self.sql.fail("creating the schema"))?;
         }
-        self.sql.migrate_locked(&mut tx, true).await?;
+        self.sql.migrate_locked(&mut On::<Postgres>::new(&mut tx), true).await?;
         tx.commit().await.map_err(self.sql.fail("committing the migration"))
     }
 }

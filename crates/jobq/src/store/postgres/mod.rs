@@ -36,7 +36,7 @@ use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{FinishRow, SharedSql, SqlBackend, SqlPool, in_claim_order};
+use super::sql::{FinishRow, JobCells, Sql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
@@ -104,7 +104,7 @@ impl PostgresStore {
 
 #[async_trait]
 impl SqlBackend for PostgresStore {
-    fn shared(&self) -> &dyn SharedSql {
+    fn shared(&self) -> &Sql {
         &self.sql
     }
 
@@ -131,22 +131,23 @@ impl SqlBackend for PostgresStore {
                  current_setting('fsync'), current_setting('autovacuum')",
             )
             .await?;
-        let version: String = row.get(0);
-        let schema: Option<String> = row.get(2);
+        let text = |i| row.opt_text(i).ok().flatten().unwrap_or_default();
+        let version = text(0);
+        let schema = row.opt_text(2).ok().flatten();
         Ok(StoreInfo {
             kind: KIND,
             url: self.url.redacted().to_string(),
             version: format!("PostgreSQL {version}"),
             settings: vec![
-                ("database".into(), row.get(1)),
+                ("database".into(), text(1)),
                 (
                     "schema".into(),
                     schema.or_else(|| self.schema.clone()).unwrap_or_default(),
                 ),
-                ("synchronous_commit".into(), row.get(3)),
-                ("isolation".into(), row.get(4)),
-                ("fsync".into(), row.get(5)),
-                ("autovacuum".into(), row.get(6)),
+                ("synchronous_commit".into(), text(3)),
+                ("isolation".into(), text(4)),
+                ("fsync".into(), text(5)),
+                ("autovacuum".into(), text(6)),
             ],
         })
     }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
-use sqlx::{ColumnIndex, Decode, Row, Type};
+use sqlx::Row as _;
 
 use crate::job::{Job, JobError, JobId, JobStatus, Progress};
 use crate::store::{Rescued, StoreError, StoreKind, WorkerInfo};
@@ -71,15 +71,12 @@ impl Decoder {
 
 /// Decodes a row whose columns are [`super::Dialect::job_columns`] in that order. `INTEGER` columns are
 /// read as i32, times and time-outs as i64.
-pub(crate) fn job_from_row<'r, R>(row: &'r R, kind: StoreKind) -> Result<Job, StoreError>
-where
-    Cells<'r, R>: ReadRow,
-{
-    Cells(row).job(kind)
+pub(crate) fn job_from_row(row: &(impl JobCells + ?Sized), kind: StoreKind) -> Result<Job, StoreError> {
+    decode_job(row, kind)
 }
 
 /// Typed reads of one row's cells by position, which is all [`decode_job`] needs: sqlx's rows
-/// ([`Cells`]) and the rows of SQLite's direct reader (`sqlite/read.rs`) both give them, so a job is
+/// (each driver's row, and [`super::exec::SqlRow`]) and the rows of SQLite's direct reader (`sqlite/read.rs`) both give them, so a job is
 /// decoded one way whichever driver read it. An error is the driver's reason.
 pub(crate) trait JobCells {
     fn text(&self, i: usize) -> Result<String, String>;
@@ -92,7 +89,7 @@ pub(crate) trait JobCells {
 
 /// The job in a row of [`super::Dialect::job_columns`], in that order: `INTEGER` columns read as i32,
 /// times and time-outs as i64, JSON as text. Every error names the job and the column.
-pub(crate) fn decode_job(row: &impl JobCells, kind: StoreKind) -> Result<Job, StoreError> {
+pub(crate) fn decode_job(row: &(impl JobCells + ?Sized), kind: StoreKind) -> Result<Job, StoreError> {
     let mut d = Decoder {
         kind,
         id: String::new(),
@@ -134,44 +131,45 @@ pub(crate) fn decode_job(row: &impl JobCells, kind: StoreKind) -> Result<Job, St
     })
 }
 
-/// Text is read without sqlx's type check (see the module's text), integers with it.
-impl<'r, R> JobCells for Cells<'r, R>
-where
-    R: Row,
-    usize: ColumnIndex<R>,
-    String: Decode<'r, R::Database> + Type<R::Database>,
-    i32: Decode<'r, R::Database> + Type<R::Database>,
-    i64: Decode<'r, R::Database> + Type<R::Database>,
-{
-    fn text(&self, i: usize) -> Result<String, String> {
-        self.0.try_get_unchecked(i).map_err(|e| e.to_string())
-    }
-    fn opt_text(&self, i: usize) -> Result<Option<String>, String> {
-        self.0.try_get_unchecked(i).map_err(|e| e.to_string())
-    }
-    fn int(&self, i: usize) -> Result<i32, String> {
-        self.0.try_get(i).map_err(|e| e.to_string())
-    }
-    fn opt_int(&self, i: usize) -> Result<Option<i32>, String> {
-        self.0.try_get(i).map_err(|e| e.to_string())
-    }
-    fn big(&self, i: usize) -> Result<i64, String> {
-        self.0.try_get(i).map_err(|e| e.to_string())
-    }
-    fn opt_big(&self, i: usize) -> Result<Option<i64>, String> {
-        self.0.try_get(i).map_err(|e| e.to_string())
-    }
+/// [`JobCells`] for a sqlx row: text read without sqlx's type check (see the module's text),
+/// integers with it.
+macro_rules! sqlx_row_cells {
+    ($feature:literal, $row:ty) => {
+        #[cfg(feature = $feature)]
+        impl JobCells for $row {
+            fn text(&self, i: usize) -> Result<String, String> {
+                self.try_get_unchecked(i).map_err(|e| e.to_string())
+            }
+            fn opt_text(&self, i: usize) -> Result<Option<String>, String> {
+                self.try_get_unchecked(i).map_err(|e| e.to_string())
+            }
+            fn int(&self, i: usize) -> Result<i32, String> {
+                self.try_get(i).map_err(|e| e.to_string())
+            }
+            fn opt_int(&self, i: usize) -> Result<Option<i32>, String> {
+                self.try_get(i).map_err(|e| e.to_string())
+            }
+            fn big(&self, i: usize) -> Result<i64, String> {
+                self.try_get(i).map_err(|e| e.to_string())
+            }
+            fn opt_big(&self, i: usize) -> Result<Option<i64>, String> {
+                self.try_get(i).map_err(|e| e.to_string())
+            }
+        }
+    };
 }
 
-/// What [`Cells`] decode, from a row of any of the three SQL databases.
+sqlx_row_cells!("sqlite", sqlx::sqlite::SqliteRow);
+sqlx_row_cells!("postgres", sqlx::postgres::PgRow);
+sqlx_row_cells!("mysql", sqlx::mysql::MySqlRow);
+
+/// What jobq decodes from a row of any of the three SQL databases, past a whole job.
 pub(crate) trait ReadRow {
-    /// The job in a row of [`super::Dialect::job_columns`].
-    fn job(&self, kind: StoreKind) -> Result<Job, StoreError>;
     /// A job [`crate::store::Store::rescue`] took back, from (id, job_type, attempt, max_attempts):
     /// dead when the lost attempt was its last, pending otherwise.
     fn rescued(&self) -> Result<Rescued, sqlx::Error>;
     /// A worker of the registry, from (id, name, host, pid, queues as a JSON array, started_at,
-    /// last_seen_at, jobs_done).
+    /// last_seen_at, jobs_done, bridge).
     fn worker(&self) -> Result<WorkerInfo, sqlx::Error>;
     /// One (queue, status, count) row.
     fn status_count(&self) -> Result<(String, String, u64), sqlx::Error>;
@@ -182,29 +180,23 @@ pub(crate) trait ReadRow {
     fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error>;
 }
 
-impl<'r, R> ReadRow for Cells<'r, R>
-where
-    R: Row,
-    usize: ColumnIndex<R>,
-    String: Decode<'r, R::Database> + Type<R::Database>,
-    i32: Decode<'r, R::Database> + Type<R::Database>,
-    i64: Decode<'r, R::Database> + Type<R::Database>,
-{
-    fn job(&self, kind: StoreKind) -> Result<Job, StoreError> {
-        decode_job(self, kind)
-    }
+/// A cell's error as the driver's.
+fn undecodable(e: String) -> sqlx::Error {
+    sqlx::Error::Decode(e.into())
+}
 
+impl<T: JobCells + ?Sized> ReadRow for T {
     fn rescued(&self) -> Result<Rescued, sqlx::Error> {
-        let attempt = self.0.try_get::<i32, _>(2)?.max(0) as u32;
-        let max_attempts = self.0.try_get::<i32, _>(3)?.max(1) as u32;
+        let attempt = self.int(2).map_err(undecodable)?.max(0) as u32;
+        let max_attempts = self.int(3).map_err(undecodable)?.max(1) as u32;
         let status = if attempt >= max_attempts {
             JobStatus::Dead
         } else {
             JobStatus::Pending
         };
         Ok(Rescued {
-            id: JobId::from_stored(text(self.0, 0)?),
-            job_type: text(self.0, 1)?,
+            id: JobId::from_stored(text(self, 0)?),
+            job_type: text(self, 1)?,
             attempt,
             status,
         })
@@ -212,35 +204,34 @@ where
 
     fn worker(&self) -> Result<WorkerInfo, sqlx::Error> {
         Ok(WorkerInfo {
-            id: text(self.0, 0)?,
-            name: text(self.0, 1)?,
-            host: text(self.0, 2)?,
-            pid: self.0.try_get::<i64, _>(3)?.clamp(0, i64::from(u32::MAX)) as u32,
-            queues: serde_json::from_str(&text(self.0, 4)?).unwrap_or_default(),
-            started_at: UnixMillis(self.0.try_get::<i64, _>(5)?),
-            last_seen_at: UnixMillis(self.0.try_get::<i64, _>(6)?),
-            jobs_done: count(self.0.try_get::<i64, _>(7)?),
-            // Unchecked, as `text` reads: MySQL reports a TEXT column as a BLOB.
+            id: text(self, 0)?,
+            name: text(self, 1)?,
+            host: text(self, 2)?,
+            pid: self.big(3).map_err(undecodable)?.clamp(0, i64::from(u32::MAX)) as u32,
+            queues: serde_json::from_str(&text(self, 4)?).unwrap_or_default(),
+            started_at: UnixMillis(self.big(5).map_err(undecodable)?),
+            last_seen_at: UnixMillis(self.big(6).map_err(undecodable)?),
+            jobs_done: count(self.big(7).map_err(undecodable)?),
             bridge: self
-                .0
-                .try_get_unchecked::<Option<String>, _>(8)?
+                .opt_text(8)
+                .map_err(undecodable)?
                 .and_then(|b| serde_json::from_str(&b).ok()),
         })
     }
 
     fn status_count(&self) -> Result<(String, String, u64), sqlx::Error> {
-        Ok((text(self.0, 0)?, text(self.0, 1)?, count(self.0.try_get::<i64, _>(2)?)))
+        Ok((text(self, 0)?, text(self, 1)?, count(self.big(2).map_err(undecodable)?)))
     }
 
     fn pending_split(&self) -> Result<(String, u64, Option<UnixMillis>), sqlx::Error> {
         let (scheduled, oldest) = self.pending_split_after(1)?;
-        Ok((text(self.0, 0)?, scheduled, oldest))
+        Ok((text(self, 0)?, scheduled, oldest))
     }
 
     fn pending_split_after(&self, first: usize) -> Result<(u64, Option<UnixMillis>), sqlx::Error> {
         Ok((
-            count(self.0.try_get::<i64, _>(first)?),
-            self.0.try_get::<Option<i64>, _>(first + 1)?.map(UnixMillis),
+            count(self.big(first).map_err(undecodable)?),
+            self.opt_big(first + 1).map_err(undecodable)?.map(UnixMillis),
         ))
     }
 }
@@ -280,18 +271,9 @@ pub(crate) fn count(n: i64) -> u64 {
     n.max(0) as u64
 }
 
-/// One row's cells, read by [`ReadRow`].
-pub(crate) struct Cells<'r, R>(pub &'r R);
-
-/// Text, read without sqlx's type check (see the module's text).
-fn text<'r, R>(row: &'r R, i: usize) -> Result<String, sqlx::Error>
-where
-    R: Row,
-    usize: ColumnIndex<R>,
-    String: Decode<'r, R::Database> + Type<R::Database>,
-{
-    row.try_get_unchecked::<Option<String>, _>(i)
-        .map(Option::unwrap_or_default)
+/// Text, NULL read as empty (see the module's text).
+fn text(row: &(impl JobCells + ?Sized), i: usize) -> Result<String, sqlx::Error> {
+    row.opt_text(i).map(Option::unwrap_or_default).map_err(undecodable)
 }
 
 #[cfg(test)]

@@ -26,12 +26,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
-
 mod candidates;
 
-use super::{IDS_PER_STATEMENT, JsonText, RowsAffected, SqlPool, Stmt, encoding, job_from_row};
+use super::{Exec, IDS_PER_STATEMENT, JsonText, Sql, Stmt, job_from_row};
 use crate::job::Job;
 use crate::store::batch::sort_in_claim_order;
 use crate::store::{
@@ -51,24 +48,7 @@ enum Locking {
 /// How often a pool's limited claims delete spent rate buckets, in milliseconds.
 const RATES_SWEEP_EVERY_MS: i64 = 1000;
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> Option<String>: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> Option<i64>: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// The pauses, and the blocks that have not run out.
     pub async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
         let operation = "reading pauses and blocks";
@@ -268,8 +248,8 @@ where
             .await
     }
 
-    /// See [`SharedSql::slots_freed_here`](super::store::SharedSql::slots_freed_here): a worker that
-    /// wrote its own outcomes knows that slots came free, and its look would only delay the claim.
+    /// This process has just freed slots (written outcomes or released jobs): its next limited claim
+    /// may find room, so it locks at once instead of looking first; its look would only delay it.
     pub fn slots_freed_here(&self) {
         self.limited_claim_fell_short.store(false, Ordering::Relaxed);
     }
@@ -283,13 +263,13 @@ where
         if self.limited_claim_fell_short.load(Ordering::Relaxed) {
             let look = match self.dialect.begin_look() {
                 Some(begin) => {
-                    let mut tx = self.pool.begin_with(begin).await?;
+                    let mut tx = self.connections.begin(begin).await?;
                     let (look, _) = self.admitted(&mut tx, claim, &scopes, Locking::No).await?;
                     tx.rollback().await?;
                     look
                 }
                 None => {
-                    let mut conn = self.pool.acquire().await?;
+                    let mut conn = self.connections.acquire().await?;
                     self.admitted(&mut conn, claim, &scopes, Locking::No).await?.0
                 }
             };
@@ -309,7 +289,7 @@ where
                 .store(jobs.len() < claim.limit as usize, Ordering::Relaxed);
             return Ok(jobs);
         }
-        let mut tx = self.pool.begin_with(self.dialect.begin_claim()).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_claim()).await?;
         let (jobs, admission) = if wholesale {
             self.lease_wholesale(&mut tx, claim, &scopes).await?
         } else {
@@ -326,11 +306,7 @@ where
     }
 
     /// Writes the rate buckets that a claim's admitted jobs moved.
-    async fn record_starts(
-        &self,
-        tx: &mut <DB as Database>::Connection,
-        admission: &Admission<'_>,
-    ) -> Result<(), sqlx::Error> {
+    async fn record_starts(&self, tx: &mut dyn Exec, admission: &Admission<'_>) -> Result<(), sqlx::Error> {
         for (scope, partition, tat) in admission.rate_updates() {
             let mut upsert = self.stmt("INSERT INTO jobq_rates (scope, partition_key, tat_us) VALUES (");
             upsert
@@ -341,7 +317,7 @@ where
                 .bind(tat)
                 .push(")")
                 .push(&self.dialect.upsert("scope, partition_key", &["tat_us"]));
-            self.query(&upsert).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&upsert).await?;
         }
         Ok(())
     }
@@ -353,7 +329,7 @@ where
     /// jobs that claims before it committed and its own uncommitted ones. `None`, with nothing
     /// changed, when the limits turn some of the jobs away; the caller then claims the careful way.
     async fn claim_before_locking(&self, claim: &Claim, scopes: &[String]) -> Result<Option<Vec<Job>>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_claim()).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_claim()).await?;
         let jobs = self.lease_first_ready(&mut tx, claim).await?;
         let (mut running, buckets) = self.limits_in_force(&mut tx, claim, scopes, Locking::Yes).await?;
         // The count includes this claim's own leases, which admission is about to decide.
@@ -412,7 +388,7 @@ where
     /// claim order, and the admission that counted them.
     async fn lease_wholesale<'c>(
         &self,
-        tx: &mut <DB as Database>::Connection,
+        tx: &mut dyn Exec,
         claim: &'c Claim,
         scopes: &[String],
     ) -> Result<(Vec<Job>, Admission<'c>), sqlx::Error> {
@@ -441,11 +417,7 @@ where
     /// Leases the first ready jobs of the claim's one queue, as many as it wants, with one `UPDATE
     /// … RETURNING` (where the server has none, MySQL's: a read of those jobs, locking them and
     /// skipping rows other claims hold, then the lease by id); the jobs in claim order.
-    async fn lease_first_ready(
-        &self,
-        tx: &mut <DB as Database>::Connection,
-        claim: &Claim,
-    ) -> Result<Vec<Job>, sqlx::Error> {
+    async fn lease_first_ready(&self, tx: &mut dyn Exec, claim: &Claim) -> Result<Vec<Job>, sqlx::Error> {
         if !self.dialect.update_returning {
             let mut select = self.stmt(format!(
                 "SELECT {} FROM jobq_jobs AS j WHERE ",
@@ -481,12 +453,7 @@ where
     /// Leases the admitted jobs, `ids` in claim order, and returns them leased, in that order: one
     /// `UPDATE … RETURNING` per chunk where the server has it, else a read of the jobs and then the
     /// update.
-    async fn lease(
-        &self,
-        tx: &mut <DB as Database>::Connection,
-        claim: &Claim,
-        ids: &[String],
-    ) -> Result<Vec<Job>, sqlx::Error> {
+    async fn lease(&self, tx: &mut dyn Exec, claim: &Claim, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
         if !self.dialect.update_returning {
             let jobs = self.read_jobs(tx, ids).await?;
             return self.lease_read(tx, claim, jobs).await;
@@ -502,16 +469,11 @@ where
 
     /// Where the server has no `UPDATE … RETURNING`: leases `jobs`, which this transaction read and
     /// holds, by id, and returns them as the lease made them.
-    async fn lease_read(
-        &self,
-        tx: &mut <DB as Database>::Connection,
-        claim: &Claim,
-        mut jobs: Vec<Job>,
-    ) -> Result<Vec<Job>, sqlx::Error> {
+    async fn lease_read(&self, tx: &mut dyn Exec, claim: &Claim, mut jobs: Vec<Job>) -> Result<Vec<Job>, sqlx::Error> {
         let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let lease = self.lease_statement(claim, chunk);
-            self.query(&lease).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&lease).await?;
         }
         for job in &mut jobs {
             claim.lease(job);
@@ -554,7 +516,7 @@ where
     /// reads, and its answer may be out of date by the time it is used.
     async fn admitted<'c>(
         &self,
-        tx: &mut <DB as Database>::Connection,
+        tx: &mut dyn Exec,
         claim: &'c Claim,
         scopes: &[String],
         locking: Locking,
@@ -574,7 +536,7 @@ where
     /// run dry is the same as none).
     async fn limits_in_force(
         &self,
-        tx: &mut <DB as Database>::Connection,
+        tx: &mut dyn Exec,
         claim: &Claim,
         scopes: &[String],
         locking: Locking,
@@ -591,7 +553,7 @@ where
                 continue;
             }
             let count = self.running_by_partition(limit);
-            for row in self.query(&count).map_err(encoding)?.fetch_all(&mut *tx).await? {
+            for row in tx.fetch_all(&count).await? {
                 let n: i64 = row.try_get(1)?;
                 running.insert(
                     (limit.scope.key(), row.try_get_unchecked(0)?),
@@ -603,11 +565,11 @@ where
             if locking == Locking::Yes && self.rates_sweep_due(claim.now) {
                 let mut spent = self.stmt("DELETE FROM jobq_rates WHERE tat_us <= ");
                 spent.bind(now_us).any_of("scope", scopes.iter().cloned());
-                self.query(&spent).map_err(encoding)?.execute(&mut *tx).await?;
+                tx.execute(&spent).await?;
             }
             let mut rates = self.stmt("SELECT scope, partition_key, tat_us FROM jobq_rates WHERE tat_us > ");
             rates.bind(now_us).any_of("scope", scopes.iter().cloned());
-            for row in self.query(&rates).map_err(encoding)?.fetch_all(&mut *tx).await? {
+            for row in tx.fetch_all(&rates).await? {
                 buckets.insert((row.try_get_unchecked(0)?, row.try_get_unchecked(1)?), row.try_get(2)?);
             }
         }
@@ -628,15 +590,15 @@ where
 
     /// Runs a statement that returns whole jobs (in the order of `job_columns`) in the claim's
     /// transaction; the jobs in the rows' order.
-    async fn fetch_jobs(&self, tx: &mut <DB as Database>::Connection, stmt: &Stmt) -> Result<Vec<Job>, sqlx::Error> {
-        let rows = self.query(stmt).map_err(encoding)?.fetch_all(&mut *tx).await?;
+    async fn fetch_jobs(&self, tx: &mut dyn Exec, stmt: &Stmt) -> Result<Vec<Job>, sqlx::Error> {
+        let rows = tx.fetch_all(stmt).await?;
         rows.iter()
             .map(|row| job_from_row(row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e))))
             .collect()
     }
 
     /// The whole jobs of `ids`, in that order.
-    async fn read_jobs(&self, tx: &mut <DB as Database>::Connection, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
+    async fn read_jobs(&self, tx: &mut dyn Exec, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
         self.fetch_jobs_in_order(tx, ids, |chunk| {
             let mut select = self.stmt(format!(
                 "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",
@@ -652,7 +614,7 @@ where
     /// and returns the jobs in the order of `ids`, leaving out ids no row came back for.
     async fn fetch_jobs_in_order(
         &self,
-        tx: &mut <DB as Database>::Connection,
+        tx: &mut dyn Exec,
         ids: &[String],
         statement_for: impl Fn(&[String]) -> Stmt,
     ) -> Result<Vec<Job>, sqlx::Error> {
@@ -667,23 +629,16 @@ where
 
     /// Locks the limits' rows of `scopes` in scope order, making the missing ones first (a scope whose
     /// worker has not recorded it yet, or a row deleted by hand).
-    async fn lock_scopes(
-        &self,
-        tx: &mut <DB as Database>::Connection,
-        scopes: &[String],
-        now: UnixMillis,
-    ) -> Result<(), sqlx::Error> {
+    async fn lock_scopes(&self, tx: &mut dyn Exec, scopes: &[String], now: UnixMillis) -> Result<(), sqlx::Error> {
         let mut lock = self.stmt("SELECT scope FROM jobq_limits WHERE 1 = 1");
         lock.any_of("scope", scopes.iter().cloned())
             .push(" ORDER BY scope")
             .push(self.dialect.for_update);
-        let found: HashSet<String> = self
-            .query(&lock)
-            .map_err(encoding)?
-            .fetch_all(&mut *tx)
+        let found: HashSet<String> = tx
+            .fetch_all(&lock)
             .await?
             .iter()
-            .map(|r| r.try_get_unchecked::<String, _>(0))
+            .map(|r| r.try_get_unchecked::<String>(0))
             .collect::<Result<_, _>>()?;
         let missing: Vec<&String> = scopes.iter().filter(|s| !found.contains(*s)).collect();
         if missing.is_empty() {
@@ -697,9 +652,9 @@ where
                 .bind(now.0)
                 .push(")")
                 .push(&self.dialect.insert_ignoring("scope"));
-            self.query(&insert).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&insert).await?;
         }
-        self.query(&lock).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        tx.fetch_all(&lock).await?;
         Ok(())
     }
 

@@ -3,29 +3,11 @@
 //! over a window ([`crate::store::Store::queue_load`]) and the jobs finished per bucket
 //! ([`crate::store::Store::throughput`]). Each is one `SELECT`; none writes.
 
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
-
-use super::{RowsAffected, SqlPool, count, job_from_row};
+use super::{Sql, count, job_from_row};
 use crate::job::{Job, JobStatus};
 use crate::store::{FinishedCount, Load, OftenRescued, QueueLoad, RESCUE_ERROR, StoreError, Throughput};
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// Live and dead jobs whose history holds at least `at_least` rescues, by id.
     pub async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError> {
         // A rescue is the JSON string "worker lost" in the history's text, quotes included, so an
@@ -91,7 +73,7 @@ where
             return Ok(Load::default());
         };
         let cell = |i: usize| -> Result<u64, StoreError> {
-            row.try_get::<i64, _>(i)
+            row.try_get::<i64>(i)
                 .map(count)
                 .map_err(self.fail("reading a queue's load"))
         };
@@ -138,9 +120,9 @@ where
                 })?;
                 Ok(FinishedCount {
                     queue,
-                    bucket: u32::try_from(row.try_get::<i64, _>(2).map_err(self.fail(what))?).unwrap_or(u32::MAX),
+                    bucket: u32::try_from(row.try_get::<i64>(2).map_err(self.fail(what))?).unwrap_or(u32::MAX),
                     status,
-                    count: count(row.try_get::<i64, _>(3).map_err(self.fail(what))?),
+                    count: count(row.try_get::<i64>(3).map_err(self.fail(what))?),
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;

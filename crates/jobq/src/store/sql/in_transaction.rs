@@ -193,7 +193,7 @@ async fn id_taken(exec: &mut dyn Exec, tables: &SqlTables, id: &str) -> Result<b
         stmt.push(&format!(" UNION ALL SELECT id FROM {arrivals} WHERE id = "))
             .bind(id);
     }
-    Ok(exec.first_text(&stmt).await?.is_some())
+    Ok(exec.fetch_optional(&stmt).await?.is_some())
 }
 
 /// The live job of `queue` that holds `key`, if any.
@@ -208,5 +208,8 @@ async fn live_holder(
         .push(" AND unique_key = ")
         .bind(key)
         .push(&format!(" AND status IN {LIVE_STATUSES}"));
-    exec.first_text(&stmt).await
+    exec.fetch_optional(&stmt)
+        .await?
+        .map(|row| row.try_get_unchecked(0))
+        .transpose()
 }

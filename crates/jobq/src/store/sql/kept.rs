@@ -91,7 +91,7 @@ impl<DB: Database> KeptConnections<DB> {
     }
 
     /// Waits for the calls under way, then closes every kept connection with the server's goodbye;
-    /// later calls take the pool's way (see [`super::SqlPool::close`]).
+    /// later calls take the pool's way (see [`super::Sql::close`]).
     pub async fn close(&self) {
         if let Ok(all) = self.permits.acquire_many(self.most as u32).await {
             all.forget();

@@ -1,9 +1,7 @@
 //! What a fenced exit from `running` writes, worked out once from a [`Finish`] for every SQL store:
 //! each store only binds these values its own way.
 
-use sqlx::Row;
-
-use super::decode::{Cells, ReadRow};
+use super::decode::JobCells;
 use crate::job::{Job, JobStatus};
 use crate::store::batch::sort_in_claim_order;
 use crate::store::{Finish, StoreError, StoreKind, Transition};
@@ -55,11 +53,11 @@ impl<'a> FinishRow<'a> {
 
 /// The jobs of a claim's rows (in the order of [`super::Dialect::job_columns`]) in claim order:
 /// smallest (priority, run_at, id) first, as the contract hands them out.
-pub(crate) fn in_claim_order<'r, R: Row>(rows: &'r [R], kind: StoreKind) -> Result<Vec<Job>, StoreError>
-where
-    Cells<'r, R>: ReadRow,
-{
-    let mut jobs = rows.iter().map(|r| Cells(r).job(kind)).collect::<Result<Vec<_>, _>>()?;
+pub(crate) fn in_claim_order<R: JobCells>(rows: &[R], kind: StoreKind) -> Result<Vec<Job>, StoreError> {
+    let mut jobs = rows
+        .iter()
+        .map(|r| super::decode_job(r, kind))
+        .collect::<Result<Vec<_>, _>>()?;
     sort_in_claim_order(&mut jobs);
     Ok(jobs)
 }

@@ -12,10 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
-
-use super::{IDS_PER_STATEMENT, LIVE_STATUSES, RowsAffected, SqlPool, encoding, job_from_row};
+use super::{Exec, IDS_PER_STATEMENT, LIVE_STATUSES, Sql, job_from_row};
 use crate::job::{Job, JobId, JobStatus};
 use crate::store::{
     Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolve, ResolveAnswer, Retry, RetryAnswer, StoreError,
@@ -26,22 +23,7 @@ use crate::time::UnixMillis;
 /// The statuses a delete refuses without `force`: a worker or a third party holds the job.
 const HELD_STATUSES: &str = "('running', 'waiting')";
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// Resolves waiting jobs (see [`crate::store::Store::resolve`]).
     pub async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {
         if resolves.is_empty() {
@@ -52,7 +34,7 @@ where
     }
 
     async fn resolve_once(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut jobs = self.locked_jobs(resolves.iter().map(|r| &r.id), &mut tx).await?;
         let mut answers = Vec::with_capacity(resolves.len());
         let mut ready = BTreeSet::new();
@@ -78,7 +60,7 @@ where
     }
 
     /// Writes what a resolution made of a waiting job (locked by the caller).
-    async fn write_resolved(&self, job: &mut Job, conn: &mut DB::Connection) -> Result<(), sqlx::Error> {
+    async fn write_resolved(&self, job: &mut Job, conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
         // PostgreSQL's jsonb refuses the NUL character, which an error text given from outside may
         // hold; every SQL store replaces it, so that the three read alike.
         for e in &mut job.errors {
@@ -106,7 +88,7 @@ where
             .push(" WHERE id = ")
             .bind(job.id.as_str())
             .push(" AND status = 'waiting'");
-        self.query(&update).map_err(encoding)?.execute(&mut *conn).await?;
+        conn.execute(&update).await?;
         Ok(())
     }
 
@@ -119,7 +101,7 @@ where
     }
 
     async fn delete_once(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut statuses: HashMap<String, JobStatus> = HashMap::with_capacity(delete.ids.len());
         for chunk in sorted_ids(delete.ids.iter()).chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
@@ -155,7 +137,7 @@ where
     }
 
     async fn delete_matching_once(&self, delete: &DeleteMatching) -> Result<DeletedCount, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut select = self.stmt("SELECT j.id FROM jobq_jobs AS j WHERE 1 = 1");
         select.filter("j", &delete.filter);
         if !delete.force {
@@ -165,10 +147,10 @@ where
             .push(" ORDER BY j.id LIMIT ")
             .bind(i64::from(delete.limit))
             .push(self.dialect.for_update);
-        let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        let rows = tx.fetch_all(&select).await?;
         let doomed = rows
             .iter()
-            .map(|r| r.try_get_unchecked::<String, _>(0))
+            .map(|r| r.try_get_unchecked::<String>(0))
             .collect::<Result<Vec<_>, _>>()?;
         self.delete_by_id(&doomed, &mut tx).await?;
         let mut refused = 0;
@@ -177,9 +159,9 @@ where
                 "SELECT COUNT(*) FROM jobq_jobs AS j WHERE j.status IN {HELD_STATUSES}"
             ));
             count.filter("j", &delete.filter);
-            let rows = self.query(&count).map_err(encoding)?.fetch_all(&mut *tx).await?;
+            let rows = tx.fetch_all(&count).await?;
             if let Some(row) = rows.first() {
-                refused = super::count(row.try_get::<i64, _>(0)?);
+                refused = super::count(row.try_get::<i64>(0)?);
             }
         }
         tx.commit().await?;
@@ -190,11 +172,11 @@ where
     }
 
     /// Deletes the jobs of `ids` (locked by the caller), a bounded number a statement.
-    async fn delete_by_id(&self, ids: &[String], conn: &mut DB::Connection) -> Result<(), sqlx::Error> {
+    async fn delete_by_id(&self, ids: &[String], conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut delete = self.stmt("DELETE FROM jobq_jobs WHERE 1 = 1");
             delete.any_of("id", chunk.iter().cloned());
-            self.query(&delete).map_err(encoding)?.execute(&mut *conn).await?;
+            conn.execute(&delete).await?;
         }
         Ok(())
     }
@@ -211,7 +193,7 @@ where
     }
 
     async fn retry_once(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut jobs = self.locked_jobs(retry.ids.iter(), &mut tx).await?;
         let mut answers = Vec::with_capacity(retry.ids.len());
         let mut ready = BTreeSet::new();
@@ -237,7 +219,7 @@ where
                  progress_message = NULL, run_at = ",
             );
             update.bind(retry.now.0).push(" WHERE id = ").bind(id.as_str());
-            self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&update).await?;
             ready.insert(job.queue.clone());
             answers.push(RetryAnswer::Retried(Box::new(job.clone())));
         }
@@ -248,21 +230,16 @@ where
 
     /// The live job of `queue` holding `key`, if any (the transaction's own writes included, so a job
     /// retried earlier in the same call counts).
-    async fn key_holder(
-        &self,
-        queue: &str,
-        key: &str,
-        conn: &mut DB::Connection,
-    ) -> Result<Option<JobId>, sqlx::Error> {
+    async fn key_holder(&self, queue: &str, key: &str, conn: &mut dyn Exec) -> Result<Option<JobId>, sqlx::Error> {
         let mut select = self.stmt("SELECT o.id FROM jobq_jobs AS o WHERE o.queue = ");
         select
             .bind(queue)
             .push(" AND o.unique_key = ")
             .bind(key)
             .push(&format!(" AND o.status IN {LIVE_STATUSES} LIMIT 1"));
-        let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await?;
+        let rows = conn.fetch_all(&select).await?;
         rows.first()
-            .map(|r| r.try_get_unchecked::<String, _>(0).map(JobId::from_stored))
+            .map(|r| r.try_get_unchecked::<String>(0).map(JobId::from_stored))
             .transpose()
     }
 
@@ -270,7 +247,7 @@ where
     async fn locked_jobs<'a>(
         &self,
         ids: impl Iterator<Item = &'a JobId>,
-        conn: &mut DB::Connection,
+        conn: &mut dyn Exec,
     ) -> Result<HashMap<String, Job>, sqlx::Error> {
         let mut jobs = HashMap::new();
         for chunk in sorted_ids(ids).chunks(IDS_PER_STATEMENT) {
@@ -280,7 +257,7 @@ where
             ));
             select.any_of("j.id", chunk.iter().cloned());
             self.lock_in_id_order(&mut select);
-            let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await?;
+            let rows = conn.fetch_all(&select).await?;
             for row in &rows {
                 let job = job_from_row(row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
                 jobs.insert(job.id.to_string(), job);

@@ -1,15 +1,17 @@
 //! What the three SQL stores share, written once: statements that differ only in spelling (a
 //! [`Dialect`] decides it), the row decoders, the enqueue bookkeeping, and the migration loop.
 //!
-//! [`SqlPool`] is the part of a SQL store that is the same for all three: its sqlx pool, its dialect,
-//! and the store methods whose statement is one text for every server (get, list, cleanup, cancel,
-//! replay, stats; resolve, delete and retry in `manage.rs`; the worker registry in `workers.rs`; the
-//! schema version and the migration loop in `schema.rs`; the doctor's and the autoscaler's reads in
-//! `health.rs`). Each store's `impl Store` hands those calls to it and
-//! keeps only what differs in strategy: how a batch of rows travels (PostgreSQL arrays, MySQL JSON, SQLite
-//! `VALUES`), whether an `UPDATE` can say what it changed (`RETURNING`), how it locks. A new store
-//! method whose statement is the same everywhere goes into [`SqlPool`] once, with a `Dialect` field for
-//! any spelling that differs.
+//! [`Sql`] is the part of a SQL store that is the same for all three: its dialect, and the store
+//! methods whose statement is one text for every server (get, list, cleanup, cancel, replay, stats
+//! here; resolve, delete and retry in `manage.rs`; the worker registry in `workers.rs`; schedules and
+//! events in `ticks_and_events.rs`; flow control in `flow.rs`; import in `transfer.rs`; the schema
+//! version and the migration loop in `schema.rs`; the doctor's and the autoscaler's reads in
+//! `health.rs`). They are plain code over the object-safe executor of `exec.rs`, where the one
+//! generic step, sqlx's types meeting a [`Stmt`], is written once for the three databases. Each
+//! store's own `impl` keeps only what differs in strategy, on its typed [`SqlPool`]: how a batch of
+//! rows travels (PostgreSQL arrays, MySQL JSON, SQLite `VALUES`), whether an `UPDATE` can say what
+//! it changed (`RETURNING`), how it locks. A new store method whose statement is the same everywhere
+//! goes into [`Sql`] once, with a `Dialect` field for any spelling that differs.
 
 // A build with only some of the SQL stores uses only some of these helpers.
 #![cfg_attr(
@@ -41,21 +43,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::time::Duration;
 
-use sqlx::database::HasStatementCache;
 use sqlx::pool::PoolConnection;
-use sqlx::query::Query;
-use sqlx::{ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
+use sqlx::{Connection, Database, Pool};
 
-pub(crate) use decode::{Cells, Decoder, JobCells, ReadRow, count, decode_job, job_from_row};
+pub(crate) use decode::{Decoder, JobCells, ReadRow, count, decode_job, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
+pub(crate) use exec::{Connections, Exec, InsertWhole, On, PoolOf, SqlRow};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use kept::{KEPT, KeptConnections, ping_if_idle};
 pub(crate) use lease::{FinishRow, in_claim_order};
 pub(crate) use stmt::{Bind, Stmt};
-pub(crate) use store::{SharedSql, SqlBackend};
+pub(crate) use store::SqlBackend;
+use transfer::insert_whole;
 pub(crate) use transfer::{
-    ImportPlan, InsertWhole, ROWS_PER_INSERT, WHOLE_JOB_COLUMNS, WholeJobRow, select_key_holders, select_stored_ids,
+    ImportPlan, ROWS_PER_INSERT, WHOLE_JOB_COLUMNS, WholeJobRow, select_key_holders, select_stored_ids,
 };
 
 use tokio_util::sync::CancellationToken;
@@ -128,7 +130,7 @@ pub(crate) async fn pause_unless_stopped(wait: Duration, stop: &CancellationToke
     }
 }
 
-/// How long [`SqlPool::close`] waits for calls under way before it leaves their connections to the
+/// How long [`Sql::close`] waits for calls under way before it leaves their connections to the
 /// process's end.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
@@ -147,7 +149,7 @@ fn lock_in_id_order(d: &Dialect, select: &mut Stmt) {
     }
 }
 
-/// The select of one page of [`SqlPool::list`] (and of SQLite's direct reads of it): the jobs
+/// The select of one page of [`Sql::list`] (and of SQLite's direct reads of it): the jobs
 /// matching the filter, newest first, in [`Dialect::job_columns`].
 pub(crate) fn list_statement(d: &Dialect, params: &List) -> Stmt {
     let mut stmt = Stmt::new(d, format!("SELECT {} FROM jobq_jobs AS j WHERE 1 = 1", d.job_columns));
@@ -183,11 +185,80 @@ pub(crate) fn list_statement(d: &Dialect, params: &List) -> Stmt {
     stmt
 }
 
-/// A SQL store's pool with its dialect: runs the statements the stores share.
+/// A SQL store's pool: its typed sqlx pool and kept connections for the statements only it runs,
+/// and [`Sql`], the same connections behind [`Connections`], for the statements the three share
+/// (reached through `Deref`).
 #[derive(Debug)]
 pub(crate) struct SqlPool<DB: Database> {
     /// The store's connections.
     pub pool: Pool<DB>,
+    /// Connections kept apart from the pool for calls about one job (`kept.rs`).
+    pub kept: Arc<KeptConnections<DB>>,
+    /// The shared statements, on the same connections.
+    sql: Sql,
+}
+
+/// Written by hand: a derived `Clone` would ask the database type itself to be `Clone`.
+impl<DB: Database> Clone for SqlPool<DB> {
+    fn clone(&self) -> Self {
+        SqlPool {
+            pool: self.pool.clone(),
+            kept: self.kept.clone(),
+            sql: self.sql.clone(),
+        }
+    }
+}
+
+impl<DB: Database> std::ops::Deref for SqlPool<DB> {
+    type Target = Sql;
+
+    fn deref(&self) -> &Sql {
+        &self.sql
+    }
+}
+
+impl<DB> SqlPool<DB>
+where
+    DB: Database,
+    PoolOf<DB>: Connections,
+{
+    /// Wraps a store's pool, with up to `kept` connections kept apart from it for calls about one job.
+    pub fn new(pool: Pool<DB>, dialect: &'static Dialect, url: RedactedUrl, kept: usize) -> SqlPool<DB> {
+        let kept = Arc::new(KeptConnections::new(kept, dialect));
+        let connections = PoolOf {
+            pool: pool.clone(),
+            kept: kept.clone(),
+        };
+        SqlPool {
+            pool,
+            kept,
+            sql: Sql {
+                connections: Arc::new(connections),
+                dialect,
+                url,
+                lock_wait: Duration::ZERO,
+                limited_claim_fell_short: Arc::default(),
+                limits_had_room: Arc::default(),
+                rates_swept_at: Arc::default(),
+                subscriptions: TaskTracker::new(),
+                closing: CancellationToken::new(),
+            },
+        }
+    }
+
+    /// Says how long the pool's statements wait for another process's lock (see `lock_wait`).
+    pub fn waiting_for_locks(mut self, wait: Duration) -> SqlPool<DB> {
+        self.sql.lock_wait = wait;
+        self
+    }
+}
+
+/// The statements the three SQL stores share, written once over [`Connections`], with what they
+/// need to know of their store: its dialect, where it is, and what its limited claims learnt.
+#[derive(Debug, Clone)]
+pub(crate) struct Sql {
+    /// The store's connections.
+    connections: Arc<dyn Connections>,
     /// How its server spells what differs.
     pub dialect: &'static Dialect,
     /// Where it is, for errors.
@@ -204,50 +275,14 @@ pub(crate) struct SqlPool<DB: Database> {
     /// When this pool's limited claims last deleted spent rate buckets, in Unix milliseconds (see
     /// `flow.rs`). Shared by the clones.
     rates_swept_at: Arc<AtomicI64>,
-    /// Connections kept apart from the pool for calls about one job (`kept.rs`). Shared by the clones.
-    pub kept: Arc<KeptConnections<DB>>,
-    /// The tasks of the store's subscriptions, which [`SqlPool::close`] ends and waits for. Shared by
+    /// The tasks of the store's subscriptions, which [`Sql::close`] ends and waits for. Shared by
     /// the clones.
     subscriptions: TaskTracker,
-    /// Cancelled by [`SqlPool::close`]: every subscription's task ends.
+    /// Cancelled by [`Sql::close`]: every subscription's task ends.
     closing: CancellationToken,
 }
 
-/// Written by hand: a derived `Clone` would ask the database type itself to be `Clone`.
-impl<DB: Database> Clone for SqlPool<DB> {
-    fn clone(&self) -> Self {
-        SqlPool {
-            pool: self.pool.clone(),
-            dialect: self.dialect,
-            url: self.url.clone(),
-            lock_wait: self.lock_wait,
-            limited_claim_fell_short: self.limited_claim_fell_short.clone(),
-            limits_had_room: self.limits_had_room.clone(),
-            rates_swept_at: self.rates_swept_at.clone(),
-            kept: self.kept.clone(),
-            subscriptions: self.subscriptions.clone(),
-            closing: self.closing.clone(),
-        }
-    }
-}
-
-impl<DB: Database> SqlPool<DB> {
-    /// Wraps a store's pool, with up to `kept` connections kept apart from it for calls about one job.
-    pub fn new(pool: Pool<DB>, dialect: &'static Dialect, url: RedactedUrl, kept: usize) -> SqlPool<DB> {
-        SqlPool {
-            kept: Arc::new(KeptConnections::new(kept, dialect)),
-            pool,
-            dialect,
-            url,
-            lock_wait: Duration::ZERO,
-            limited_claim_fell_short: Arc::default(),
-            limits_had_room: Arc::default(),
-            rates_swept_at: Arc::default(),
-            subscriptions: TaskTracker::new(),
-            closing: CancellationToken::new(),
-        }
-    }
-
+impl Sql {
     /// Closes the kept connections and the pool's, each with the server's goodbye (PostgreSQL's
     /// Terminate, MySQL's `COM_QUIT`), once the calls under way are done or [`CLOSE_WAIT`] has passed;
     /// later calls fail as a pool closed fails (`Unavailable`). A connection dropped without its
@@ -257,29 +292,14 @@ impl<DB: Database> SqlPool<DB> {
             self.closing.cancel();
             self.subscriptions.close();
             self.subscriptions.wait().await;
-            self.kept.close().await;
-            // A connection whose `PoolConnection` was just dropped goes back to the pool in a task of
-            // its own, after a ping, and sqlx 0.8's `Pool::close` may return before it is back: it
-            // would stay open, to be torn off at the process's exit. So `close` waits until every
-            // connection is back. That is a ping's round trip, well under a millisecond on a
-            // network close by, so the wait yields at first rather than sleeps (a timer's whole
-            // millisecond, twice, made a one-shot command's exit take 2 ms longer).
-            let yield_until = std::time::Instant::now() + Duration::from_millis(5);
-            while self.pool.num_idle() < self.pool.size() as usize {
-                if std::time::Instant::now() < yield_until {
-                    tokio::task::yield_now().await;
-                } else {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-            }
-            self.pool.close().await;
+            self.connections.close().await;
         };
         let _ = tokio::time::timeout(CLOSE_WAIT, closing).await;
     }
 
     /// Starts a subscription's task (`task`, given the token that asks it to end) on `runtime`: it
     /// ends by itself when the subscription drops or the store closes, closing its connection with
-    /// the server's goodbye, and [`SqlPool::close`] waits for it.
+    /// the server's goodbye, and [`Sql::close`] waits for it.
     pub fn subscription<F, Fut>(&self, runtime: &tokio::runtime::Handle, task: F) -> Subscription
     where
         F: FnOnce(CancellationToken) -> Fut,
@@ -288,12 +308,6 @@ impl<DB: Database> SqlPool<DB> {
         let stop = self.closing.child_token();
         let handle = self.subscriptions.spawn_on(task(stop.clone()), runtime);
         Subscription::ending(handle, stop)
-    }
-
-    /// Says how long the pool's statements wait for another process's lock (see `lock_wait`).
-    pub fn waiting_for_locks(mut self, wait: Duration) -> SqlPool<DB> {
-        self.lock_wait = wait;
-        self
     }
 
     /// Maps a driver error met while doing `operation`: unreachable → `Unavailable` with the redacted
@@ -312,46 +326,13 @@ impl<DB: Database> SqlPool<DB> {
     }
 }
 
-/// The statements written once run on any of the three sqlx databases: these bounds say that it binds
-/// and reads the handful of types jobq's columns hold.
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
-    /// The statement as sqlx runs it: its values encoded for this database now, into an argument
-    /// buffer that lives as long as the statement's text. Statements whose text varies with their
-    /// input are not kept prepared.
-    fn query<'q>(&self, stmt: &'q Stmt) -> Result<Query<'q, DB, DB::Arguments<'q>>, StoreError> {
-        let query = exec::bound::<DB>(stmt).map_err(|e| StoreError::query(self.dialect.kind, "encoding a value", e))?;
-        Ok(query.persistent(stmt.kept))
-    }
-
+impl Sql {
     async fn execute(&self, stmt: &Stmt, operation: &'static str) -> Result<u64, StoreError> {
-        let done = self
-            .query(stmt)?
-            .execute(&self.pool)
-            .await
-            .map_err(self.fail(operation))?;
-        Ok(done.affected())
+        self.connections.execute(stmt).await.map_err(self.fail(operation))
     }
 
-    async fn fetch_all(&self, stmt: &Stmt, operation: &'static str) -> Result<Vec<DB::Row>, StoreError> {
-        self.query(stmt)?
-            .fetch_all(&self.pool)
-            .await
-            .map_err(self.fail(operation))
+    async fn fetch_all(&self, stmt: &Stmt, operation: &'static str) -> Result<Vec<SqlRow>, StoreError> {
+        self.connections.fetch_all(stmt).await.map_err(self.fail(operation))
     }
 
     fn stmt(&self, sql: impl Into<String>) -> Stmt {
@@ -365,17 +346,7 @@ where
             self.dialect.job_columns
         ));
         stmt.bind(id.as_str()).keep();
-        let rows = match self.kept.call(&self.pool) {
-            Some(mut call) => loop {
-                let connection = call.connection().await.map_err(self.fail("get"))?;
-                let rows = self.query(&stmt)?.fetch_all(connection).await;
-                if let Some(rows) = call.answer(rows) {
-                    break rows;
-                }
-            },
-            None => self.query(&stmt)?.fetch_all(&self.pool).await,
-        }
-        .map_err(self.fail("get"))?;
+        let rows = self.connections.fetch_all_kept(&stmt).await.map_err(self.fail("get"))?;
         rows.first().map(|r| job_from_row(r, self.dialect.kind)).transpose()
     }
 
@@ -421,7 +392,7 @@ where
         let rows = self.fetch_all(&stmt, "stats").await?;
         let mut by_queue: std::collections::BTreeMap<String, QueueStats> = Default::default();
         for row in &rows {
-            let (queue, status, n) = Cells(row).status_count().map_err(self.fail("stats"))?;
+            let (queue, status, n) = row.status_count().map_err(self.fail("stats"))?;
             let stats = by_queue.entry(queue.clone()).or_insert_with(|| QueueStats {
                 queue,
                 ..Default::default()
@@ -429,7 +400,7 @@ where
             // Pending counts as ready until the split takes the scheduled ones out.
             stats.count_status(&status, n);
             if one_pass && status == "pending" {
-                let (scheduled, oldest) = Cells(row).pending_split_after(3).map_err(self.fail("stats"))?;
+                let (scheduled, oldest) = row.pending_split_after(3).map_err(self.fail("stats"))?;
                 stats.split_pending(scheduled, oldest);
             }
         }
@@ -452,7 +423,7 @@ where
             .any_of("j.queue", pending)
             .push(" GROUP BY j.queue");
         for row in &self.fetch_all(&stmt, "stats").await? {
-            let (queue, scheduled, oldest) = Cells(row).pending_split().map_err(self.fail("stats"))?;
+            let (queue, scheduled, oldest) = row.pending_split().map_err(self.fail("stats"))?;
             if let Some(s) = by_queue.get_mut(&queue) {
                 s.split_pending(scheduled, oldest);
             }
@@ -527,7 +498,7 @@ where
     }
 
     /// The one row of a query of the server's settings, for `info`.
-    pub async fn settings_row(&self, sql: &str) -> Result<DB::Row, StoreError> {
+    pub async fn settings_row(&self, sql: &str) -> Result<SqlRow, StoreError> {
         let rows = self.fetch_all(&self.stmt(sql), "reading the server settings").await?;
         rows.into_iter()
             .next()
@@ -559,9 +530,9 @@ where
     }
 
     /// The jobs a rescue statement took back, from its rows of (id, job_type, attempt, max_attempts).
-    pub fn rescued(&self, rows: &[DB::Row]) -> Result<Vec<Rescued>, StoreError> {
+    pub fn rescued(&self, rows: &[impl JobCells]) -> Result<Vec<Rescued>, StoreError> {
         rows.iter()
-            .map(|r| Cells(r).rescued())
+            .map(|r| r.rescued())
             .collect::<Result<_, _>>()
             .map_err(self.fail("rescue"))
     }
@@ -590,7 +561,7 @@ where
 
     /// Cancels the live jobs among `ids` and answers for each id, in the order given, once.
     async fn cancel_ids(&self, ids: &[JobId], now: UnixMillis) -> Result<Vec<CancelAnswer>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut statuses: HashMap<String, JobStatus> = HashMap::with_capacity(ids.len());
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
@@ -635,7 +606,7 @@ where
             .push(" ORDER BY j.id FOR UPDATE) UPDATE jobq_jobs AS u SET status = 'cancelled', finished_at = ")
             .bind(now.0)
             .push(" FROM c WHERE u.id = c.id RETURNING u.id, c.status");
-        let mut conn = self.pool.acquire().await?;
+        let mut conn = self.connections.acquire().await?;
         let mut cancelled = self.read_statuses(&s, &mut conn).await?;
         cancelled.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         Ok(cancelled_answers(cancelled))
@@ -649,7 +620,7 @@ where
         filter: &JobFilter,
         now: UnixMillis,
     ) -> Result<Vec<CancelAnswer>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut select = self.stmt(format!(
             "SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
         ));
@@ -661,7 +632,7 @@ where
             let mut update = self.stmt("UPDATE jobq_jobs AS j SET status = 'cancelled', finished_at = ");
             update.bind(now.0).push(&format!(" WHERE j.status IN {LIVE_STATUSES}"));
             update.filter("j", filter);
-            self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&update).await?;
         } else {
             let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
             self.cancel_by_id(&ids, now, &mut tx).await?;
@@ -677,12 +648,8 @@ where
     }
 
     /// Runs a statement whose rows are a job id and a status.
-    async fn read_statuses(
-        &self,
-        stmt: &Stmt,
-        conn: &mut <DB as sqlx::Database>::Connection,
-    ) -> Result<Vec<(String, JobStatus)>, sqlx::Error> {
-        let rows = self.query(stmt).map_err(encoding)?.fetch_all(&mut *conn).await?;
+    async fn read_statuses(&self, stmt: &Stmt, conn: &mut dyn Exec) -> Result<Vec<(String, JobStatus)>, sqlx::Error> {
+        let rows = conn.fetch_all(stmt).await?;
         let mut read = Vec::with_capacity(rows.len());
         for row in rows {
             let id: String = row.try_get_unchecked(0)?;
@@ -698,19 +665,14 @@ where
     }
 
     /// Cancels the jobs of `ids` (sorted, live and locked by the caller), a bounded number a statement.
-    async fn cancel_by_id(
-        &self,
-        ids: &[&str],
-        now: UnixMillis,
-        conn: &mut <DB as sqlx::Database>::Connection,
-    ) -> Result<(), sqlx::Error> {
+    async fn cancel_by_id(&self, ids: &[&str], now: UnixMillis, conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut update = self.stmt("UPDATE jobq_jobs SET status = 'cancelled', finished_at = ");
             update
                 .bind(now.0)
                 .push(" WHERE 1 = 1")
                 .any_of("id", chunk.iter().map(|id| id.to_string()));
-            self.query(&update).map_err(encoding)?.execute(&mut *conn).await?;
+            conn.execute(&update).await?;
         }
         Ok(())
     }
@@ -727,7 +689,7 @@ where
     }
 
     async fn replay_once(&self, replay: &ReplayDead) -> Result<Vec<Job>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let selected = |s: &mut Stmt, t: &str| {
             s.push(&format!("{t}.status = 'dead'"))
                 .filter(t, &replay_filter(replay))
@@ -755,7 +717,7 @@ where
         if !replay.dry_run {
             select.push(self.dialect.for_update);
         }
-        let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        let rows = tx.fetch_all(&select).await?;
         let mut jobs = rows
             .iter()
             .map(|r| job_from_row(r, self.dialect.kind))
@@ -774,7 +736,7 @@ where
                 .bind(replay.now.0)
                 .push(" WHERE status = 'dead'")
                 .any_of("id", chunk.iter().cloned());
-            self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&update).await?;
         }
         self.notify_ready(&mut tx, jobs.iter().map(|j| j.queue.as_str()))
             .await?;
@@ -796,7 +758,7 @@ where
     /// Wakes the listeners of each of `queues` once, where the store has listeners.
     async fn notify_ready<'q>(
         &self,
-        conn: &mut DB::Connection,
+        conn: &mut dyn Exec,
         queues: impl Iterator<Item = &'q str>,
     ) -> Result<(), sqlx::Error> {
         let Some(notify) = self.dialect.notify_ready else {
@@ -806,41 +768,9 @@ where
         for queue in distinct {
             let mut stmt = self.stmt(notify);
             stmt.binds.push(Bind::Text(queue.to_string()));
-            self.query(&stmt).map_err(encoding)?.execute(&mut *conn).await?;
+            conn.execute(&stmt).await?;
         }
         Ok(())
-    }
-}
-
-/// A value that could not be encoded for the driver, as the driver's own error.
-fn encoding(e: StoreError) -> sqlx::Error {
-    sqlx::Error::Encode(Box::new(e))
-}
-
-/// How many rows a statement changed: each driver's result type says it its own way.
-pub(crate) trait RowsAffected {
-    /// The count.
-    fn affected(&self) -> u64;
-}
-
-#[cfg(feature = "sqlite")]
-impl RowsAffected for sqlx::sqlite::SqliteQueryResult {
-    fn affected(&self) -> u64 {
-        self.rows_affected()
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl RowsAffected for sqlx::postgres::PgQueryResult {
-    fn affected(&self) -> u64 {
-        self.rows_affected()
-    }
-}
-
-#[cfg(feature = "mysql")]
-impl RowsAffected for sqlx::mysql::MySqlQueryResult {
-    fn affected(&self) -> u64 {
-        self.rows_affected()
     }
 }
 

@@ -4,47 +4,25 @@
 
 use std::collections::HashMap;
 
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
-
-use super::{RowsAffected, SqlPool};
+use super::{Exec, Sql};
 use crate::store::StoreError;
 use crate::store::error::DriverError;
 use crate::store::migrate;
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// The newest migration recorded, `None` when jobq's tables do not exist yet.
     pub async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
         let failed = || self.fail("reading the schema version");
         // Both reads on one connection: taken from the pool twice, a pool of one would wait between
         // them for the connection's return.
-        let mut conn = self.pool.acquire().await.map_err(failed())?;
+        let mut conn = self.connections.acquire().await.map_err(failed())?;
         let exists = self.stmt(self.dialect.migrations_exist);
-        let found = self
-            .query(&exists)?
-            .fetch_optional(&mut *conn)
-            .await
-            .map_err(failed())?;
+        let found = conn.fetch_optional(&exists).await.map_err(failed())?;
         if found.is_none() {
             return Ok(None);
         }
         let stmt = self.stmt("SELECT MAX(version) FROM jobq_migrations");
-        let rows = self.query(&stmt)?.fetch_all(&mut *conn).await.map_err(failed())?;
+        let rows = conn.fetch_all(&stmt).await.map_err(failed())?;
         let version: Option<i32> = match rows.first() {
             Some(row) => row.try_get(0).map_err(self.fail("reading the schema version"))?,
             None => None,
@@ -56,13 +34,13 @@ where
     /// `jobq_migrations` if missing, reads what is applied, and applies and
     /// records each pending migration, as one script (`whole_files`: PostgreSQL, in its transaction) or
     /// statement by statement.
-    pub async fn migrate_locked(&self, conn: &mut DB::Connection, whole_files: bool) -> Result<(), StoreError> {
+    pub async fn migrate_locked(&self, conn: &mut dyn Exec, whole_files: bool) -> Result<(), StoreError> {
         let kind = self.dialect.kind;
-        conn.execute(self.dialect.migrations_table)
+        conn.run_script(self.dialect.migrations_table)
             .await
             .map_err(self.fail("creating jobq_migrations"))?;
         let rows = conn
-            .fetch_all("SELECT version, checksum FROM jobq_migrations")
+            .fetch_all(&self.stmt("SELECT version, checksum FROM jobq_migrations"))
             .await
             .map_err(self.fail("reading jobq_migrations"))?;
         let mut applied = HashMap::new();
@@ -75,10 +53,10 @@ where
             if whole_files {
                 // Without parameters the text goes over the simple protocol, which takes several
                 // statements (and functions whose bodies hold semicolons).
-                conn.execute(m.sql).await.map_err(self.migration_failed(m.version))?;
+                conn.run_script(m.sql).await.map_err(self.migration_failed(m.version))?;
             } else {
                 for statement in migrate::statements(m.sql) {
-                    conn.execute(statement.as_str())
+                    conn.run_script(statement.as_str())
                         .await
                         .map_err(self.migration_failed(m.version))?;
                 }
@@ -91,8 +69,7 @@ where
                 .push(", ")
                 .bind(m.checksum())
                 .push(&format!(", {})", self.dialect.now_millis));
-            self.query(&record)?
-                .execute(&mut *conn)
+            conn.execute(&record)
                 .await
                 .map_err(self.fail("recording a migration"))?;
         }

@@ -1,8 +1,9 @@
 //! The [`Store`] contract for the three SQL stores, written once: each store implements
 //! [`SqlBackend`] (what it does its own way: connecting, migrating under its lock, enqueue, claim, the
-//! fenced exits from `running`, rescue, stats and its wake-ups) and hands over its [`SharedSql`] (the
-//! statements the three share); this blanket `impl Store` puts the two together, and takes a
-//! single-writer store's turn before each shared write.
+//! fenced exits from `running`, rescue, stats and its wake-ups) and hands over its [`Sql`] (the
+//! statements the three share, written once over the object-safe executor of `exec.rs`); this
+//! blanket `impl Store` puts the two together, makes arrived jobs visible before the methods that
+//! read jobs, and takes a single-writer store's turn before each shared write.
 
 use std::fmt;
 use std::sync::Arc;
@@ -10,14 +11,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tokio::sync::{MutexGuard, Notify};
 
-use super::SqlPool;
+use super::Sql;
 use super::in_transaction::SqlTables;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
     EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Import,
-    ImportAnswer, Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit, ReplayDead,
-    Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
+    ImportAnswer, Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, RecordedLimit, ReplayDead, Rescue,
+    Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
     StoreError, StoreInfo, StoreKind, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
@@ -27,7 +28,7 @@ use crate::time::UnixMillis;
 #[async_trait]
 pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     /// The statements the SQL stores share, on this store's pool.
-    fn shared(&self) -> &dyn SharedSql;
+    fn shared(&self) -> &Sql;
 
     /// Waits for this process's turn to write, where the store has one writer at a time (SQLite); the
     /// others write whenever they like.
@@ -70,7 +71,7 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     }
 
     /// Called in this process's turn to write (see [`SqlBackend::write_turn`]). Each store says how:
-    /// the shared statements over sqlx (`SqlPool::import`, whole rows as its database's
+    /// the shared statements over sqlx (`Sql::import`, whole rows as its database's
     /// [`super::InsertWhole`] inserts them), or SQLite's direct connection.
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError>;
 
@@ -84,207 +85,10 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     fn sql_tables(&self) -> SqlTables;
 }
 
-/// The store methods whose statements the SQL stores share (see [`SqlPool`]), as each store's pool
-/// runs them. Each keeps the contract of the [`Store`] method of the same name.
-#[async_trait]
-pub(crate) trait SharedSql: Send + Sync {
-    /// Which store this pool belongs to.
-    fn kind(&self) -> StoreKind;
-    async fn applied_version(&self) -> Result<Option<u32>, StoreError>;
-    async fn stats_grouped(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError>;
-    async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
-    async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError>;
-    async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
-    async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError>;
-    async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
-    async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError>;
-    async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError>;
-    async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError>;
-    async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError>;
-    async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;
-    async fn unregister_worker(&self, id: &str) -> Result<(), StoreError>;
-    async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError>;
-    async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
-    async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError>;
-    async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError>;
-    async fn restore_schedules(
-        &self,
-        records: &[(ScheduleKey, ScheduleState)],
-        now: UnixMillis,
-    ) -> Result<(), StoreError>;
-    async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError>;
-    async fn set_schedule_paused(
-        &self,
-        key: &ScheduleKey,
-        paused: bool,
-        now: UnixMillis,
-        skip_missed: bool,
-    ) -> Result<(), StoreError>;
-    async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError>;
-    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError>;
-    async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError>;
-    async fn set_paused(
-        &self,
-        queue: &str,
-        job_type: Option<&str>,
-        paused: bool,
-        now: UnixMillis,
-    ) -> Result<bool, StoreError>;
-    async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError>;
-    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError>;
-    async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError>;
-    /// A claim that a limit, a partial pause or a partition block touches (see `sql/flow.rs`).
-    async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
-    /// This process has just freed slots (written outcomes or released jobs): its next limited claim
-    /// may find room, so it locks at once instead of looking first.
-    fn slots_freed_here(&self);
-    async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError>;
-    async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError>;
-    async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError>;
-}
-
-/// [`SharedSql`] for the pool of one sqlx database: each method is [`SqlPool`]'s own. Written per
-/// database rather than generically, so that the compiler checks each one's futures with the real
-/// types.
-macro_rules! shared_sql {
-    ($db:ty) => {
-        #[async_trait]
-        impl SharedSql for SqlPool<$db> {
-            fn kind(&self) -> StoreKind {
-                self.dialect.kind
-            }
-            async fn applied_version(&self) -> Result<Option<u32>, StoreError> {
-                SqlPool::applied_version(self).await
-            }
-            async fn stats_grouped(&self, stats: &Stats) -> Result<Vec<QueueStats>, StoreError> {
-                SqlPool::stats_grouped(self, stats).await
-            }
-            async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
-                SqlPool::get(self, id).await
-            }
-            async fn list(&self, list: &List) -> Result<Vec<Job>, StoreError> {
-                SqlPool::list(self, list).await
-            }
-            async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
-                SqlPool::cancel(self, cancel).await
-            }
-            async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
-                SqlPool::replay_dead(self, replay).await
-            }
-            async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-                SqlPool::cleanup(self, cleanup).await
-            }
-            async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {
-                SqlPool::resolve(self, resolves, now).await
-            }
-            async fn delete(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError> {
-                SqlPool::delete(self, delete).await
-            }
-            async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError> {
-                SqlPool::delete_matching(self, delete).await
-            }
-            async fn retry(&self, retry: &Retry) -> Result<Vec<RetryAnswer>, StoreError> {
-                SqlPool::retry(self, retry).await
-            }
-            async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
-                SqlPool::register_worker(self, worker).await
-            }
-            async fn unregister_worker(&self, id: &str) -> Result<(), StoreError> {
-                SqlPool::unregister_worker(self, id).await
-            }
-            async fn workers(&self, seen_since: UnixMillis) -> Result<Vec<WorkerInfo>, StoreError> {
-                SqlPool::workers(self, seen_since).await
-            }
-            async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError> {
-                SqlPool::forget_workers(self, seen_before).await
-            }
-            async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError> {
-                SqlPool::schedules(self, keys).await
-            }
-            async fn register_schedules(&self, keys: &[ScheduleKey], now: UnixMillis) -> Result<(), StoreError> {
-                SqlPool::register_schedules(self, keys, now).await
-            }
-            async fn restore_schedules(
-                &self,
-                records: &[(ScheduleKey, ScheduleState)],
-                now: UnixMillis,
-            ) -> Result<(), StoreError> {
-                SqlPool::restore_schedules(self, records, now).await
-            }
-            async fn fire_ticks(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, StoreError> {
-                SqlPool::fire_ticks(self, ticks).await
-            }
-            async fn set_schedule_paused(
-                &self,
-                key: &ScheduleKey,
-                paused: bool,
-                now: UnixMillis,
-                skip_missed: bool,
-            ) -> Result<(), StoreError> {
-                SqlPool::set_schedule_paused(self, key, paused, now, skip_missed).await
-            }
-            async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
-                SqlPool::emit(self, events).await
-            }
-            async fn expand_events(
-                &self,
-                expander: &Expander,
-                limit: usize,
-                now: UnixMillis,
-            ) -> Result<usize, StoreError> {
-                SqlPool::expand_events(self, expander, limit, now).await
-            }
-            async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
-                SqlPool::flow_state(self, now).await
-            }
-            async fn set_paused(
-                &self,
-                queue: &str,
-                job_type: Option<&str>,
-                paused: bool,
-                now: UnixMillis,
-            ) -> Result<bool, StoreError> {
-                SqlPool::set_paused(self, queue, job_type, paused, now).await
-            }
-            async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError> {
-                SqlPool::block(self, block, now).await
-            }
-            async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
-                SqlPool::record_limits(self, limits, worker, now).await
-            }
-            async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError> {
-                SqlPool::limits(self).await
-            }
-            async fn claim_limited(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
-                SqlPool::claim_limited(self, claim).await
-            }
-            fn slots_freed_here(&self) {
-                SqlPool::slots_freed_here(self)
-            }
-            async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError> {
-                SqlPool::often_rescued(self, params).await
-            }
-            async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
-                SqlPool::queue_load(self, load).await
-            }
-            async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError> {
-                SqlPool::throughput(self, throughput).await
-            }
-        }
-    };
-}
-
-#[cfg(feature = "sqlite")]
-shared_sql!(sqlx::Sqlite);
-#[cfg(feature = "postgres")]
-shared_sql!(sqlx::Postgres);
-#[cfg(feature = "mysql")]
-shared_sql!(sqlx::MySql);
-
 #[async_trait]
 impl<T: SqlBackend> Store for T {
     fn kind(&self) -> StoreKind {
-        self.shared().kind()
+        self.shared().dialect.kind
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {

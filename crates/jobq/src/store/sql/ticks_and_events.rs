@@ -19,10 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::str::FromStr;
 
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
-
-use super::{IDS_PER_STATEMENT, RowsAffected, SqlPool, Stmt, encoding};
+use super::{Exec, IDS_PER_STATEMENT, Sql, SqlRow, Stmt};
 use crate::job::{JobId, JobStatus, NewJob};
 use crate::store::sql::NewJobRow;
 use crate::store::{
@@ -37,31 +34,14 @@ const JOBS_PER_STATEMENT: usize = 500;
 /// (from a join: MySQL reports a scalar subquery's text as binary).
 const SCHEDULE_COLUMNS: &str = "s.name, s.last_tick, s.not_before, s.paused, s.last_job, j.status";
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> Option<String>: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> Option<i64>: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// The recorded state of each schedule, in input order.
     pub async fn schedules(&self, keys: &[ScheduleKey]) -> Result<Vec<Option<ScheduleState>>, StoreError> {
         let mut found: HashMap<String, ScheduleState> = HashMap::new();
         for chunk in keys.chunks(IDS_PER_STATEMENT) {
             let stmt = self.select_schedules(chunk, false);
             for row in self.fetch_all(&stmt, "reading schedules").await? {
-                let state = schedule_from_row::<DB>(&row).map_err(self.fail("reading schedules"))?;
+                let state = schedule_from_row(&row).map_err(self.fail("reading schedules"))?;
                 found.insert(state.name.clone(), state);
             }
         }
@@ -151,7 +131,7 @@ where
     }
 
     async fn fire_ticks_once(&self, ticks: &[Tick]) -> Result<Vec<TickOutcome>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let names: BTreeSet<&str> = ticks.iter().map(|t| t.schedule.as_str()).collect();
         let mut states: HashMap<String, ScheduleState> = HashMap::new();
         let names: Vec<&str> = names.into_iter().collect();
@@ -164,8 +144,8 @@ where
                 })
                 .collect();
             let select = self.select_schedules(&keys, true);
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                let state = schedule_from_row::<DB>(&row)?;
+            for row in tx.fetch_all(&select).await? {
+                let state = schedule_from_row(&row)?;
                 states.insert(state.name.clone(), state);
             }
         }
@@ -207,7 +187,7 @@ where
                 .bind(now.0)
                 .push(" WHERE name = ")
                 .bind(name.as_str());
-            self.query(&update).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&update).await?;
         }
         self.notify_inserted(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
             .await?;
@@ -216,13 +196,13 @@ where
     }
 
     /// The ids of `jobs` that the table holds.
-    async fn existing_ids(&self, conn: &mut DB::Connection, jobs: &[&NewJob]) -> Result<HashSet<String>, sqlx::Error> {
+    async fn existing_ids(&self, conn: &mut dyn Exec, jobs: &[&NewJob]) -> Result<HashSet<String>, sqlx::Error> {
         let mut found = HashSet::new();
         for chunk in jobs.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt("SELECT id FROM jobq_jobs WHERE 1 = 1");
             select.any_of("id", chunk.iter().map(|j| j.id.to_string()));
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await? {
-                found.insert(row.try_get_unchecked::<String, _>(0)?);
+            for row in conn.fetch_all(&select).await? {
+                found.insert(row.try_get_unchecked::<String>(0)?);
             }
         }
         Ok(found)
@@ -252,7 +232,7 @@ where
     /// Fills in the status of each state's last job, read on `conn`.
     async fn last_job_statuses(
         &self,
-        conn: &mut DB::Connection,
+        conn: &mut dyn Exec,
         states: &mut HashMap<String, ScheduleState>,
     ) -> Result<(), sqlx::Error> {
         let ids: Vec<String> = states
@@ -263,7 +243,7 @@ where
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt("SELECT id, status FROM jobq_jobs WHERE 1 = 1");
             select.any_of("id", chunk.iter().cloned());
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *conn).await? {
+            for row in conn.fetch_all(&select).await? {
                 let status: String = row.try_get_unchecked(1)?;
                 let status = JobStatus::from_str(&status).map_err(|e| sqlx::Error::Decode(e.into()))?;
                 statuses.insert(row.try_get_unchecked(0)?, status);
@@ -341,7 +321,7 @@ where
     /// Wakes the listeners of the queues new jobs went to, where inserting them did not already.
     async fn notify_inserted<'q>(
         &self,
-        conn: &mut DB::Connection,
+        conn: &mut dyn Exec,
         queues: impl Iterator<Item = &'q str>,
     ) -> Result<(), sqlx::Error> {
         if self.dialect.inserts_notify {
@@ -351,10 +331,10 @@ where
     }
 
     /// Inserts new jobs on `conn`, a statement per [`JOBS_PER_STATEMENT`].
-    async fn insert_all_jobs(&self, conn: &mut DB::Connection, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {
+    async fn insert_all_jobs(&self, conn: &mut dyn Exec, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {
         for chunk in jobs.chunks(JOBS_PER_STATEMENT) {
             let insert = self.insert_jobs(chunk);
-            self.query(&insert).map_err(encoding)?.execute(&mut *conn).await?;
+            conn.execute(&insert).await?;
         }
         Ok(())
     }
@@ -398,8 +378,8 @@ where
              created_at) WHERE EXISTS (SELECT 1 FROM e)",
         )
         .keep();
-        let done = self.query(&stmt).map_err(encoding)?.execute(&self.pool).await?;
-        Ok(if done.affected() == 0 {
+        let done = self.connections.execute(&stmt).await?;
+        Ok(if done == 0 {
             EmitOutcome::Duplicate
         } else {
             EmitOutcome::Emitted
@@ -407,13 +387,13 @@ where
     }
 
     async fn emit_once(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut known: HashSet<String> = HashSet::new();
         for chunk in events.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt("SELECT id FROM jobq_events WHERE 1 = 1");
             select.any_of("id", chunk.iter().map(|e| e.event.id.clone()));
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                known.insert(row.try_get_unchecked::<String, _>(0)?);
+            for row in tx.fetch_all(&select).await? {
+                known.insert(row.try_get_unchecked::<String>(0)?);
             }
         }
         let mut outcomes = Vec::with_capacity(events.len());
@@ -425,7 +405,7 @@ where
                 continue;
             }
             let record = self.insert_event(&emit.event, emit.now, Some(emit.now));
-            self.query(&record).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&record).await?;
             jobs.extend(emit.jobs.iter());
             outcomes.push(EmitOutcome::Emitted);
         }
@@ -445,21 +425,21 @@ where
     }
 
     async fn expand_once(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, sqlx::Error> {
-        let mut tx = self.pool.begin_with(self.dialect.begin_write).await?;
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
         let mut select = self.stmt(
             "SELECT id, name, payload, meta FROM jobq_events WHERE expanded_at IS NULL ORDER BY created_at, id LIMIT ",
         );
         select
             .bind(limit.min(i64::MAX as usize) as i64)
             .push(self.dialect.lock_skipping);
-        let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
+        let rows = tx.fetch_all(&select).await?;
         if rows.is_empty() {
             return Ok(0);
         }
         let mut ids = Vec::with_capacity(rows.len());
         let mut made: Vec<NewJob> = Vec::new();
         for row in &rows {
-            let event = event_from_row::<DB>(row)?;
+            let event = event_from_row(row)?;
             made.extend(expander(&event, now));
             ids.push(event.id);
         }
@@ -473,7 +453,7 @@ where
             mark.bind(now.0)
                 .push(" WHERE expanded_at IS NULL")
                 .any_of("id", chunk.iter().cloned());
-            self.query(&mark).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&mark).await?;
         }
         self.notify_inserted(&mut tx, fresh.iter().map(|j| j.queue.as_str()))
             .await?;
@@ -518,12 +498,7 @@ where
 }
 
 /// An event from a row of (id, name, payload, meta).
-fn event_from_row<DB>(row: &DB::Row) -> Result<Event, sqlx::Error>
-where
-    DB: Database,
-    for<'r> String: Decode<'r, DB> + Type<DB>,
-    usize: ColumnIndex<DB::Row>,
-{
+fn event_from_row(row: &SqlRow) -> Result<Event, sqlx::Error> {
     let bad = |e: String| sqlx::Error::Decode(e.into());
     let payload: String = row.try_get_unchecked(2)?;
     let payload = serde_json::value::RawValue::from_string(super::decode::compact_json(payload))
@@ -547,16 +522,7 @@ where
 }
 
 /// A schedule's record from a row of [`SCHEDULE_COLUMNS`].
-fn schedule_from_row<DB>(row: &DB::Row) -> Result<ScheduleState, sqlx::Error>
-where
-    DB: Database,
-    for<'r> String: Decode<'r, DB> + Type<DB>,
-    for<'r> Option<String>: Decode<'r, DB> + Type<DB>,
-    for<'r> i64: Decode<'r, DB> + Type<DB>,
-    for<'r> Option<i64>: Decode<'r, DB> + Type<DB>,
-    for<'r> i32: Decode<'r, DB> + Type<DB>,
-    usize: ColumnIndex<DB::Row>,
-{
+fn schedule_from_row(row: &SqlRow) -> Result<ScheduleState, sqlx::Error> {
     // Text is read unchecked: MySQL flags text in a binary collation (jobq's) as binary.
     let status: Option<String> = row.try_get_unchecked(5)?;
     let last_job_status = status
@@ -565,10 +531,10 @@ where
         .map_err(|e| sqlx::Error::Decode(e.into()))?;
     Ok(ScheduleState {
         name: row.try_get_unchecked(0)?,
-        last_tick: row.try_get::<Option<i64>, _>(1)?.map(UnixMillis),
+        last_tick: row.try_get::<Option<i64>>(1)?.map(UnixMillis),
         not_before: UnixMillis(row.try_get(2)?),
-        paused: row.try_get::<i32, _>(3)? != 0,
-        last_job: row.try_get_unchecked::<Option<String>, _>(4)?.map(JobId::from_stored),
+        paused: row.try_get::<i32>(3)? != 0,
+        last_job: row.try_get_unchecked::<Option<String>>(4)?.map(JobId::from_stored),
         last_job_status,
     })
 }

@@ -6,33 +6,14 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use futures_util::future::BoxFuture;
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
-
-use super::{Dialect, IDS_PER_STATEMENT, LIVE_STATUSES, RowsAffected, SqlPool, Stmt, encoding, lock_in_id_order};
+use super::{Dialect, Exec, IDS_PER_STATEMENT, LIVE_STATUSES, Sql, Stmt, lock_in_id_order};
 use crate::job::{Job, JobId, JobStatus};
 use crate::store::{Import, ImportAnswer, OnConflict, StoreError};
 
 /// Rows per `INSERT`: 22 values each, well under every server's limit on placeholders.
 pub(crate) const ROWS_PER_INSERT: usize = 400;
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache + InsertWhole,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// Writes jobs exactly as given (see [`crate::store::Store::import`]).
     pub async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
         if import.jobs.is_empty() {
@@ -45,16 +26,16 @@ where
 
     async fn import_once(&self, import: &Import) -> Result<Vec<ImportAnswer>, sqlx::Error> {
         let d = self.dialect;
-        let mut tx = self.pool.begin_with(d.begin_write).await?;
+        let mut tx = self.connections.begin(d.begin_write).await?;
         let mut stored = HashSet::new();
         for select in select_stored_ids(d, &import.jobs) {
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
-                stored.insert(row.try_get_unchecked::<String, _>(0)?);
+            for row in tx.fetch_all(&select).await? {
+                stored.insert(row.try_get_unchecked::<String>(0)?);
             }
         }
         let mut holders = HashMap::new();
         for select in select_key_holders(d, &import.jobs) {
-            for row in self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await? {
+            for row in tx.fetch_all(&select).await? {
                 let id: String = row.try_get_unchecked(0)?;
                 holders.insert((row.try_get_unchecked(1)?, row.try_get_unchecked(2)?), id);
             }
@@ -65,10 +46,10 @@ where
             return Ok(plan.answers);
         }
         for delete in plan.deletes(d) {
-            self.query(&delete).map_err(encoding)?.execute(&mut *tx).await?;
+            tx.execute(&delete).await?;
         }
         for chunk in plan.writes.chunks(ROWS_PER_INSERT) {
-            DB::insert_whole(self, &mut tx, chunk).await?;
+            tx.insert_whole(d, chunk).await?;
         }
         if !d.inserts_notify {
             let ready = plan.writes.iter().filter(|j| j.status == JobStatus::Pending);
@@ -120,38 +101,6 @@ pub(crate) fn select_key_holders(d: &Dialect, jobs: &[Job]) -> Vec<Stmt> {
 pub(crate) const WHOLE_JOB_COLUMNS: &str = "id, queue, job_type, payload, meta, priority, status, attempt, \
      max_attempts, run_at, unique_key, timeout_ms, progress, progress_message, result, errors, created_at, \
      started_at, finished_at, heartbeat_at, worker_id, snoozes";
-
-/// How a database inserts whole jobs in an import: `INSERT … VALUES` rows unless it has a cheaper way.
-pub(crate) trait InsertWhole: Database {
-    /// Inserts `jobs` (at most [`ROWS_PER_INSERT`]) whole on `conn`, in the import's transaction.
-    fn insert_whole<'c>(
-        pool: &'c SqlPool<Self>,
-        conn: &'c mut Self::Connection,
-        jobs: &'c [&'c Job],
-    ) -> BoxFuture<'c, Result<(), sqlx::Error>>;
-}
-
-/// `INSERT … VALUES` rows, for the databases that insert whole jobs so.
-macro_rules! insert_whole_values {
-    ($db:ty) => {
-        impl InsertWhole for $db {
-            fn insert_whole<'c>(
-                pool: &'c SqlPool<Self>,
-                conn: &'c mut Self::Connection,
-                jobs: &'c [&'c Job],
-            ) -> BoxFuture<'c, Result<(), sqlx::Error>> {
-                Box::pin(async move {
-                    let insert = insert_whole(pool.dialect, jobs);
-                    pool.query(&insert).map_err(encoding)?.execute(&mut *conn).await?;
-                    Ok(())
-                })
-            }
-        }
-    };
-}
-
-#[cfg(feature = "mysql")]
-insert_whole_values!(sqlx::MySql);
 
 /// The values of a whole job's row, in [`WHOLE_JOB_COLUMNS`]'s order, as every import binds them
 /// (`VALUES` rows, PostgreSQL's arrays), so that no path writes a job differently.
@@ -210,7 +159,7 @@ impl<'a> WholeJobRow<'a> {
 }
 
 /// One `INSERT` of whole jobs, every column given.
-fn insert_whole(d: &Dialect, jobs: &[&Job]) -> Stmt {
+pub(crate) fn insert_whole(d: &Dialect, jobs: &[&Job]) -> Stmt {
     let (json_open, json_close) = d.json_in;
     let mut insert = Stmt::new(d, format!("INSERT INTO jobq_jobs ({WHOLE_JOB_COLUMNS}) VALUES "));
     let json = |s: &mut Stmt, text: Option<String>| {

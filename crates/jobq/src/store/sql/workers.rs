@@ -2,29 +2,11 @@
 //! `jobq_workers`, refreshed by its heartbeat and removed at its stop (`jobq workers` lists it; rows
 //! not refreshed for long are forgotten).
 
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Type};
-
-use super::{Cells, ReadRow, RowsAffected, SqlPool};
+use super::{ReadRow, Sql};
 use crate::store::{StoreError, WorkerInfo};
 use crate::time::UnixMillis;
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// Records (or refreshes) a worker in the registry.
     pub async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {
         let d = self.dialect;
@@ -75,7 +57,7 @@ where
         stmt.bind(seen_since.0).push(" ORDER BY started_at, id");
         let rows = self.fetch_all(&stmt, "listing workers").await?;
         rows.iter()
-            .map(|r| Cells(r).worker())
+            .map(|r| r.worker())
             .collect::<Result<_, _>>()
             .map_err(self.fail("listing workers"))
     }

@@ -4,6 +4,8 @@
 
 use super::SqliteStore;
 use crate::store::StoreError;
+use crate::store::sql::On;
+use sqlx::Sqlite;
 
 impl SqliteStore {
     /// Applies the pending migrations under the write lock.
@@ -14,7 +16,7 @@ impl SqliteStore {
             .begin_with(self.sql.dialect.begin_write)
             .await
             .map_err(self.sql.fail("starting the migration"))?;
-        self.sql.migrate_locked(&mut tx, false).await?;
+        self.sql.migrate_locked(&mut On::<Sqlite>::new(&mut tx), false).await?;
         tx.commit().await.map_err(self.sql.fail("committing the migration"))
     }
 }

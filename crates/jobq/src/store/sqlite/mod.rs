@@ -40,7 +40,7 @@ pub use self::watch::SETTLE;
 use super::SqlTables;
 use super::batch::rounds_by_id;
 use super::sql::{
-    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, SharedSql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain,
+    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, Sql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain,
     placeholders, push_new_jobs,
 };
 use super::{
@@ -147,7 +147,7 @@ impl SqliteStore {
 
 #[async_trait]
 impl SqlBackend for SqliteStore {
-    fn shared(&self) -> &dyn SharedSql {
+    fn shared(&self) -> &Sql {
         &self.sql
     }
 

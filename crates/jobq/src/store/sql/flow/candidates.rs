@@ -5,11 +5,9 @@
 
 use std::collections::HashMap;
 
-use sqlx::database::HasStatementCache;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Row, Type};
-
 use super::Locking;
-use crate::store::sql::{RowsAffected, SqlPool, Stmt, encoding};
+use crate::store::sql::Stmt;
+use crate::store::sql::{Exec, Sql};
 use crate::store::{Admission, Claim, FieldPath, Headroom, Limit, Scope, SlotKey};
 use crate::time::UnixMillis;
 
@@ -28,24 +26,7 @@ const CLOSED_KEYS_CAP: usize = 200;
 /// ones it may start (as `claim_limited.lua` scans at most so many per priority).
 const SCAN_WINDOW: u32 = 1000;
 
-impl<DB> SqlPool<DB>
-where
-    DB: Database + HasStatementCache,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<String>: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'r> Option<String>: Decode<'r, DB>,
-    for<'r> i64: Decode<'r, DB>,
-    for<'r> Option<i64>: Decode<'r, DB>,
-    for<'r> i32: Decode<'r, DB>,
-    DB::QueryResult: RowsAffected,
-    usize: ColumnIndex<DB::Row>,
-{
+impl Sql {
     /// Reads candidates in claim order, page by page, and decides each with `admission`; the ids of
     /// the admitted ones, in claim order. A page holds as many candidates as the claim still wants
     /// while the limits are sure to admit them all (see [`Admission::headroom`]); otherwise a few more
@@ -54,7 +35,7 @@ where
     /// long backlog of held-back jobs being read.
     pub(super) async fn admit_candidates(
         &self,
-        tx: &mut <DB as Database>::Connection,
+        tx: &mut dyn Exec,
         claim: &Claim,
         admission: &mut Admission<'_>,
         locking: Locking,
@@ -85,7 +66,7 @@ where
                     None
                 };
                 let select = self.candidates(claim, q, filter, size, locking, window_end.as_ref());
-                let rows = self.query(&select).map_err(encoding)?.fetch_all(&mut *tx).await?;
+                let rows = tx.fetch_all(&select).await?;
                 q.more = rows.len() >= size as usize;
                 for row in rows {
                     page.push(CandidateRow {
@@ -96,7 +77,7 @@ where
                         run_at: row.try_get(3)?,
                         attempt: row.try_get(4)?,
                         partitions: (5..5 + partitioned)
-                            .map(|i| row.try_get_unchecked::<String, _>(i))
+                            .map(|i| row.try_get_unchecked::<String>(i))
                             .collect::<Result<_, _>>()?,
                     });
                 }
@@ -251,7 +232,7 @@ where
     /// the candidates' own stays a plain range scan every planner gets right.
     pub(super) async fn window_end(
         &self,
-        tx: &mut <DB as Database>::Connection,
+        tx: &mut dyn Exec,
         claim: &Claim,
         page: &QueuePage<'_>,
     ) -> Result<Option<CandidateKey>, sqlx::Error> {
@@ -261,7 +242,7 @@ where
             " ORDER BY r.priority, r.run_at, r.id LIMIT 1 OFFSET {}",
             SCAN_WINDOW - 1
         ));
-        let row = self.query(&s).map_err(encoding)?.fetch_optional(&mut *tx).await?;
+        let row = tx.fetch_optional(&s).await?;
         row.map(|row| Ok((row.try_get(0)?, row.try_get(1)?, row.try_get_unchecked(2)?)))
             .transpose()
     }
