@@ -223,25 +223,14 @@ impl Store for Counting {
     async fn flow_state(&self, now: UnixMillis) -> Result<jobq::store::FlowState, StoreError> {
         self.inner.flow_state(now).await
     }
-    async fn set_paused(
-        &self,
-        queue: &str,
-        job_type: Option<&str>,
-        paused: bool,
-        now: UnixMillis,
-    ) -> Result<bool, StoreError> {
-        self.inner.set_paused(queue, job_type, paused, now).await
+    async fn set_paused(&self, pause: &jobq::store::SetPaused<'_>) -> Result<bool, StoreError> {
+        self.inner.set_paused(pause).await
     }
     async fn block(&self, block: &jobq::store::Block, now: UnixMillis) -> Result<(), StoreError> {
         self.inner.block(block, now).await
     }
-    async fn record_limits(
-        &self,
-        limits: &[jobq::store::Limit],
-        worker: &str,
-        now: UnixMillis,
-    ) -> Result<(), StoreError> {
-        self.inner.record_limits(limits, worker, now).await
+    async fn record_limits(&self, record: &jobq::store::RecordLimits<'_>) -> Result<(), StoreError> {
+        self.inner.record_limits(record).await
     }
     async fn health(&self, health: &jobq::store::Health) -> Result<Vec<jobq::store::Finding>, StoreError> {
         self.inner.health(health).await
@@ -285,28 +274,17 @@ impl Store for Counting {
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.inner.fire_ticks(ticks).await
     }
-    async fn set_schedule_paused(
-        &self,
-        key: &ScheduleKey,
-        paused: bool,
-        now: UnixMillis,
-        skip_missed: bool,
-    ) -> Result<(), StoreError> {
+    async fn set_schedule_paused(&self, pause: &jobq::store::SetSchedulePaused<'_>) -> Result<(), StoreError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
-        self.inner.set_schedule_paused(key, paused, now, skip_missed).await
+        self.inner.set_schedule_paused(pause).await
     }
     async fn emit(&self, events: &[jobq::store::Emit]) -> Result<Vec<jobq::store::EmitOutcome>, StoreError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.inner.emit(events).await
     }
-    async fn expand_events(
-        &self,
-        expander: &jobq::store::Expander,
-        limit: usize,
-        now: UnixMillis,
-    ) -> Result<usize, StoreError> {
+    async fn expand_events(&self, expand: &jobq::store::ExpandEvents<'_>) -> Result<usize, StoreError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
-        self.inner.expand_events(expander, limit, now).await
+        self.inner.expand_events(expand).await
     }
 }
 

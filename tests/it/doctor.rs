@@ -180,7 +180,15 @@ async fn make_every_problem(store: &DynStore) {
         .await
         .unwrap();
     // A queue paused two days ago.
-    store.set_paused("paused", None, true, ago(2 * 86_400)).await.unwrap();
+    store
+        .set_paused(&jobq::store::SetPaused {
+            queue: "paused",
+            job_type: None,
+            paused: true,
+            now: ago(2 * 86_400),
+        })
+        .await
+        .unwrap();
     // Two dead letters.
     for _ in 0..2 {
         store

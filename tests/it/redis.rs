@@ -678,7 +678,12 @@ async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_afte
     redis_cli(&["LPUSH", &list, r#"{"event":"user.deleted"}"#]);
     redis_cli(&["LPUSH", &list, "not an event"]);
     let now = UnixMillis::now();
-    let racers = (0..4).map(|_| store.expand_events(&two_jobs, 100, now));
+    let expand = jobq::store::ExpandEvents {
+        expander: &two_jobs,
+        limit: 100,
+        now,
+    };
+    let racers = (0..4).map(|_| store.expand_events(&expand));
     let expanded: usize = futures_util::future::join_all(racers)
         .await
         .into_iter()
@@ -704,7 +709,17 @@ async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_afte
     redis_cli(&["HSET", &registry, &processing, &now.0.to_string()]);
     let stale = jobq::store::redis::inbox::STALE_AFTER.as_millis() as i64;
     let later = UnixMillis(now.0 + stale + 1);
-    assert_eq!(store.expand_events(&two_jobs, 100, later).await.expect("expand"), 2);
+    assert_eq!(
+        store
+            .expand_events(&jobq::store::ExpandEvents {
+                expander: &two_jobs,
+                limit: 100,
+                now: later
+            })
+            .await
+            .expect("expand"),
+        2
+    );
     assert_eq!(redis_cli(&["EXISTS", &processing]).trim(), "0");
     let jobs = newest_jobs(&store).await;
     assert_eq!(jobs.len(), 6, "ev-1 again is a duplicate; ev-2 is new: {jobs:?}");

@@ -22,8 +22,9 @@ use tokio::time::Instant;
 
 use crate::store::{
     self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount,
-    DynStore, Emit, EmitOutcome, Enqueued, Event, JobFilter, List, RejectedItem, ReplayDead, Resolution, Resolve,
-    ResolveAnswer, Retry, RetryAnswer, ScheduleState, Stats, StatsReport, StoreUrl, WakeOn, WorkerInfo,
+    DynStore, Emit, EmitOutcome, Enqueued, Event, JobFilter, List, RejectedInbox, RejectedItem, ReplayDead, Resolution,
+    Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleState, SetSchedulePaused, Stats, StatsReport, StoreUrl, WakeOn,
+    WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
@@ -298,7 +299,12 @@ impl Client {
     pub async fn set_schedule_paused(&self, schedule: &Schedule, paused: bool, catch_up: bool) -> Result<()> {
         Ok(self
             .store
-            .set_schedule_paused(&schedule.key(), paused, self.now(), !catch_up)
+            .set_schedule_paused(&SetSchedulePaused {
+                key: &schedule.key(),
+                paused,
+                now: self.now(),
+                skip_missed: !catch_up,
+            })
             .await?)
     }
 
@@ -662,7 +668,10 @@ impl Client {
         for q in queues {
             crate::job::validate_queue(q)?;
         }
-        Ok(self.store.rejected_inbox_items(queues, limit).await?)
+        Ok(self
+            .store
+            .rejected_inbox_items(&RejectedInbox { queues, limit })
+            .await?)
     }
 
     /// Deletes the rejected inbox items of `queues` (every queue when empty); returns how many.

@@ -95,9 +95,29 @@ pub(super) async fn racing_emits_of_one_id_enqueue_its_jobs_once(store: &DynStor
 
 pub(super) async fn nothing_is_expanded_when_no_event_waits(store: &DynStore) {
     let expander = |event: &Event, _now: UnixMillis| jobs_of(event, &["x"]);
-    assert_eq!(store.expand_events(&expander, 100, T0).await.expect("expand"), 0);
+    assert_eq!(
+        store
+            .expand_events(&jobq::store::ExpandEvents {
+                expander: &expander,
+                limit: 100,
+                now: T0
+            })
+            .await
+            .expect("expand"),
+        0
+    );
     // Emitted events are expanded already.
     store.emit(&[emit_of("done", &["x"])]).await.expect("emit");
-    assert_eq!(store.expand_events(&expander, 100, at(1_000)).await.expect("expand"), 0);
+    assert_eq!(
+        store
+            .expand_events(&jobq::store::ExpandEvents {
+                expander: &expander,
+                limit: 100,
+                now: at(1_000)
+            })
+            .await
+            .expect("expand"),
+        0
+    );
     assert_eq!(job_ids(store).await, ["evt:done#1"]);
 }

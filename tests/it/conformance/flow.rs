@@ -52,9 +52,27 @@ async fn flow_at(store: &DynStore, limits: &[Limit], now: UnixMillis) -> Flow {
 
 pub(super) async fn paused_queue_starts_nothing_until_resumed(store: &DynStore) {
     add_all(store, [spec("d1"), spec("m1").queue("mail")]).await;
-    assert!(store.set_paused("mail", None, true, T0).await.expect("pause"));
     assert!(
-        !store.set_paused("mail", None, true, at(5)).await.expect("pause again"),
+        store
+            .set_paused(&jobq::store::SetPaused {
+                queue: "mail",
+                job_type: None,
+                paused: true,
+                now: T0
+            })
+            .await
+            .expect("pause")
+    );
+    assert!(
+        !store
+            .set_paused(&jobq::store::SetPaused {
+                queue: "mail",
+                job_type: None,
+                paused: true,
+                now: at(5)
+            })
+            .await
+            .expect("pause again"),
         "pausing twice changes nothing"
     );
     let state = store.flow_state(at(10)).await.expect("flow state");
@@ -70,10 +88,25 @@ pub(super) async fn paused_queue_starts_nothing_until_resumed(store: &DynStore) 
     let got = claim_with(store, &limited(&["default", "mail"], WORKER, 10, at(10), &flow)).await;
     assert_eq!(ids(&got), ["d1"], "the paused queue's job stays pending");
     assert_eq!(get(store, &id("m1")).await.status, JobStatus::Pending);
-    assert!(store.set_paused("mail", None, false, at(20)).await.expect("resume"));
+    assert!(
+        store
+            .set_paused(&jobq::store::SetPaused {
+                queue: "mail",
+                job_type: None,
+                paused: false,
+                now: at(20)
+            })
+            .await
+            .expect("resume")
+    );
     assert!(
         !store
-            .set_paused("mail", None, false, at(20))
+            .set_paused(&jobq::store::SetPaused {
+                queue: "mail",
+                job_type: None,
+                paused: false,
+                now: at(20)
+            })
             .await
             .expect("resume again")
     );
@@ -95,13 +128,23 @@ pub(super) async fn paused_type_holds_only_its_jobs_in_that_queue(store: &DynSto
     .await;
     assert!(
         store
-            .set_paused("default", Some("crm.sync"), true, T0)
+            .set_paused(&jobq::store::SetPaused {
+                queue: "default",
+                job_type: Some("crm.sync"),
+                paused: true,
+                now: T0
+            })
             .await
             .expect("pause")
     );
     assert!(
         store
-            .set_paused("mail", None, true, T0)
+            .set_paused(&jobq::store::SetPaused {
+                queue: "mail",
+                job_type: None,
+                paused: true,
+                now: T0
+            })
             .await
             .expect("pausing a queue with no jobs"),
         "a queue with no jobs may be paused"
@@ -356,10 +399,21 @@ pub(super) async fn recorded_limits_read_back_as_written(store: &DynStore) {
         ),
         limit(Scope::Queue("mail".into()), None, Some("20/1s"), None),
     ];
-    store.record_limits(&limits, "w1", T0).await.expect("record");
+    store
+        .record_limits(&jobq::store::RecordLimits {
+            limits: &limits,
+            worker: "w1",
+            now: T0,
+        })
+        .await
+        .expect("record");
     let changed = limit(Scope::Queue("mail".into()), Some(2), None, Some("payload.account.id"));
     store
-        .record_limits(std::slice::from_ref(&changed), "w2", at(10))
+        .record_limits(&jobq::store::RecordLimits {
+            limits: std::slice::from_ref(&changed),
+            worker: "w2",
+            now: at(10),
+        })
         .await
         .expect("record");
     let recorded = store.limits().await.expect("limits");

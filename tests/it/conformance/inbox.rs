@@ -5,7 +5,9 @@
 use jobq::store::{DynStore, StoreError, StoreKind};
 
 pub(super) async fn only_the_redis_store_has_an_inbox(store: &DynStore) {
-    let listed = store.rejected_inbox_items(&[], 10).await;
+    let listed = store
+        .rejected_inbox_items(&jobq::store::RejectedInbox { queues: &[], limit: 10 })
+        .await;
     let cleared = store.clear_rejected_inbox_items(&["mail".to_string()]).await;
     if store.kind() == StoreKind::Redis {
         assert_eq!(listed.expect("rejected items"), []);

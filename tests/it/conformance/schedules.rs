@@ -216,7 +216,12 @@ pub(super) async fn overlap_rules_hold_ticks_back_while_the_last_job_lives(store
 pub(super) async fn paused_schedules_fire_nothing_and_a_resume_may_skip_what_was_missed(store: &DynStore) {
     // Pausing records a schedule no worker has seen.
     store
-        .set_schedule_paused(&key("p"), true, at(1_000), false)
+        .set_schedule_paused(&jobq::store::SetSchedulePaused {
+            key: &key("p"),
+            paused: true,
+            now: at(1_000),
+            skip_missed: false,
+        })
         .await
         .expect("pause");
     let state = record(store, "p").await;
@@ -228,7 +233,12 @@ pub(super) async fn paused_schedules_fire_nothing_and_a_resume_may_skip_what_was
     );
     // Resumed without catch-up at 5s: the ticks missed before it are never enqueued.
     store
-        .set_schedule_paused(&key("p"), false, at(5_000), true)
+        .set_schedule_paused(&jobq::store::SetSchedulePaused {
+            key: &key("p"),
+            paused: false,
+            now: at(5_000),
+            skip_missed: true,
+        })
         .await
         .expect("resume");
     assert!(!record(store, "p").await.paused);
@@ -245,11 +255,21 @@ pub(super) async fn paused_schedules_fire_nothing_and_a_resume_may_skip_what_was
     );
     // Paused and resumed with catch-up: what was missed comes back.
     store
-        .set_schedule_paused(&key("p"), true, at(7_000), false)
+        .set_schedule_paused(&jobq::store::SetSchedulePaused {
+            key: &key("p"),
+            paused: true,
+            now: at(7_000),
+            skip_missed: false,
+        })
         .await
         .expect("pause");
     store
-        .set_schedule_paused(&key("p"), false, at(9_000), false)
+        .set_schedule_paused(&jobq::store::SetSchedulePaused {
+            key: &key("p"),
+            paused: false,
+            now: at(9_000),
+            skip_missed: false,
+        })
         .await
         .expect("resume");
     assert_eq!(

@@ -190,14 +190,29 @@ async fn events_an_application_commits_are_expanded_once_by_racing_workers<S: Sq
         .expect("an event with its name alone");
     app.run("COMMIT").await.expect("commit");
     let now = UnixMillis::now();
-    let racers = (0..4).map(|_| store.expand_events(&two_jobs, 100, now));
+    let expand = jobq::store::ExpandEvents {
+        expander: &two_jobs,
+        limit: 100,
+        now,
+    };
+    let racers = (0..4).map(|_| store.expand_events(&expand));
     let expanded: usize = futures_util::future::join_all(racers)
         .await
         .into_iter()
         .map(|n| n.expect("expand"))
         .sum();
     assert_eq!(expanded, 2, "the two committed events, each by one worker");
-    assert_eq!(store.expand_events(&two_jobs, 100, now).await.expect("expand"), 0);
+    assert_eq!(
+        store
+            .expand_events(&jobq::store::ExpandEvents {
+                expander: &two_jobs,
+                limit: 100,
+                now
+            })
+            .await
+            .expect("expand"),
+        0
+    );
     let jobs = store
         .list(&List {
             filter: JobFilter::default(),

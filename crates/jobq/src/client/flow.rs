@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::Client;
 use crate::error::Result;
 use crate::job::{validate_queue, validate_type};
-use crate::store::{Block, FlowState, Limit, Pause, QueueStats, RecordedLimit, Scope, Stats, StatsReport};
+use crate::store::{Block, FlowState, Limit, Pause, QueueStats, RecordedLimit, Scope, SetPaused, Stats, StatsReport};
 use crate::time::UnixMillis;
 
 /// One queue in [`QueuesReport`].
@@ -84,13 +84,29 @@ impl Client {
     /// Enqueueing goes on, and running jobs finish. Returns false when it was paused already.
     pub async fn pause(&self, queue: &str, job_type: Option<&str>) -> Result<bool> {
         validate_target(queue, job_type)?;
-        Ok(self.store.set_paused(queue, job_type, true, self.now()).await?)
+        Ok(self
+            .store
+            .set_paused(&SetPaused {
+                queue,
+                job_type,
+                paused: true,
+                now: self.now(),
+            })
+            .await?)
     }
 
     /// Resumes what [`Client::pause`] paused. Returns false when it was not paused.
     pub async fn resume(&self, queue: &str, job_type: Option<&str>) -> Result<bool> {
         validate_target(queue, job_type)?;
-        Ok(self.store.set_paused(queue, job_type, false, self.now()).await?)
+        Ok(self
+            .store
+            .set_paused(&SetPaused {
+                queue,
+                job_type,
+                paused: false,
+                now: self.now(),
+            })
+            .await?)
     }
 
     /// The pauses and blocks in force.

@@ -4,7 +4,9 @@
 use super::{Client, validate_filter};
 use crate::error::Result;
 use crate::job::{Job, JobId};
-use crate::store::{Import, ImportAnswer, JobFilter, List, ListCursor, OnConflict, ScheduleKey, ScheduleState};
+use crate::store::{
+    Import, ImportAnswer, JobFilter, List, ListCursor, OnConflict, ScheduleKey, ScheduleState, SetPaused,
+};
 
 /// How [`Client::import`] writes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -107,7 +109,12 @@ impl Client {
         for pause in flow.pauses.iter().filter(|p| in_scope(&p.queue)) {
             target
                 .store
-                .set_paused(&pause.queue, pause.job_type.as_deref(), true, pause.since)
+                .set_paused(&SetPaused {
+                    queue: &pause.queue,
+                    job_type: pause.job_type.as_deref(),
+                    paused: true,
+                    now: pause.since,
+                })
                 .await?;
             copied.pauses += 1;
         }

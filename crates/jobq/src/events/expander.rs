@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Subscriptions;
 use crate::job::{Limits, NewJob};
-use crate::store::{DynStore, Event};
+use crate::store::{DynStore, Event, ExpandEvents};
 use crate::time::{Clock, UnixMillis};
 
 /// How often an idle expander looks for stored events.
@@ -49,7 +49,14 @@ pub async fn run(
             }
             subs.jobs_of(event, now, &limits)
         };
-        let pause = match store.expand_events(&expander, EXPAND_BATCH, clock.now()).await {
+        let pause = match store
+            .expand_events(&ExpandEvents {
+                expander: &expander,
+                limit: EXPAND_BATCH,
+                now: clock.now(),
+            })
+            .await
+        {
             Ok(n) => {
                 failing = false;
                 if n > 0 {

@@ -47,3 +47,23 @@ pub enum EmitOutcome {
 
 /// Turns an event an application stored itself into its jobs (the expanding worker's subscriptions).
 pub type Expander = dyn Fn(&Event, UnixMillis) -> Vec<NewJob> + Send + Sync;
+
+/// What [`crate::store::Store::expand_events`] expands: the events applications stored themselves.
+#[derive(Clone, Copy)]
+pub struct ExpandEvents<'a> {
+    /// Makes each event's jobs.
+    pub expander: &'a Expander,
+    /// At most this many events.
+    pub limit: usize,
+    /// The present.
+    pub now: UnixMillis,
+}
+
+impl std::fmt::Debug for ExpandEvents<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExpandEvents")
+            .field("limit", &self.limit)
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}

@@ -268,6 +268,30 @@ impl Limit {
     }
 }
 
+/// What [`crate::store::Store::set_paused`] changes: a queue's pause, or one type's in it.
+#[derive(Debug, Clone, Copy)]
+pub struct SetPaused<'a> {
+    /// The queue.
+    pub queue: &'a str,
+    /// Only this type in it; the whole queue when `None`.
+    pub job_type: Option<&'a str>,
+    /// Pause (true) or resume.
+    pub paused: bool,
+    /// The present, recorded as the pause's time.
+    pub now: UnixMillis,
+}
+
+/// What [`crate::store::Store::record_limits`] records: the limits a worker's config sets.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordLimits<'a> {
+    /// The limits.
+    pub limits: &'a [Limit],
+    /// The worker recording them.
+    pub worker: &'a str,
+    /// The present, recorded with them.
+    pub now: UnixMillis,
+}
+
 /// A limit as the store recorded it, with who recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedLimit {

@@ -43,10 +43,10 @@ mod transfer;
 pub mod url;
 
 pub use error::StoreError;
-pub use events::{Emit, EmitOutcome, Event, Expander, MAX_EVENT_ID_BYTES};
+pub use events::{Emit, EmitOutcome, Event, ExpandEvents, Expander, MAX_EVENT_ID_BYTES};
 pub use flow::{
-    Admission, Block, Candidate, ClaimPlan, FieldPath, Flow, FlowState, Headroom, Limit, Pause, Rate, RecordedLimit,
-    Scope, SlotKey,
+    Admission, Block, Candidate, ClaimPlan, FieldPath, Flow, FlowState, Headroom, Limit, Pause, Rate, RecordLimits,
+    RecordedLimit, Scope, SetPaused, SlotKey,
 };
 pub use health::{
     Finding, FinishedCount, Health, Load, OftenRescued, QueueLoad, RESCUE_ERROR, Severity, Throughput, rescues,
@@ -56,9 +56,9 @@ pub use manage::{
     Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry, RetryAnswer,
 };
 pub use reading::{JobFilter, List, ListCursor, QueueStats, Stats, StatsReport};
-pub use registry::{BridgeInfo, RejectedItem, WorkerInfo};
+pub use registry::{BridgeInfo, RejectedInbox, RejectedItem, WorkerInfo};
 pub(crate) use schedules::decide as decide_tick;
-pub use schedules::{Overlap, ScheduleKey, ScheduleState, Tick, TickOutcome};
+pub use schedules::{Overlap, ScheduleKey, ScheduleState, SetSchedulePaused, Tick, TickOutcome};
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 pub use sql::exec::{AppConnection, AppDatabase};
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
@@ -399,6 +399,8 @@ impl Drop for Subscription {
 /// documentation says otherwise; two workers racing on it never both win.
 #[async_trait]
 pub trait Store: Send + Sync + fmt::Debug {
+    // The store itself.
+
     /// Which backend this is.
     fn kind(&self) -> StoreKind;
 
@@ -430,6 +432,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn schema_version(&self) -> u32 {
         migrate::latest(self.kind())
     }
+
+    // Lifecycle: a job from its enqueue to its outcome.
 
     /// Inserts jobs as `pending`. Per job, in order: an existing job with the same id is left alone
     /// (`Duplicate`, even when it also holds the unique key); else an existing non-terminal job with the
@@ -471,6 +475,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// concurrent sweeps never rescue one job twice.
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
 
+    // Reads.
+
     /// One job by id.
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
 
@@ -480,6 +486,8 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Counts by queue and status.
     async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError>;
+
+    // Operator actions.
 
     /// Cancels non-terminal jobs (pending, running, waiting) atomically; terminal ones are untouched.
     /// By ids: one answer per distinct id, in input order (cancelled with its previous status, already
@@ -545,6 +553,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// `Skipped` or `Replaced` the second time). Atomic per call on the SQL stores, per queue on Redis.
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError>;
 
+    // The worker registry.
+
     /// Records (or refreshes) a worker in the registry and the count of jobs it has done.
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError>;
 
@@ -557,6 +567,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Forgets the workers not seen since `seen_before` (they died without leaving the registry);
     /// returns how many.
     async fn forget_workers(&self, seen_before: UnixMillis) -> Result<u64, StoreError>;
+
+    // Schedules.
 
     /// The recorded state of each schedule of `keys`, in input order; `None` for one the store has no
     /// record of. The state carries the status of the schedule's last job (`None` when that job is
@@ -582,13 +594,7 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Pauses or resumes a schedule, recording it first (as `register_schedules` would) if needed.
     /// Resuming with `skip_missed` moves `not_before` to `now`, so the ticks missed while paused are
     /// never enqueued; without it they are caught up as after any other gap.
-    async fn set_schedule_paused(
-        &self,
-        key: &ScheduleKey,
-        paused: bool,
-        now: UnixMillis,
-        skip_missed: bool,
-    ) -> Result<(), StoreError>;
+    async fn set_schedule_paused(&self, pause: &SetSchedulePaused<'_>) -> Result<(), StoreError>;
 
     /// Writes each schedule's record as given (last tick handled, not before, paused, last job; its
     /// last job's status is read, not written), replacing what the store holds for that schedule: a
@@ -599,6 +605,8 @@ pub trait Store: Send + Sync + fmt::Debug {
         records: &[(ScheduleKey, ScheduleState)],
         now: UnixMillis,
     ) -> Result<(), StoreError>;
+
+    // Events.
 
     /// Emits events, each atomically: an event whose id the store holds already is `Duplicate` and
     /// changes nothing; otherwise the event is recorded (as expanded) and every one of its jobs is
@@ -611,7 +619,9 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// `jobq_events` with `expanded_at` NULL; Redis: items pushed onto the `events` list), oldest
     /// first, each into the jobs `expander` makes of it, exactly once however many workers expand at
     /// once and whichever of them dies midway. Returns how many events were expanded (0: none waiting).
-    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError>;
+    async fn expand_events(&self, expand: &ExpandEvents<'_>) -> Result<usize, StoreError>;
+
+    // Flow control: pauses, blocks and limits.
 
     /// The pauses in force (by queue, then type) and the blocks that have not run out by `now` (by
     /// type, then partition). Changes nothing.
@@ -620,13 +630,7 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Pauses a queue (`job_type` `None`) or one type in it, or resumes it. Pausing what is paused
     /// keeps the first pause's time; resuming what is not paused changes nothing. Returns whether
     /// anything changed. A queue with no jobs may be paused.
-    async fn set_paused(
-        &self,
-        queue: &str,
-        job_type: Option<&str>,
-        paused: bool,
-        now: UnixMillis,
-    ) -> Result<bool, StoreError>;
+    async fn set_paused(&self, pause: &SetPaused<'_>) -> Result<bool, StoreError>;
 
     /// Records back-pressure: nothing of `block.job_type` (or of its partition) starts before
     /// `block.until`. A later block already recorded is kept. Forgets blocks that ran out before `now`.
@@ -634,10 +638,12 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Records the limits a worker's config sets, replacing what was recorded for their scopes (a
     /// scope not named is left as it is). Changes no job.
-    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError>;
+    async fn record_limits(&self, record: &RecordLimits<'_>) -> Result<(), StoreError>;
 
     /// The recorded limits, by scope. Changes nothing.
     async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError>;
+
+    // Health: the doctor's and the autoscaler's reads.
 
     /// What the store can tell of its own health that puts jobs at risk, as findings (none when all is
     /// well): PostgreSQL autovacuum off (the server's setting or a jobq table's own) and jobq tables
@@ -670,11 +676,13 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Changes nothing.
     async fn throughput(&self, throughput: &Throughput) -> Result<Vec<FinishedCount>, StoreError>;
 
+    // The inbox (Redis).
+
     /// The items pushed to the store's inbox (a list any client can push envelopes to) that could not
     /// become jobs, with why: of `queues` (every queue when empty), oldest first, at most `limit` per
     /// queue. Only the Redis store has an inbox; the others answer [`StoreError::Unsupported`].
-    async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {
-        let _ = (queues, limit);
+    async fn rejected_inbox_items(&self, read: &RejectedInbox<'_>) -> Result<Vec<RejectedItem>, StoreError> {
+        let _ = read;
         Err(StoreError::Unsupported {
             store: self.kind(),
             operation: "an inbox",
@@ -690,6 +698,8 @@ pub trait Store: Send + Sync + fmt::Debug {
             operation: "an inbox",
         })
     }
+
+    // Wake-ups.
 
     /// Starts pushing wake-up hints: `notify` gets `notify_one()` soon after what `on` names may have
     /// happened. For [`WakeOn::Ready`]: work became ready in one of its queues (any queue when empty):

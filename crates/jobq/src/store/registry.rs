@@ -43,6 +43,15 @@ pub struct BridgeInfo {
     pub rejected: u64,
 }
 
+/// Which rejected inbox items [`crate::store::Store::rejected_inbox_items`] reads.
+#[derive(Debug, Clone, Copy)]
+pub struct RejectedInbox<'a> {
+    /// Of these queues; every queue when empty.
+    pub queues: &'a [String],
+    /// At most this many per queue, oldest first.
+    pub limit: usize,
+}
+
 /// An item pushed to a store's inbox that could not become a job (see [`Store::rejected_inbox_items`](crate::store::Store::rejected_inbox_items)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -18,6 +18,19 @@ pub struct ScheduleKey {
     pub queue: String,
 }
 
+/// What [`super::Store::set_schedule_paused`] changes: one schedule's pause.
+#[derive(Debug, Clone, Copy)]
+pub struct SetSchedulePaused<'a> {
+    /// The schedule.
+    pub key: &'a ScheduleKey,
+    /// Pause (true) or resume.
+    pub paused: bool,
+    /// The present.
+    pub now: UnixMillis,
+    /// On a resume: never enqueue the ticks missed while paused.
+    pub skip_missed: bool,
+}
+
 /// What the store recorded of one schedule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

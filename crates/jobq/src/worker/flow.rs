@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Live, Registered, Shared, State};
 use crate::job::Job;
-use crate::store::{Block, Flow, FlowState, Limit, Scope};
+use crate::store::{Block, Flow, FlowState, Limit, RecordLimits, Scope};
 use crate::time::format_duration;
 
 /// Longest time between two reads of the pauses and blocks, whatever the poll interval.
@@ -271,7 +271,15 @@ async fn record_limits(s: &Arc<Shared>, limits: Vec<Limit>) {
                 .outage
                 .failed("reading the recorded limits", &e, "recording this worker's anyway"),
         }
-        if let Err(e) = s.store.record_limits(&limits, &s.id, s.clock.now()).await {
+        if let Err(e) = s
+            .store
+            .record_limits(&RecordLimits {
+                limits: &limits,
+                worker: &s.id,
+                now: s.clock.now(),
+            })
+            .await
+        {
             s.outage
                 .failed("recording this worker's limits", &e, "trying again later");
             return;

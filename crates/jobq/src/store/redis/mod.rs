@@ -89,11 +89,11 @@ use self::settings::Settings;
 use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
-    DeletedCount, Emit, EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat,
-    Import, ImportAnswer, Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, QueueStats, RecordedLimit,
-    RejectedItem, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
-    Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome,
-    WakeOn, WorkerInfo,
+    DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedCount, FlowState, Health,
+    Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, QueueStats, RecordLimits,
+    RecordedLimit, RejectedInbox, RejectedItem, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry,
+    RetryAnswer, ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError,
+    StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -774,52 +774,43 @@ impl Store for RedisStore {
         self.fire(ticks).await
     }
 
-    async fn set_schedule_paused(
-        &self,
-        key: &ScheduleKey,
-        paused: bool,
-        now: UnixMillis,
-        skip_missed: bool,
-    ) -> Result<(), StoreError> {
-        self.pause_schedule(key, paused, now, skip_missed).await
+    async fn set_schedule_paused(&self, pause: &SetSchedulePaused<'_>) -> Result<(), StoreError> {
+        self.pause_schedule(pause.key, pause.paused, pause.now, pause.skip_missed)
+            .await
     }
 
     async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
         self.emit_events(events).await
     }
 
-    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
-        self.expand_pushed_events(expander, limit, now).await
+    async fn expand_events(&self, expand: &ExpandEvents<'_>) -> Result<usize, StoreError> {
+        self.expand_pushed_events(expand.expander, expand.limit, expand.now)
+            .await
     }
 
     async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
         self.read_flow_state(now).await
     }
 
-    async fn set_paused(
-        &self,
-        queue: &str,
-        job_type: Option<&str>,
-        paused: bool,
-        now: UnixMillis,
-    ) -> Result<bool, StoreError> {
-        self.write_paused(queue, job_type, paused, now).await
+    async fn set_paused(&self, pause: &SetPaused<'_>) -> Result<bool, StoreError> {
+        self.write_paused(pause.queue, pause.job_type, pause.paused, pause.now)
+            .await
     }
 
     async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError> {
         self.write_block(block, now).await
     }
 
-    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
-        self.write_limits(limits, worker, now).await
+    async fn record_limits(&self, record: &RecordLimits<'_>) -> Result<(), StoreError> {
+        self.write_limits(record.limits, record.worker, record.now).await
     }
 
     async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError> {
         self.read_limits().await
     }
 
-    async fn rejected_inbox_items(&self, queues: &[String], limit: usize) -> Result<Vec<RejectedItem>, StoreError> {
-        self.rejected_items(queues, limit).await
+    async fn rejected_inbox_items(&self, read: &RejectedInbox<'_>) -> Result<Vec<RejectedItem>, StoreError> {
+        self.rejected_items(read.queues, read.limit).await
     }
 
     async fn clear_rejected_inbox_items(&self, queues: &[String]) -> Result<u64, StoreError> {

@@ -134,8 +134,8 @@ pub(crate) fn decode_job(row: &(impl JobCells + ?Sized), kind: StoreKind) -> Res
 /// [`JobCells`] for a sqlx row: text read without sqlx's type check (see the module's text),
 /// integers with it.
 macro_rules! sqlx_row_cells {
-    ($feature:literal, $row:ty) => {
-        #[cfg(feature = $feature)]
+    ($(#[$attr:meta])* $row:ty) => {
+        $(#[$attr])*
         impl JobCells for $row {
             fn text(&self, i: usize) -> Result<String, String> {
                 self.try_get_unchecked(i).map_err(|e| e.to_string())
@@ -159,9 +159,19 @@ macro_rules! sqlx_row_cells {
     };
 }
 
-sqlx_row_cells!("sqlite", sqlx::sqlite::SqliteRow);
-sqlx_row_cells!("postgres", sqlx::postgres::PgRow);
-sqlx_row_cells!("mysql", sqlx::mysql::MySqlRow);
+sqlx_row_cells!(
+    #[cfg(feature = "sqlite")]
+    sqlx::sqlite::SqliteRow
+);
+sqlx_row_cells!(
+    #[cfg(feature = "postgres")]
+    sqlx::postgres::PgRow
+);
+sqlx_row_cells!(
+    #[cfg(feature = "mysql")]
+    sqlx::mysql::MySqlRow
+);
+sqlx_row_cells!(super::exec::SqlRow);
 
 /// What jobq decodes from a row of any of the three SQL databases, past a whole job.
 pub(crate) trait ReadRow {

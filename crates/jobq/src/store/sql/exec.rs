@@ -14,7 +14,6 @@ use async_trait::async_trait;
 use futures_util::future::BoxFuture;
 use sqlx::{Database, Executor, Pool, Row};
 
-use super::decode::JobCells;
 use super::kept::KeptConnections;
 use super::{Bind, Dialect, Stmt};
 use crate::job::Job;
@@ -64,28 +63,6 @@ impl SqlRow {
     /// collation.
     pub fn try_get_unchecked<T: Cell>(&self, i: usize) -> Result<T, sqlx::Error> {
         T::read(self, i, false)
-    }
-}
-
-/// Text is read without sqlx's type check (see `decode.rs`), integers with it.
-impl JobCells for SqlRow {
-    fn text(&self, i: usize) -> Result<String, String> {
-        self.try_get_unchecked(i).map_err(|e| e.to_string())
-    }
-    fn opt_text(&self, i: usize) -> Result<Option<String>, String> {
-        self.try_get_unchecked(i).map_err(|e| e.to_string())
-    }
-    fn int(&self, i: usize) -> Result<i32, String> {
-        self.try_get(i).map_err(|e| e.to_string())
-    }
-    fn opt_int(&self, i: usize) -> Result<Option<i32>, String> {
-        self.try_get(i).map_err(|e| e.to_string())
-    }
-    fn big(&self, i: usize) -> Result<i64, String> {
-        self.try_get(i).map_err(|e| e.to_string())
-    }
-    fn opt_big(&self, i: usize) -> Result<Option<i64>, String> {
-        self.try_get(i).map_err(|e| e.to_string())
     }
 }
 
@@ -319,16 +296,6 @@ pub(crate) trait InsertWhole: Database {
     ) -> BoxFuture<'c, Result<(), sqlx::Error>>;
 }
 
-/// `INSERT … VALUES` rows, for the databases that insert whole jobs so.
-#[cfg(any(feature = "sqlite", feature = "mysql"))]
-fn insert_values<'c, DB: Driver>(
-    conn: &'c mut DB::Connection,
-    dialect: &'static Dialect,
-    jobs: &'c [&'c Job],
-) -> BoxFuture<'c, Result<(), sqlx::Error>> {
-    Box::pin(async move { DB::execute(conn, &super::insert_whole(dialect, jobs)).await.map(drop) })
-}
-
 /// [`Driver`] for one sqlx database, and what makes it an [`AppDatabase`]: each [`Bind`] becomes a
 /// sqlx argument here, the one place it does. Statements whose text varies with their input are
 /// not kept prepared.
@@ -409,27 +376,28 @@ driver!("sqlite", sqlx::Sqlite, Sqlite, Sqlite);
 driver!("mysql", sqlx::MySql, MySql, Mysql);
 driver!("postgres", sqlx::Postgres, Postgres, Postgres);
 
-#[cfg(feature = "sqlite")]
-impl InsertWhole for sqlx::Sqlite {
-    fn insert_whole<'c>(
-        conn: &'c mut Self::Connection,
-        dialect: &'static Dialect,
-        jobs: &'c [&'c Job],
-    ) -> BoxFuture<'c, Result<(), sqlx::Error>> {
-        insert_values::<Self>(conn, dialect, jobs)
-    }
+/// [`InsertWhole`] by `INSERT … VALUES` rows.
+macro_rules! insert_values {
+    ($feature:literal, $db:ty) => {
+        #[cfg(feature = $feature)]
+        impl InsertWhole for $db {
+            fn insert_whole<'c>(
+                conn: &'c mut Self::Connection,
+                dialect: &'static Dialect,
+                jobs: &'c [&'c Job],
+            ) -> BoxFuture<'c, Result<(), sqlx::Error>> {
+                Box::pin(async move {
+                    Self::execute(conn, &super::insert_whole(dialect, jobs))
+                        .await
+                        .map(drop)
+                })
+            }
+        }
+    };
 }
 
-#[cfg(feature = "mysql")]
-impl InsertWhole for sqlx::MySql {
-    fn insert_whole<'c>(
-        conn: &'c mut Self::Connection,
-        dialect: &'static Dialect,
-        jobs: &'c [&'c Job],
-    ) -> BoxFuture<'c, Result<(), sqlx::Error>> {
-        insert_values::<Self>(conn, dialect, jobs)
-    }
-}
+insert_values!("sqlite", sqlx::Sqlite);
+insert_values!("mysql", sqlx::MySql);
 
 /// A database in whose transactions [`crate::Client::enqueue_in`] and [`crate::Client::emit_in`]
 /// write: sqlx's PostgreSQL, MySQL and SQLite, each with its store's feature. Sealed: jobq writes its

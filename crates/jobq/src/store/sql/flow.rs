@@ -32,8 +32,8 @@ use super::{Exec, IDS_PER_STATEMENT, JsonText, Sql, Stmt, job_from_row};
 use crate::job::Job;
 use crate::store::batch::sort_in_claim_order;
 use crate::store::{
-    Admission, Block, Candidate, Claim, FieldPath, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, SlotKey,
-    StoreError,
+    Admission, Block, Candidate, Claim, FieldPath, FlowState, Limit, Pause, Rate, RecordLimits, RecordedLimit, Scope,
+    SetPaused, SlotKey, StoreError,
 };
 use crate::time::UnixMillis;
 
@@ -93,13 +93,13 @@ impl Sql {
     }
 
     /// Pauses or resumes a queue or a type in it; whether anything changed.
-    pub async fn set_paused(
-        &self,
-        queue: &str,
-        job_type: Option<&str>,
-        paused: bool,
-        now: UnixMillis,
-    ) -> Result<bool, StoreError> {
+    pub async fn set_paused(&self, pause: &SetPaused<'_>) -> Result<bool, StoreError> {
+        let SetPaused {
+            queue,
+            job_type,
+            paused,
+            now,
+        } = *pause;
         let job_type = job_type.unwrap_or("").to_string();
         let stmt = if paused {
             // An existing pause is kept and counted as no change (MySQL's upsert would count a row
@@ -154,7 +154,8 @@ impl Sql {
     }
 
     /// Records limits, replacing what their scopes had.
-    pub async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
+    pub async fn record_limits(&self, record: &RecordLimits<'_>) -> Result<(), StoreError> {
+        let RecordLimits { limits, worker, now } = *record;
         for limit in limits {
             let mut s = self.stmt(
                 "INSERT INTO jobq_limits (scope, global_concurrency, rate_count, rate_per_ms, partition_by, \

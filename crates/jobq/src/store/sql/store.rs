@@ -16,10 +16,11 @@ use super::in_transaction::SqlTables;
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, Expander, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Import,
-    ImportAnswer, Lease, LeaseState, Limit, List, Load, OftenRescued, QueueLoad, RecordedLimit, ReplayDead, Rescue,
-    Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, Stats, StatsReport, Store,
-    StoreError, StoreInfo, StoreKind, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Import,
+    ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, RecordLimits, RecordedLimit, ReplayDead,
+    Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused,
+    SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, Throughput, Tick,
+    TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -280,15 +281,9 @@ impl<T: SqlBackend> Store for T {
         self.shared().fire_ticks(ticks).await
     }
 
-    async fn set_schedule_paused(
-        &self,
-        key: &ScheduleKey,
-        paused: bool,
-        now: UnixMillis,
-        skip_missed: bool,
-    ) -> Result<(), StoreError> {
+    async fn set_schedule_paused(&self, pause: &SetSchedulePaused<'_>) -> Result<(), StoreError> {
         let _turn = self.write_turn().await;
-        self.shared().set_schedule_paused(key, paused, now, skip_missed).await
+        self.shared().set_schedule_paused(pause).await
     }
 
     async fn emit(&self, events: &[Emit]) -> Result<Vec<EmitOutcome>, StoreError> {
@@ -297,25 +292,19 @@ impl<T: SqlBackend> Store for T {
         self.shared().emit(events).await
     }
 
-    async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
+    async fn expand_events(&self, expand: &ExpandEvents<'_>) -> Result<usize, StoreError> {
         self.settle().await?;
         let _turn = self.write_turn().await;
-        self.shared().expand_events(expander, limit, now).await
+        self.shared().expand_events(expand).await
     }
 
     async fn flow_state(&self, now: UnixMillis) -> Result<FlowState, StoreError> {
         self.shared().flow_state(now).await
     }
 
-    async fn set_paused(
-        &self,
-        queue: &str,
-        job_type: Option<&str>,
-        paused: bool,
-        now: UnixMillis,
-    ) -> Result<bool, StoreError> {
+    async fn set_paused(&self, pause: &SetPaused<'_>) -> Result<bool, StoreError> {
         let _turn = self.write_turn().await;
-        self.shared().set_paused(queue, job_type, paused, now).await
+        self.shared().set_paused(pause).await
     }
 
     async fn block(&self, block: &Block, now: UnixMillis) -> Result<(), StoreError> {
@@ -323,9 +312,9 @@ impl<T: SqlBackend> Store for T {
         self.shared().block(block, now).await
     }
 
-    async fn record_limits(&self, limits: &[Limit], worker: &str, now: UnixMillis) -> Result<(), StoreError> {
+    async fn record_limits(&self, record: &RecordLimits<'_>) -> Result<(), StoreError> {
         let _turn = self.write_turn().await;
-        self.shared().record_limits(limits, worker, now).await
+        self.shared().record_limits(record).await
     }
 
     async fn limits(&self) -> Result<Vec<RecordedLimit>, StoreError> {

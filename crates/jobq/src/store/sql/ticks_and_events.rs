@@ -23,7 +23,8 @@ use super::{Exec, IDS_PER_STATEMENT, Sql, SqlRow, Stmt};
 use crate::job::{JobId, JobStatus, NewJob};
 use crate::store::sql::NewJobRow;
 use crate::store::{
-    Emit, EmitOutcome, Event, Expander, ScheduleKey, ScheduleState, StoreError, Tick, TickOutcome, decide_tick,
+    Emit, EmitOutcome, Event, ExpandEvents, Expander, ScheduleKey, ScheduleState, SetSchedulePaused, StoreError, Tick,
+    TickOutcome, decide_tick,
 };
 use crate::time::UnixMillis;
 
@@ -91,13 +92,13 @@ impl Sql {
     }
 
     /// Pauses or resumes a schedule, recording it first if needed.
-    pub async fn set_schedule_paused(
-        &self,
-        key: &ScheduleKey,
-        paused: bool,
-        now: UnixMillis,
-        skip_missed: bool,
-    ) -> Result<(), StoreError> {
+    pub async fn set_schedule_paused(&self, pause: &SetSchedulePaused<'_>) -> Result<(), StoreError> {
+        let SetSchedulePaused {
+            key,
+            paused,
+            now,
+            skip_missed,
+        } = *pause;
         let operation = if paused {
             "pausing a schedule"
         } else {
@@ -417,7 +418,8 @@ impl Sql {
     }
 
     /// Expands up to `limit` waiting events in one transaction.
-    pub async fn expand_events(&self, expander: &Expander, limit: usize, now: UnixMillis) -> Result<usize, StoreError> {
+    pub async fn expand_events(&self, expand: &ExpandEvents<'_>) -> Result<usize, StoreError> {
+        let ExpandEvents { expander, limit, now } = *expand;
         self.retrying("expanding events", self.dialect.is_unique_violation, || {
             self.expand_once(expander, limit, now)
         })
