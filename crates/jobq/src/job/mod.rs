@@ -89,6 +89,11 @@ impl fmt::Display for JobId {
 
 /// Where a job is in its lifecycle (DESIGN §2). The same lowercase words are used in every store, in
 /// JSON and in tables.
+///
+/// Exhaustive on purpose: a new status changes what every caller that matches on it must handle, so
+/// it comes with a new minor version before 1.0 (a major one after), and the compiler points each
+/// `match` at it. The answers and kinds that may grow without that (`StoreKind`, `LeaseState`,
+/// `TickOutcome`, …) are `#[non_exhaustive]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {

@@ -38,6 +38,7 @@ pub struct Emit {
 
 /// What [`super::Store::emit`] did with one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EmitOutcome {
     /// Recorded, and its jobs enqueued.
     Emitted,

@@ -37,6 +37,7 @@ use crate::time::UnixMillis;
 
 /// Whose jobs a limit counts.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Scope {
     /// Every job of one type, in whichever queue.
     Type(String),
@@ -152,6 +153,7 @@ impl fmt::Display for Rate {
 
 /// Where a job's partition value is read: `meta.KEY` or `payload.KEY[.KEY…]`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FieldPath {
     /// A key of the job's meta (a flat map of strings).
     Meta(String),

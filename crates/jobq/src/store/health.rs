@@ -27,6 +27,7 @@ pub const RESCUE_ERROR: &str = "worker lost";
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Severity {
     /// Jobs are at risk or stuck: act now.
     Error,

@@ -81,6 +81,10 @@ pub struct Enqueued {
 }
 
 /// Whether an enqueue created a job.
+///
+/// Exhaustive on purpose, as [`crate::JobStatus`] is: a new outcome changes what every caller must
+/// do with an answer, so it comes with a new minor version before 1.0 (a major one after), and the
+/// compiler points each `match` at it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EnqueueOutcome {
@@ -160,6 +164,7 @@ pub struct Heartbeat {
 
 /// What a heartbeat learned about one lease.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LeaseState {
     /// Still running under this lease; the heartbeat was recorded.
     Held,

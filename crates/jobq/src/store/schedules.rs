@@ -62,6 +62,7 @@ impl ScheduleState {
 /// What a tick does while the previous tick's job is still alive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Overlap {
     /// Every tick enqueues.
     #[default]
@@ -117,6 +118,7 @@ pub struct Tick {
 
 /// What [`super::Store::fire_ticks`] did with one tick.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TickOutcome {
     /// Its job was enqueued, with this id.
     Enqueued(JobId),

@@ -16,6 +16,7 @@ pub struct Import {
 
 /// What an import does with a job whose id the store holds already.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum OnConflict {
     /// Leave the stored job as it is.
     #[default]

@@ -13,6 +13,7 @@ use super::StoreError;
 /// The four backends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum StoreKind {
     /// Embedded SQLite file.
     Sqlite,
