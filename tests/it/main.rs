@@ -1,17 +1,16 @@
-//! jobq's one integration-test binary: the conformance suite, the server-store suite, each store's own
-//! behaviour, worker end-to-end tests, CLI snapshots, the deployment examples and the generated-files
-//! check.
+//! The application's integration tests, one binary: the server-store suite, each store's own
+//! behaviour, worker end-to-end tests, CLI snapshots, serve and the dashboard, the bridges, the
+//! deployment examples and the generated-files check. The library's store suite (the conformance
+//! cases, enqueue in an application's transaction) is `crates/jobq/tests/store`.
 
 mod autoscale;
 mod bridge;
 mod cli;
-mod conformance;
 mod crates;
 mod deploy;
 mod docs;
 mod doctor;
 mod generated;
-mod in_transaction;
 mod mysql;
 mod postgres;
 mod redis;

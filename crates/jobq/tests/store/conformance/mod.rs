@@ -5,7 +5,7 @@
 //! named by the sentence it checks (`claim_is_exclusive`). `store_tests!` expands the whole list once per
 //! backend into `conformance::<store>::<case>`, so `cargo test --test it sqlite::` runs one backend and
 //! `cargo test --test it claim_` one area across all. A new backend is one line in the macro's
-//! `every_store` list (`support/mod.rs`) plus its fixture in `support` (River's
+//! `every_store` list (`crates/test-support/src/lib.rs`) plus its fixture in `support` (River's
 //! `riverdrivertest.Exercise`, ripgrep's `rgtest!`); the worker tests get it too.
 //!
 //! Cases pass fixed instants (`support::jobs::T0` and offsets) wherever the contract takes `now`, so

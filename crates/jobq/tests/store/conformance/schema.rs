@@ -53,7 +53,7 @@ pub(super) async fn close_is_the_last_call_and_may_be_made_twice(store: &DynStor
 }
 
 pub(super) async fn sql_tables_say_where_an_application_finds_the_jobs(store: &DynStore) {
-    // `tests/it/in_transaction.rs` writes through them on each SQL store; here, what each says.
+    // `tests/store/in_transaction.rs` writes through them on each SQL store; here, what each says.
     let tables = store.sql_tables();
     match store.kind() {
         StoreKind::Redis => assert!(tables.is_none(), "Redis keeps no SQL tables"),
