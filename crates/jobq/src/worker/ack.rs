@@ -109,8 +109,9 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
             finishes.iter().map(|f| &f.lease).zip(finish_meta.iter().map(|m| m.1)),
         );
         // Under a cluster-wide limit the store counts a job's slot until its outcome is written: a
-        // claim that found the limit full may now find room.
-        if s.claims_under_limits() {
+        // claim that found the limit full may now find room. In burst mode the worker ends on an
+        // empty claim made holding nothing, which it may do once the last outcomes are written.
+        if s.claims_under_limits() || s.burst {
             s.outcomes_written.notify_one();
         }
     }

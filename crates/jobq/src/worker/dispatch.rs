@@ -249,13 +249,19 @@ impl Dispatcher<'_> {
         // would find the limit as full as before (slots other workers free are seen at the next
         // poll or store wake-up).
         let on_written = s.claims_under_limits();
+        // Burst mode ends on an empty claim made holding nothing: the claim that can end it is the
+        // one right after this worker's last outcomes are written, not the next poll's (which left
+        // a burst's last 100–200 ms idle on the server stores). Listened for even when the worker
+        // holds nothing now: outcomes written since the empty claim began left a permit, and the
+        // claim that ends the burst follows at once.
+        let burst_ends_on_written = s.burst;
         let store_woke = tokio::select! {
             biased;
             _ = s.control.stop.cancelled() => false,
             _ = s.control.wake.notified() => true,
             _ = s.live.reloaded.notified() => false,
             _ = s.slot_freed.notified(), if on_slot => false,
-            _ = s.outcomes_written.notified(), if on_written => false,
+            _ = s.outcomes_written.notified(), if on_written || burst_ends_on_written => false,
             _ = tokio::time::sleep(self.idle_poll) => false,
         };
         // Under limits, a claim falls short mostly because the limits are full, and a store wake-up
