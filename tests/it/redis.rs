@@ -666,6 +666,42 @@ async fn one_jobs_enqueue_get_and_finish_send_one_command_each() {
     assert_eq!(monitor.commands().await, ["EVALSHA"], "finish");
 }
 
+/// Every command opens the store, and opening sends the server only the scripts it lacks: a new
+/// server (or one that lost them) gets each script's text, one that has them a single
+/// `SCRIPT EXISTS`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opening_a_store_loads_only_the_scripts_the_server_lacks() {
+    let server = PrivateRedis::start(private::free_port()).await;
+    let mut monitor = Monitor::start(&server).await;
+    let script_commands = |sent: &[String]| sent.iter().filter(|c| *c == "SCRIPT").count();
+
+    connect(&server.url()).await.migrate().await.unwrap();
+    let sent = monitor.commands().await;
+    let every_script = script_commands(&sent);
+    assert!(every_script > 2, "a new server is sent every script: {sent:?}");
+
+    connect(&server.url()).await.migrate().await.unwrap();
+    let sent = monitor.commands().await;
+    assert_eq!(
+        script_commands(&sent),
+        1,
+        "a server that has them: one SCRIPT EXISTS: {sent:?}"
+    );
+
+    server.cli(&["SCRIPT", "FLUSH"]);
+    monitor.commands().await;
+    let store = connect(&server.url()).await;
+    store.migrate().await.unwrap();
+    let sent = monitor.commands().await;
+    assert_eq!(
+        script_commands(&sent),
+        every_script,
+        "a server that lost them gets them all again"
+    );
+    add(&store, spec("after a flush")).await;
+    assert_eq!(monitor.commands().await, ["EVALSHA"], "and runs them by hash");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_pushed_by_redis_cli_are_expanded_once_by_racing_workers_and_after_one_died() {
     let (store, prefix) = fixture().await;

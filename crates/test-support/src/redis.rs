@@ -192,6 +192,20 @@ impl PrivateRedis {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
 
+    /// Runs one command with `redis-cli` on it; panics if it fails.
+    pub fn cli(&self, args: &[&str]) {
+        let out = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("running redis-cli");
+        assert!(
+            out.status.success(),
+            "redis-cli {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Kills the server (SIGKILL: it loses everything) and waits until it is gone.
     pub fn kill(&mut self) {
         self.child.kill().expect("killing the private redis-server");

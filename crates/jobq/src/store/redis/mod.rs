@@ -239,11 +239,22 @@ impl Store for RedisStore {
             ));
         }
         // Scripts are sent in full the first time a server (or cluster node) lacks them; loading them
-        // here saves a single server that round trip.
+        // here saves a single server that round trip. Only the missing ones: every command opens the
+        // store, and sending all of them (25 texts of a few KB each, hashed by the server) cost a
+        // one-shot command several milliseconds where one `SCRIPT EXISTS` costs a round trip.
         if let Conn::Managed(conn) = &self.conn {
             let mut conn = Conn::Managed(conn.clone());
-            for lua in SCRIPTS.all(false) {
-                lua.load(&mut conn).await.map_err(self.fail("migrate"))?;
+            let all = SCRIPTS.all(false);
+            let mut exists = redis::cmd("SCRIPT");
+            exists.arg("EXISTS");
+            for lua in &all {
+                exists.arg(lua.sha());
+            }
+            let loaded: Vec<bool> = exists.query_async(&mut conn).await.map_err(self.fail("migrate"))?;
+            for (lua, loaded) in all.iter().zip(loaded.into_iter().chain(std::iter::repeat(false))) {
+                if !loaded {
+                    lua.load(&mut conn).await.map_err(self.fail("migrate"))?;
+                }
             }
         }
         Ok(())
