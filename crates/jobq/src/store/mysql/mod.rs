@@ -29,7 +29,7 @@ use tokio::sync::Notify;
 
 use self::poll::Watcher;
 use self::settings::{Settings, is_duplicate};
-use self::statements::{TRANSIENT_TRIES, text};
+use self::statements::TRANSIENT_TRIES;
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{Sql, SqlBackend, SqlPool, is_plain};
@@ -109,9 +109,9 @@ impl SqlBackend for MysqlStore {
         } else {
             "MySQL"
         };
-        let row = self
+        let settings = self
             .sql
-            .settings_row(
+            .settings(
                 "SELECT DATABASE(), CAST(@@innodb_flush_log_at_trx_commit AS CHAR), CAST(@@sync_binlog AS CHAR), \
                  CAST(@@SESSION.innodb_lock_wait_timeout AS CHAR), CAST(@@max_allowed_packet AS CHAR)",
             )
@@ -121,12 +121,12 @@ impl SqlBackend for MysqlStore {
             url: self.url.redacted().to_string(),
             version: format!("{flavour} {}", self.version),
             settings: vec![
-                ("database".into(), text(&row, 0)),
+                ("database".into(), settings[0].clone()),
                 ("isolation".into(), "READ-COMMITTED".into()),
-                ("innodb_flush_log_at_trx_commit".into(), text(&row, 1)),
-                ("sync_binlog".into(), text(&row, 2)),
-                ("innodb_lock_wait_timeout".into(), text(&row, 3)),
-                ("max_allowed_packet".into(), text(&row, 4)),
+                ("innodb_flush_log_at_trx_commit".into(), settings[1].clone()),
+                ("sync_binlog".into(), settings[2].clone()),
+                ("innodb_lock_wait_timeout".into(), settings[3].clone()),
+                ("max_allowed_packet".into(), settings[4].clone()),
                 ("wake_poll".into(), crate::time::format_duration(self.wake_poll)),
             ],
         })

@@ -36,7 +36,7 @@ use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{FinishRow, JobCells, Sql, SqlBackend, SqlPool, in_claim_order};
+use super::sql::{FinishRow, Sql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
@@ -123,17 +123,17 @@ impl SqlBackend for PostgresStore {
     }
 
     async fn info(&self) -> Result<StoreInfo, StoreError> {
-        let row = self
+        let mut settings = self
             .sql
-            .settings_row(
+            .settings(
                 "SELECT current_setting('server_version'), current_database()::text, current_schema()::text, \
                  current_setting('synchronous_commit'), current_setting('default_transaction_isolation'), \
                  current_setting('fsync'), current_setting('autovacuum')",
             )
             .await?;
-        let text = |i| row.opt_text(i).ok().flatten().unwrap_or_default();
+        let mut text = |i: usize| std::mem::take(&mut settings[i]);
         let version = text(0);
-        let schema = row.opt_text(2).ok().flatten();
+        let schema = Some(text(2)).filter(|s| !s.is_empty());
         Ok(StoreInfo {
             kind: KIND,
             url: self.url.redacted().to_string(),

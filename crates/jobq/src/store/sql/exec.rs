@@ -1,7 +1,8 @@
 //! The SQL stores' executor: a [`Stmt`] run on a connection, a transaction or a pool of any of the
 //! three sqlx databases behind object-safe traits, so that the statements the stores share are
 //! written once as plain code over `&mut dyn Exec` and [`Connections`], with no generic database and
-//! its page of bounds. The bounds stand here once, on the one generic implementation.
+//! its page of bounds: what is particular to each database is [`Driver`], made once for the three
+//! by `driver!` on concrete types.
 //!
 //! A dyn call per statement costs nothing beside the round trip it makes (BENCHMARKS.md, issue 44's
 //! A/B). Rows come back as [`SqlRow`], the three drivers' own rows in one enum: nothing is copied.
@@ -54,6 +55,18 @@ macro_rules! cell {
 cell!(String, Option<String>, i64, Option<i64>, i32, Option<i32>);
 
 impl SqlRow {
+    /// How many columns the row has.
+    pub fn columns(&self) -> usize {
+        match self {
+            #[cfg(feature = "sqlite")]
+            SqlRow::Sqlite(r) => r.len(),
+            #[cfg(feature = "postgres")]
+            SqlRow::Postgres(r) => r.len(),
+            #[cfg(feature = "mysql")]
+            SqlRow::MySql(r) => r.len(),
+        }
+    }
+
     /// The cell at `i`, type-checked: integers.
     pub fn try_get<T: Cell>(&self, i: usize) -> Result<T, sqlx::Error> {
         T::read(self, i, true)
@@ -167,7 +180,7 @@ pub(crate) trait Driver: Database + InsertWhole {
 
 /// A connection of `DB` held as `C` (borrowed, taken from the pool, or in a transaction), as an
 /// [`Exec`].
-pub(crate) struct Held<DB, C>(pub C, PhantomData<fn() -> DB>);
+pub(crate) struct Held<DB, C>(C, PhantomData<fn() -> DB>);
 
 impl<DB, C> Held<DB, C> {
     /// `connection` as an [`Exec`].

@@ -324,9 +324,7 @@ impl Sql {
             }
         }
     }
-}
 
-impl Sql {
     async fn execute(&self, stmt: &Stmt, operation: &'static str) -> Result<u64, StoreError> {
         self.connections.execute(stmt).await.map_err(self.fail(operation))
     }
@@ -497,12 +495,16 @@ impl Sql {
         }
     }
 
-    /// The one row of a query of the server's settings, for `info`.
-    pub async fn settings_row(&self, sql: &str) -> Result<SqlRow, StoreError> {
+    /// The one row of a query of the server's settings, for `info`: each column as text, NULL (or a
+    /// cell that is not text) as empty.
+    pub async fn settings(&self, sql: &str) -> Result<Vec<String>, StoreError> {
         let rows = self.fetch_all(&self.stmt(sql), "reading the server settings").await?;
-        rows.into_iter()
-            .next()
-            .ok_or_else(|| StoreError::query(self.dialect.kind, "reading the server settings", "no row"))
+        let row = rows
+            .first()
+            .ok_or_else(|| StoreError::query(self.dialect.kind, "reading the server settings", "no row"))?;
+        Ok((0..row.columns())
+            .map(|i| row.opt_text(i).ok().flatten().unwrap_or_default())
+            .collect())
     }
 
     /// An enqueue's fast path, for the servers: a batch with no unique keys and no id twice (nearly
