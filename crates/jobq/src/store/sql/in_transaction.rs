@@ -3,7 +3,8 @@
 //! application commits. The answers are those of [`crate::store::Store::enqueue`]: an id that exists
 //! is a duplicate, a unique key a live job holds coalesces into that job.
 //!
-//! The statements name the tables as the application's connection sees them ([`SqlTables`]) and
+//! The statements name the tables as the application's connection sees them ([`SqlTables`]), one
+//! text each for a process (so kept prepared on the application's connection), and
 //! never fail the transaction on a clash: PostgreSQL, whose transaction a failed statement would
 //! end, and SQLite skip a clashing row (`ON CONFLICT DO NOTHING`); MySQL, where a failed statement
 //! leaves the transaction as it was, inserts plainly and reads the duplicate-key error. SQLite's
@@ -100,7 +101,8 @@ pub(crate) async fn emit(exec: &mut dyn Exec, tables: &SqlTables, event: &EventR
     json(&mut stmt, d, event.meta)
         .push(", ")
         .bind(event.created_at)
-        .push(")");
+        .push(")")
+        .keep();
     skip_clashes(exec, d, &mut stmt).await
 }
 
@@ -160,6 +162,7 @@ async fn insert_job(exec: &mut dyn Exec, tables: &SqlTables, row: &NewJobRow<'_>
             .push(")"),
         None => stmt.push(")"),
     };
+    stmt.keep();
     skip_clashes(exec, d, &mut stmt).await
 }
 
@@ -193,6 +196,7 @@ async fn id_taken(exec: &mut dyn Exec, tables: &SqlTables, id: &str) -> Result<b
         stmt.push(&format!(" UNION ALL SELECT id FROM {arrivals} WHERE id = "))
             .bind(id);
     }
+    stmt.keep();
     Ok(exec.fetch_optional(&stmt).await?.is_some())
 }
 
@@ -207,7 +211,8 @@ async fn live_holder(
     stmt.bind(queue)
         .push(" AND unique_key = ")
         .bind(key)
-        .push(&format!(" AND status IN {LIVE_STATUSES}"));
+        .push(&format!(" AND status IN {LIVE_STATUSES}"))
+        .keep();
     exec.fetch_optional(&stmt)
         .await?
         .map(|row| row.try_get_unchecked(0))
