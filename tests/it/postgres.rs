@@ -357,3 +357,130 @@ async fn an_application_store_idle_for_a_while_rides_out_terminated_sessions() {
     assert_eq!(stats.queues.iter().map(|q| q.succeeded).sum::<u64>(), 0);
     assert_eq!(stats.queues[0].ready, 8);
 }
+
+/// Issue 45: claims and heartbeats commit without waiting for their WAL flush
+/// (`store/postgres/lease.rs`, `LAX_COMMIT`). A crash of the server may take such a write back; it
+/// must never take back an acknowledged enqueue or outcome. A producer enqueues one job at a time and
+/// a worker drains them while the server is killed (SIGKILL to every process of a private cluster,
+/// mid-run) and recovers, twice: every enqueue that returned Ok exists afterwards, and no job whose
+/// success the worker logged (it logs one only once the store has applied it) runs again, which a
+/// lost outcome would make it do. `ten_server_crashes_lose_no_acknowledged_job` repeats it ten times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_crash_loses_no_acknowledged_enqueue_or_outcome() {
+    crash_rounds(2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "soak: ten server crashes in a row (about a minute); see the README"]
+async fn ten_server_crashes_lose_no_acknowledged_job() {
+    crash_rounds(10).await;
+}
+
+async fn crash_rounds(rounds: usize) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use crate::support::postgres::PrivatePostgres;
+    use crate::support::server::PrivateServer;
+
+    let mut server = PrivatePostgres::start().await;
+    let url = server.url();
+    let store = connect(&url).await;
+    store.migrate().await.expect("migrate");
+    let client = Client::new(store);
+
+    // The producer: one awaited enqueue after another until told to stop; the ids of those that
+    // returned Ok are the acknowledged ones. Calls fail while the server is down, and go on after.
+    let stop = Arc::new(AtomicBool::new(false));
+    let producer = tokio::spawn({
+        let (client, stop) = (client.clone(), stop.clone());
+        async move {
+            let mut acknowledged = Vec::new();
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                i += 1;
+                match client.enqueue(JobSpec::new("crash.noop", json!({ "i": i }))).await {
+                    Ok(enqueued) => acknowledged.push(enqueued.id.to_string()),
+                    // A pause so that an outage is not a busy loop of refused connections.
+                    Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+                }
+            }
+            acknowledged
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!("{}\n[handlers.\"crash.noop\"]\nbuiltin = \"noop\"\n", process::FAST);
+    let worker = process::Process::worker(dir.path(), &url, &config, &["--concurrency", "16", "-v"]);
+    let successes = |log: &str| log.lines().filter(|l| l.contains("job succeeded")).count();
+
+    for round in 0..rounds {
+        // Mid-run: the worker has just recorded outcomes and the producer is enqueueing.
+        let seen = successes(&worker.log());
+        eventually(
+            format!("round {round}: more successes before the crash"),
+            Duration::from_secs(60),
+            async || {
+                worker.assert_running();
+                let now = successes(&worker.log());
+                if now >= seen + 200 { Ok(()) } else { Err(now) }
+            },
+        )
+        .await;
+        server.crash().await;
+        server.start_again().await;
+    }
+    // Back to work after the last crash, then the producer stops and the worker drains what is left.
+    let seen = successes(&worker.log());
+    eventually(
+        "successes after the last recovery",
+        Duration::from_secs(60),
+        async || {
+            worker.assert_running();
+            let now = successes(&worker.log());
+            if now >= seen + 200 { Ok(()) } else { Err(now) }
+        },
+    )
+    .await;
+    stop.store(true, Ordering::Relaxed);
+    let acknowledged = producer.await.unwrap();
+    eventually("every job to end", Duration::from_secs(120), async || {
+        worker.assert_running();
+        let stats = client.stats(&[]).await.map_err(|e| e.to_string())?;
+        let q = &stats.queues[0];
+        if q.ready + q.scheduled + q.running == 0 {
+            Ok(())
+        } else {
+            Err(format!("{q:?}"))
+        }
+    })
+    .await;
+    worker.terminate(DEADLINE).await;
+
+    // Every acknowledged enqueue is there, and it ran to success.
+    for id in &acknowledged {
+        let job = client
+            .get(id)
+            .await
+            .unwrap_or_else(|e| panic!("acknowledged job {id} is gone: {e}"));
+        assert_eq!(job.status, jobq::job::JobStatus::Succeeded, "{job:?}");
+    }
+    // No recorded success was taken back: each job's success is logged once.
+    let log = worker.log();
+    let mut succeeded = HashSet::new();
+    for line in log.lines().filter(|l| l.contains("job succeeded")) {
+        let id = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("job_id="))
+            .unwrap_or_else(|| panic!("no job id in {line:?}"));
+        assert!(
+            succeeded.insert(id.to_string()),
+            "job {id} succeeded twice: its first recorded outcome was lost in a crash\n{log}"
+        );
+    }
+    assert!(
+        acknowledged.len() > 400 && succeeded.len() >= acknowledged.len(),
+        "{} acknowledged, {} succeeded",
+        acknowledged.len(),
+        succeeded.len()
+    );
+}

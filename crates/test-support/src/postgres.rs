@@ -203,13 +203,82 @@ impl PrivatePostgres {
                      server programs (Debian: apt install postgresql)"
                 )
             });
-        assert!(
-            out.status.success(),
-            "{program} {args:?} failed: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        if !out.status.success() {
+            let log = std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(10).collect();
+            panic!(
+                "{program} {args:?} failed: {}{}\nthe server's log ends:\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+        }
     }
+}
+
+impl PrivatePostgres {
+    /// Crashes the server as a power cut would crash its processes: SIGKILL to the postmaster and
+    /// every process it started, at once, with no checkpoint and no flush of what sits in shared
+    /// memory (WAL not yet written is gone). Returns once none of them is left, so that
+    /// [`PrivateServer::start_again`] can start it, which then recovers from the WAL.
+    pub async fn crash(&mut self) {
+        let pid_file = self.dir.path().join("data").join("postmaster.pid");
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_else(|e| panic!("reading {}: {e}", pid_file.display()));
+        let postmaster: i32 = text
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+            .expect("the postmaster's pid");
+        let mut family = children_of(postmaster);
+        family.push(postmaster);
+        for &pid in &family {
+            // SAFETY: kill has no memory-safety preconditions; these are the private cluster's processes.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while family.iter().any(|&pid| alive(pid)) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the crashed cluster's processes did not exit"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        // The killed postmaster may stay a zombie, never reaped (its parent, pg_ctl, is gone, and the
+        // container's first process may not reap orphans); PostgreSQL would take its pid for a server
+        // still running in the directory, or on its socket. No process of the cluster is left: both
+        // lock files are stale.
+        let socket_lock = self.dir.path().join(format!(".s.PGSQL.{}.lock", self.port));
+        for lock in [&pid_file, &socket_lock] {
+            std::fs::remove_file(lock).unwrap_or_else(|e| panic!("removing {}: {e}", lock.display()));
+        }
+    }
+}
+
+/// The processes whose parent is `parent` (from /proc).
+fn children_of(parent: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+                status
+                    .lines()
+                    .any(|l| l.strip_prefix("PPid:").is_some_and(|p| p.trim() == parent.to_string()))
+            })
+        })
+        .collect()
+}
+
+/// True while `pid` runs (a zombie waiting to be reaped has ended).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
 }
 
 impl PrivateServer for PrivatePostgres {
