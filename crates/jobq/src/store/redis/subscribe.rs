@@ -1,5 +1,5 @@
 //! Wake-ups: every script that makes work ready appends an entry to its queue's wake-up stream,
-//! `{q}:wake` (capped at a few dozen entries). A subscription reads its queues' streams with `XREAD
+//! `{q}:wake` (capped at a hundred or two entries). A subscription reads its queues' streams with `XREAD
 //! BLOCK` on a connection of its own, so every idle worker of every process wakes within a round trip
 //! of an enqueue, and between reads it looks at the length of its queues' inboxes, which plain clients
 //! push to without a script. On a cluster, one `XREAD` names keys of one slot only, so a subscription
