@@ -411,36 +411,26 @@ async fn crash_rounds(rounds: usize) {
     let dir = tempfile::tempdir().unwrap();
     let config = format!("{}\n[handlers.\"crash.noop\"]\nbuiltin = \"noop\"\n", process::FAST);
     let worker = process::Process::worker(dir.path(), &url, &config, &["--concurrency", "16", "-v"]);
+    // Waits until the worker has recorded 200 more successes: it is mid-run, writing outcomes, while
+    // the producer enqueues.
     let successes = |log: &str| log.lines().filter(|l| l.contains("job succeeded")).count();
+    let more_successes = async |what: String| {
+        let seen = successes(&worker.log());
+        eventually(what, Duration::from_secs(60), async || {
+            worker.assert_running();
+            let now = successes(&worker.log());
+            if now >= seen + 200 { Ok(()) } else { Err(now) }
+        })
+        .await
+    };
 
     for round in 0..rounds {
-        // Mid-run: the worker has just recorded outcomes and the producer is enqueueing.
-        let seen = successes(&worker.log());
-        eventually(
-            format!("round {round}: more successes before the crash"),
-            Duration::from_secs(60),
-            async || {
-                worker.assert_running();
-                let now = successes(&worker.log());
-                if now >= seen + 200 { Ok(()) } else { Err(now) }
-            },
-        )
-        .await;
+        more_successes(format!("round {round}: more successes before the crash")).await;
         server.crash().await;
         server.start_again().await;
     }
     // Back to work after the last crash, then the producer stops and the worker drains what is left.
-    let seen = successes(&worker.log());
-    eventually(
-        "successes after the last recovery",
-        Duration::from_secs(60),
-        async || {
-            worker.assert_running();
-            let now = successes(&worker.log());
-            if now >= seen + 200 { Ok(()) } else { Err(now) }
-        },
-    )
-    .await;
+    more_successes("successes after the last recovery".into()).await;
     stop.store(true, Ordering::Relaxed);
     let acknowledged = producer.await.unwrap();
     eventually("every job to end", Duration::from_secs(120), async || {

@@ -6,13 +6,14 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::Duration;
 
 use jobq::store::StoreKind;
 use sqlx::{Connection, Executor, PgConnection};
 use tempfile::TempDir;
 
 use super::server::{Killer, PrivateServer, ServerStore, SqlStore};
-use super::{ServerSandbox, TestStore, fresh_name, private, server_url, shown, with_option};
+use super::{ServerSandbox, TestStore, eventually, fresh_name, private, server_url, shown, with_option};
 
 /// The base URL of the test PostgreSQL database (no `schema=` option).
 pub fn postgres_url() -> String {
@@ -214,13 +215,12 @@ impl PrivatePostgres {
             );
         }
     }
-}
 
-impl PrivatePostgres {
-    /// Crashes the server as a power cut would crash its processes: SIGKILL to the postmaster and
-    /// every process it started, at once, with no checkpoint and no flush of what sits in shared
-    /// memory (WAL not yet written is gone). Returns once none of them is left, so that
-    /// [`PrivateServer::start_again`] can start it, which then recovers from the WAL.
+    /// Crashes the server's processes: SIGKILL to the postmaster and every process it started, at
+    /// once, with no checkpoint and no flush of what sits in shared memory (WAL not yet written out
+    /// is gone; what was written survives in the OS, as it would a crash of the server but not of the
+    /// machine). Returns once none of them is left, so that [`PrivateServer::start_again`] can start
+    /// it, which then recovers from the WAL.
     pub async fn crash(&mut self) {
         let pid_file = self.dir.path().join("data").join("postmaster.pid");
         let text = std::fs::read_to_string(&pid_file).unwrap_or_else(|e| panic!("reading {}: {e}", pid_file.display()));
@@ -237,14 +237,12 @@ impl PrivatePostgres {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while family.iter().any(|&pid| alive(pid)) {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the crashed cluster's processes did not exit"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
+        eventually(
+            "the crashed cluster's processes to exit",
+            Duration::from_secs(30),
+            async || !family.iter().any(|&pid| alive(pid)),
+        )
+        .await;
         // The killed postmaster may stay a zombie, never reaped (its parent, pg_ctl, is gone, and the
         // container's first process may not reap orphans); PostgreSQL would take its pid for a server
         // still running in the directory, or on its socket. No process of the cluster is left: both

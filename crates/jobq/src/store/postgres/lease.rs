@@ -28,8 +28,9 @@ pub(super) const STILL_RUNNING: &str = "(j.status || '') = 'running'";
 /// by at-least-once delivery: a claim (the job is simply pending again, and claimed again) and a
 /// heartbeat (the job looks staler than it is, and is rescued sooner). Never for an enqueue or an
 /// outcome, which are acknowledged to someone; and since a commit flushes all the WAL before its own,
-/// an acknowledged outcome never rests on a claim that a crash could take back. The README's
-/// "Durability" section says the same to users; the crash test in `tests/it/postgres.rs` holds it.
+/// an acknowledged outcome never rests on a claim that a crash could take back. The guide's
+/// PostgreSQL page ("Which writes wait for the disk") says the same to users; the crash test in
+/// `tests/it/postgres.rs` holds it.
 pub(super) const LAX_COMMIT: &str = "lax AS (SELECT set_config('synchronous_commit', 'off', true) AS lax)";
 
 /// The condition that runs [`LAX_COMMIT`] (a CTE nothing reads is never run): an InitPlan, evaluated
