@@ -1426,7 +1426,8 @@ async fn sighup_reloads_handlers_and_settings_for_jobs_claimed_after_it(store: T
     // v1 holds the job `held` until the test opens the gate, so that it runs across the reload.
     let v1 = world.script(
         "v1.sh",
-        "if [ \"$JOBQ_JOB_ID\" = held ]; then\n  while [ ! -e \"$D/gate\" ]; do sleep 0.05; done\nfi\n\
+        "if [ \"$JOBQ_JOB_ID\" = held ]; then\n  touch \"$D/held.started\"\n  \
+         while [ ! -e \"$D/gate\" ]; do sleep 0.05; done\nfi\n\
          echo v1 > \"$D/$JOBQ_JOB_ID.ran\"",
     );
     let v2 = versioned(&world, "v2");
@@ -1436,7 +1437,10 @@ async fn sighup_reloads_handlers_and_settings_for_jobs_claimed_after_it(store: T
     world.wait_status(&first, JobStatus::Succeeded, secs(20)).await;
     assert_eq!(ran(&world, &first), "v1");
     let held = world.enqueue(JobSpec::new("t", json!({})).id("held")).await;
-    world.wait_status(&held, JobStatus::Running, secs(20)).await;
+    // Started, not only claimed: a claim that returns while a reload is under way runs under the
+    // reloaded setup, so the reload below must come after v1 has begun.
+    let started = world.path("held.started");
+    eventually("the held job's handler to start", secs(20), async || started.exists()).await;
 
     // A new script for `t`, a new type, a new concurrency, and new queues, which need a restart.
     let settings = "[worker]\nconcurrency = 4\nqueues = [\"default\", \"other\"]\n";
