@@ -104,6 +104,9 @@ pub struct Lease {
     /// The job's queue: a store that keeps each queue's jobs apart (Redis, one hash slot per queue)
     /// finds the job by it.
     pub queue: String,
+    /// The job's type: the slots of cluster-wide limits that an outcome frees are counted by it
+    /// ([`Store::finish_and_claim`]).
+    pub job_type: String,
     /// The attempt the worker is running.
     pub attempt: u32,
     /// The worker that claimed it.
@@ -116,6 +119,7 @@ impl Lease {
         Lease {
             id: job.id.clone(),
             queue: job.queue.clone(),
+            job_type: job.job_type.clone(),
             attempt: job.attempt,
             worker: job.worker_id.clone().unwrap_or_default(),
         }
@@ -243,6 +247,16 @@ pub struct Finish {
     /// Progress reported since the last heartbeat, recorded with the outcome so that the last report
     /// of a quick job is kept; `None` leaves the stored progress as it is.
     pub progress: Option<Progress>,
+}
+
+/// What [`Store::finish_and_claim`] did.
+#[derive(Debug)]
+pub struct FinishedAndClaimed {
+    /// Per outcome, in input order, whether it applied (as [`Store::finish`] answers).
+    pub applied: Vec<bool>,
+    /// The jobs claimed, in claim order; an error when the claim failed after the outcomes were
+    /// written.
+    pub claimed: Result<Vec<Job>, StoreError>,
 }
 
 /// Parameters of [`Store::rescue`].
@@ -470,6 +484,25 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// outcomes and `waiting` set `finished_at`; the worker id is cleared. Returns per input whether it
     /// applied (`false` = stale, ignored).
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
+
+    /// Applies `finishes` as [`Store::finish`] does at `claim.now`, then claims as [`Store::claim`]
+    /// does for `claim`, seeing those outcomes: a worker under cluster-wide limits takes the
+    /// replacements for the jobs it finished in one call.
+    ///
+    /// For a limited claim ([`ClaimPlan::Limited`]) every store writes both at once (one transaction
+    /// or one script), so an error means neither was written, and the claim may take, in the scope
+    /// of each concurrency limit, the slots that this call's applied outcomes freed there (within the
+    /// limit: one lowered meanwhile still binds). Taking more, where the limits have room, is up to
+    /// the store: Redis's scripts are atomic and take what the limits admit; the SQL stores hand the
+    /// freed slots over without locking the limits (the scope's running jobs, counted together, do
+    /// not grow), leave the rest to a later claim, and lock them as [`Store::claim`] does only when a
+    /// limit of the claim has a partition or a rate. Any other claim is made after the outcomes are
+    /// written, and its failure is returned in [`FinishedAndClaimed::claimed`] beside them.
+    async fn finish_and_claim(&self, finishes: &[Finish], claim: &Claim) -> Result<FinishedAndClaimed, StoreError> {
+        let applied = self.finish(finishes, claim.now).await?;
+        let claimed = self.claim(claim).await;
+        Ok(FinishedAndClaimed { applied, claimed })
+    }
 
     /// Puts leased jobs back to `pending` without using up an attempt (`attempt` is decremented), for
     /// shutdown and for jobs a worker claimed but cannot start. Fenced like `finish`.

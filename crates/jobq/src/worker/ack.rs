@@ -7,6 +7,13 @@
 //! retried with back-off (the jobs' heartbeats go on meanwhile, so no other worker takes them), and
 //! only a forced stop gives up on it, leaving the jobs to the rescue sweep. It logs one line per retry,
 //! death, discard and wait, with the job's id and type.
+//!
+//! Under cluster-wide limits it also claims: a slot frees in the store only when an outcome is
+//! written, so it writes its outcomes and claims their replacements in one call
+//! ([`crate::store::Store::finish_and_claim`]), sized as the dispatcher sizes its claims and in the
+//! same turn (a claim the dispatcher is making meanwhile leaves the outcomes to be written alone).
+//! The dispatcher is woken only when that claim fell short of the room the worker has: the rest may
+//! be there to take.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -51,8 +58,12 @@ pub(crate) enum Ack {
 
 pub(crate) type AckSender = mpsc::UnboundedSender<Ack>;
 
+/// The acknowledger's own way to hand jobs it claims a sender: one that does not keep the channel
+/// open once the worker's senders are gone.
+pub(crate) type WeakAckSender = mpsc::WeakUnboundedSender<Ack>;
+
 /// Runs until every sender is gone and everything received is written.
-pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>) {
+pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>, acks: WeakAckSender) {
     let mut batch = Vec::with_capacity(64);
     while let Some(first) = rx.recv().await {
         batch.push(first);
@@ -73,11 +84,11 @@ pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>) {
             }
         }
         tracing::trace!(worker = %s.id, outcomes = batch.len(), "writing outcomes");
-        write(&s, &mut batch).await;
+        write(&s, &mut batch, &acks).await;
     }
 }
 
-async fn write(s: &Shared, batch: &mut Vec<Ack>) {
+async fn write(s: &Arc<Shared>, batch: &mut Vec<Ack>, acks: &WeakAckSender) {
     let mut finishes = Vec::new();
     let mut finish_meta = Vec::new();
     let mut releases = Vec::new();
@@ -95,13 +106,7 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
         }
     }
     if !finishes.is_empty() {
-        let list = &finishes;
-        let applied = with_retries(
-            s,
-            "recording outcomes",
-            |now| async move { s.store.finish(list, now).await },
-        )
-        .await;
+        let (applied, claim_more) = record(s, &finishes, acks).await;
         let applied = applied.unwrap_or_else(|| vec![false; finish_meta.len()]);
         log_finishes(s, &finishes, &finish_meta, &applied);
         forget(
@@ -111,7 +116,7 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
         // Under a cluster-wide limit the store counts a job's slot until its outcome is written: a
         // claim that found the limit full may now find room. In burst mode the worker ends on an
         // empty claim made holding nothing, which it may do once the last outcomes are written.
-        if s.claims_under_limits() || s.burst {
+        if claim_more && (s.claims_under_limits() || s.burst) {
             s.outcomes_written.notify_one();
         }
     }
@@ -125,6 +130,42 @@ async fn write(s: &Shared, batch: &mut Vec<Ack>) {
             }
         }
         forget(s, releases.iter().zip(release_meta.iter().map(|m| m.1)));
+    }
+}
+
+/// Writes outcomes, under cluster-wide limits with the claim of their replacements when the turn
+/// to claim is free (see the module documentation). What applied (`None`: given up), and whether
+/// the dispatcher may find more to claim.
+async fn record(s: &Arc<Shared>, finishes: &[Finish], acks: &WeakAckSender) -> (Option<Vec<bool>>, bool) {
+    let replacing = s.claims_under_limits() && !s.control.stop.is_cancelled();
+    let turn = if replacing { s.claiming.try_lock().ok() } else { None };
+    let window = turn.as_ref().map(|_| s.window(&s.live()));
+    let (Some(_turn), Some(window), Some(acks)) = (turn, window.filter(|w| w.limit > 0), acks.upgrade()) else {
+        let applied = with_retries(s, "recording outcomes", |now| async move {
+            s.store.finish(finishes, now).await
+        })
+        .await;
+        return (applied, true);
+    };
+    let window = &window;
+    let done = with_retries(s, "recording outcomes", |now| async move {
+        s.store.finish_and_claim(finishes, &s.claim_of(window, now)).await
+    })
+    .await;
+    let Some(done) = done else {
+        return (None, true);
+    };
+    match done.claimed {
+        Ok(jobs) => {
+            let got = jobs.len();
+            tracing::trace!(worker = %s.id, asked = window.limit, got, "claimed with outcomes");
+            s.start(&s.live(), jobs, &acks).await;
+            (Some(done.applied), got < window.limit as usize || s.max_jobs.is_some())
+        }
+        Err(e) => {
+            s.outage.failed("claiming jobs", &e, "the next claim tries again");
+            (Some(done.applied), true)
+        }
     }
 }
 

@@ -290,6 +290,8 @@ impl WorkerBuilder {
             progress: Arc::new(Notify::new()),
             control,
             jobs_done: AtomicU64::new(0),
+            taken_on: AtomicU64::new(0),
+            claiming: tokio::sync::Mutex::new(()),
             next_seq: AtomicU64::new(0),
             mean_run_us: AtomicU64::new(u64::MAX),
             burst: self.burst,

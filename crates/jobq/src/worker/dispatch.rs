@@ -20,7 +20,7 @@ use super::run::run_job;
 use super::{Held, Live, Queued, Shared, State, StopCause, backoff, outcome};
 use crate::job::Job;
 use crate::store::{Claim, Finish, Lease, WakeOn};
-use crate::time::format_duration;
+use crate::time::{UnixMillis, format_duration};
 
 /// First re-poll interval after work was found, when no store watch wakes the dispatcher; it doubles
 /// up to `poll_interval` while the queue stays empty.
@@ -41,8 +41,8 @@ const LIMITED_WAKE_GAP: Duration = Duration::from_millis(5);
 const LIMITED_WAKE_GAP_MAX: Duration = Duration::from_millis(40);
 
 /// How many jobs to claim, and which types not to.
-struct Window {
-    limit: u32,
+pub(super) struct Window {
+    pub(super) limit: u32,
     exclude: Vec<String>,
     /// The room under cluster-wide concurrency limits is what bounds `limit` (see
     /// [`Shared::limits_room`]): waiting for more free slots would not make the claim larger.
@@ -64,7 +64,6 @@ pub(super) async fn dispatch(s: &Arc<Shared>, acks: &AckSender, watch: bool) {
         s,
         acks,
         watched,
-        claimed: 0,
         failures: 0,
         idle_poll: if watched { s.settings.poll_interval } else { FAST_POLL },
         last_claim: Instant::now(),
@@ -80,8 +79,6 @@ struct Dispatcher<'a> {
     acks: &'a AckSender,
     /// Whether the store wakes an idle dispatcher; otherwise it polls, faster just after finding work.
     watched: bool,
-    /// Jobs taken on so far, against `max_jobs`.
-    claimed: u64,
     /// Failed claims in a row.
     failures: u32,
     /// The next idle wait.
@@ -96,11 +93,15 @@ impl Dispatcher<'_> {
     async fn run(&mut self) {
         let s = self.s;
         while !s.control.stop.is_cancelled() {
+            // The claim's turn (the acknowledger claims too, under limits: see `ack.rs`), held from
+            // sizing the claim to taking its jobs on, so that the two never claim for the same slots.
+            let turn = s.claiming.lock().await;
             // One snapshot per round for the claim's size and exclusions; the jobs it returns start
             // under a snapshot taken after it (below).
             let live = s.live();
-            let window = s.window(&live, self.claimed);
+            let window = s.window(&live);
             if window.limit == 0 {
+                drop(turn);
                 if self.budget_used() {
                     return;
                 }
@@ -126,7 +127,8 @@ impl Dispatcher<'_> {
             tracing::trace!(worker = %s.id, asked = window.limit, got, "claimed");
             // The jobs start under the setup in force now: a reload that returned while the claim
             // was on its way (so before a job enqueued after it could be claimed) applies to them.
-            self.claimed += s.start(&s.live(), jobs, self.acks).await;
+            s.start(&s.live(), jobs, self.acks).await;
+            drop(turn);
             if got as u32 >= window.limit {
                 // A full batch: more may be ready; claim again as soon as slots free up.
                 continue;
@@ -141,8 +143,9 @@ impl Dispatcher<'_> {
     /// True, and the worker drains, once the `max_jobs` budget is used up.
     fn budget_used(&self) -> bool {
         let s = self.s;
-        if s.max_jobs.is_some_and(|max| self.claimed >= max) {
-            tracing::info!("took on {} jobs (max jobs): draining", self.claimed);
+        let taken = s.taken_on.load(Ordering::Relaxed);
+        if s.max_jobs.is_some_and(|max| taken >= max) {
+            tracing::info!("took on {taken} jobs (max jobs): draining");
             s.control.drain(StopCause::MaxJobs);
             return true;
         }
@@ -178,7 +181,7 @@ impl Dispatcher<'_> {
                 _ = tokio::time::sleep_until(until) => break,
                 _ = s.control.stop.cancelled() => return None,
             }
-            window = s.window(live, self.claimed);
+            window = s.window(live);
             if window.limit >= enough || window.by_limits || s.busy() == 0 {
                 break;
             }
@@ -189,15 +192,7 @@ impl Dispatcher<'_> {
     /// One claim of `window`'s size; `None` when it failed (logged, and paused for with back-off).
     async fn claim(&mut self, window: &Window) -> Option<Vec<Job>> {
         let s = self.s;
-        let claim = Claim {
-            queues: s.settings.queues.clone(),
-            exclude_types: window.exclude.clone(),
-            worker: s.id.clone(),
-            limit: window.limit,
-            now: s.clock.now(),
-            flow: s.claim_flow(),
-        };
-        match s.store.claim(&claim).await {
+        match s.store.claim(&s.claim_of(window, s.clock.now())).await {
             Ok(jobs) => {
                 self.failures = 0;
                 s.outage.answered();
@@ -320,7 +315,8 @@ impl Shared {
     /// worker serves has a limit, the room left under those limits, and the room under cluster-wide
     /// concurrency limits that bound every job ([`Shared::limits_room`]); types at their limit are
     /// excluded.
-    fn window(&self, live: &Live, claimed: u64) -> Window {
+    pub(super) fn window(&self, live: &Live) -> Window {
+        let claimed = self.taken_on.load(Ordering::Relaxed);
         let st = self.lock();
         let mut limit = live.concurrency.saturating_sub(st.busy);
         let prefetch = self.prefetch_room(live).saturating_sub(st.queued.len() as u32);
@@ -361,10 +357,22 @@ impl Shared {
         }
     }
 
+    /// The claim of `window`'s size at `now`.
+    pub(super) fn claim_of(&self, window: &Window, now: UnixMillis) -> Claim {
+        Claim {
+            queues: self.settings.queues.clone(),
+            exclude_types: window.exclude.clone(),
+            worker: self.id.clone(),
+            limit: window.limit,
+            now,
+            flow: self.claim_flow(),
+        }
+    }
+
     /// Takes claimed jobs on: spawns a task per job within the limits, answers unregistered types at
     /// once, and releases what it cannot start (over a type's limit, or claimed as shutdown began).
-    /// Returns how many jobs it took on.
-    async fn start(self: &Arc<Self>, live: &Live, jobs: Vec<Job>, acks: &AckSender) -> u64 {
+    /// Counts those it took on against `max_jobs`.
+    pub(super) async fn start(self: &Arc<Self>, live: &Live, jobs: Vec<Job>, acks: &AckSender) {
         let stopping = self.control.stop.is_cancelled();
         let mut excess = Vec::new();
         let mut taken = 0;
@@ -381,10 +389,10 @@ impl Shared {
                 }
             }
         }
+        self.taken_on.fetch_add(taken, Ordering::Relaxed);
         if !excess.is_empty() {
             self.release_excess(&excess).await;
         }
-        taken
     }
 
     /// Takes one claimed job on: holds its lease, and runs it in a free slot or queues it for the next

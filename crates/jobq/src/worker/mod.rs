@@ -148,7 +148,7 @@ impl Worker {
         drop(live);
         let background = CancellationToken::new();
         let (ack_tx, ack_rx) = tokio::sync::mpsc::unbounded_channel();
-        let acks = tokio::spawn(ack::run(s.clone(), ack_rx));
+        let acks = tokio::spawn(ack::run(s.clone(), ack_rx, ack_tx.downgrade()));
         flow::start(&s).await;
         let tasks = spawn_background(&s, &background);
         dispatch::dispatch(&s, &ack_tx, self.watch).await;
@@ -309,6 +309,12 @@ pub(crate) struct Shared {
     progress: Arc<Notify>,
     control: Arc<shutdown::Control>,
     jobs_done: AtomicU64,
+    /// Jobs taken on so far, against `max_jobs`.
+    taken_on: AtomicU64,
+    /// The turn to claim: the dispatcher's, or under cluster-wide limits the acknowledger's, which
+    /// claims the replacements for the outcomes it writes (`ack.rs`). Held from sizing a claim to
+    /// taking its jobs on, so that the two never claim for the same free slots.
+    claiming: tokio::sync::Mutex<()>,
     next_seq: AtomicU64,
     /// Moving average of handler run time in microseconds (`u64::MAX` before the first run).
     mean_run_us: AtomicU64,

@@ -106,9 +106,22 @@ impl MysqlStore {
     /// One finish transaction for a chunk: lock, match, apply the outcomes of the leases that hold in
     /// one statement.
     pub(super) async fn finish_once(&self, finishes: &[&Finish], now: UnixMillis) -> Result<Vec<bool>, sqlx::Error> {
-        let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
         let mut tx = self.sql.pool.begin().await?;
-        let applied = self.lock_leases(&mut tx, &leases).await?;
+        let applied = self.finish_on(&mut tx, finishes, now).await?;
+        tx.commit().await?;
+        Ok(applied)
+    }
+
+    /// A chunk's outcomes in `tx`, which the caller commits: its own transaction, or a claim's that
+    /// follows them.
+    pub(super) async fn finish_on(
+        &self,
+        tx: &mut MySqlConnection,
+        finishes: &[&Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
+        let applied = self.lock_leases(tx, &leases).await?;
         let rows: Vec<Value> = finishes
             .iter()
             .zip(&applied)
@@ -163,7 +176,6 @@ impl MysqlStore {
             .execute(&mut *tx)
             .await?;
         }
-        tx.commit().await?;
         Ok(applied)
     }
 

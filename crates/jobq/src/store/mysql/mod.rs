@@ -32,7 +32,7 @@ use self::settings::{Settings, is_duplicate};
 use self::statements::TRANSIENT_TRIES;
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{Sql, SqlBackend, SqlPool, is_plain};
+use super::sql::{Exec, RawConnection, Sql, SqlBackend, SqlPool, is_plain};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
@@ -194,6 +194,31 @@ impl SqlBackend for MysqlStore {
             }
         }
         // A lease repeated in a batch applied in its first round only; the job left `running` for the rest.
+        Ok(out)
+    }
+
+    async fn finish_in(
+        &self,
+        tx: &mut dyn Exec,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        let conn = match tx.raw() {
+            RawConnection::MySql(conn) => conn,
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("a MySQL store's transactions are MySQL's"),
+        };
+        let mut out = vec![false; finishes.len()];
+        for chunk in rounds_by_id(finishes, |f| f.lease.id.as_str())
+            .iter()
+            .flat_map(|round| round.chunks(ROWS_PER_STATEMENT))
+        {
+            let refs: Vec<&Finish> = chunk.iter().map(|&i| &finishes[i]).collect();
+            let applied = self.finish_on(conn, &refs, now).await?;
+            for (&i, applied) in chunk.iter().zip(applied) {
+                out[i] = applied;
+            }
+        }
         Ok(out)
     }
 

@@ -2,15 +2,14 @@
 //! each statement returns the position (`ord`) of every lease it applied, so each lease of a round gets
 //! its own answer.
 
-use sqlx::Postgres;
-use sqlx::Row;
 use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
+use sqlx::{PgConnection, Postgres, Row};
 
 use super::{PostgresStore, ROWS_PER_STATEMENT};
 use crate::job::ERROR_HISTORY_CAP;
+use crate::store::Lease;
 use crate::store::batch::rounds_by_id;
-use crate::store::{Lease, StoreError};
 
 /// The fence's status condition in the fenced statements, spelled so that the planner cannot answer
 /// it from the partial index of running jobs (`WHERE status = 'running'`). Written as a plain
@@ -58,7 +57,8 @@ pub(super) fn append_error(attempt: &str, at: &str, error: &str) -> String {
 
 impl PostgresStore {
     /// Runs a fenced lease statement over a batch, round by round (no job twice in one statement), and
-    /// returns, per input, whether its lease matched. `bind_rows` adds the statement's arrays for the given inputs (`$1` is always
+    /// returns, per input, whether its lease matched, on `conn` (a connection of the pool, or a
+    /// transaction's). `bind_rows` adds the statement's arrays for the given inputs (`$1` is always
     /// the `ord` array, added here, and `$2` the job ids); the statement returns the `ord` of each row
     /// it changed. The statements also say `j.id = ANY($2)`: it lets the planner fetch the batch's rows
     /// by primary key rather than hash every running job to join them with the arrays. They are kept
@@ -67,20 +67,17 @@ impl PostgresStore {
     /// of 30 ms), so every connection runs with `plan_cache_mode = force_custom_plan`.
     pub(super) async fn fenced<'q>(
         &self,
-        operation: &'static str,
+        conn: &mut PgConnection,
         sql: &'q str,
         leases: &[&Lease],
         mut bind_rows: impl FnMut(Query<'q, Postgres, PgArguments>, &[usize]) -> Query<'q, Postgres, PgArguments>,
-    ) -> Result<Vec<bool>, StoreError> {
+    ) -> Result<Vec<bool>, sqlx::Error> {
         let mut matched = vec![false; leases.len()];
         for round in rounds_by_id(leases, |l| l.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
                 let ords: Vec<i32> = (0..chunk.len() as i32).collect();
                 let query = bind_rows(sqlx::query(sql).bind(ords), chunk);
-                let rows = query
-                    .fetch_all(&self.sql.pool)
-                    .await
-                    .map_err(self.sql.fail(operation))?;
+                let rows = query.fetch_all(&mut *conn).await?;
                 for row in &rows {
                     matched[chunk[row.get::<i32, _>(0) as usize]] = true;
                 }

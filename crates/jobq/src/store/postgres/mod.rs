@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::postgres::PgConnectOptions;
-use sqlx::{Postgres, Row};
+use sqlx::{PgConnection, Postgres, Row};
 use tokio::sync::Notify;
 
 use self::enqueue::enqueue_chunks;
@@ -36,7 +36,7 @@ use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{FinishRow, Sql, SqlBackend, SqlPool, in_claim_order};
+use super::sql::{Exec, FinishRow, RawConnection, Sql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Transition, Usage, WakeOn,
@@ -104,18 +104,93 @@ impl PostgresStore {
     /// `finish` for a batch of successes with no result and no progress, a busy worker's usual batch:
     /// the same change as the general statement makes for them, from three arrays instead of twelve
     /// (unnesting those was a third of a batch's time).
-    async fn finish_plain_successes(&self, leases: &[&Lease], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+    async fn finish_plain_successes(
+        &self,
+        conn: &mut PgConnection,
+        leases: &[&Lease],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
         let sql = format!(
             "UPDATE jobq_jobs AS j SET status = 'succeeded', result = NULL, finished_at = $5, worker_id = NULL \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[]) AS f(ord, id, attempt, worker) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
              AND {STILL_RUNNING} RETURNING f.ord"
         );
-        self.fenced("finish", &sql, leases, |query, chunk| {
+        self.fenced(conn, &sql, leases, |query, chunk| {
             let (ids, attempts, workers) = lease_arrays(leases, chunk);
             query.bind(ids).bind(attempts).bind(workers).bind(now.0)
         })
         .await
+    }
+
+    /// `finish` on `conn`: a connection of the pool, or the transaction of a claim that follows.
+    async fn finish_on(
+        &self,
+        conn: &mut PgConnection,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        if finishes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
+        if finishes.iter().all(is_plain_success) {
+            return self.finish_plain_successes(conn, &leases, now).await;
+        }
+        let append = append_error("j.attempt", "$10::int8", "f.error");
+        let sql = format!(
+            "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
+             result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
+             progress = COALESCE(f.progress, j.progress), \
+             progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
+             errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END, \
+             attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed \
+             FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
+             $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
+             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
+             WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
+             AND {STILL_RUNNING} \
+             RETURNING f.ord"
+        );
+        let applied = self
+            .fenced(conn, &sql, &leases, |query, chunk| {
+                let (ids, attempts, workers) = lease_arrays(&leases, chunk);
+                let mut statuses = Vec::with_capacity(chunk.len());
+                let mut run_ats = Vec::with_capacity(chunk.len());
+                let mut results = Vec::with_capacity(chunk.len());
+                let mut errors = Vec::with_capacity(chunk.len());
+                let mut finished = Vec::with_capacity(chunk.len());
+                let mut progress = Vec::with_capacity(chunk.len());
+                let mut messages = Vec::with_capacity(chunk.len());
+                let mut snoozed = Vec::with_capacity(chunk.len());
+                for &i in chunk {
+                    let f = FinishRow::of(&finishes[i]);
+                    snoozed.push(f.snoozed);
+                    statuses.push(f.status);
+                    run_ats.push(f.run_at);
+                    results.push(f.result.map(str::to_string));
+                    errors.push(f.error.map(|e| pg_text(e).into_owned()));
+                    finished.push(f.finished);
+                    progress.push(f.progress);
+                    messages.push(f.message.map(|m| pg_text(m).into_owned()));
+                }
+                query
+                    .bind(ids)
+                    .bind(attempts)
+                    .bind(workers)
+                    .bind(statuses)
+                    .bind(run_ats)
+                    .bind(results)
+                    .bind(errors)
+                    .bind(finished)
+                    .bind(now.0)
+                    .bind(progress)
+                    .bind(messages)
+                    .bind(snoozed)
+            })
+            .await?;
+        // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.
+        Ok(applied)
     }
 }
 
@@ -328,64 +403,23 @@ impl SqlBackend for PostgresStore {
         if finishes.is_empty() {
             return Ok(Vec::new());
         }
-        let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
-        if finishes.iter().all(is_plain_success) {
-            return self.finish_plain_successes(&leases, now).await;
+        let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("finish"))?;
+        self.finish_on(&mut conn, finishes, now)
+            .await
+            .map_err(self.sql.fail("finish"))
+    }
+
+    async fn finish_in(
+        &self,
+        tx: &mut dyn Exec,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        match tx.raw() {
+            RawConnection::Postgres(conn) => self.finish_on(conn, finishes, now).await,
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("a PostgreSQL store's transactions are PostgreSQL's"),
         }
-        let append = append_error("j.attempt", "$10::int8", "f.error");
-        let sql = format!(
-            "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
-             result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
-             progress = COALESCE(f.progress, j.progress), \
-             progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
-             errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END, \
-             attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed \
-             FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
-             $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
-             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
-             WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND {STILL_RUNNING} \
-             RETURNING f.ord"
-        );
-        let applied = self
-            .fenced("finish", &sql, &leases, |query, chunk| {
-                let (ids, attempts, workers) = lease_arrays(&leases, chunk);
-                let mut statuses = Vec::with_capacity(chunk.len());
-                let mut run_ats = Vec::with_capacity(chunk.len());
-                let mut results = Vec::with_capacity(chunk.len());
-                let mut errors = Vec::with_capacity(chunk.len());
-                let mut finished = Vec::with_capacity(chunk.len());
-                let mut progress = Vec::with_capacity(chunk.len());
-                let mut messages = Vec::with_capacity(chunk.len());
-                let mut snoozed = Vec::with_capacity(chunk.len());
-                for &i in chunk {
-                    let f = FinishRow::of(&finishes[i]);
-                    snoozed.push(f.snoozed);
-                    statuses.push(f.status);
-                    run_ats.push(f.run_at);
-                    results.push(f.result.map(str::to_string));
-                    errors.push(f.error.map(|e| pg_text(e).into_owned()));
-                    finished.push(f.finished);
-                    progress.push(f.progress);
-                    messages.push(f.message.map(|m| pg_text(m).into_owned()));
-                }
-                query
-                    .bind(ids)
-                    .bind(attempts)
-                    .bind(workers)
-                    .bind(statuses)
-                    .bind(run_ats)
-                    .bind(results)
-                    .bind(errors)
-                    .bind(finished)
-                    .bind(now.0)
-                    .bind(progress)
-                    .bind(messages)
-                    .bind(snoozed)
-            })
-            .await?;
-        // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.
-        Ok(applied)
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
@@ -405,13 +439,13 @@ impl SqlBackend for PostgresStore {
              SELECT u.ord FROM u CROSS JOIN n",
             notify_cte("u")
         );
-        let released = self
-            .fenced("release", &sql, &refs, |query, chunk| {
-                let (ids, attempts, workers) = lease_arrays(&refs, chunk);
-                query.bind(ids).bind(attempts).bind(workers)
-            })
-            .await?;
-        Ok(released)
+        let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("release"))?;
+        self.fenced(&mut conn, &sql, &refs, |query, chunk| {
+            let (ids, attempts, workers) = lease_arrays(&refs, chunk);
+            query.bind(ids).bind(attempts).bind(workers)
+        })
+        .await
+        .map_err(self.sql.fail("release"))
     }
 
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {

@@ -16,11 +16,17 @@
 
 use serde_json::{Value as Json, json};
 
+use redis::Cmd;
+
 use super::RedisStore;
-use super::calls::jobs_from;
+use super::calls::{finish_args, jobs_from};
+use super::connection::slot;
 use super::scripts::SCRIPTS;
 use crate::job::Job;
-use crate::store::{Block, Claim, FieldPath, FlowState, Limit, Pause, Rate, RecordedLimit, Scope, StoreError};
+use crate::store::{
+    Block, Claim, FieldPath, Finish, FinishedAndClaimed, FlowState, Limit, Pause, Rate, RecordedLimit, Scope,
+    StoreError,
+};
 use crate::time::UnixMillis;
 
 impl RedisStore {
@@ -148,11 +154,6 @@ impl RedisStore {
     /// `claim_limited.lua` for each hash slot's queues, until that many are taken.
     pub(super) async fn claim_limited(&self, claim: &Claim, limit: u32) -> Result<Vec<Job>, StoreError> {
         let rules = limited_rules(claim).to_string();
-        let flow_prefix = if self.is_cluster() {
-            String::new()
-        } else {
-            self.key("flow:")
-        };
         let mut jobs = Vec::new();
         for group in self.slot_groups(&claim.queues) {
             let left = limit - jobs.len() as u32;
@@ -161,12 +162,7 @@ impl RedisStore {
             }
             let keys: Vec<String> = group.iter().map(|q| self.queue_prefix(q)).collect();
             let mut cmd = self.script(&SCRIPTS.claim_limited, &keys);
-            cmd.arg(super::codec::run_key(claim.now))
-                .arg(claim.now.0)
-                .arg(&claim.worker)
-                .arg(left)
-                .arg(&flow_prefix)
-                .arg(&rules);
+            self.limited_claim_args(&mut cmd, claim, left, &rules);
             let reply: Vec<redis::Value> = self.eval(&SCRIPTS.claim_limited, &cmd, "claim", false).await?;
             let mut taken = jobs_from(reply, "claim", self)?;
             for job in &mut taken {
@@ -176,6 +172,93 @@ impl RedisStore {
         }
         crate::store::batch::sort_in_claim_order(&mut jobs);
         Ok(jobs)
+    }
+
+    /// The arguments of `claim_limited.lua` after its keys.
+    fn limited_claim_args(&self, cmd: &mut Cmd, claim: &Claim, limit: u32, rules: &str) {
+        let flow_prefix = if self.is_cluster() {
+            String::new()
+        } else {
+            self.key("flow:")
+        };
+        cmd.arg(super::codec::run_key(claim.now))
+            .arg(claim.now.0)
+            .arg(&claim.worker)
+            .arg(limit)
+            .arg(flow_prefix)
+            .arg(rules);
+    }
+
+    /// `Store::finish_and_claim` for a limited claim, as one script (`finish_and_claim.lua`): the
+    /// outcomes, then the claim, which sees the slots they freed. `None`, with nothing written, when
+    /// one script cannot hold both: outcomes of several queues, or (on a cluster) a claim beyond
+    /// their queue's hash slot. Jobs waiting in a queue's inbox are ingested and claimed after it,
+    /// as a claim does.
+    pub(super) async fn finish_and_claim_joined(
+        &self,
+        finishes: &[Finish],
+        claim: &Claim,
+    ) -> Result<Option<FinishedAndClaimed>, StoreError> {
+        let Some(queue) = finishes.first().map(|f| f.lease.queue.as_str()) else {
+            return Ok(None);
+        };
+        let groups = self.slot_groups(&claim.queues);
+        let [group] = groups.as_slice() else {
+            return Ok(None);
+        };
+        let same_slot = !self.is_cluster() || group.iter().all(|q| slot(q) == slot(queue));
+        if !same_slot || finishes.iter().any(|f| f.lease.queue != queue) {
+            return Ok(None);
+        }
+        let mut outcomes = redis::cmd("finish.lua");
+        outcomes.arg(claim.now.0).arg(finishes.len());
+        for finish in finishes {
+            finish_args(&mut outcomes, finish, claim.now);
+        }
+        let mut keys = vec![self.queue_prefix(queue)];
+        keys.extend(group.iter().map(|q| self.queue_prefix(q)));
+        let mut cmd = self.script(&SCRIPTS.finish_and_claim, &keys);
+        let outcome_args: Vec<&[u8]> = outcomes
+            .args_iter()
+            .skip(1)
+            .filter_map(|arg| match arg {
+                redis::Arg::Simple(bytes) => Some(bytes),
+                _ => None,
+            })
+            .collect();
+        cmd.arg(outcome_args.len());
+        for arg in outcome_args {
+            cmd.arg(arg);
+        }
+        self.limited_claim_args(&mut cmd, claim, claim.limit, &limited_rules(claim).to_string());
+        let joined =
+            self.eval::<(Vec<u8>, Vec<redis::Value>)>(&SCRIPTS.finish_and_claim, &cmd, "finish and claim", false);
+        let (joined, waiting) = tokio::join!(joined, self.inbox_waiting(&claim.queues));
+        let (applied, reply) = joined?;
+        let mut jobs = jobs_from(reply, "claim", self)?;
+        for job in &mut jobs {
+            claim.lease(job);
+        }
+        if waiting.is_ok_and(|n| n > 0) && (jobs.len() as u32) < claim.limit {
+            // The outcomes are written and these jobs leased: a failure from here on is the
+            // inbox's, and costs only the jobs it would have added.
+            let more = match self.ingest(&claim.queues, &claim.worker, claim.now).await {
+                Ok(0) => Ok(Vec::new()),
+                Ok(_) => self.claim_limited(claim, claim.limit - jobs.len() as u32).await,
+                Err(e) => Err(e),
+            };
+            match more {
+                Ok(more) => {
+                    jobs.extend(more);
+                    crate::store::batch::sort_in_claim_order(&mut jobs);
+                }
+                Err(e) => tracing::warn!("ingesting the inbox failed: {e}"),
+            }
+        }
+        Ok(Some(FinishedAndClaimed {
+            applied: applied.into_iter().map(|r| r == 1).collect(),
+            claimed: Ok(jobs),
+        }))
     }
 }
 

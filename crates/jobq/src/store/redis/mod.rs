@@ -89,11 +89,11 @@ use self::settings::Settings;
 use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
-    DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedCount, FlowState, Health,
-    Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, QueueStats, RecordLimits,
-    RecordedLimit, RejectedInbox, RejectedItem, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry,
-    RetryAnswer, ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError,
-    StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount,
+    FlowState, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad,
+    QueueStats, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem, ReplayDead, Rescue, Rescued, Resolve,
+    ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport,
+    Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -386,6 +386,16 @@ impl Store for RedisStore {
             )
             .await?;
         Ok(answers.into_iter().map(|r| r == 1).collect())
+    }
+
+    async fn finish_and_claim(&self, finishes: &[Finish], claim: &Claim) -> Result<FinishedAndClaimed, StoreError> {
+        let limited = claim.limit > 0 && !claim.queues.is_empty() && matches!(claim.plan(), ClaimPlan::Limited);
+        if limited && let Some(done) = self.finish_and_claim_joined(finishes, claim).await? {
+            return Ok(done);
+        }
+        let applied = self.finish(finishes, claim.now).await?;
+        let claimed = self.claim(claim).await;
+        Ok(FinishedAndClaimed { applied, claimed })
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {

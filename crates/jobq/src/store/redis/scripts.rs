@@ -61,22 +61,49 @@ macro_rules! lua {
     };
 }
 
+/// A script made of two others, each the very file run as a function of its own keys and
+/// arguments (`finish_script`, `claim_limited_script`, …: `KEYS` and `ARGV` are its parameters),
+/// followed by the file that calls them.
+macro_rules! joined {
+    ($name:ident = $first:ident + $second:ident) => {
+        Lua::new(concat!(
+            "#!lua\n",
+            include_str!("lua/common.lua"),
+            "local function ",
+            stringify!($first),
+            "_script(KEYS, ARGV)\n",
+            include_str!(concat!("lua/", stringify!($first), ".lua")),
+            "\nend\nlocal function ",
+            stringify!($second),
+            "_script(KEYS, ARGV)\n",
+            include_str!(concat!("lua/", stringify!($second), ".lua")),
+            "\nend\n",
+            include_str!(concat!("lua/", stringify!($name), ".lua"))
+        ))
+    };
+}
+
 /// Declares the store's scripts once: a field of [`Scripts`] for each, named as its file in `lua/`,
 /// the list [`Scripts::all`] loads, and [`SCRIPTS`], read from the files at build time. A script
 /// marked `single_server` is refused by a cluster (it touches keys it cannot declare) and is not
-/// loaded there.
+/// loaded there. A `joined` script is two of them in one call (see [`joined!`]).
 macro_rules! scripts {
-    ($($name:ident),+ ; single_server: $($single:ident),+ $(,)?) => {
+    (
+        $($name:ident),+ ;
+        joined: $($joined:ident = $first:ident + $second:ident),+ ;
+        single_server: $($single:ident),+ $(,)?
+    ) => {
         /// Every script of the store.
         pub(crate) struct Scripts {
             $(pub $name: Lua,)+
+            $(pub $joined: Lua,)+
             $(pub $single: Lua,)+
         }
 
         impl Scripts {
             /// The scripts a server runs: on a cluster, those not marked `single_server`.
             pub(crate) fn all(&self, cluster: bool) -> Vec<&Lua> {
-                let mut all = vec![$(&self.$name),+];
+                let mut all = vec![$(&self.$name,)+ $(&self.$joined),+];
                 if !cluster {
                     all.extend([$(&self.$single),+]);
                 }
@@ -86,6 +113,7 @@ macro_rules! scripts {
 
         pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
             $($name: lua!($name),)+
+            $($joined: joined!($joined = $first + $second),)+
             $($single: lua!($single, "#!lua flags=no-cluster\n"),)+
         });
     };
@@ -95,6 +123,7 @@ scripts!(
     enqueue, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats, inbox_take, inbox_done,
     schedules, tick, schedule_pause, emit, claim_limited, block, resolve, delete, retry, queue_load, often_rescued,
     throughput, reindex, import, schedule_restore;
+    joined: finish_and_claim = finish + claim_limited;
     single_server: get,
 );
 

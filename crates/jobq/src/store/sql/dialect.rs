@@ -256,6 +256,16 @@ impl Dialect {
         }
     }
 
+    /// How the transaction of outcomes and a limited claim begins (`Store::finish_and_claim`): as
+    /// a limited claim's, but on PostgreSQL committed as any write is, waiting for the flush, since
+    /// it holds outcomes.
+    pub fn begin_outcomes_and_claim(&self) -> &'static str {
+        match self.kind {
+            StoreKind::Postgres => concat!("BEGIN; ", pg_claim_scans!()),
+            _ => self.begin_write,
+        }
+    }
+
     /// How the look before a limited claim (which only reads) begins, where it needs a transaction
     /// of its own: on PostgreSQL, to read with a claim's planner settings ([`Dialect::begin_claim`]),
     /// as it reads the same pages of candidates. `None`: it reads outside any transaction (SQLite's

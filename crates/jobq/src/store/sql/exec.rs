@@ -29,6 +29,18 @@ pub(crate) enum SqlRow {
     MySql(sqlx::mysql::MySqlRow),
 }
 
+/// The connection under an [`Exec`], as its own database's: for a store's own statements (typed
+/// arrays, a `QueryBuilder`) run in a transaction that the shared statements opened, such as
+/// outcomes written in a limited claim's transaction (`Store::finish_and_claim`).
+pub(crate) enum RawConnection<'c> {
+    #[cfg(feature = "sqlite")]
+    Sqlite(&'c mut sqlx::SqliteConnection),
+    #[cfg(feature = "postgres")]
+    Postgres(&'c mut sqlx::PgConnection),
+    #[cfg(feature = "mysql")]
+    MySql(&'c mut sqlx::MySqlConnection),
+}
+
 /// A value a cell of a [`SqlRow`] is read as: the handful of types jobq's columns hold.
 pub(crate) trait Cell: Sized {
     /// The cell at `i`, with sqlx's type check (`checked`) or without it.
@@ -98,6 +110,9 @@ pub(crate) trait Exec: Send {
     /// Inserts whole jobs (at most [`super::ROWS_PER_INSERT`]) the cheapest way the database has
     /// ([`InsertWhole`]): an import's rows.
     async fn insert_whole(&mut self, dialect: &'static Dialect, jobs: &[&Job]) -> Result<(), sqlx::Error>;
+
+    /// The connection itself, as its database's.
+    fn raw(&mut self) -> RawConnection<'_>;
 }
 
 /// A boxed executor (a transaction or a connection the pool lent) passed on as `&mut dyn Exec`.
@@ -121,6 +136,10 @@ impl<T: Exec + ?Sized> Exec for Box<T> {
 
     async fn insert_whole(&mut self, dialect: &'static Dialect, jobs: &[&Job]) -> Result<(), sqlx::Error> {
         (**self).insert_whole(dialect, jobs).await
+    }
+
+    fn raw(&mut self) -> RawConnection<'_> {
+        (**self).raw()
     }
 }
 
@@ -176,6 +195,9 @@ pub(crate) trait Driver: Database + InsertWhole {
 
     /// Runs a text without parameters on `conn` (see [`Exec::run_script`]).
     fn run_script<'c>(conn: &'c mut Self::Connection, sql: &'c str) -> BoxFuture<'c, Result<(), sqlx::Error>>;
+
+    /// `conn` as itself (see [`Exec::raw`]).
+    fn raw(conn: &mut Self::Connection) -> RawConnection<'_>;
 }
 
 /// A connection of `DB` held as `C` (borrowed, taken from the pool, or in a transaction), as an
@@ -217,6 +239,10 @@ where
 
     async fn insert_whole(&mut self, dialect: &'static Dialect, jobs: &[&Job]) -> Result<(), sqlx::Error> {
         DB::insert_whole(&mut self.0, dialect, jobs).await
+    }
+
+    fn raw(&mut self) -> RawConnection<'_> {
+        DB::raw(&mut self.0)
     }
 }
 
@@ -369,6 +395,10 @@ macro_rules! driver {
                     sql: &'c str,
                 ) -> BoxFuture<'c, Result<(), sqlx::Error>> {
                     Box::pin(async move { conn.execute(sql).await.map(drop) })
+                }
+
+                fn raw(conn: &mut Self::Connection) -> RawConnection<'_> {
+                    RawConnection::$variant(conn)
                 }
             }
 

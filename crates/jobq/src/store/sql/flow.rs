@@ -27,6 +27,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 
 mod candidates;
+mod handover;
 
 use super::{Exec, IDS_PER_STATEMENT, JsonText, Sql, Stmt, job_from_row};
 use crate::job::Job;

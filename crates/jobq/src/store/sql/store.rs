@@ -11,16 +11,16 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tokio::sync::{MutexGuard, Notify};
 
-use super::Sql;
 use super::in_transaction::SqlTables;
+use super::{Exec, Sql};
 use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedCount, FlowState, Health, Heartbeat, Import,
-    ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, RecordLimits, RecordedLimit, ReplayDead,
-    Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused,
-    SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription, Throughput, Tick,
-    TickOutcome, WakeOn, WorkerInfo,
+    EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount, FlowState, Health,
+    Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, RecordLimits,
+    RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
+    SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription,
+    Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -55,6 +55,14 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError>;
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
+    /// `finish`'s statements run in `tx`, which the caller commits: a limited claim's transaction
+    /// that takes the finished jobs' replacements ([`Store::finish_and_claim`]).
+    async fn finish_in(
+        &self,
+        tx: &mut dyn Exec,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error>;
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
 
@@ -145,6 +153,22 @@ impl<T: SqlBackend> Store for T {
             self.shared().slots_freed_here();
         }
         Ok(applied)
+    }
+
+    async fn finish_and_claim(&self, finishes: &[Finish], claim: &Claim) -> Result<FinishedAndClaimed, StoreError> {
+        let limited = !claim.queues.is_empty() && claim.limit > 0 && matches!(claim.plan(), ClaimPlan::Limited);
+        if finishes.is_empty() || !limited {
+            let applied = Store::finish(self, finishes, claim.now).await?;
+            let claimed = Store::claim(self, claim).await;
+            return Ok(FinishedAndClaimed { applied, claimed });
+        }
+        self.settle().await?;
+        let _turn = self.write_turn().await;
+        let (applied, jobs) = self.shared().finish_and_claim(self, finishes, claim).await?;
+        Ok(FinishedAndClaimed {
+            applied,
+            claimed: Ok(jobs),
+        })
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {

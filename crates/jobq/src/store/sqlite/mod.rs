@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use tokio::sync::{Mutex, MutexGuard, Notify};
 
 use self::direct::{DirectConnection, InsertError};
@@ -40,8 +40,8 @@ pub use self::watch::SETTLE;
 use super::SqlTables;
 use super::batch::rounds_by_id;
 use super::sql::{
-    EnqueuePlan, FinishRow, INSERT_NEW_JOBS, Sql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain,
-    placeholders, push_new_jobs,
+    EnqueuePlan, Exec, FinishRow, INSERT_NEW_JOBS, RawConnection, Sql, SqlBackend, SqlPool, all_created,
+    in_claim_order, is_plain, placeholders, push_new_jobs,
 };
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, QueueStats,
@@ -142,6 +142,52 @@ impl SqliteStore {
         }
         tx.commit().await.map_err(self.sql.fail("committing enqueue"))?;
         Ok(plan.answers())
+    }
+
+    /// `finish` on `conn`: a connection of the pool, or the transaction of a claim that follows.
+    async fn finish_on(
+        &self,
+        conn: &mut SqliteConnection,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        let mut applied = vec![false; finishes.len()];
+        let append = append_error("jobq_jobs.attempt", "f.at", "f.error");
+        for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
+            for chunk in round.chunks(ROWS_PER_STATEMENT) {
+                let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message, snoozed) AS (",
+                );
+                qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
+                    let f = FinishRow::of(fin);
+                    row.push_bind(fin.lease.id.as_str())
+                        .push_bind(fin.lease.attempt as i64)
+                        .push_bind(fin.lease.worker.as_str())
+                        .push_bind(f.status)
+                        .push_bind(f.run_at)
+                        .push_bind(f.result)
+                        .push_bind(f.error)
+                        .push_bind(f.finished.then_some(now.0))
+                        .push_bind(now.0)
+                        .push_bind(f.progress)
+                        .push_bind(f.message)
+                        .push_bind(f.snoozed);
+                });
+                qb.push(format!(
+                    ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
+                     result = f.result, finished_at = f.finished_at, worker_id = NULL, \
+                     progress = COALESCE(f.progress, jobq_jobs.progress), \
+                     progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
+                     errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END, \
+                     attempt = jobq_jobs.attempt - f.snoozed, snoozes = jobq_jobs.snoozes + f.snoozed \
+                     FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
+                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
+                ));
+                self.fenced(conn, qb, &mut applied, chunk, |i| finishes[i].lease.id.as_str())
+                    .await?;
+            }
+        }
+        Ok(applied)
     }
 }
 
@@ -301,6 +347,7 @@ impl SqlBackend for SqliteStore {
 
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError> {
         let _turn = self.gate.lock().await;
+        let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("heartbeat"))?;
         let mut held = vec![false; beats.len()];
         for round in rounds_by_id(beats, |b| b.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
@@ -322,8 +369,9 @@ impl SqlBackend for SqliteStore {
                          FROM b WHERE jobq_jobs.id = b.id AND jobq_jobs.attempt = b.attempt \
                          AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
                     );
-                self.fenced(qb, "heartbeat", &mut held, chunk, |i| beats[i].lease.id.as_str())
-                    .await?;
+                self.fenced(&mut conn, qb, &mut held, chunk, |i| beats[i].lease.id.as_str())
+                    .await
+                    .map_err(self.sql.fail("heartbeat"))?;
             }
         }
         let missing: Vec<&JobId> = beats
@@ -354,47 +402,28 @@ impl SqlBackend for SqliteStore {
 
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
         let _turn = self.gate.lock().await;
-        let mut applied = vec![false; finishes.len()];
-        let append = append_error("jobq_jobs.attempt", "f.at", "f.error");
-        for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
-            for chunk in round.chunks(ROWS_PER_STATEMENT) {
-                let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message, snoozed) AS (",
-                );
-                qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
-                    let f = FinishRow::of(fin);
-                    row.push_bind(fin.lease.id.as_str())
-                        .push_bind(fin.lease.attempt as i64)
-                        .push_bind(fin.lease.worker.as_str())
-                        .push_bind(f.status)
-                        .push_bind(f.run_at)
-                        .push_bind(f.result)
-                        .push_bind(f.error)
-                        .push_bind(f.finished.then_some(now.0))
-                        .push_bind(now.0)
-                        .push_bind(f.progress)
-                        .push_bind(f.message)
-                        .push_bind(f.snoozed);
-                });
-                qb.push(format!(
-                    ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
-                     result = f.result, finished_at = f.finished_at, worker_id = NULL, \
-                     progress = COALESCE(f.progress, jobq_jobs.progress), \
-                     progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
-                     errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END, \
-                     attempt = jobq_jobs.attempt - f.snoozed, snoozes = jobq_jobs.snoozes + f.snoozed \
-                     FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
-                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
-                ));
-                self.fenced(qb, "finish", &mut applied, chunk, |i| finishes[i].lease.id.as_str())
-                    .await?;
-            }
+        let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("finish"))?;
+        self.finish_on(&mut conn, finishes, now)
+            .await
+            .map_err(self.sql.fail("finish"))
+    }
+
+    async fn finish_in(
+        &self,
+        tx: &mut dyn Exec,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        match tx.raw() {
+            RawConnection::Sqlite(conn) => self.finish_on(conn, finishes, now).await,
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("a SQLite store's transactions are SQLite's"),
         }
-        Ok(applied)
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
         let _turn = self.gate.lock().await;
+        let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("release"))?;
         let mut released = vec![false; leases.len()];
         for round in rounds_by_id(leases, |l| l.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
@@ -411,8 +440,9 @@ impl SqlBackend for SqliteStore {
                      FROM r WHERE jobq_jobs.id = r.id AND jobq_jobs.attempt = r.attempt \
                      AND jobq_jobs.worker_id = r.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
                 );
-                self.fenced(qb, "release", &mut released, chunk, |i| leases[i].id.as_str())
-                    .await?;
+                self.fenced(&mut conn, qb, &mut released, chunk, |i| leases[i].id.as_str())
+                    .await
+                    .map_err(self.sql.fail("release"))?;
             }
         }
         Ok(released)

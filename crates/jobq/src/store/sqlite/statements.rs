@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 
 use super::{KIND, ROWS_PER_STATEMENT, SqliteStore};
 use crate::job::{ERROR_HISTORY_CAP, JobId, JobStatus, NewJob, Progress};
@@ -23,20 +23,16 @@ pub(super) fn append_error(attempt: &str, at: &str, error: &str) -> String {
 
 impl SqliteStore {
     /// Runs one fenced statement, which returns the id of every job it changed, and sets `answers[i]`
-    /// for each index of its `chunk` whose job it changed (a chunk names each job once).
+    /// for each index of its `chunk` whose job it changed (a chunk names each job once), on `conn`.
     pub(super) async fn fenced<'a>(
         &self,
+        conn: &mut SqliteConnection,
         mut statement: QueryBuilder<'_, Sqlite>,
-        operation: &'static str,
         answers: &mut [bool],
         chunk: &[usize],
         id: impl Fn(usize) -> &'a str,
-    ) -> Result<(), StoreError> {
-        let rows = statement
-            .build()
-            .fetch_all(&self.sql.pool)
-            .await
-            .map_err(self.sql.fail(operation))?;
+    ) -> Result<(), sqlx::Error> {
+        let rows = statement.build().fetch_all(conn).await?;
         let returned: HashSet<&str> = rows.iter().map(|r| r.get::<&str, _>(0)).collect();
         for &i in chunk {
             answers[i] = returned.contains(id(i));

@@ -23,6 +23,7 @@ mod cleanup;
 mod delete;
 mod enqueue;
 mod events;
+mod finish_and_claim;
 mod flow;
 mod health;
 mod import;
@@ -71,6 +72,11 @@ store_tests! {
         flow::concurrent_limited_claims_never_exceed_the_limit,
         flow::recorded_limits_read_back_as_written,
         flow::snooze_gives_the_attempt_back_and_counts,
+        finish_and_claim::finish_and_claim_writes_the_outcomes_then_claims,
+        finish_and_claim::finish_and_claim_takes_the_slots_its_outcomes_free,
+        finish_and_claim::finish_and_claim_keeps_a_lowered_limit,
+        finish_and_claim::finish_and_claim_respects_partitioned_lanes,
+        finish_and_claim::concurrent_finish_and_claims_never_exceed_the_limit,
         lease::heartbeat_records_time_and_progress,
         lease::heartbeat_reports_cancelled,
         lease::heartbeat_reports_lost,
