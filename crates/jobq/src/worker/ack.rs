@@ -139,7 +139,7 @@ async fn write(s: &Arc<Shared>, batch: &mut Vec<Ack>, acks: &WeakAckSender) {
 async fn record(s: &Arc<Shared>, finishes: &[Finish], acks: &WeakAckSender) -> (Option<Vec<bool>>, bool) {
     let replacing = s.claims_under_limits() && !s.control.stop.is_cancelled();
     let turn = if replacing { s.claiming.try_lock().ok() } else { None };
-    let window = turn.as_ref().map(|_| s.window(&s.live()));
+    let window = turn.as_ref().map(|_| s.window_freeing(&s.live(), finishes));
     let (Some(_turn), Some(window), Some(acks)) = (turn, window.filter(|w| w.limit > 0), acks.upgrade()) else {
         let applied = with_retries(s, "recording outcomes", |now| async move {
             s.store.finish(finishes, now).await

@@ -93,15 +93,11 @@ impl Dispatcher<'_> {
     async fn run(&mut self) {
         let s = self.s;
         while !s.control.stop.is_cancelled() {
-            // The claim's turn (the acknowledger claims too, under limits: see `ack.rs`), held from
-            // sizing the claim to taking its jobs on, so that the two never claim for the same slots.
-            let turn = s.claiming.lock().await;
             // One snapshot per round for the claim's size and exclusions; the jobs it returns start
             // under a snapshot taken after it (below).
             let live = s.live();
             let window = s.window(&live);
             if window.limit == 0 {
-                drop(turn);
                 if self.budget_used() {
                     return;
                 }
@@ -110,6 +106,21 @@ impl Dispatcher<'_> {
             }
             let Some(window) = self.gather(&live, window).await else {
                 return;
+            };
+            // The turn to claim (under limits the acknowledger claims too: see `ack.rs`), held from
+            // sizing the claim to taking its jobs on, so that the two never claim for the same slots.
+            // Taken only for a claim: a wait holding it would make the acknowledger write its
+            // outcomes without their replacements.
+            let turn = s.claiming.lock().await;
+            let window = if window.by_limits || s.claims_under_limits() {
+                // The acknowledger may have claimed meanwhile.
+                let again = s.window(&live);
+                if again.limit == 0 {
+                    continue;
+                }
+                again
+            } else {
+                window
             };
             // Burst mode ends on an empty claim only if the worker held nothing when the claim began: a
             // job it released meanwhile may have been locked (and so skipped) while the claim looked.
@@ -316,6 +327,12 @@ impl Shared {
     /// concurrency limits that bound every job ([`Shared::limits_room`]); types at their limit are
     /// excluded.
     pub(super) fn window(&self, live: &Live) -> Window {
+        self.window_freeing(live, &[])
+    }
+
+    /// [`Shared::window`] as it will be once `freeing`, outcomes being written, no longer hold their
+    /// slots in the store: the size of the claim that goes with them.
+    pub(super) fn window_freeing(&self, live: &Live, freeing: &[Finish]) -> Window {
         let claimed = self.taken_on.load(Ordering::Relaxed);
         let st = self.lock();
         let mut limit = live.concurrency.saturating_sub(st.busy);
@@ -346,7 +363,7 @@ impl Shared {
                 .sum();
             limit = limit.min(room.max(1));
         }
-        let limits_room = self.limits_room(live, &st, limit);
+        let limits_room = self.limits_room(live, &st, limit, freeing);
         if let Some(room) = limits_room {
             limit = room;
         }

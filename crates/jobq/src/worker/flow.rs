@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Live, Registered, Shared, State};
 use crate::job::Job;
-use crate::store::{Block, Flow, FlowState, Limit, RecordLimits, Scope};
+use crate::store::{Block, Finish, Flow, FlowState, Limit, RecordLimits, Scope};
 use crate::time::format_duration;
 
 /// Longest time between two reads of the pauses and blocks, whatever the poll interval.
@@ -60,12 +60,13 @@ impl Shared {
     /// take ([`Live::room_under_type_limits`], [`room_under_queue_limits`]). The store admits no more
     /// than those limits' free slots, so a larger claim (a prefetching one asks for up to a thousand)
     /// would only read candidates it must turn away. `None` when no such bound applies.
-    /// Only a bound below `wanted` is returned.
-    pub(super) fn limits_room(&self, live: &Live, st: &State, wanted: u32) -> Option<u32> {
+    /// Only a bound below `wanted` is returned. The leases of `freeing` (outcomes being written with
+    /// the claim) are not counted: their slots are the claim's.
+    pub(super) fn limits_room(&self, live: &Live, st: &State, wanted: u32, freeing: &[Finish]) -> Option<u32> {
         // Counting this worker's leases by type is a pass over all of them, under the state's lock,
         // and the window is worked out each time a slot frees: first make sure the bound could bind
         // even if every lease held counted against it (a limit that never binds costs no pass).
-        let held = u32::try_from(st.leases.len()).unwrap_or(u32::MAX);
+        let held = u32::try_from(st.leases.len().saturating_sub(freeing.len())).unwrap_or(u32::MAX);
         let by_types = live
             .room_under_type_limits(|_| 0)
             .filter(|most| most.saturating_sub(held) < wanted)
@@ -73,6 +74,11 @@ impl Shared {
                 let mut of_type: HashMap<&str, u32> = HashMap::new();
                 for h in st.leases.values() {
                     *of_type.entry(h.job_type.as_str()).or_default() += 1;
+                }
+                for f in freeing {
+                    if let Some(n) = of_type.get_mut(f.lease.job_type.as_str()) {
+                        *n = n.saturating_sub(1);
+                    }
                 }
                 live.room_under_type_limits(|t| of_type.get(t).copied().unwrap_or(0))
             });

@@ -53,15 +53,23 @@ impl Sql {
     ) -> Result<(Vec<bool>, Vec<Job>), sqlx::Error> {
         let scopes = Admission::limited_scopes(claim);
         let mut tx = self.connections.begin(self.dialect.begin_outcomes_and_claim()).await?;
+        let hands_over = self.hands_over(claim, &scopes);
+        // The whole cycle as one statement, where the store has one and the claim's jobs are its one
+        // queue's first ready ones.
+        if hands_over && self.may_lease_wholesale(claim, &scopes) {
+            let limits = handed_limits(claim, &scopes);
+            if let Some((applied, jobs)) = backend.hand_over_in_one(&mut *tx, finishes, claim, &limits).await? {
+                tx.commit().await?;
+                self.handed_over(claim, finishes, &applied, &jobs);
+                return Ok((applied, jobs));
+            }
+        }
         let applied = backend.finish_in(&mut *tx, finishes, claim.now).await?;
-        let jobs = if self.hands_over(claim, &scopes) {
+        let jobs = if hands_over {
             let freed = freed_slots(claim, finishes, &applied);
             let jobs = self.hand_over(&mut *tx, claim, &scopes, &freed).await?;
             tx.commit().await?;
-            // Slots freed and not taken again here: the worker's next limited claim may find room.
-            if jobs.len() < freed.values().copied().max().unwrap_or(0) as usize {
-                self.slots_freed_here();
-            }
+            self.handed_over(claim, finishes, &applied, &jobs);
             jobs
         } else {
             let (taken, admission) = self.admitted(&mut *tx, claim, &scopes, Locking::Yes).await?;
@@ -75,6 +83,14 @@ impl Sql {
             jobs
         };
         Ok((applied, jobs))
+    }
+
+    /// After a hand-over: slots freed and not taken again, the worker's next limited claim may find.
+    fn handed_over(&self, claim: &Claim, finishes: &[Finish], applied: &[bool], jobs: &[Job]) {
+        let freed = freed_slots(claim, finishes, applied);
+        if jobs.len() < freed.values().copied().max().unwrap_or(0) as usize {
+            self.slots_freed_here();
+        }
     }
 
     /// Whether the claim can take the freed slots over without locking the limits: no limit of its
@@ -133,6 +149,22 @@ impl Sql {
         let taken = self.admit_candidates(tx, claim, &mut admission, Locking::Yes).await?;
         self.lease(tx, claim, &taken).await
     }
+}
+
+/// The concurrency limits of `scopes` (none with a partition, see [`Sql::hands_over`]), one per
+/// scope, the tightest where two share one.
+fn handed_limits(claim: &Claim, scopes: &[String]) -> Vec<(Scope, u32)> {
+    let mut limits: Vec<(Scope, u32)> = Vec::new();
+    for limit in claim.flow.limits.iter().filter(|l| scopes.contains(&l.scope.key())) {
+        let Some(most) = limit.global_concurrency else {
+            continue;
+        };
+        match limits.iter_mut().find(|(scope, _)| *scope == limit.scope) {
+            Some((_, tightest)) => *tightest = (*tightest).min(most),
+            None => limits.push((limit.scope.clone(), most)),
+        }
+    }
+    limits
 }
 
 /// The slots that the applied outcomes freed, per scope key of the claim's concurrency limits.
