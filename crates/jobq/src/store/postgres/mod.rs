@@ -15,7 +15,6 @@
 //! redacted URL.
 
 mod enqueue;
-mod handover;
 mod health;
 mod import;
 mod lease;
@@ -27,9 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::postgres::PgArguments;
 use sqlx::postgres::PgConnectOptions;
-use sqlx::query::Query;
 use sqlx::{PgConnection, Postgres, Row};
 use tokio::sync::Notify;
 
@@ -42,7 +39,7 @@ use super::batch::{distinct_queues, rounds_by_id};
 use super::sql::{Exec, FinishRow, RawConnection, Sql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
-    Scope, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Transition, Usage, WakeOn,
+    StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Transition, Usage, WakeOn,
 };
 use crate::job::{Job, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -140,86 +137,60 @@ impl PostgresStore {
         if finishes.iter().all(is_plain_success) {
             return self.finish_plain_successes(conn, &leases, now).await;
         }
-        let sql = format!("{} RETURNING f.ord", outcomes_update());
+        let append = append_error("j.attempt", "$10::int8", "f.error");
+        let sql = format!(
+            "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
+             result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
+             progress = COALESCE(f.progress, j.progress), \
+             progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
+             errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END, \
+             attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed \
+             FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
+             $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
+             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
+             WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
+             AND {STILL_RUNNING} \
+             RETURNING f.ord"
+        );
         let applied = self
             .fenced(conn, &sql, &leases, |query, chunk| {
-                bind_outcomes(query, finishes, &leases, chunk, now)
+                let (ids, attempts, workers) = lease_arrays(&leases, chunk);
+                let mut statuses = Vec::with_capacity(chunk.len());
+                let mut run_ats = Vec::with_capacity(chunk.len());
+                let mut results = Vec::with_capacity(chunk.len());
+                let mut errors = Vec::with_capacity(chunk.len());
+                let mut finished = Vec::with_capacity(chunk.len());
+                let mut progress = Vec::with_capacity(chunk.len());
+                let mut messages = Vec::with_capacity(chunk.len());
+                let mut snoozed = Vec::with_capacity(chunk.len());
+                for &i in chunk {
+                    let f = FinishRow::of(&finishes[i]);
+                    snoozed.push(f.snoozed);
+                    statuses.push(f.status);
+                    run_ats.push(f.run_at);
+                    results.push(f.result.map(str::to_string));
+                    errors.push(f.error.map(|e| pg_text(e).into_owned()));
+                    finished.push(f.finished);
+                    progress.push(f.progress);
+                    messages.push(f.message.map(|m| pg_text(m).into_owned()));
+                }
+                query
+                    .bind(ids)
+                    .bind(attempts)
+                    .bind(workers)
+                    .bind(statuses)
+                    .bind(run_ats)
+                    .bind(results)
+                    .bind(errors)
+                    .bind(finished)
+                    .bind(now.0)
+                    .bind(progress)
+                    .bind(messages)
+                    .bind(snoozed)
             })
             .await?;
         // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.
         Ok(applied)
-    }
-}
-
-/// The `UPDATE` that writes a batch of outcomes (before its `RETURNING`), fenced by their leases:
-/// `$1` the positions, `$2`–`$4` the leases, `$5`–`$9` and `$11`–`$13` what each outcome sets, `$10`
-/// the present; the batch as `f`, the job as `j`.
-pub(super) fn outcomes_update() -> String {
-    let append = append_error("j.attempt", "$10::int8", "f.error");
-    format!(
-        "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
-         result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
-         progress = COALESCE(f.progress, j.progress), \
-         progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
-         errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END, \
-         attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed \
-         FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
-         $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
-         AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
-         WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-         AND {STILL_RUNNING}"
-    )
-}
-
-/// Binds `$2`–`$13` of [`outcomes_update`] for the outcomes at `chunk` (`$1` is bound already).
-pub(super) fn bind_outcomes<'q>(
-    query: Query<'q, Postgres, PgArguments>,
-    finishes: &[Finish],
-    leases: &[&'q Lease],
-    chunk: &[usize],
-    now: UnixMillis,
-) -> Query<'q, Postgres, PgArguments> {
-    let (ids, attempts, workers) = lease_arrays(leases, chunk);
-    let mut statuses = Vec::with_capacity(chunk.len());
-    let mut run_ats = Vec::with_capacity(chunk.len());
-    let mut results = Vec::with_capacity(chunk.len());
-    let mut errors = Vec::with_capacity(chunk.len());
-    let mut finished = Vec::with_capacity(chunk.len());
-    let mut progress = Vec::with_capacity(chunk.len());
-    let mut messages = Vec::with_capacity(chunk.len());
-    let mut snoozed = Vec::with_capacity(chunk.len());
-    for &i in chunk {
-        let f = FinishRow::of(&finishes[i]);
-        snoozed.push(f.snoozed);
-        statuses.push(f.status);
-        run_ats.push(f.run_at);
-        results.push(f.result.map(str::to_string));
-        errors.push(f.error.map(|e| pg_text(e).into_owned()));
-        finished.push(f.finished);
-        progress.push(f.progress);
-        messages.push(f.message.map(|m| pg_text(m).into_owned()));
-    }
-    query
-        .bind(ids)
-        .bind(attempts)
-        .bind(workers)
-        .bind(statuses)
-        .bind(run_ats)
-        .bind(results)
-        .bind(errors)
-        .bind(finished)
-        .bind(now.0)
-        .bind(progress)
-        .bind(messages)
-        .bind(snoozed)
-}
-
-/// A transaction of this store as its PostgreSQL connection.
-fn connection(tx: &mut dyn Exec) -> &mut PgConnection {
-    match tx.raw() {
-        RawConnection::Postgres(conn) => conn,
-        #[allow(unreachable_patterns)]
-        _ => unreachable!("a PostgreSQL store's transactions are PostgreSQL's"),
     }
 }
 
@@ -444,17 +415,11 @@ impl SqlBackend for PostgresStore {
         finishes: &[Finish],
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        self.finish_on(connection(tx), finishes, now).await
-    }
-
-    async fn hand_over_in_one(
-        &self,
-        tx: &mut dyn Exec,
-        finishes: &[Finish],
-        claim: &Claim,
-        limits: &[(Scope, u32)],
-    ) -> Result<Option<(Vec<bool>, Vec<Job>)>, sqlx::Error> {
-        self.hand_over_on(connection(tx), finishes, claim, limits).await
+        match tx.raw() {
+            RawConnection::Postgres(conn) => self.finish_on(conn, finishes, now).await,
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("a PostgreSQL store's transactions are PostgreSQL's"),
+        }
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {

@@ -19,7 +19,7 @@ use crate::store::{
     EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount, FlowState, Health,
     Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, RecordLimits,
     RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
-    Scope, SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription,
+    SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription,
     Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
@@ -63,19 +63,6 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
         finishes: &[Finish],
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error>;
-    /// The outcomes and their replacements' claim as one statement in `tx`, where the store has one
-    /// (`sql/flow/handover.rs` says when it is asked, and what it must keep): a claim of its one
-    /// queue's first ready jobs under `limits`, each an unpartitioned concurrency limit of the
-    /// claim's scopes. `None`, with nothing done, leaves it to the shared statements.
-    async fn hand_over_in_one(
-        &self,
-        _tx: &mut dyn Exec,
-        _finishes: &[Finish],
-        _claim: &Claim,
-        _limits: &[(Scope, u32)],
-    ) -> Result<Option<(Vec<bool>, Vec<Job>)>, sqlx::Error> {
-        Ok(None)
-    }
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
 

@@ -54,16 +54,6 @@ impl Sql {
         let scopes = Admission::limited_scopes(claim);
         let mut tx = self.connections.begin(self.dialect.begin_outcomes_and_claim()).await?;
         let hands_over = self.hands_over(claim, &scopes);
-        // The whole cycle as one statement, where the store has one and the claim's jobs are its one
-        // queue's first ready ones.
-        if hands_over && self.may_lease_wholesale(claim, &scopes) {
-            let limits = handed_limits(claim, &scopes);
-            if let Some((applied, jobs)) = backend.hand_over_in_one(&mut *tx, finishes, claim, &limits).await? {
-                tx.commit().await?;
-                self.handed_over(claim, finishes, &applied, &jobs);
-                return Ok((applied, jobs));
-            }
-        }
         let applied = backend.finish_in(&mut *tx, finishes, claim.now).await?;
         let jobs = if hands_over {
             let freed = freed_slots(claim, finishes, &applied);
@@ -149,22 +139,6 @@ impl Sql {
         let taken = self.admit_candidates(tx, claim, &mut admission, Locking::Yes).await?;
         self.lease(tx, claim, &taken).await
     }
-}
-
-/// The concurrency limits of `scopes` (none with a partition, see [`Sql::hands_over`]), one per
-/// scope, the tightest where two share one.
-fn handed_limits(claim: &Claim, scopes: &[String]) -> Vec<(Scope, u32)> {
-    let mut limits: Vec<(Scope, u32)> = Vec::new();
-    for limit in claim.flow.limits.iter().filter(|l| scopes.contains(&l.scope.key())) {
-        let Some(most) = limit.global_concurrency else {
-            continue;
-        };
-        match limits.iter_mut().find(|(scope, _)| *scope == limit.scope) {
-            Some((_, tightest)) => *tightest = (*tightest).min(most),
-            None => limits.push((limit.scope.clone(), most)),
-        }
-    }
-    limits
 }
 
 /// The slots that the applied outcomes freed, per scope key of the claim's concurrency limits.
