@@ -53,13 +53,15 @@ impl Sql {
     ) -> Result<(Vec<bool>, Vec<Job>), sqlx::Error> {
         let scopes = Admission::limited_scopes(claim);
         let mut tx = self.connections.begin(self.dialect.begin_outcomes_and_claim()).await?;
-        let hands_over = self.hands_over(claim, &scopes);
         let applied = backend.finish_in(&mut *tx, finishes, claim.now).await?;
-        let jobs = if hands_over {
+        let jobs = if self.hands_over(claim, &scopes) {
             let freed = freed_slots(claim, finishes, &applied);
             let jobs = self.hand_over(&mut *tx, claim, &scopes, &freed).await?;
             tx.commit().await?;
-            self.handed_over(claim, finishes, &applied, &jobs);
+            // Slots freed and not taken again here: the worker's next limited claim may find room.
+            if jobs.len() < freed.values().copied().max().unwrap_or(0) as usize {
+                self.slots_freed_here();
+            }
             jobs
         } else {
             let (taken, admission) = self.admitted(&mut *tx, claim, &scopes, Locking::Yes).await?;
@@ -73,14 +75,6 @@ impl Sql {
             jobs
         };
         Ok((applied, jobs))
-    }
-
-    /// After a hand-over: slots freed and not taken again, the worker's next limited claim may find.
-    fn handed_over(&self, claim: &Claim, finishes: &[Finish], applied: &[bool], jobs: &[Job]) {
-        let freed = freed_slots(claim, finishes, applied);
-        if jobs.len() < freed.values().copied().max().unwrap_or(0) as usize {
-            self.slots_freed_here();
-        }
     }
 
     /// Whether the claim can take the freed slots over without locking the limits: no limit of its
@@ -113,7 +107,7 @@ impl Sql {
             let now_running = counted.get(&key).copied().unwrap_or(0);
             let handed = freed.get(&key.0).copied().unwrap_or(0);
             let held = now_running.max(max.saturating_sub(handed));
-            // Two limits of one scope: the tighter one.
+            // Two limits of one scope: the larger count, which holds for both.
             let entry = running.entry(key).or_insert(held);
             *entry = (*entry).max(held);
         }
