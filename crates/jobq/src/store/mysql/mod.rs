@@ -32,7 +32,7 @@ use self::settings::{Settings, is_duplicate};
 use self::statements::TRANSIENT_TRIES;
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{Exec, RawConnection, Sql, SqlBackend, SqlPool, is_plain};
+use super::sql::{Exec, Sql, SqlBackend, SqlPool, is_plain};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
@@ -203,11 +203,7 @@ impl SqlBackend for MysqlStore {
         finishes: &[Finish],
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        let conn = match tx.raw() {
-            RawConnection::MySql(conn) => conn,
-            #[allow(unreachable_patterns)]
-            _ => unreachable!("a MySQL store's transactions are MySQL's"),
-        };
+        let conn = tx.raw().mysql();
         let mut out = vec![false; finishes.len()];
         for chunk in rounds_by_id(finishes, |f| f.lease.id.as_str())
             .iter()

@@ -36,7 +36,7 @@ use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{Exec, FinishRow, RawConnection, Sql, SqlBackend, SqlPool, in_claim_order};
+use super::sql::{Exec, FinishRow, Sql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Transition, Usage, WakeOn,
@@ -415,11 +415,7 @@ impl SqlBackend for PostgresStore {
         finishes: &[Finish],
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        match tx.raw() {
-            RawConnection::Postgres(conn) => self.finish_on(conn, finishes, now).await,
-            #[allow(unreachable_patterns)]
-            _ => unreachable!("a PostgreSQL store's transactions are PostgreSQL's"),
-        }
+        self.finish_on(tx.raw().postgres(), finishes, now).await
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {

@@ -41,6 +41,26 @@ pub(crate) enum RawConnection<'c> {
     MySql(&'c mut sqlx::MySqlConnection),
 }
 
+macro_rules! raw_as {
+    ($feature:literal, $name:ident, $variant:ident, $conn:ty, $db:literal) => {
+        #[cfg(feature = $feature)]
+        impl<'c> RawConnection<'c> {
+            #[doc = concat!("The connection of a ", $db, " store (any other is a bug of the caller's).")]
+            pub fn $name(self) -> &'c mut $conn {
+                match self {
+                    RawConnection::$variant(conn) => conn,
+                    #[allow(unreachable_patterns)]
+                    _ => unreachable!(concat!("a ", $db, " store's transactions are ", $db, "'s")),
+                }
+            }
+        }
+    };
+}
+
+raw_as!("sqlite", sqlite, Sqlite, sqlx::SqliteConnection, "SQLite");
+raw_as!("postgres", postgres, Postgres, sqlx::PgConnection, "PostgreSQL");
+raw_as!("mysql", mysql, MySql, sqlx::MySqlConnection, "MySQL");
+
 /// A value a cell of a [`SqlRow`] is read as: the handful of types jobq's columns hold.
 pub(crate) trait Cell: Sized {
     /// The cell at `i`, with sqlx's type check (`checked`) or without it.

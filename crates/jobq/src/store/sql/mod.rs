@@ -49,7 +49,7 @@ use sqlx::{Connection, Database, Pool};
 pub(crate) use decode::{Decoder, JobCells, ReadRow, count, decode_job, job_from_row};
 pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
-pub(crate) use exec::{Connections, Exec, InsertWhole, On, PoolOf, RawConnection, SqlRow};
+pub(crate) use exec::{Connections, Exec, InsertWhole, On, PoolOf, SqlRow};
 pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeholders, replay_filter};
 pub(crate) use kept::{KEPT, KeptConnections, ping_if_idle};
 pub(crate) use lease::{FinishRow, in_claim_order};

@@ -40,8 +40,8 @@ pub use self::watch::SETTLE;
 use super::SqlTables;
 use super::batch::rounds_by_id;
 use super::sql::{
-    EnqueuePlan, Exec, FinishRow, INSERT_NEW_JOBS, RawConnection, Sql, SqlBackend, SqlPool, all_created,
-    in_claim_order, is_plain, placeholders, push_new_jobs,
+    EnqueuePlan, Exec, FinishRow, INSERT_NEW_JOBS, Sql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain,
+    placeholders, push_new_jobs,
 };
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, QueueStats,
@@ -414,11 +414,7 @@ impl SqlBackend for SqliteStore {
         finishes: &[Finish],
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        match tx.raw() {
-            RawConnection::Sqlite(conn) => self.finish_on(conn, finishes, now).await,
-            #[allow(unreachable_patterns)]
-            _ => unreachable!("a SQLite store's transactions are SQLite's"),
-        }
+        self.finish_on(tx.raw().sqlite(), finishes, now).await
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {
