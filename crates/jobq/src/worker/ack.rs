@@ -40,8 +40,6 @@ pub(crate) enum Ack {
     Finish {
         /// The fenced outcome.
         finish: Finish,
-        /// For the log line.
-        job_type: String,
         /// The hold it ends.
         seq: u64,
     },
@@ -49,8 +47,6 @@ pub(crate) enum Ack {
     Release {
         /// The lease to give up.
         lease: Lease,
-        /// For the log line.
-        job_type: String,
         /// The hold it ends.
         seq: u64,
     },
@@ -90,29 +86,26 @@ pub(crate) async fn run(s: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Ack>, ac
 
 async fn write(s: &Arc<Shared>, batch: &mut Vec<Ack>, acks: &WeakAckSender) {
     let mut finishes = Vec::new();
-    let mut finish_meta = Vec::new();
+    let mut finish_seqs = Vec::new();
     let mut releases = Vec::new();
-    let mut release_meta = Vec::new();
+    let mut release_seqs = Vec::new();
     for ack in batch.drain(..) {
         match ack {
-            Ack::Finish { finish, job_type, seq } => {
+            Ack::Finish { finish, seq } => {
                 finishes.push(finish);
-                finish_meta.push((job_type, seq));
+                finish_seqs.push(seq);
             }
-            Ack::Release { lease, job_type, seq } => {
+            Ack::Release { lease, seq } => {
                 releases.push(lease);
-                release_meta.push((job_type, seq));
+                release_seqs.push(seq);
             }
         }
     }
     if !finishes.is_empty() {
         let (applied, claim_more) = record(s, &finishes, acks).await;
-        let applied = applied.unwrap_or_else(|| vec![false; finish_meta.len()]);
-        log_finishes(s, &finishes, &finish_meta, &applied);
-        forget(
-            s,
-            finishes.iter().map(|f| &f.lease).zip(finish_meta.iter().map(|m| m.1)),
-        );
+        let applied = applied.unwrap_or_else(|| vec![false; finishes.len()]);
+        log_finishes(s, &finishes, &applied);
+        forget(s, finishes.iter().map(|f| &f.lease).zip(finish_seqs.iter().copied()));
         // Under a cluster-wide limit the store counts a job's slot until its outcome is written: a
         // claim that found the limit full may now find room. In burst mode the worker ends on an
         // empty claim made holding nothing, which it may do once the last outcomes are written.
@@ -124,12 +117,12 @@ async fn write(s: &Arc<Shared>, batch: &mut Vec<Ack>, acks: &WeakAckSender) {
         let list = &releases;
         let released = with_retries(s, "releasing jobs", |_now| async move { s.store.release(list).await }).await;
         let released = released.unwrap_or_else(|| vec![false; releases.len()]);
-        for ((lease, (job_type, _)), ok) in releases.iter().zip(&release_meta).zip(&released) {
+        for (lease, ok) in releases.iter().zip(&released) {
             if *ok {
-                tracing::info!(job_id = %lease.id, job_type = %job_type, attempt = lease.attempt, "job released to pending (attempt not used)");
+                tracing::info!(job_id = %lease.id, job_type = %lease.job_type, attempt = lease.attempt, "job released to pending (attempt not used)");
             }
         }
-        forget(s, releases.iter().zip(release_meta.iter().map(|m| m.1)));
+        forget(s, releases.iter().zip(release_seqs.iter().copied()));
     }
 }
 
@@ -201,10 +194,11 @@ where
     }
 }
 
-fn log_finishes(s: &Shared, finishes: &[Finish], meta: &[(String, u64)], applied: &[bool]) {
+fn log_finishes(s: &Shared, finishes: &[Finish], applied: &[bool]) {
     let now = s.clock.now();
-    for ((finish, (job_type, _)), ok) in finishes.iter().zip(meta).zip(applied) {
+    for (finish, ok) in finishes.iter().zip(applied) {
         let lease = &finish.lease;
+        let job_type = &lease.job_type;
         if !ok {
             tracing::info!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,

@@ -112,7 +112,7 @@ impl Dispatcher<'_> {
             // Taken only for a claim: a wait holding it would make the acknowledger write its
             // outcomes without their replacements.
             let turn = s.claiming.lock().await;
-            let window = if window.by_limits || s.claims_under_limits() {
+            let window = if s.claims_under_limits() {
                 // The acknowledger may have claimed meanwhile.
                 let again = s.window(&live);
                 if again.limit == 0 {
@@ -433,7 +433,6 @@ impl Shared {
             job.id.clone(),
             Held {
                 lease,
-                job_type: job.job_type.clone(),
                 cx: cx.clone(),
                 done: false,
                 seq,
@@ -457,17 +456,12 @@ impl Shared {
         };
         let held = Held {
             lease,
-            job_type: job.job_type.clone(),
             cx: self.new_context(),
             done: true,
             seq,
         };
         st.leases.insert(job.id.clone(), held);
-        let _ = acks.send(Ack::Finish {
-            finish,
-            job_type: job.job_type,
-            seq,
-        });
+        let _ = acks.send(Ack::Finish { finish, seq });
     }
 
     /// Gives back jobs claimed but not started, without using an attempt.

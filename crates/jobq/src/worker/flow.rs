@@ -73,7 +73,7 @@ impl Shared {
             .and_then(|_| {
                 let mut of_type: HashMap<&str, u32> = HashMap::new();
                 for h in st.leases.values() {
-                    *of_type.entry(h.job_type.as_str()).or_default() += 1;
+                    *of_type.entry(h.lease.job_type.as_str()).or_default() += 1;
                 }
                 for f in freeing {
                     if let Some(n) = of_type.get_mut(f.lease.job_type.as_str()) {

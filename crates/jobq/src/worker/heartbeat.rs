@@ -65,7 +65,7 @@ async fn beat(s: &Shared, all: bool) {
                         lease: h.lease.clone(),
                         progress,
                     },
-                    (h.cx.clone(), h.done, h.job_type.clone()),
+                    (h.cx.clone(), h.done, h.lease.job_type.clone()),
                 ))
             })
             .unzip()

@@ -355,7 +355,6 @@ struct Queued {
 /// One job this worker holds.
 pub(crate) struct Held {
     lease: Lease,
-    job_type: String,
     cx: JobContext,
     /// The handler has returned; the outcome waits for the acknowledger.
     done: bool,

@@ -81,16 +81,11 @@ fn hand_over(acks: &AckSender, verdict: Verdict, stop: Option<StopReason>, job: 
                     // heartbeat overtaken by this outcome) would otherwise lose.
                     progress: cx.last_progress(),
                 },
-                job_type: job.job_type.clone(),
                 seq,
             });
         }
         Verdict::Release => {
-            let _ = acks.send(Ack::Release {
-                lease,
-                job_type: job.job_type.clone(),
-                seq,
-            });
+            let _ = acks.send(Ack::Release { lease, seq });
         }
         Verdict::Forget => match stop {
             Some(StopReason::Cancelled) => tracing::info!(
@@ -122,7 +117,6 @@ pub(super) fn release_queued(s: &Shared, acks: &AckSender) {
         }
         let _ = acks.send(Ack::Release {
             lease: Lease::of(&q.job),
-            job_type: q.job.job_type.clone(),
             seq: q.seq,
         });
     }

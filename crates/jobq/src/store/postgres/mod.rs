@@ -399,16 +399,6 @@ impl SqlBackend for PostgresStore {
         Ok(states)
     }
 
-    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        if finishes.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("finish"))?;
-        self.finish_on(&mut conn, finishes, now)
-            .await
-            .map_err(self.sql.fail("finish"))
-    }
-
     async fn finish_in(
         &self,
         tx: &mut dyn Exec,

@@ -54,9 +54,22 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     /// Called with at least one queue and a limit above zero.
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
     async fn heartbeat(&self, beats: &[Heartbeat], now: UnixMillis) -> Result<Vec<LeaseState>, StoreError>;
-    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
-    /// `finish`'s statements run in `tx`, which the caller commits: a limited claim's transaction
-    /// that takes the finished jobs' replacements ([`Store::finish_and_claim`]).
+    /// [`SqlBackend::finish_in`] on a connection of the pool, in this process's turn to write, unless
+    /// the store writes outcomes its own way (MySQL: a transaction per chunk, tried again when it
+    /// loses a lock race).
+    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        if finishes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let _turn = self.write_turn().await;
+        let sql = self.shared();
+        let mut conn = sql.connections.acquire().await.map_err(sql.fail("finish"))?;
+        self.finish_in(&mut *conn, finishes, now)
+            .await
+            .map_err(sql.fail("finish"))
+    }
+    /// `finish`'s statements run in `tx`, which the caller commits: its own connection, or a limited
+    /// claim's transaction that takes the finished jobs' replacements ([`Store::finish_and_claim`]).
     async fn finish_in(
         &self,
         tx: &mut dyn Exec,

@@ -400,14 +400,6 @@ impl SqlBackend for SqliteStore {
             .collect())
     }
 
-    async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        let _turn = self.gate.lock().await;
-        let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("finish"))?;
-        self.finish_on(&mut conn, finishes, now)
-            .await
-            .map_err(self.sql.fail("finish"))
-    }
-
     async fn finish_in(
         &self,
         tx: &mut dyn Exec,
