@@ -53,7 +53,7 @@ impl Exit {
             JobStatus::Dead => Exit::Dead,
             JobStatus::Cancelled => Exit::Cancelled,
             JobStatus::Discarded => Exit::Discarded,
-            JobStatus::Pending | JobStatus::Running | JobStatus::Waiting => Exit::Failure,
+            JobStatus::Blocked | JobStatus::Pending | JobStatus::Running | JobStatus::Waiting => Exit::Failure,
         }
     }
 

@@ -96,7 +96,7 @@ pub fn status_cell(status: JobStatus) -> Cell {
         JobStatus::Dead => cell.fg(Color::Red),
         JobStatus::Running => cell.fg(Color::Cyan),
         JobStatus::Cancelled | JobStatus::Discarded => cell.fg(Color::DarkGrey),
-        JobStatus::Pending | JobStatus::Waiting => cell.fg(Color::Yellow),
+        JobStatus::Blocked | JobStatus::Pending | JobStatus::Waiting => cell.fg(Color::Yellow),
     }
 }
 

@@ -47,6 +47,7 @@ pub fn totals(stats: &StatsReport) -> QueueStats {
         ..Default::default()
     };
     for q in &stats.queues {
+        t.blocked += q.blocked;
         t.ready += q.ready;
         t.scheduled += q.scheduled;
         t.running += q.running;

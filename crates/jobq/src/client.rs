@@ -82,7 +82,7 @@ pub struct DeleteReport {
 pub struct RetryReport {
     /// Back to pending, as they are now.
     pub retried: Vec<Job>,
-    /// Not finished (pending, running, waiting): left as they are.
+    /// Not finished (blocked, pending, running, waiting): left as they are.
     pub not_terminal: Vec<(JobId, JobStatus)>,
     /// Finished, but a live job of the queue holds the unique key: (the job, the live job).
     pub key_taken: Vec<(JobId, JobId)>,

@@ -32,6 +32,8 @@ pub enum Input {
     UniqueKey,
     /// A job's own time-out.
     Timeout,
+    /// The jobs a job waits for.
+    After,
     /// A job status.
     Status,
     /// A point in time a filter starts or ends at.
@@ -91,6 +93,7 @@ impl Input {
             Input::CreatedAt => "createdAt",
             Input::UniqueKey => "uniqueKey",
             Input::Timeout => "timeoutMs",
+            Input::After => "after",
             Input::Status => "status",
             Input::Time => "time",
             Input::Duration => "duration",

@@ -89,6 +89,7 @@ impl Subscriptions {
                     unique_key: None,
                     timeout_ms: s.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
                     created_at: now,
+                    after: Vec::new(),
                 }
             })
             .collect()

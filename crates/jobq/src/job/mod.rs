@@ -7,6 +7,7 @@
 //! `list`/`show --output json`, for handlers' stdin and for `enqueue --file`. Nothing here touches a
 //! store.
 
+mod dependency;
 mod exported;
 mod new;
 mod spec;
@@ -14,6 +15,7 @@ mod spec;
 mod tests;
 mod typed;
 
+pub use dependency::{DependOn, Dependency, broken_dependency_error};
 pub use exported::JOB_JSON_VERSION;
 pub use new::{Limits, NewJob, validate_queue, validate_type};
 pub use spec::JobSpec;
@@ -97,6 +99,8 @@ impl fmt::Display for JobId {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {
+    /// Waiting for other jobs to end (its dependencies); never claimed until they have.
+    Blocked,
     /// Waiting to be claimed once `run_at` has passed.
     Pending,
     /// Leased by a worker.
@@ -115,7 +119,8 @@ pub enum JobStatus {
 
 impl JobStatus {
     /// Every status, in lifecycle order.
-    pub const ALL: [JobStatus; 7] = [
+    pub const ALL: [JobStatus; 8] = [
+        JobStatus::Blocked,
         JobStatus::Pending,
         JobStatus::Running,
         JobStatus::Waiting,
@@ -136,6 +141,7 @@ impl JobStatus {
     /// The lowercase word used everywhere.
     pub fn as_str(self) -> &'static str {
         match self {
+            JobStatus::Blocked => "blocked",
             JobStatus::Pending => "pending",
             JobStatus::Running => "running",
             JobStatus::Waiting => "waiting",
@@ -169,7 +175,7 @@ impl FromStr for JobStatus {
             .find(|st| st.as_str() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown status {s:?} (expected one of pending, running, waiting, succeeded, dead, cancelled, discarded)"
+                    "unknown status {s:?} (expected one of blocked, pending, running, waiting, succeeded, dead, cancelled, discarded)"
                 )
             })
     }

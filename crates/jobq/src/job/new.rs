@@ -9,7 +9,7 @@ use crate::input::{Input, InvalidInput};
 use crate::time::UnixMillis;
 
 use super::{
-    DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_QUEUE, JobId, JobSpec, MAX_TYPE_BYTES,
+    DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_QUEUE, Dependency, JobId, JobSpec, MAX_TYPE_BYTES,
     MAX_UNIQUE_KEY_BYTES,
 };
 
@@ -50,6 +50,9 @@ pub struct NewJob {
     pub timeout_ms: Option<u64>,
     /// Creation time.
     pub created_at: UnixMillis,
+    /// Jobs it waits for, each named once and none of them itself: it is created `blocked` while
+    /// any has not ended.
+    pub after: Vec<Dependency>,
 }
 
 /// Limits checked when a job is enqueued.
@@ -131,6 +134,7 @@ impl NewJob {
             return Err(InvalidInput::new(Input::Meta, "meta keys must not be empty"));
         }
         let run_at = spec.run_at.or_else(|| spec.delay.map(|d| now.plus(d))).unwrap_or(now);
+        let after = dependencies(spec.after, &id)?;
         Ok(NewJob {
             id,
             queue,
@@ -143,8 +147,37 @@ impl NewJob {
             unique_key: spec.unique_key,
             timeout_ms: spec.timeout_ms,
             created_at: spec.created_at.unwrap_or(now),
+            after,
         })
     }
+}
+
+/// A job's dependencies, each named once (a second naming of one job must not ask another rule) and
+/// none of them the job itself.
+fn dependencies(after: Vec<Dependency>, id: &JobId) -> Result<Vec<Dependency>, InvalidInput> {
+    let mut kept: Vec<Dependency> = Vec::with_capacity(after.len());
+    for dependency in after {
+        if &dependency.id == id {
+            return Err(InvalidInput::new(
+                Input::After,
+                format!("job {id} cannot run after itself"),
+            ));
+        }
+        match kept.iter().find(|d| d.id == dependency.id) {
+            Some(d) if d.on != dependency.on => {
+                return Err(InvalidInput::new(
+                    Input::After,
+                    format!(
+                        "job {} is named twice as a dependency, on {} and on {}",
+                        d.id, d.on, dependency.on
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => kept.push(dependency),
+        }
+    }
+    Ok(kept)
 }
 
 /// Checks a queue name: 1 to 64 of `A-Z a-z 0-9 . _ : -`.

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::{DependOn, Dependency, JobId};
 use crate::input::{Input, InvalidInput};
 use crate::time::{UnixMillis, parse_instant};
 
@@ -40,6 +41,8 @@ pub struct JobSpec {
     pub timeout_ms: Option<u64>,
     /// The producer's creation time; enqueue time when absent.
     pub created_at: Option<UnixMillis>,
+    /// Jobs it waits for: it stays `blocked` until they have ended (see [`Dependency`]).
+    pub after: Vec<Dependency>,
 }
 
 impl JobSpec {
@@ -91,6 +94,17 @@ impl JobSpec {
     /// Sets the coalescing key.
     pub fn unique_key(mut self, key: impl Into<String>) -> Self {
         self.unique_key = Some(key.into());
+        self
+    }
+
+    /// Runs after the job `id` succeeded (cancelled if it ends otherwise).
+    pub fn after(self, id: JobId) -> Self {
+        self.after_on(id, DependOn::Success)
+    }
+
+    /// Runs after the job `id` ended the way `on` asks (cancelled if it ends otherwise).
+    pub fn after_on(mut self, id: JobId, on: DependOn) -> Self {
+        self.after.push(Dependency::new(id, on));
         self
     }
 

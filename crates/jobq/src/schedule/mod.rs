@@ -129,6 +129,7 @@ impl Schedule {
             unique_key: None,
             timeout_ms: self.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
             created_at: now,
+            after: Vec::new(),
         }
     }
 

@@ -76,6 +76,12 @@ pub enum StoreError {
         /// Latest version this build knows.
         known: u32,
     },
+    /// Jobs of an enqueue wait for jobs that do not exist; nothing was enqueued.
+    #[error("no job with id {} (named as a dependency)", ids.join(", "))]
+    UnknownDependency {
+        /// The ids that name no job.
+        ids: Vec<String>,
+    },
     /// A query failed.
     #[error("{kind} store: {operation} failed")]
     Query {

@@ -65,6 +65,11 @@ const SQLITE: &[Migration] = &[
         name: "arrivals",
         sql: include_str!("migrations/sqlite/0006_arrivals.sql"),
     },
+    Migration {
+        version: 7,
+        name: "dependencies",
+        sql: include_str!("migrations/sqlite/0007_dependencies.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -93,6 +98,11 @@ const POSTGRES: &[Migration] = &[
         name: "bridges",
         sql: include_str!("migrations/postgres/0005_bridges.sql"),
     },
+    Migration {
+        version: 7,
+        name: "dependencies",
+        sql: include_str!("migrations/postgres/0007_dependencies.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -120,6 +130,11 @@ const MYSQL: &[Migration] = &[
         version: 5,
         name: "bridges",
         sql: include_str!("migrations/mysql/0005_bridges.sql"),
+    },
+    Migration {
+        version: 7,
+        name: "dependencies",
+        sql: include_str!("migrations/mysql/0007_dependencies.sql"),
     },
 ];
 

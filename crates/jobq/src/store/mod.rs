@@ -459,6 +459,19 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// same queue and unique key is returned instead (`Coalesced`, with its id); otherwise the job is
     /// created. Within one batch a later job coalesces into (or duplicates) an earlier one. Returns one
     /// answer per input, in input order. The batch is applied in one transaction.
+    ///
+    /// A created job with dependencies (`after`) waits for each of them by its rule
+    /// ([`crate::job::DependOn`]). A dependency may be a job of the store or of the same batch (one
+    /// that coalesced stands for its holder); one that names no job refuses the whole batch
+    /// ([`StoreError::UnknownDependency`], nothing written). A dependency that has already ended is
+    /// resolved at once. The job is created `blocked` while any dependency has not ended, `cancelled`
+    /// (with the error of [`crate::job::broken_dependency_error`]) when one ended against its rule, and
+    /// `pending` otherwise. When a dependency ends, by whatever path ends it, its dependents are
+    /// resolved in the same transaction or script: each edge once (a transition written twice
+    /// resolves nothing twice); a blocked job becomes `pending` when its last edge is met, or is
+    /// cancelled at its first broken one, which resolves that job's own dependents in turn. The
+    /// caller keeps a batch's dependencies free of cycles. On a Redis Cluster a job's dependencies
+    /// must be in its own queue (its hash slot); others are refused with `StoreError::Unsupported`.
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
 
     /// Atomically leases up to `limit` ready jobs (`pending`, `run_at <= now`, queue in `queues`, type
@@ -527,7 +540,7 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     // Operator actions.
 
-    /// Cancels non-terminal jobs (pending, running, waiting) atomically; terminal ones are untouched.
+    /// Cancels non-terminal jobs (blocked, pending, running, waiting) atomically; terminal ones are untouched.
     /// By ids: one answer per distinct id, in input order (cancelled with its previous status, already
     /// terminal with its status, or not found). By filter: one `Cancelled` answer per job cancelled.
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;

@@ -67,6 +67,8 @@ pub struct StatsReport {
 pub struct QueueStats {
     /// The queue.
     pub queue: String,
+    /// Waiting for other jobs to end.
+    pub blocked: u64,
     /// Pending and ready to run now.
     pub ready: u64,
     /// Pending with `run_at` in the future (delayed, scheduled or backing off).
@@ -92,6 +94,7 @@ impl QueueStats {
     /// [`QueueStats::split_pending`] takes the scheduled ones out; an unknown status is left out.
     pub fn count_status(&mut self, status: &str, n: u64) {
         match status.parse::<JobStatus>() {
+            Ok(JobStatus::Blocked) => self.blocked = n,
             Ok(JobStatus::Pending) => self.ready = n,
             Ok(JobStatus::Running) => self.running = n,
             Ok(JobStatus::Waiting) => self.waiting = n,
@@ -113,7 +116,8 @@ impl QueueStats {
 
     /// Every job in the queue.
     pub fn total(&self) -> u64 {
-        self.ready
+        self.blocked
+            + self.ready
             + self.scheduled
             + self.running
             + self.waiting
@@ -126,6 +130,7 @@ impl QueueStats {
     /// The count for one status (`pending` is ready + scheduled).
     pub fn count(&self, status: JobStatus) -> u64 {
         match status {
+            JobStatus::Blocked => self.blocked,
             JobStatus::Pending => self.ready + self.scheduled,
             JobStatus::Running => self.running,
             JobStatus::Waiting => self.waiting,

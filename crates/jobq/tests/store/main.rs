@@ -3,6 +3,9 @@
 //! transaction on each SQL store. The application's tests (the CLI, the worker end to end, serve,
 //! the bridges) are in the top-level `tests/it`.
 
+// `store_tests!` expands every case once per store, deeper than the default limit allows.
+#![recursion_limit = "256"]
+
 mod conformance;
 mod in_transaction;
 

@@ -7,7 +7,7 @@ import { action, fill, h, pretty, span, statusBadge, table, time } from '../ui.j
 export const name = 'jobs';
 export const requests = 1;
 
-const LIVE = ['pending', 'running', 'waiting'];
+const LIVE = ['blocked', 'pending', 'running', 'waiting'];
 
 export function mount(el, route) {
   const id = route.args[0];

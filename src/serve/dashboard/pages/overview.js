@@ -34,6 +34,7 @@ export function mount(el) {
       ['Queue', (q) => (q.isTotal ? h('strong', 'total') : h('a', { href: `#/jobs?queue=${encodeURIComponent(q.queue)}` }, q.queue))],
       ['Ready', (q) => (q.isTotal ? String(q.ready) : queueLink(q, 'pending')), { num: true }],
       ['Scheduled', (q) => String(q.scheduled), { num: true }],
+      ['Blocked', (q) => (q.isTotal || !q.blocked ? String(q.blocked) : queueLink(q, 'blocked')), { num: true }],
       ['Running', (q) => (q.isTotal ? String(q.running) : queueLink(q, 'running')), { num: true }],
       ['Waiting', (q) => String(q.waiting), { num: true }],
       ['Dead', (q) => (q.isTotal || !q.dead ? String(q.dead) : h('a', { href: `#/dead?queue=${encodeURIComponent(q.queue)}` }, String(q.dead))), { num: true }],

@@ -84,14 +84,21 @@ impl MysqlStore {
     }
 
     /// Locks the running rows of `leases`' jobs (in id order, so two batches cannot deadlock each other)
-    /// and tells which leases hold.
-    async fn lock_leases(&self, tx: &mut MySqlConnection, leases: &[&Lease]) -> Result<Vec<bool>, sqlx::Error> {
+    /// and tells which leases hold. `also` narrows the rows (`""` for none): outcomes pass over a job
+    /// that others wait for, which ends in the shared layer's transaction that resolves them
+    /// (`Sql::finish_with_dependents`).
+    async fn lock_leases(
+        &self,
+        tx: &mut MySqlConnection,
+        leases: &[&Lease],
+        also: &str,
+    ) -> Result<Vec<bool>, sqlx::Error> {
         let mut ids: Vec<&str> = leases.iter().map(|l| l.id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
         let rows = sqlx::query(&format!(
             "SELECT j.id, j.attempt, j.worker_id FROM {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id \
-             WHERE j.status = 'running' FOR UPDATE"
+             WHERE j.status = 'running'{also} FOR UPDATE"
         ))
         .bind(id_array(ids.into_iter()))
         .fetch_all(&mut *tx)
@@ -121,7 +128,7 @@ impl MysqlStore {
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error> {
         let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
-        let applied = self.lock_leases(tx, &leases).await?;
+        let applied = self.lock_leases(tx, &leases, " AND j.dependents = 0").await?;
         let rows: Vec<Value> = finishes
             .iter()
             .zip(&applied)
@@ -182,7 +189,7 @@ impl MysqlStore {
     /// One release transaction for a chunk.
     pub(super) async fn release_once(&self, leases: &[&Lease]) -> Result<Vec<bool>, sqlx::Error> {
         let mut tx = self.sql.pool.begin().await?;
-        let released = self.lock_leases(&mut tx, leases).await?;
+        let released = self.lock_leases(&mut tx, leases, "").await?;
         let ids: Vec<&str> = leases
             .iter()
             .zip(&released)
@@ -262,12 +269,14 @@ impl MysqlStore {
 
     /// One rescue transaction.
     pub(super) async fn rescue_once(&self, rescue: &Rescue) -> Result<Vec<Rescued>, sqlx::Error> {
+        use crate::store::sql::DYING_LEFT_TO_SHARED;
         let mut tx = self.sql.pool.begin().await?;
         // SKIP LOCKED: a job another sweeper (or its own worker's finish) holds right now is left to it.
-        let rows = sqlx::query(
+        let rows = sqlx::query(&format!(
             "SELECT id, job_type, attempt, max_attempts FROM jobq_jobs FORCE INDEX (jobq_jobs_running) \
-             WHERE status = 'running' AND heartbeat_at < ? ORDER BY heartbeat_at LIMIT ? FOR UPDATE SKIP LOCKED",
-        )
+             WHERE status = 'running' AND heartbeat_at < ? AND {DYING_LEFT_TO_SHARED} \
+             ORDER BY heartbeat_at LIMIT ? FOR UPDATE SKIP LOCKED"
+        ))
         .bind(rescue.stale_before.0)
         .bind(i64::from(rescue.limit))
         .fetch_all(&mut *tx)

@@ -20,6 +20,11 @@ use crate::store::batch::rounds_by_id;
 /// key (`j.id = ANY($2)`) and this only checks them.
 pub(super) const STILL_RUNNING: &str = "(j.status || '') = 'running'";
 
+/// The outcomes' guard: a job that others wait for ends in the shared layer's transaction that
+/// resolves them (`Sql::finish_with_dependents`), so the plain statements leave it alone (it reads
+/// as not applied, and the caller takes it there).
+pub(super) const NO_DEPENDENTS: &str = "j.dependents = 0";
+
 /// A CTE that makes its statement's commit asynchronous: `synchronous_commit = off` for the statement's
 /// own transaction only (`set_config(…, true)`; a statement outside BEGIN is a transaction of its own),
 /// so the commit returns without waiting for its WAL to reach the disk: one flush less per claim, and

@@ -31,7 +31,7 @@ use sqlx::{PgConnection, Postgres, Row};
 use tokio::sync::Notify;
 
 use self::enqueue::enqueue_chunks;
-use self::lease::{LAX_COMMIT, LAX_COMMIT_APPLIED, STILL_RUNNING, append_error, lease_arrays, pg_text};
+use self::lease::{LAX_COMMIT, LAX_COMMIT_APPLIED, NO_DEPENDENTS, STILL_RUNNING, append_error, lease_arrays, pg_text};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
@@ -114,7 +114,7 @@ impl PostgresStore {
             "UPDATE jobq_jobs AS j SET status = 'succeeded', result = NULL, finished_at = $5, worker_id = NULL \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[]) AS f(ord, id, attempt, worker) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND {STILL_RUNNING} RETURNING f.ord"
+             AND {STILL_RUNNING} AND {NO_DEPENDENTS} RETURNING f.ord"
         );
         self.fenced(conn, &sql, leases, |query, chunk| {
             let (ids, attempts, workers) = lease_arrays(leases, chunk);
@@ -149,7 +149,7 @@ impl PostgresStore {
              $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
              AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND {STILL_RUNNING} \
+             AND {STILL_RUNNING} AND {NO_DEPENDENTS} \
              RETURNING f.ord"
         );
         let applied = self
@@ -435,12 +435,13 @@ impl SqlBackend for PostgresStore {
     }
 
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
+        use crate::store::sql::DYING_LEFT_TO_SHARED;
         // SKIP LOCKED: a job another sweeper (or its own worker's heartbeat) holds right now is left to
         // it; the locked rows are re-checked before the update, so a job rescued meanwhile is not taken.
         let append = append_error("j.attempt", "$1::int8", "'worker lost'");
         let sql = format!(
             "WITH s AS (SELECT id FROM jobq_jobs WHERE status = 'running' AND heartbeat_at < $2 \
-             ORDER BY heartbeat_at LIMIT $3 FOR UPDATE SKIP LOCKED), \
+             AND {DYING_LEFT_TO_SHARED} ORDER BY heartbeat_at LIMIT $3 FOR UPDATE SKIP LOCKED), \
              u AS (UPDATE jobq_jobs AS j SET \
              status = CASE WHEN j.attempt >= j.max_attempts THEN 'dead' ELSE 'pending' END, \
              finished_at = CASE WHEN j.attempt >= j.max_attempts THEN $1::int8 END, \

@@ -171,7 +171,8 @@ impl RedisStore {
     ) -> Result<QueueStats, StoreError> {
         let mut cmd = self.queue_script(&SCRIPTS.stats, queue);
         cmd.arg(run_key(now));
-        let (ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, oldest): (
+        let (blocked, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, oldest): (
+            u64,
             u64,
             u64,
             u64,
@@ -184,6 +185,7 @@ impl RedisStore {
         ) = self.eval(&SCRIPTS.stats, &cmd, operation, true).await?;
         Ok(QueueStats {
             queue: queue.to_string(),
+            blocked,
             ready,
             scheduled,
             running,
@@ -211,6 +213,16 @@ impl RedisStore {
         ids: &[JobId],
         operation: &'static str,
     ) -> Result<Vec<Option<String>>, StoreError> {
+        let found = self.locate_all(ids, operation).await?;
+        Ok(found.into_iter().map(|queues| queues.into_iter().next()).collect())
+    }
+
+    /// The queues that hold each job id, in name order (an id is unique within its queue only).
+    pub(super) async fn locate_all(
+        &self,
+        ids: &[JobId],
+        operation: &'static str,
+    ) -> Result<Vec<Vec<String>>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -228,7 +240,11 @@ impl RedisStore {
             .enumerate()
             .map(|(n, _)| {
                 let row = &found[n * queues.len()..(n + 1) * queues.len()];
-                row.iter().position(|&hit| hit).map(|q| queues[q].clone())
+                row.iter()
+                    .zip(&queues)
+                    .filter(|(hit, _)| **hit)
+                    .map(|(_, q)| q.clone())
+                    .collect()
             })
             .collect())
     }
@@ -399,7 +415,7 @@ impl RedisStore {
         let chunked = f.job_types.is_empty() && f.created_since.is_none() && f.created_until.is_none();
         let mut calls_left = if chunked {
             let s = self.queue_stats(queue, now, "cancel").await?;
-            let live = s.ready + s.scheduled + s.running + s.waiting;
+            let live = s.blocked + s.ready + s.scheduled + s.running + s.waiting;
             live / CANCEL_CHUNK as u64 + 1
         } else {
             1

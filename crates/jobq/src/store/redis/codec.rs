@@ -15,7 +15,7 @@
 //! | `s` | status | | `e`, `ec` | error history (JSON) and its length |
 //! | `a`, `ma` | attempt, max attempts | | `c` | created at (ms) |
 //! | `r` | run at, as a [`run_key`] | | `st`, `f`, `hb` | started, finished, heartbeat (ms) |
-//! | `w` | worker holding the lease | | | |
+//! | `w` | worker holding the lease | | `ao`, `dn` | its open dependency edges; jobs waiting for it |
 
 use std::collections::BTreeMap;
 

@@ -17,6 +17,8 @@
 //! | `{q}:job:<id>` | hash | the job, once (see `codec.rs`) |
 //! | `{q}:prios` | sorted set | the priorities that have pending jobs |
 //! | `{q}:pend:<priority>` | sorted set (lexicographic) | pending jobs as `<run key>:<id>`: by run_at, then id |
+//! | `{q}:blocked` | sorted set | blocked jobs (waiting for others to end) by creation time |
+//! | `{q}:after:<id>`, `{q}:dependents:<id>` | hashes | a job's dependency edges, from its side and from its dependency's (see `dependencies.rs`) |
 //! | `{q}:run` | sorted set | running jobs by last heartbeat (rescue reads the stale end) |
 //! | `{q}:wait` | sorted set | waiting jobs by finish time |
 //! | `{q}:done:<status>` | sorted set | terminal jobs by finish time (cleanup and replay read it) |
@@ -57,6 +59,7 @@
 mod calls;
 mod codec;
 mod connection;
+mod dependencies;
 mod events;
 mod flow;
 mod health;
@@ -263,6 +266,9 @@ impl Store for RedisStore {
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
         if jobs.is_empty() {
             return Ok(Vec::new());
+        }
+        if jobs.iter().any(|j| !j.after.is_empty()) {
+            return self.enqueue_after(jobs).await;
         }
         let groups = by_queue(jobs, |j| j.queue.as_str());
         // On a single server each script registers its queue too, so one job is one round trip. On

@@ -5,7 +5,7 @@ use crate::job::JobStatus;
 use crate::store::{Cleanup, JobFilter, ReplayDead};
 
 /// The statuses a job can be cancelled from, and that hold a unique key.
-pub const LIVE_STATUSES: &str = "('pending', 'running', 'waiting')";
+pub const LIVE_STATUSES: &str = "('blocked', 'pending', 'running', 'waiting')";
 
 /// The terminal statuses as an SQL list.
 pub const TERMINAL_STATUSES: &str = "('succeeded', 'dead', 'cancelled', 'discarded')";

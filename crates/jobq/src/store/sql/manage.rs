@@ -38,6 +38,7 @@ impl Sql {
         let mut jobs = self.locked_jobs(resolves.iter().map(|r| &r.id), &mut tx).await?;
         let mut answers = Vec::with_capacity(resolves.len());
         let mut ready = BTreeSet::new();
+        let mut ended = Vec::new();
         for r in resolves {
             let Some(job) = jobs.get_mut(r.id.as_str()) else {
                 answers.push(ResolveAnswer::NotFound);
@@ -52,9 +53,16 @@ impl Sql {
             if job.status == JobStatus::Pending {
                 ready.insert(job.queue.clone());
             }
+            if job.status.is_terminal() {
+                ended.push(super::dependencies::Ended {
+                    id: job.id.to_string(),
+                    status: job.status,
+                });
+            }
             answers.push(ResolveAnswer::Resolved { status: job.status });
         }
         self.notify_ready(&mut tx, ready.iter().map(String::as_str)).await?;
+        self.release_dependents(&mut tx, ended, now).await?;
         tx.commit().await?;
         Ok(answers)
     }
@@ -171,14 +179,19 @@ impl Sql {
         })
     }
 
-    /// Deletes the jobs of `ids` (locked by the caller), a bounded number a statement.
+    /// Deletes the jobs of `ids` (locked by the caller), a bounded number a statement. A job deleted
+    /// before it ended is, to the jobs that wait for it, cancelled (now: a delete names no time).
     async fn delete_by_id(&self, ids: &[String], conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut delete = self.stmt("DELETE FROM jobq_jobs WHERE 1 = 1");
             delete.any_of("id", chunk.iter().cloned());
             conn.execute(&delete).await?;
         }
-        Ok(())
+        let gone = ids.iter().map(|id| super::dependencies::Ended {
+            id: id.clone(),
+            status: JobStatus::Cancelled,
+        });
+        self.release_dependents(conn, gone.collect(), UnixMillis::now()).await
     }
 
     /// Puts finished jobs back to pending (see [`crate::store::Store::retry`]). A producer that takes

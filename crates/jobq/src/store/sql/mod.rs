@@ -20,6 +20,7 @@
 )]
 
 mod decode;
+mod dependencies;
 mod dialect;
 mod enqueue;
 pub(crate) mod exec;
@@ -47,6 +48,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Connection, Database, Pool};
 
 pub(crate) use decode::{Decoder, JobCells, ReadRow, count, decode_job, job_from_row};
+pub(crate) use dependencies::DYING_LEFT_TO_SHARED;
 pub(crate) use dialect::{Dialect, FilterCancel, JsonText, LimitedDelete, Upsert, is_network_error};
 pub(crate) use enqueue::{EnqueuePlan, INSERT_NEW_JOBS, NewJobRow, all_created, is_plain, push_new_jobs};
 pub(crate) use exec::{Connections, Exec, InsertWhole, On, PoolOf, SqlRow};
@@ -578,6 +580,8 @@ impl Sql {
             .collect();
         live.sort_unstable();
         self.cancel_by_id(&live, now, &mut tx).await?;
+        self.release_dependents(&mut tx, ended_cancelled(live.iter().copied()), now)
+            .await?;
         tx.commit().await?;
         let mut seen = std::collections::HashSet::new();
         Ok(ids
@@ -608,9 +612,18 @@ impl Sql {
             .push(" ORDER BY j.id FOR UPDATE) UPDATE jobq_jobs AS u SET status = 'cancelled', finished_at = ")
             .bind(now.0)
             .push(" FROM c WHERE u.id = c.id RETURNING u.id, c.status");
-        let mut conn = self.connections.acquire().await?;
-        let mut cancelled = self.read_statuses(&s, &mut conn).await?;
+        // In a transaction of its own, so that the jobs waiting for those cancelled are resolved with
+        // them.
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
+        let mut cancelled = self.read_statuses(&s, &mut tx).await?;
         cancelled.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.release_dependents(
+            &mut tx,
+            ended_cancelled(cancelled.iter().map(|(id, _)| id.as_str())),
+            now,
+        )
+        .await?;
+        tx.commit().await?;
         Ok(cancelled_answers(cancelled))
     }
 
@@ -639,6 +652,8 @@ impl Sql {
             let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
             self.cancel_by_id(&ids, now, &mut tx).await?;
         }
+        self.release_dependents(&mut tx, ended_cancelled(found.iter().map(|(id, _)| id.as_str())), now)
+            .await?;
         tx.commit().await?;
         Ok(cancelled_answers(found))
     }
@@ -774,6 +789,15 @@ impl Sql {
         }
         Ok(())
     }
+}
+
+/// Jobs just cancelled, as the release of their dependents takes them.
+fn ended_cancelled<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<dependencies::Ended> {
+    ids.map(|id| dependencies::Ended {
+        id: id.to_string(),
+        status: JobStatus::Cancelled,
+    })
+    .collect()
 }
 
 /// The answers of a cancel by filter: each job it cancelled, with what it was, in id order.

@@ -107,6 +107,42 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
     fn sql_tables(&self) -> SqlTables;
 }
 
+/// Outcomes the store's statements passed over (`applied` false) may be those of jobs that others
+/// wait for, or stale: [`Sql::finish_with_dependents`] applies the first kind, with their
+/// dependents' release, and leaves the second unapplied. Nothing to do when every outcome applied.
+trait PassedOver {
+    async fn finish_passed_over(
+        &self,
+        finishes: &[Finish],
+        applied: &mut [bool],
+        now: UnixMillis,
+    ) -> Result<(), StoreError>;
+}
+
+impl<T: SqlBackend> PassedOver for T {
+    async fn finish_passed_over(
+        &self,
+        finishes: &[Finish],
+        applied: &mut [bool],
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        let passed: Vec<usize> = (0..finishes.len()).filter(|&i| !applied[i]).collect();
+        if passed.is_empty() {
+            return Ok(());
+        }
+        let again: Vec<Finish> = passed.iter().map(|&i| finishes[i].clone()).collect();
+        let sql = self.shared();
+        let _turn = self.write_turn().await;
+        let answers = sql
+            .retrying("finish", |_| false, || sql.finish_with_dependents(self, &again, now))
+            .await?;
+        for (&i, ok) in passed.iter().zip(answers) {
+            applied[i] = ok;
+        }
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl<T: SqlBackend> Store for T {
     fn kind(&self) -> StoreKind {
@@ -135,7 +171,13 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
-        SqlBackend::enqueue(self, jobs).await
+        if jobs.iter().all(|j| j.after.is_empty()) {
+            return SqlBackend::enqueue(self, jobs).await;
+        }
+        // A dependency may have arrived a moment ago (SQLite), and must be found where edges lock it.
+        self.settle().await?;
+        let _turn = self.write_turn().await;
+        self.shared().enqueue_after(&SqlBackend::sql_tables(self), jobs).await
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
@@ -161,7 +203,8 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        let applied = SqlBackend::finish(self, finishes, now).await?;
+        let mut applied = SqlBackend::finish(self, finishes, now).await?;
+        self.finish_passed_over(finishes, &mut applied, now).await?;
         if applied.contains(&true) {
             self.shared().slots_freed_here();
         }
@@ -176,8 +219,11 @@ impl<T: SqlBackend> Store for T {
             return Ok(FinishedAndClaimed { applied, claimed });
         }
         self.settle().await?;
-        let _turn = self.write_turn().await;
-        let (applied, jobs) = self.shared().finish_and_claim(self, finishes, claim).await?;
+        let (mut applied, jobs) = {
+            let _turn = self.write_turn().await;
+            self.shared().finish_and_claim(self, finishes, claim).await?
+        };
+        self.finish_passed_over(finishes, &mut applied, claim.now).await?;
         Ok(FinishedAndClaimed {
             applied,
             claimed: Ok(jobs),
@@ -193,7 +239,16 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
-        SqlBackend::rescue(self, rescue).await
+        let mut rescued = SqlBackend::rescue(self, rescue).await?;
+        // The store's statement leaves the jobs others wait for that die of it to the shared layer,
+        // which resolves the waiting jobs in the same transaction.
+        let sql = self.shared();
+        let _turn = self.write_turn().await;
+        rescued.extend(
+            sql.retrying("rescue", |_| false, || sql.rescue_dying_dependencies(rescue))
+                .await?,
+        );
+        Ok(rescued)
     }
 
     async fn get(&self, id: &JobId) -> Result<Option<Job>, StoreError> {

@@ -181,7 +181,8 @@ impl SqliteStore {
                      errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END, \
                      attempt = jobq_jobs.attempt - f.snoozed, snoozes = jobq_jobs.snoozes + f.snoozed \
                      FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
-                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id"
+                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' \
+                     AND jobq_jobs.dependents = 0 RETURNING jobq_jobs.id"
                 ));
                 self.fenced(conn, qb, &mut applied, chunk, |i| finishes[i].lease.id.as_str())
                     .await?;
@@ -438,6 +439,7 @@ impl SqlBackend for SqliteStore {
 
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError> {
         let _turn = self.gate.lock().await;
+        use crate::store::sql::DYING_LEFT_TO_SHARED;
         let append = append_error("jobq_jobs.attempt", "?1", "'worker lost'");
         let sql = format!(
             "UPDATE jobq_jobs SET \
@@ -445,7 +447,7 @@ impl SqlBackend for SqliteStore {
              finished_at = CASE WHEN attempt >= max_attempts THEN ?1 ELSE NULL END, \
              run_at = ?1, worker_id = NULL, heartbeat_at = NULL, errors = {append} \
              WHERE id IN (SELECT id FROM jobq_jobs WHERE status = 'running' AND heartbeat_at < ?2 \
-             ORDER BY heartbeat_at LIMIT ?3) \
+             AND {DYING_LEFT_TO_SHARED} ORDER BY heartbeat_at LIMIT ?3) \
              RETURNING id, job_type, attempt, max_attempts"
         );
         let rows = sqlx::query(&sql)

@@ -53,7 +53,9 @@ pub(super) async fn delete_removes_jobs_of_every_status_but_refuses_held_ones(st
         assert_eq!(exists(store, name).await, held, "{name}");
     }
     assert_eq!(get(store, &id("running")).await.status, JobStatus::Running);
-    assert_eq!(count(store, JobStatus::Pending, at(100)).await, 0);
+    // What is left pending is the job the blocked one waited for.
+    assert_eq!(count(store, JobStatus::Pending, at(100)).await, 1);
+    assert!(exists(store, "blocked.dependency").await);
     assert!(claim(store, "pending", WORKER, 10, at(100)).await.is_empty());
     assert!(delete(store, &[], false).await.is_empty());
 }

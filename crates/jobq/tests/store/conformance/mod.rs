@@ -14,13 +14,15 @@
 //! refuses, so the list cannot silently fall behind the cases.
 //!
 //! Where a store may answer `StoreError::Unsupported`: the inbox, on every store but Redis
-//! (`inbox::only_the_redis_store_has_an_inbox` checks that answer). A backend that cannot do something
+//! (`inbox::only_the_redis_store_has_an_inbox` checks that answer); a dependency in another queue,
+//! on a Redis Cluster (`dependencies::a_dependency_may_be_in_another_queue`). A backend that cannot do something
 //! is listed here and its case checks for that answer, rather than skipping.
 
 mod cancel;
 mod claim;
 mod cleanup;
 mod delete;
+mod dependencies;
 mod enqueue;
 mod events;
 mod finish_and_claim;
@@ -54,6 +56,23 @@ store_tests! {
         enqueue::unique_key_frees_once_terminal,
         enqueue::unique_keys_are_per_queue,
         enqueue::unique_key_coalesces_within_one_batch,
+        dependencies::a_dependent_is_blocked_until_its_dependency_succeeds,
+        dependencies::a_dependency_that_ends_against_the_rule_cancels_its_dependent,
+        dependencies::each_rule_runs_its_dependent_on_the_ends_it_names,
+        dependencies::a_dependent_waits_for_every_dependency,
+        dependencies::a_dependency_on_an_unknown_job_refuses_the_whole_batch,
+        dependencies::a_dependency_that_has_ended_is_resolved_at_once,
+        dependencies::dependencies_may_name_jobs_of_the_same_batch,
+        dependencies::a_broken_dependency_cancels_down_the_chain,
+        dependencies::an_outcome_written_twice_resolves_its_edges_once,
+        dependencies::blocked_jobs_are_listed_by_status,
+        dependencies::a_cancelled_dependency_cancels_or_runs_its_dependents_by_rule,
+        dependencies::a_blocked_job_cancelled_resolves_its_own_dependents,
+        dependencies::a_deleted_dependency_counts_as_cancelled,
+        dependencies::a_resolved_dependency_releases_its_dependents,
+        dependencies::a_retried_dependency_keeps_its_dependents_waiting,
+        dependencies::a_dependency_rescued_dead_cancels_its_dependents,
+        dependencies::a_dependency_may_be_in_another_queue,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,

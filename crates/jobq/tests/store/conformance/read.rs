@@ -70,6 +70,7 @@ pub(super) async fn stats_counts_by_queue_and_status(store: &DynStore) {
 
     let a = QueueStats {
         queue: "a".into(),
+        blocked: 0,
         ready: 2,
         scheduled: 1,
         running: 1,

@@ -2,13 +2,13 @@
 --   mode 'I': id count, ids…
 --   mode 'F': type count, types…, status count, statuses…, created since ('' for any), created until
 --             ('' for any), at most ('' for no bound)
--- Cancels the live jobs targeted. Mode 'I' answers every id: id, status, and 'c' (cancelled from
--- that status), 't' (already terminal in it) or 'n' (no such job). Mode 'F' returns per job
--- cancelled: id, previous status. With `at most` and
--- no type or time filter, every job read matches, so only that many are read (from the front of each
--- status index): the caller calls again until fewer come back, and no call holds Redis for long.
+-- Cancels the live jobs targeted (blocked, pending, running, waiting). Mode 'I' answers every id: id,
+-- status, and 'c' (cancelled from that status), 't' (already terminal in it) or 'n' (no such job).
+-- Mode 'F' returns per job cancelled: id, previous status. With `at most` and no type or time filter,
+-- every job read matches, so only that many are read (from the front of each status index): the
+-- caller calls again until fewer come back, and no call holds Redis for long.
 local Q, now, mode = KEYS[1], ARGV[1], ARGV[2]
-local LIVE = { pending = true, running = true, waiting = true }
+local LIVE = { blocked = true, pending = true, running = true, waiting = true }
 local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl' }
 local out = {}
 
@@ -59,7 +59,7 @@ if #types > 0 or since or until_ then
   most = nil
 end
 if #statuses == 0 then
-  statuses = { 'pending', 'running', 'waiting' }
+  statuses = { 'blocked', 'pending', 'running', 'waiting' }
 end
 
 local ids = {}
@@ -81,10 +81,12 @@ for _, s in ipairs(statuses) do
         ids[#ids + 1] = string.sub(m, 18)
       end
     end
-  elseif s == 'running' or s == 'waiting' then
+  elseif s == 'blocked' or s == 'running' or s == 'waiting' then
     local index = Q .. 'run'
     if s == 'waiting' then
       index = Q .. 'wait'
+    elseif s == 'blocked' then
+      index = blocked_key(Q)
     end
     for _, id in ipairs(read(index)) do
       ids[#ids + 1] = id

@@ -1,8 +1,9 @@
 -- KEYS: the queue's prefix. ARGV: finished before ('' for any time), limit, dry run (0/1), status
 -- count, statuses…
--- Deletes (or counts) up to `limit` terminal jobs matching. Returns how many, and 1 when the queue is
--- left without any job (its last keys, the wake-up stream and a cluster's registration marker among
--- them, are then deleted too, and the caller takes it out of the queue registry), else 0.
+-- Deletes (or counts) up to `limit` terminal jobs matching, with their dependency edges (`after:<id>`,
+-- `dependents:<id>`). Returns how many, and 1 when the queue is left without any job (its last keys,
+-- the wake-up stream and a cluster's registration marker among them, are then deleted too, and the
+-- caller takes it out of the queue registry), else 0.
 local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
 local statuses = take(5, tonumber(ARGV[4]))
 if #statuses == 0 then
@@ -22,7 +23,7 @@ for _, s in ipairs(statuses) do
   count = count + #ids
   if not dry then
     for _, id in ipairs(ids) do
-      redis.call('DEL', jkey(Q, id))
+      redis.call('DEL', jkey(Q, id), after_key(Q, id), dependents_key(Q, id))
     end
     for n = 1, #ids, 1000 do
       local some = { unpack(ids, n, math.min(n + 999, #ids)) }
@@ -40,8 +41,8 @@ for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
     redis.call('ZREM', prios, pr)
   end
 end
-local left = redis.call('EXISTS', prios, Q .. 'run', Q .. 'wait', Q .. 'done:succeeded', Q .. 'done:dead',
-  Q .. 'done:cancelled', Q .. 'done:discarded')
+local left = redis.call('EXISTS', prios, blocked_key(Q), Q .. 'run', Q .. 'wait', Q .. 'done:succeeded',
+  Q .. 'done:dead', Q .. 'done:cancelled', Q .. 'done:discarded')
 if left > 0 then
   return { count, 0 }
 end

@@ -54,10 +54,18 @@ local function index_pending(Q, id, pr, r)
   redis.call('ZADD', Q .. 'prios', pr, pr)
 end
 
--- Takes a job out of the index of its status (pending, running, waiting or one of the terminal ones).
+-- Blocked jobs, waiting for their dependencies to end (see `release_dependents`), by creation time.
+local function blocked_key(Q)
+  return Q .. 'blocked'
+end
+
+-- Takes a job out of the index of its status (blocked, pending, running, waiting or one of the
+-- terminal ones).
 local function unindex(Q, id, s, pr, r)
   if s == 'pending' then
     redis.call('ZREM', pend_key(Q, pr or '0'), r .. ':' .. id)
+  elseif s == 'blocked' then
+    redis.call('ZREM', blocked_key(Q), id)
   elseif s == 'running' then
     redis.call('ZREM', Q .. 'run', id)
   elseif s == 'waiting' then
@@ -261,4 +269,117 @@ local function job_status(Q, id)
     return 'pending'
   end
   return false
+end
+
+-- Dependencies (see `job/dependency.rs` and `Store::enqueue`). A job enqueued after others waits
+-- `blocked` (in `blocked_key`), with one edge per dependency, written on both sides while it is open:
+-- the dependent's `after:<id>` hash maps each dependency's id to '<state> <rule> <queue>' (state
+-- open, met or broken; rule success, finish or failure) and its hash's `ao` counts the open edges;
+-- the dependency's `dependents:<id>` hash maps '<queue>\n<id>' of each dependent whose edge is open
+-- to the rule, and its hash's `dn` counts them, so that a script that ends a job learns whether any
+-- job waits for it from the HMGET it makes anyway. Every edge is resolved once: the dependency's
+-- side is deleted when it ends, and the dependent's edge leaves the state open once.
+local ENDED = { succeeded = true, dead = true, cancelled = true, discarded = true }
+
+local function after_key(Q, id)
+  return Q .. 'after:' .. id
+end
+
+local function dependents_key(Q, id)
+  return Q .. 'dependents:' .. id
+end
+
+-- The prefix of queue `q` under the same key prefix as `Q`. A dependency and its dependent are of one
+-- queue on a cluster (the enqueue refuses others there), so a script never leaves its slot there; on
+-- a single server they may be of any queues.
+local function sibling(Q, q)
+  return string.sub(Q, 1, -(#queue_of(Q) + 4)) .. '{' .. q .. '}:'
+end
+
+-- Whether a dependency that ended in `status` lets a job that waits for it by `rule` run (as
+-- `DependOn::met_by`).
+local function met_by(rule, status)
+  if rule == 'success' then
+    return status == 'succeeded'
+  elseif rule == 'failure' then
+    return status == 'dead' or status == 'discarded'
+  end
+  return true
+end
+
+-- Resolves the open edge from job `id` of `Q` to its dependency `dep`, which ended in `status`: met
+-- or broken by its rule. A blocked job becomes pending when it was its last open edge and none broke
+-- (its queue goes into `woken`), or is cancelled at `now` when it broke (with the error of
+-- `job::broken_dependency_error`), and then, if jobs wait for it, goes into `ended` so that its own
+-- dependents are resolved in turn. A job that is not blocked any more has its edge marked, no more.
+-- An edge that is not open (or a dependent that is gone) is left as it is.
+local function resolve_edge(Q, id, dep, status, now, ended, woken)
+  local ak = after_key(Q, id)
+  local edge = redis.call('HGET', ak, dep)
+  if not edge then
+    return
+  end
+  local state, rule, rest = string.match(edge, '^(%S+) (%S+) (.*)$')
+  if state ~= 'open' then
+    return
+  end
+  local met = met_by(rule, status)
+  redis.call('HSET', ak, dep, (met and 'met ' or 'broken ') .. rule .. ' ' .. rest)
+  local k = jkey(Q, id)
+  local open = redis.call('HINCRBY', k, 'ao', -1)
+  if open <= 0 then
+    redis.call('HDEL', k, 'ao')
+  end
+  local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'dn')
+  if h[1] ~= 'blocked' then
+    return
+  end
+  if not met then
+    redis.call('ZREM', blocked_key(Q), id)
+    redis.call('HSET', k, 's', 'cancelled', 'f', now)
+    local text = 'dependency ' .. dep .. ' ended ' .. status .. ', and this job runs only on its ' .. rule
+    push_error(k, error_entry(h[5] or '0', now, text))
+    redis.call('ZADD', Q .. 'done:cancelled', now, id)
+    free_unique(Q, h[4], id)
+    if h[6] then
+      ended[#ended + 1] = { Q, id, 'cancelled' }
+    end
+  elseif open <= 0 then
+    redis.call('ZREM', blocked_key(Q), id)
+    redis.call('HSET', k, 's', 'pending')
+    index_pending(Q, id, h[2], h[3])
+    woken[Q] = true
+  end
+end
+
+-- Resolves the open edges of the jobs that wait for each job of `ended` ({ queue prefix, id, status
+-- it ended in }), and of those it cancels in turn (appended to `ended` as they are): a cascade, one
+-- job after another rather than by recursion, so that a long chain cannot exhaust Lua's stack. Each
+-- job's side of its edges is deleted once resolved. The queues where jobs became pending go into
+-- `woken`, for the caller to wake once each.
+local function settle(ended, now, woken)
+  local n = 1
+  while ended[n] do
+    local Q, id, status = ended[n][1], ended[n][2], ended[n][3]
+    n = n + 1
+    local dk = dependents_key(Q, id)
+    local waiting = redis.call('HGETALL', dk)
+    for f = 1, #waiting, 2 do
+      local q, dependent = string.match(waiting[f], '^([^\n]*)\n(.*)$')
+      resolve_edge(sibling(Q, q), dependent, id, status, now, ended, woken)
+    end
+    redis.call('DEL', dk)
+    redis.call('HDEL', jkey(Q, id), 'dn')
+  end
+end
+
+-- The release of a job's dependents when it has ended in `status` (a terminal status) at `now`, in
+-- the script that ends it. Call it only for a job whose hash holds `dn`: a job that no one waits for
+-- then costs one field of a read the script makes anyway.
+local function release_dependents(Q, id, status, now)
+  local woken = {}
+  settle({ { Q, id, status } }, now, woken)
+  for WQ in pairs(woken) do
+    wake(WQ)
+  end
 end

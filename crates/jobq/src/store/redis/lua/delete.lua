@@ -2,9 +2,10 @@
 --   mode 'I': id count, ids…
 --   mode 'F': type count, types…, status count, statuses… (none: every status), created since ('' for
 --             any), created until ('' for any), at most this many
--- Deletes jobs for good: the hash, its place in its status index, the unique key it holds and, when it
--- runs, its slots. A running or waiting job is refused unless forced; a forced one's worker finds its
--- lease gone.
+-- Deletes jobs for good: the hash, its place in its status index, the unique key it holds, its
+-- dependency edges (`after:<id>`, `dependents:<id>`) and, when it runs, its slots. A running or
+-- waiting job is refused unless forced; a forced one's worker finds its lease gone. A blocked job is
+-- deleted as a pending one is.
 -- Mode 'I' answers every id, one after another: 'd' and the status it had (deleted), 'r' and its
 -- status (refused), or 'n' (no such job). Mode 'F' deletes up to `at most` jobs that match and returns
 -- { deleted, refused }, refused counting the running and waiting jobs that match and were left. Without
@@ -21,7 +22,7 @@ local function remove(id, k, h)
   unindex(Q, id, s, h[2], h[3])
   free_unique(Q, h[4], id)
   redis.call('ZREM', made_key(Q), id)
-  redis.call('DEL', k)
+  redis.call('DEL', k, after_key(Q, id), dependents_key(Q, id))
 end
 
 if mode == 'I' then
@@ -49,7 +50,7 @@ local since, until_, most = tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(A
 local type_ok = set_of(types)
 local every = #types == 0 and not since and not until_
 if #statuses == 0 then
-  statuses = { 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded' }
+  statuses = { 'blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded' }
 end
 
 local function matches(h)
@@ -79,6 +80,8 @@ local function members(s, room)
     for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
       read(pend_key(Q, pr), true)
     end
+  elseif s == 'blocked' then
+    read(blocked_key(Q), false)
   elseif s == 'running' then
     read(Q .. 'run', false)
   elseif s == 'waiting' then

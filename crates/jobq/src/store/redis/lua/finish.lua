@@ -2,6 +2,9 @@
 -- entry, progress JSON ('' to leave it as it is).
 -- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
 -- W waiting, Z snooze (value: run_at key; the attempt is given back and `sn` counted up). Returns per outcome 1 when applied, 0 when its lease no longer held.
+-- A job that ends (succeeded, dead, discarded) releases the jobs that wait for it, in this script
+-- (`release_dependents`): so the end and its dependents' resolution are one step, and an outcome sent
+-- twice, whose second is not applied, resolves nothing twice.
 local Q, now, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded' }
 local run = Q .. 'run'
@@ -13,7 +16,7 @@ for _ = 1, n do
     ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   i = i + 7
   local k = jkey(Q, id)
-  local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u', 'sl')
+  local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u', 'sl', 'dn')
   if h[1] == 'running' and h[2] == a and h[3] == w then
     batch_add(stopped, run, id)
     free_slots(Q, id, a, h[6])
@@ -42,6 +45,9 @@ for _ = 1, n do
       end
       batch_add(done, Q .. 'done:' .. s, now, id)
       free_unique(Q, h[5], id)
+      if h[7] then
+        release_dependents(Q, id, s, now)
+      end
     end
     out[#out + 1] = 1
   else

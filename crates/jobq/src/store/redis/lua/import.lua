@@ -1,7 +1,8 @@
 -- KEYS: the queue's prefix, then on a single server the queue registry (`<prefix>queues`). ARGV: mode
 -- ('S' skip or 'R' replace a job whose id the queue holds), dry ('1': decide, write nothing), count,
 -- then per job: id, status, priority ('' for 0), run_at key, live unique key ('' for none), index
--- score (heartbeat of a running job, finish time of a waiting or finished one), created_at, the
+-- score (heartbeat of a running job, finish time of a waiting or finished one, creation time of a
+-- blocked one, which arrives without its dependency edges: they are not exported), created_at, the
 -- number of hash fields, then the fields and values of its hash as `codec::job_fields` spells them.
 -- Returns { register, answers }: per job 'I' imported, 'S' skipped, 'R' replaced, or 'K' and the id of
 -- the live job holding its unique key; register as in `enqueue.lua`. One script per queue, so an import
@@ -41,6 +42,8 @@ for j = 1, n do
       if s == 'pending' then
         index_pending(Q, id, pr ~= '' and pr or nil, r)
         pending = true
+      elseif s == 'blocked' then
+        redis.call('ZADD', blocked_key(Q), score, id)
       elseif s == 'running' then
         redis.call('ZADD', Q .. 'run', score, id)
       elseif s == 'waiting' then

@@ -16,14 +16,16 @@ local after_c, after_id = tonumber(ARGV[4]), ARGV[5]
 local types, i = take(7, tonumber(ARGV[6]))
 local statuses = take(i + 1, tonumber(ARGV[i]))
 local type_ok = set_of(types)
-local ALL = { 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded' }
+local ALL = { 'blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded' }
 if #statuses == 0 then
   statuses = ALL
 end
 local status_ok = set_of(statuses)
 
 local function index_of(s)
-  if s == 'running' then
+  if s == 'blocked' then
+    return blocked_key(Q)
+  elseif s == 'running' then
     return Q .. 'run'
   elseif s == 'waiting' then
     return Q .. 'wait'

@@ -1,6 +1,6 @@
 -- KEYS: the queue's prefix. ARGV: now key.
--- ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, and the run_at key of the
--- oldest ready job ('' when none).
+-- blocked, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, and the run_at
+-- key of the oldest ready job ('' when none).
 local Q, nowkey = KEYS[1], ARGV[1]
 local upper = '(' .. nowkey .. ';'
 local ready, pending, oldest = 0, 0, ''
@@ -17,6 +17,7 @@ for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
   end
 end
 return {
+  redis.call('ZCARD', blocked_key(Q)),
   ready, pending - ready,
   redis.call('ZCARD', Q .. 'run'),
   redis.call('ZCARD', Q .. 'wait'),

@@ -1,0 +1,116 @@
+//! Dependencies between jobs: a job enqueued `after` others stays `blocked` until they have ended,
+//! then runs or is cancelled by the rule of each dependency ([`DependOn`]).
+//!
+//! An edge is resolved once, when its dependency ends (or at enqueue, when it had already ended):
+//! *met* when the dependency ended the way the rule asks, *broken* otherwise. A job whose edges are
+//! all met becomes `pending`; a job with a broken edge is cancelled, naming that dependency and how it
+//! ended. The stores apply this in the same transaction or script as the dependency's end.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::{JobId, JobStatus};
+
+/// How a job depends on another: which of the other's ends lets it run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DependOn {
+    /// Runs once the dependency succeeded; cancelled if it ended any other way.
+    #[default]
+    Success,
+    /// Runs once the dependency ended, however it ended.
+    Finish,
+    /// Runs only if the dependency ended dead or discarded; cancelled otherwise.
+    Failure,
+}
+
+impl DependOn {
+    /// Every rule.
+    pub const ALL: [DependOn; 3] = [DependOn::Success, DependOn::Finish, DependOn::Failure];
+
+    /// The lowercase word used everywhere.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DependOn::Success => "success",
+            DependOn::Finish => "finish",
+            DependOn::Failure => "failure",
+        }
+    }
+
+    /// Whether a dependency that ended in `status` (a terminal status) lets the dependent run.
+    pub fn met_by(self, status: JobStatus) -> bool {
+        match self {
+            DependOn::Success => status == JobStatus::Succeeded,
+            DependOn::Finish => true,
+            DependOn::Failure => matches!(status, JobStatus::Dead | JobStatus::Discarded),
+        }
+    }
+}
+
+impl fmt::Display for DependOn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for DependOn {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        DependOn::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| format!("unknown dependency rule {s:?} (expected success, finish or failure)"))
+    }
+}
+
+/// One job another waits for, and the rule it waits by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Dependency {
+    /// The job waited for.
+    pub id: JobId,
+    /// Which of its ends lets the dependent run.
+    #[serde(default)]
+    pub on: DependOn,
+}
+
+impl Dependency {
+    /// Waits for `id` by `on`.
+    pub fn new(id: JobId, on: DependOn) -> Dependency {
+        Dependency { id, on }
+    }
+}
+
+/// The error a job cancelled by a broken dependency carries: names the dependency and its end.
+pub fn broken_dependency_error(dependency: &str, ended: JobStatus, on: DependOn) -> String {
+    format!("dependency {dependency} ended {ended}, and this job runs only on its {on}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_is_met_by_the_ends_it_names() {
+        let ends = JobStatus::TERMINAL;
+        let met = |on: DependOn| ends.into_iter().filter(|&s| on.met_by(s)).collect::<Vec<_>>();
+        assert_eq!(met(DependOn::Success), [JobStatus::Succeeded]);
+        assert_eq!(met(DependOn::Finish), ends);
+        assert_eq!(met(DependOn::Failure), [JobStatus::Dead, JobStatus::Discarded]);
+    }
+
+    #[test]
+    fn rules_read_back_as_written() {
+        for on in DependOn::ALL {
+            assert_eq!(on.as_str().parse::<DependOn>(), Ok(on));
+        }
+        assert!(
+            "later"
+                .parse::<DependOn>()
+                .unwrap_err()
+                .contains("success, finish or failure")
+        );
+    }
+}

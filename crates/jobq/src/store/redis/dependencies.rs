@@ -1,0 +1,185 @@
+//! Jobs that wait for others on Redis (see the contract of [`crate::store::Store::enqueue`]): the
+//! enqueue of a batch in which jobs name dependencies, `enqueue_after.lua`; the release of a job's
+//! dependents when it ends is `release_dependents` in `lua/common.lua`, in the script that ends it.
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `{q}:blocked` | sorted set | blocked jobs by creation time |
+//! | `{q}:after:<id>` | hash | the job's dependencies: id → `<state> <rule> <queue>`, state `open`, `met` or `broken` |
+//! | `{q}:dependents:<id>` | hash | the jobs whose edge to it is open: `<queue>\n<id>` → rule (deleted once it ends) |
+//!
+//! and in a job's hash `ao`, how many of its edges are open, and `dn`, how many jobs wait for it (only
+//! while any does, so that a finish reads one field more for a job without dependents).
+//!
+//! A dependency is a job of the batch or of the store, found here in every queue before the script
+//! runs, which checks again and writes nothing when one names no job. On a single server one script
+//! takes the whole batch, whatever its queues and size (not cut into `ENQUEUE_CHUNK` calls: a job may
+//! name any other of the batch), and builds the keys of other queues from its own; on a cluster a
+//! script keeps to one hash slot, so a job's dependencies must be in its own queue and each queue's
+//! jobs go to a script of their own. An enqueue has no clock of its own: an edge to a dependency
+//! that has already ended is resolved at the dependent's `created_at`. Batches without dependencies
+//! never come here: `enqueue.lua` keeps its paths as they are.
+
+use std::collections::HashMap;
+
+use futures_util::future::try_join_all;
+use redis::{Cmd, Value};
+
+use super::calls::{by_queue, in_input_order};
+use super::codec::run_key;
+use super::scripts::{SCRIPTS, enqueued, meta_arg};
+use super::{KIND, RedisStore};
+use crate::job::{JobId, NewJob};
+use crate::store::{Enqueued, StoreError};
+
+/// What the cluster refuses: a script there may not reach another queue's hash slot.
+const OTHER_QUEUE_ON_A_CLUSTER: &str = "a dependency in another queue on a Redis Cluster";
+
+impl RedisStore {
+    /// Enqueues a batch in which some jobs name dependencies: one `enqueue_after.lua` call on a single
+    /// server, one per queue on a cluster.
+    pub(super) async fn enqueue_after(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        let places = self.dependency_places(jobs).await?;
+        let registry = self.key("queues");
+        if !self.is_cluster() {
+            let members: Vec<&NewJob> = jobs.iter().collect();
+            let mut cmd = self.script(&SCRIPTS.enqueue_after, &[self.queue_prefix(&jobs[0].queue), registry]);
+            after_args(&mut cmd, &members, &places);
+            let reply: Value = self.eval(&SCRIPTS.enqueue_after, &cmd, "enqueue", false).await?;
+            return enqueued_after(&members, reply).map(|(answers, _)| answers);
+        }
+        let mut unknown = Vec::new();
+        for job in jobs {
+            for dependency in &job.after {
+                match places.of(job, &dependency.id) {
+                    Some(queue) if queue != job.queue => {
+                        return Err(StoreError::Unsupported {
+                            store: KIND,
+                            operation: OTHER_QUEUE_ON_A_CLUSTER,
+                        });
+                    }
+                    Some(_) => {}
+                    None => unknown.push(dependency.id.to_string()),
+                }
+            }
+        }
+        let groups = by_queue(jobs, |j| j.queue.as_str());
+        // Each queue's script refuses its own unknown dependencies and writes nothing then, but the
+        // others' may have written: with several queues, an unknown one is refused before any runs.
+        // (Such a refusal may name a dependency of a job that would have been a duplicate.)
+        if groups.len() > 1 && !unknown.is_empty() {
+            let mut seen = std::collections::HashSet::new();
+            unknown.retain(|id| seen.insert(id.clone()));
+            return Err(StoreError::UnknownDependency { ids: unknown });
+        }
+        let calls = groups.iter().map(|(queue, positions)| {
+            let members: Vec<&NewJob> = positions.iter().map(|&n| &jobs[n]).collect();
+            let mut cmd = self.queue_script(&SCRIPTS.enqueue_after, queue);
+            after_args(&mut cmd, &members, &places);
+            async move {
+                let reply: Value = self.eval(&SCRIPTS.enqueue_after, &cmd, "enqueue", false).await?;
+                enqueued_after(&members, reply)
+            }
+        });
+        let replies = try_join_all(calls).await?;
+        // Registered after its jobs are written, as `enqueue` does.
+        let unlisted: Vec<&str> = groups
+            .iter()
+            .zip(&replies)
+            .filter(|(_, (_, register))| *register)
+            .map(|((q, _), _)| *q)
+            .collect();
+        if !unlisted.is_empty() {
+            let _: () = self
+                .query(redis::cmd("SADD").arg(&registry).arg(&unlisted), "enqueue")
+                .await?;
+        }
+        let answers = replies.into_iter().map(|(answers, _)| answers).collect();
+        Ok(in_input_order(jobs.len(), &groups, answers))
+    }
+
+    /// Where the batch's dependencies are: the queues of the batch's jobs by id, and the queues of the
+    /// store that hold the others.
+    async fn dependency_places<'a>(&self, jobs: &'a [NewJob]) -> Result<Places<'a>, StoreError> {
+        let mut batch: HashMap<&str, Vec<&str>> = HashMap::new();
+        for job in jobs {
+            batch.entry(job.id.as_str()).or_default().push(job.queue.as_str());
+        }
+        let mut outside: Vec<JobId> = Vec::new();
+        for dependency in jobs.iter().flat_map(|j| &j.after) {
+            if !batch.contains_key(dependency.id.as_str()) && !outside.contains(&dependency.id) {
+                outside.push(dependency.id.clone());
+            }
+        }
+        let found = self.locate_all(&outside, "enqueue").await?;
+        let store = outside.into_iter().map(|id| id.to_string()).zip(found).collect();
+        Ok(Places { batch, store })
+    }
+}
+
+/// The queues that hold a batch's dependencies.
+struct Places<'a> {
+    /// The queues of the batch's jobs of each id.
+    batch: HashMap<&'a str, Vec<&'a str>>,
+    /// The queues of the store that hold each dependency the batch does not.
+    store: HashMap<String, Vec<String>>,
+}
+
+impl Places<'_> {
+    /// The queue of a job's dependency: of the batch before the store (an id is unique within its
+    /// queue only), the job's own queue before others, and `None` when no queue holds it.
+    fn of(&self, job: &NewJob, dependency: &JobId) -> Option<&str> {
+        let queues: Vec<&str> = match self.batch.get(dependency.as_str()) {
+            Some(queues) => queues.clone(),
+            None => self
+                .store
+                .get(dependency.as_str())
+                .map(|queues| queues.iter().map(String::as_str).collect())
+                .unwrap_or_default(),
+        };
+        queues.iter().find(|&&q| q == job.queue).or(queues.first()).copied()
+    }
+}
+
+/// The arguments of `enqueue_after.lua`: the count, then per job its queue, the fields of shape 'E'
+/// of `enqueue.lua`, and its dependencies (id, queue or '' for none, rule).
+fn after_args(cmd: &mut Cmd, jobs: &[&NewJob], places: &Places<'_>) {
+    cmd.arg(jobs.len());
+    for job in jobs {
+        cmd.arg(&job.queue)
+            .arg(job.id.as_str())
+            .arg(&job.job_type)
+            .arg(job.payload.get())
+            .arg(meta_arg(job))
+            .arg(job.priority)
+            .arg(job.max_attempts)
+            .arg(run_key(job.run_at))
+            .arg(job.unique_key.as_deref().unwrap_or(""))
+            .arg(job.timeout_ms.map(|t| t.to_string()).unwrap_or_default())
+            .arg(job.created_at.0)
+            .arg(job.after.len());
+        for dependency in &job.after {
+            cmd.arg(dependency.id.as_str())
+                .arg(places.of(job, &dependency.id).unwrap_or(""))
+                .arg(dependency.on.as_str());
+        }
+    }
+}
+
+/// The reply of `enqueue_after.lua`: `enqueue.lua`'s, or `{ 'U', ids }` for dependencies that name no
+/// job.
+fn enqueued_after(jobs: &[&NewJob], reply: Value) -> Result<(Vec<Enqueued>, bool), StoreError> {
+    match reply {
+        Value::Array(pair) if matches!(pair.first(), Some(Value::BulkString(u)) if u == b"U") => {
+            let ids: Vec<String> = pair
+                .into_iter()
+                .nth(1)
+                .map(redis::from_redis_value)
+                .transpose()
+                .map_err(|e| StoreError::query(KIND, "enqueue", e.to_string()))?
+                .unwrap_or_default();
+            Err(StoreError::UnknownDependency { ids })
+        }
+        reply => enqueued(jobs, reply),
+    }
+}

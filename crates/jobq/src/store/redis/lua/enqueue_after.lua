@@ -1,0 +1,158 @@
+-- KEYS: the prefix of the first job's queue, then on a single server the queue registry
+-- (`<prefix>queues`). ARGV: count, then per job: queue, id, type, payload, meta, priority,
+-- max_attempts, run_at key, unique key, timeout, created_at (the fields of shape 'E' of
+-- `enqueue.lua`, '' for absent optional ones), the number of its dependencies, and per dependency:
+-- id, queue ('' when no queue holds it), rule (success, finish or failure).
+-- A batch in which jobs wait for others (see `Store::enqueue`); batches without dependencies go to
+-- `enqueue.lua`, whose paths this leaves as they are. Returns { register, outcomes } as shape 'E' of
+-- `enqueue.lua` does, or { 'U', ids } when a job it would create names a dependency that is no job of
+-- the store nor of the batch (each id once, in the batch's order): then it has written nothing.
+-- Three passes: the outcome of every job, decided as `enqueue.lua` decides them one after another
+-- (reads only); the dependencies of the jobs to create, checked (reads only); then the writes: each
+-- created job, `blocked` with its edges when it has dependencies (see `release_dependents`), then
+-- the edges to dependencies that had already ended, resolved at once at the dependent's created_at,
+-- cascading as the end of a job does. One script, so the batch is applied whole or not at all, and
+-- a job may name one that comes after it in the batch. On a single server the jobs and their
+-- dependencies may be of several queues, whose keys it builds beside KEYS[1] (see `sibling`); on a
+-- cluster the caller sends one queue's jobs, whose dependencies are all of that queue, so that every
+-- key is in the declared slot.
+local Q1, n = KEYS[1], tonumber(ARGV[1])
+
+-- Pass 1: each job's outcome. Jobs are told apart by their key (queue and id); `created` holds those
+-- the batch creates, `coalesced` the holder each coalesced one stands for, `held` the unique keys the
+-- batch's created jobs take.
+local jobs = {}
+local created, coalesced, held = {}, {}, {}
+local i = 2
+for j = 1, n do
+  local job = {
+    q = ARGV[i], id = ARGV[i + 1], t = ARGV[i + 2], p = ARGV[i + 3], m = ARGV[i + 4], pr = ARGV[i + 5],
+    ma = ARGV[i + 6], r = ARGV[i + 7], u = ARGV[i + 8], to = ARGV[i + 9], c = ARGV[i + 10], deps = {},
+  }
+  local nd = tonumber(ARGV[i + 11])
+  i = i + 12
+  for d = 1, nd do
+    job.deps[d] = { id = ARGV[i], q = ARGV[i + 1], rule = ARGV[i + 2] }
+    i = i + 3
+  end
+  job.Q = sibling(Q1, job.q)
+  job.k = jkey(job.Q, job.id)
+  local holder = false
+  if job.u ~= '' then
+    holder = held[job.Q .. '\n' .. job.u] or redis.call('HGET', job.Q .. 'uniq', job.u)
+  end
+  if created[job.k] or redis.call('EXISTS', job.k) == 1 then
+    job.out = 'D'
+  elseif holder then
+    job.out = 'K' .. holder
+    coalesced[job.k] = holder
+  else
+    job.out = 'C'
+    created[job.k] = true
+    if job.u ~= '' then
+      held[job.Q .. '\n' .. job.u] = job.id
+    end
+  end
+  jobs[j] = job
+end
+
+-- Pass 2: every dependency of a job to create is a job: of the batch (one that coalesced stands for
+-- its holder) or of the store.
+local missing, named = {}, {}
+for _, job in ipairs(jobs) do
+  if job.out == 'C' then
+    for _, dep in ipairs(job.deps) do
+      if dep.q ~= '' then
+        dep.Q = sibling(Q1, dep.q)
+        local dk = jkey(dep.Q, dep.id)
+        if created[dk] then
+          dep.target = dep.id
+        elseif coalesced[dk] then
+          dep.target = coalesced[dk]
+        elseif redis.call('EXISTS', dk) == 1 then
+          dep.target = dep.id
+        end
+      end
+      if not dep.target and not named[dep.id] then
+        named[dep.id] = true
+        missing[#missing + 1] = dep.id
+      end
+    end
+  end
+end
+if #missing > 0 then
+  return { 'U', missing }
+end
+
+-- Pass 3: the writes. A dependency the store holds that has ended is not written on its side: its
+-- edge is resolved below, at once.
+local woken = {}
+for _, job in ipairs(jobs) do
+  if job.out == 'C' then
+    local Q, id = job.Q, job.id
+    local fields = hset_args(job.t, job.m, job.pr, job.ma, job.to, job.u)
+    fields[1], fields[5], fields[7], fields[9] = job.k, job.p, job.r, job.c
+    -- Each dependency once: two names may stand for one job through one that coalesced.
+    local edges, seen = {}, {}
+    for _, dep in ipairs(job.deps) do
+      local dk = jkey(dep.Q, dep.target)
+      if not seen[dk] then
+        seen[dk] = true
+        edges[#edges + 1] = dep
+      end
+    end
+    if #edges == 0 then
+      redis.call('HSET', unpack(fields))
+      index_pending(Q, id, job.pr, job.r)
+      woken[Q] = true
+    else
+      fields[#fields + 1] = 's'
+      fields[#fields + 1] = 'blocked'
+      fields[#fields + 1] = 'ao'
+      fields[#fields + 1] = #edges
+      redis.call('HSET', unpack(fields))
+      redis.call('ZADD', blocked_key(Q), job.c, id)
+      local ak = after_key(Q, id)
+      for _, dep in ipairs(edges) do
+        local dk = jkey(dep.Q, dep.target)
+        redis.call('HSET', ak, dep.target, 'open ' .. dep.rule .. ' ' .. dep.q)
+        local status = not created[dk] and job_status(dep.Q, dep.target)
+        if status and ENDED[status] then
+          dep.ended = status
+        else
+          redis.call('HSET', dependents_key(dep.Q, dep.target), job.q .. '\n' .. id, dep.rule)
+          redis.call('HINCRBY', dk, 'dn', 1)
+        end
+      end
+      job.edges = edges
+    end
+    if job.u ~= '' then
+      redis.call('HSET', Q .. 'uniq', job.u, id)
+    end
+    redis.call('ZADD', made_key(Q), job.c, id)
+  end
+end
+for _, job in ipairs(jobs) do
+  if job.edges then
+    local ended = {}
+    for _, dep in ipairs(job.edges) do
+      if dep.ended then
+        resolve_edge(job.Q, job.id, dep.target, dep.ended, job.c, ended, woken)
+      end
+    end
+    settle(ended, job.c, woken)
+  end
+end
+for WQ in pairs(woken) do
+  wake(WQ)
+end
+
+local out, register, listed = {}, 0, {}
+for j, job in ipairs(jobs) do
+  out[j] = job.out
+  if not listed[job.Q] then
+    listed[job.Q] = true
+    register = math.max(register, register_queue(job.Q, KEYS[2]))
+  end
+end
+return { register, out }

@@ -1,0 +1,597 @@
+//! Jobs that wait for other jobs, written once for the three SQL stores (see the contract of
+//! [`crate::store::Store::enqueue`]).
+//!
+//! An edge is a row of `jobq_deps`; a job counts the open edges that wait for it in its `dependents`
+//! column. Writing an edge locks its dependency's row first, and a job's end writes that row, so the
+//! two are ordered: either the edge is written before the end, which then resolves it, or the
+//! enqueue finds the dependency ended and resolves the edge itself. [`Sql::release_dependents`]
+//! runs in the transaction of whatever ended the jobs, and resolves each open edge once: a
+//! transition written twice finds no open edge the second time.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use super::in_transaction::{self, SqlTables};
+use super::{Exec, IDS_PER_STATEMENT, Sql, SqlBackend};
+use crate::job::{DependOn, JobError, JobStatus, NewJob, broken_dependency_error};
+use crate::store::{EnqueueOutcome, Enqueued, Finish, Rescue, Rescued, StoreError, Transition};
+use crate::time::UnixMillis;
+
+/// A job that has just ended, whose dependents are to be resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct Ended {
+    /// Its id.
+    pub id: String,
+    /// How it ended.
+    pub status: JobStatus,
+}
+
+/// What an enqueue with dependencies could not do.
+enum Refused {
+    Unknown(Vec<String>),
+    Store(StoreError),
+    Sql(sqlx::Error),
+}
+
+impl From<sqlx::Error> for Refused {
+    fn from(e: sqlx::Error) -> Refused {
+        Refused::Sql(e)
+    }
+}
+
+impl Sql {
+    /// [`crate::store::Store::enqueue`] of a batch in which some job names dependencies: one
+    /// transaction inserts the jobs (as an application's transaction would, `tables` naming them),
+    /// then writes their edges, resolving at once those whose dependency has ended.
+    pub(crate) async fn enqueue_after(&self, tables: &SqlTables, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+        let mut tx = self
+            .connections
+            .begin(self.dialect.begin_write)
+            .await
+            .map_err(self.fail("enqueue"))?;
+        match self.enqueue_after_in(&mut tx, tables, jobs).await {
+            Ok(answers) => {
+                tx.commit().await.map_err(self.fail("enqueue"))?;
+                Ok(answers)
+            }
+            // Dropping the transaction rolls it back: nothing of the batch is written.
+            Err(Refused::Unknown(ids)) => Err(StoreError::UnknownDependency { ids }),
+            Err(Refused::Store(e)) => Err(e),
+            Err(Refused::Sql(e)) => Err(self.fail("enqueue")(e)),
+        }
+    }
+
+    async fn enqueue_after_in(
+        &self,
+        tx: &mut dyn Exec,
+        tables: &SqlTables,
+        jobs: &[NewJob],
+    ) -> Result<Vec<Enqueued>, Refused> {
+        let in_batch: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+        let named: BTreeSet<&str> = jobs
+            .iter()
+            .flat_map(|j| j.after.iter().map(|d| d.id.as_str()))
+            .filter(|id| !in_batch.contains(id))
+            .collect();
+        let found = self.existing(tx, named.iter().copied()).await?;
+        let unknown: Vec<String> = named
+            .iter()
+            .filter(|id| !found.contains(**id))
+            .map(|id| id.to_string())
+            .collect();
+        if !unknown.is_empty() {
+            return Err(Refused::Unknown(unknown));
+        }
+        let mut answers = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            answers.push(in_transaction::enqueue(tx, tables, job).await.map_err(Refused::Store)?);
+        }
+        // A job of the batch that coalesced stands for its holder.
+        let stands_for: HashMap<&str, &str> = jobs
+            .iter()
+            .zip(&answers)
+            .map(|(job, answer)| (job.id.as_str(), answer.id.as_str()))
+            .collect();
+        let mut edges: Vec<(String, String, DependOn)> = Vec::new();
+        for (job, answer) in jobs.iter().zip(&answers) {
+            if answer.outcome != EnqueueOutcome::Created {
+                continue;
+            }
+            let mut seen = HashSet::new();
+            for dependency in &job.after {
+                let target = stands_for
+                    .get(dependency.id.as_str())
+                    .copied()
+                    .unwrap_or(dependency.id.as_str());
+                if target != job.id.as_str() && seen.insert(target) {
+                    edges.push((target.to_string(), job.id.to_string(), dependency.on));
+                }
+            }
+        }
+        // Lock the dependencies (in id order) before reading how they stand: one that ends meanwhile
+        // waits for this transaction, and then finds the edges.
+        let targets: BTreeSet<&str> = edges.iter().map(|(d, _, _)| d.as_str()).collect();
+        let statuses = self.locked_statuses(tx, targets.iter().copied()).await?;
+        let mut open: BTreeMap<&str, i64> = BTreeMap::new();
+        let mut blocked: BTreeSet<&str> = BTreeSet::new();
+        let mut broken: BTreeMap<&str, (&str, JobStatus, DependOn)> = BTreeMap::new();
+        let mut rows: Vec<(&str, &str, DependOn, Option<&'static str>)> = Vec::with_capacity(edges.len());
+        for (dependency, dependent, on) in &edges {
+            let status = statuses.get(dependency.as_str()).copied().unwrap_or(JobStatus::Pending);
+            let resolved = if status.is_terminal() {
+                if on.met_by(status) {
+                    Some("met")
+                } else {
+                    broken
+                        .entry(dependent.as_str())
+                        .or_insert((dependency.as_str(), status, *on));
+                    Some("broken")
+                }
+            } else {
+                *open.entry(dependency.as_str()).or_default() += 1;
+                blocked.insert(dependent.as_str());
+                None
+            };
+            rows.push((dependency, dependent, *on, resolved));
+        }
+        self.insert_edges(tx, &rows).await?;
+        for (dependency, n) in &open {
+            self.count_dependents(tx, dependency, *n).await?;
+        }
+        let waiting: Vec<&str> = blocked.iter().copied().filter(|id| !broken.contains_key(id)).collect();
+        self.set_blocked(tx, &waiting).await?;
+        let created_at: HashMap<&str, UnixMillis> = jobs.iter().map(|j| (j.id.as_str(), j.created_at)).collect();
+        let mut ended = Vec::new();
+        for (dependent, (dependency, status, on)) in &broken {
+            // A job cancelled as it is made ends at its creation.
+            let at = created_at.get(dependent).copied().unwrap_or_default();
+            let error = broken_dependency_error(dependency, *status, *on);
+            self.cancel_broken(tx, dependent, &[], &error, at).await?;
+            ended.push(Ended {
+                id: dependent.to_string(),
+                status: JobStatus::Cancelled,
+            });
+        }
+        // A job of the batch cancelled at once may be another's dependency.
+        if let Some(at) = jobs.iter().map(|j| j.created_at).max() {
+            self.release_dependents(tx, ended, at).await?;
+        }
+        Ok(answers)
+    }
+
+    /// Resolves the open edges that wait for `ended` (jobs that just ended, in the caller's
+    /// transaction, which holds their rows): each met or broken by its rule; a blocked dependent
+    /// with a broken edge is cancelled at `now`, which resolves its own dependents in turn; one with
+    /// no open edge left becomes `pending`, and its queue's workers are told.
+    pub(crate) async fn release_dependents(
+        &self,
+        tx: &mut dyn Exec,
+        mut ended: Vec<Ended>,
+        now: UnixMillis,
+    ) -> Result<(), sqlx::Error> {
+        let mut ready: BTreeSet<String> = BTreeSet::new();
+        while !ended.is_empty() {
+            let how: HashMap<String, JobStatus> = ended.into_iter().map(|e| (e.id, e.status)).collect();
+            let dependents = self.resolve_edges(tx, &how).await?;
+            ended = Vec::new();
+            if dependents.is_empty() {
+                break;
+            }
+            let still_blocked = self.blocked_of(tx, &dependents).await?;
+            let broken = self.first_broken_edges(tx, &still_blocked).await?;
+            let open = self.with_open_edges(tx, &still_blocked).await?;
+            let mut released = Vec::new();
+            for (id, job) in &still_blocked {
+                if let Some((dependency, status, on)) = broken.get(id) {
+                    let error = broken_dependency_error(dependency, *status, *on);
+                    self.cancel_broken(tx, id, &job.errors, &error, now).await?;
+                    if job.dependents > 0 {
+                        ended.push(Ended {
+                            id: id.clone(),
+                            status: JobStatus::Cancelled,
+                        });
+                    }
+                } else if !open.contains(id) {
+                    released.push(id.as_str());
+                    ready.insert(job.queue.clone());
+                }
+            }
+            for chunk in released.chunks(IDS_PER_STATEMENT) {
+                let mut update = self.stmt("UPDATE jobq_jobs SET status = 'pending' WHERE status = 'blocked'");
+                update.any_of("id", chunk.iter().map(|id| id.to_string()));
+                tx.execute(&update).await?;
+            }
+        }
+        self.notify_ready(tx, ready.iter().map(String::as_str)).await
+    }
+
+    /// Marks the open edges waiting for the jobs of `ended` met or broken, by their rules and how
+    /// each job ended, and sets those jobs' counts of dependents to zero; returns the dependents.
+    async fn resolve_edges(
+        &self,
+        tx: &mut dyn Exec,
+        ended: &HashMap<String, JobStatus>,
+    ) -> Result<BTreeSet<String>, sqlx::Error> {
+        let ids: Vec<&String> = ended.keys().collect();
+        let mut dependents = BTreeSet::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT d.dependency, d.dependent FROM jobq_deps AS d WHERE d.resolved IS NULL");
+            select.any_of("d.dependency", chunk.iter().map(|id| id.to_string()));
+            let mut waited_for: BTreeMap<JobStatus, BTreeSet<String>> = BTreeMap::new();
+            for row in tx.fetch_all(&select).await? {
+                let dependency: String = row.try_get_unchecked(0)?;
+                dependents.insert(row.try_get_unchecked::<String>(1)?);
+                waited_for.entry(ended[&dependency]).or_default().insert(dependency);
+            }
+            for (status, ids) in waited_for {
+                let met: Vec<String> = DependOn::ALL
+                    .into_iter()
+                    .filter(|on| on.met_by(status))
+                    .map(|on| on.as_str().to_string())
+                    .collect();
+                let mut update = self.stmt("UPDATE jobq_deps SET resolved = CASE WHEN rule IN ");
+                update
+                    .list(met)
+                    .push(" THEN 'met' ELSE 'broken' END WHERE resolved IS NULL")
+                    .any_of("dependency", ids.iter().cloned());
+                tx.execute(&update).await?;
+                let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
+                update.any_of("id", ids);
+                tx.execute(&update).await?;
+            }
+        }
+        Ok(dependents)
+    }
+
+    /// Of `ids`, the jobs that are blocked, locked in id order: their queue, errors and dependents.
+    async fn blocked_of(
+        &self,
+        tx: &mut dyn Exec,
+        ids: &BTreeSet<String>,
+    ) -> Result<BTreeMap<String, BlockedJob>, sqlx::Error> {
+        let all: Vec<&String> = ids.iter().collect();
+        let mut found = BTreeMap::new();
+        for chunk in all.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt(format!(
+                "SELECT j.id, j.queue, {}, j.dependents FROM jobq_jobs AS j WHERE j.status = 'blocked'",
+                self.dialect.errors_text
+            ));
+            select.any_of("j.id", chunk.iter().map(|id| id.to_string()));
+            super::lock_in_id_order(self.dialect, &mut select);
+            for row in tx.fetch_all(&select).await? {
+                let id: String = row.try_get_unchecked(0)?;
+                let errors: String = row.try_get_unchecked(2)?;
+                let errors: Vec<JobError> =
+                    serde_json::from_str(&errors).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                let job = BlockedJob {
+                    queue: row.try_get_unchecked(1)?,
+                    errors,
+                    dependents: i64::from(row.try_get_unchecked::<i32>(3)?),
+                };
+                found.insert(id, job);
+            }
+        }
+        Ok(found)
+    }
+
+    /// For each of `jobs` with a broken edge, the first one (by the dependency's id): the dependency,
+    /// how it ended, and the rule.
+    async fn first_broken_edges(
+        &self,
+        tx: &mut dyn Exec,
+        jobs: &BTreeMap<String, BlockedJob>,
+    ) -> Result<HashMap<String, (String, JobStatus, DependOn)>, sqlx::Error> {
+        let ids: Vec<&String> = jobs.keys().collect();
+        let mut first = HashMap::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt(
+                "SELECT d.dependent, d.dependency, d.rule, j.status FROM jobq_deps AS d \
+                 LEFT JOIN jobq_jobs AS j ON j.id = d.dependency WHERE d.resolved = 'broken'",
+            );
+            select
+                .any_of("d.dependent", chunk.iter().map(|id| id.to_string()))
+                .push(" ORDER BY d.dependent, d.dependency");
+            for row in tx.fetch_all(&select).await? {
+                let dependent: String = row.try_get_unchecked(0)?;
+                if first.contains_key(&dependent) {
+                    continue;
+                }
+                let dependency: String = row.try_get_unchecked(1)?;
+                let decode = |e: String| sqlx::Error::Decode(e.into());
+                let on: DependOn = row.try_get_unchecked::<String>(2)?.parse().map_err(decode)?;
+                // A dependency deleted since counts as cancelled, as its deletion did.
+                let status = match row.try_get_unchecked::<Option<String>>(3)? {
+                    Some(s) => s.parse().map_err(decode)?,
+                    None => JobStatus::Cancelled,
+                };
+                first.insert(dependent, (dependency, status, on));
+            }
+        }
+        Ok(first)
+    }
+
+    /// Which of `jobs` still wait for a dependency that has not ended.
+    async fn with_open_edges(
+        &self,
+        tx: &mut dyn Exec,
+        jobs: &BTreeMap<String, BlockedJob>,
+    ) -> Result<HashSet<String>, sqlx::Error> {
+        let ids: Vec<&String> = jobs.keys().collect();
+        let mut open = HashSet::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT DISTINCT d.dependent FROM jobq_deps AS d WHERE d.resolved IS NULL");
+            select.any_of("d.dependent", chunk.iter().map(|id| id.to_string()));
+            for row in tx.fetch_all(&select).await? {
+                open.insert(row.try_get_unchecked::<String>(0)?);
+            }
+        }
+        Ok(open)
+    }
+
+    /// Cancels a job that a broken edge will never let run, appending `error` to its history.
+    async fn cancel_broken(
+        &self,
+        tx: &mut dyn Exec,
+        id: &str,
+        errors: &[JobError],
+        error: &str,
+        at: UnixMillis,
+    ) -> Result<(), sqlx::Error> {
+        let mut history = errors.to_vec();
+        history.push(JobError {
+            attempt: 0,
+            at,
+            error: error.to_string(),
+        });
+        let keep_from = history.len().saturating_sub(crate::job::ERROR_HISTORY_CAP);
+        let errors = serde_json::to_string(&history[keep_from..]).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        let (json_open, json_close) = self.dialect.json_in;
+        let mut update = self.stmt("UPDATE jobq_jobs SET status = 'cancelled', finished_at = ");
+        update
+            .bind(at.0)
+            .push(", errors = ")
+            .push(json_open)
+            .bind(errors)
+            .push(json_close)
+            .push(" WHERE id = ")
+            .bind(id)
+            .push(" AND status IN ('blocked', 'pending')");
+        tx.execute(&update).await?;
+        Ok(())
+    }
+
+    /// Which of `ids` exist.
+    async fn existing<'a>(
+        &self,
+        tx: &mut dyn Exec,
+        ids: impl Iterator<Item = &'a str>,
+    ) -> Result<HashSet<String>, sqlx::Error> {
+        let ids: Vec<&str> = ids.collect();
+        let mut found = HashSet::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT j.id FROM jobq_jobs AS j WHERE 1 = 1");
+            select.any_of("j.id", chunk.iter().map(|id| id.to_string()));
+            for row in tx.fetch_all(&select).await? {
+                found.insert(row.try_get_unchecked::<String>(0)?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// How the jobs of `ids` stand, their rows locked in id order.
+    async fn locked_statuses<'a>(
+        &self,
+        tx: &mut dyn Exec,
+        ids: impl Iterator<Item = &'a str>,
+    ) -> Result<HashMap<String, JobStatus>, sqlx::Error> {
+        let ids: Vec<&str> = ids.collect();
+        let mut statuses = HashMap::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
+            select.any_of("j.id", chunk.iter().map(|id| id.to_string()));
+            super::lock_in_id_order(self.dialect, &mut select);
+            statuses.extend(self.read_statuses(&select, tx).await?);
+        }
+        Ok(statuses)
+    }
+
+    async fn insert_edges(
+        &self,
+        tx: &mut dyn Exec,
+        rows: &[(&str, &str, DependOn, Option<&'static str>)],
+    ) -> Result<(), sqlx::Error> {
+        // Four values a row: well inside every database's limit on placeholders.
+        for chunk in rows.chunks(IDS_PER_STATEMENT / 4) {
+            let mut insert = self.stmt("INSERT INTO jobq_deps (dependency, dependent, rule, resolved) VALUES ");
+            for (i, (dependency, dependent, on, resolved)) in chunk.iter().enumerate() {
+                insert
+                    .push(if i == 0 { "(" } else { ", (" })
+                    .bind(*dependency)
+                    .push(", ")
+                    .bind(*dependent)
+                    .push(", ")
+                    .bind(on.as_str())
+                    .push(", ")
+                    .bind(resolved.map(str::to_string))
+                    .push(")");
+            }
+            tx.execute(&insert).await?;
+        }
+        Ok(())
+    }
+
+    async fn count_dependents(&self, tx: &mut dyn Exec, dependency: &str, n: i64) -> Result<(), sqlx::Error> {
+        let mut update = self.stmt("UPDATE jobq_jobs SET dependents = dependents + ");
+        update.bind(n).push(" WHERE id = ").bind(dependency);
+        tx.execute(&update).await?;
+        Ok(())
+    }
+
+    async fn set_blocked(&self, tx: &mut dyn Exec, ids: &[&str]) -> Result<(), sqlx::Error> {
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt("UPDATE jobq_jobs SET status = 'blocked' WHERE status = 'pending'");
+            update.any_of("id", chunk.iter().map(|id| id.to_string()));
+            tx.execute(&update).await?;
+        }
+        Ok(())
+    }
+}
+
+/// A blocked job as the release reads it.
+struct BlockedJob {
+    queue: String,
+    errors: Vec<JobError>,
+    dependents: i64,
+}
+
+impl Sql {
+    /// Applies the outcomes among `finishes` that the store's own statements passed over because
+    /// other jobs wait for their job, each with the release of those jobs, in one transaction: the
+    /// job's row is locked, its lease checked, its count of dependents set aside so that the store's
+    /// statements take the outcome, and the dependents resolved when the job ended (a retry, a
+    /// snooze or `waiting` puts the count back). Answers per input whether it applied; one whose
+    /// lease no longer holds did not.
+    pub(crate) async fn finish_with_dependents<B: SqlBackend + ?Sized>(
+        &self,
+        backend: &B,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
+        let mut select =
+            self.stmt("SELECT j.id, j.status, j.attempt, j.worker_id, j.dependents FROM jobq_jobs AS j WHERE 1 = 1");
+        let ids: BTreeSet<&str> = finishes.iter().map(|f| f.lease.id.as_str()).collect();
+        select.any_of("j.id", ids.iter().map(|id| id.to_string()));
+        super::lock_in_id_order(self.dialect, &mut select);
+        let mut counts: HashMap<String, i64> = HashMap::new();
+        for row in tx.fetch_all(&select).await? {
+            let id: String = row.try_get_unchecked(0)?;
+            let status: String = row.try_get_unchecked(1)?;
+            let attempt = i64::from(row.try_get_unchecked::<i32>(2)?);
+            let worker: Option<String> = row.try_get_unchecked(3)?;
+            let dependents = i64::from(row.try_get_unchecked::<i32>(4)?);
+            let holds = finishes.iter().any(|f| {
+                f.lease.id.as_str() == id
+                    && i64::from(f.lease.attempt) == attempt
+                    && worker.as_deref() == Some(f.lease.worker.as_str())
+            });
+            if status == "running" && holds && dependents > 0 {
+                counts.insert(id, dependents);
+            }
+        }
+        if counts.is_empty() {
+            return Ok(vec![false; finishes.len()]);
+        }
+        let held: Vec<usize> = (0..finishes.len())
+            .filter(|&i| counts.contains_key(finishes[i].lease.id.as_str()))
+            .collect();
+        let mine: Vec<Finish> = held.iter().map(|&i| finishes[i].clone()).collect();
+        let mut set_aside = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
+        set_aside.any_of("id", counts.keys().cloned());
+        tx.execute(&set_aside).await?;
+        let applied_mine = backend.finish_in(&mut *tx, &mine, now).await?;
+        let mut applied = vec![false; finishes.len()];
+        let mut ended = Vec::new();
+        for (&i, (finish, ok)) in held.iter().zip(mine.iter().zip(&applied_mine)) {
+            applied[i] = *ok;
+            let id = finish.lease.id.as_str();
+            match (ok, ended_as(&finish.outcome)) {
+                (true, Some(status)) => ended.push(Ended {
+                    id: id.to_string(),
+                    status,
+                }),
+                _ => {
+                    // Not ended: the edges stay open, and the count with them.
+                    if let Some(n) = counts.remove(id) {
+                        let mut restore = self.stmt("UPDATE jobq_jobs SET dependents = ");
+                        restore.bind(n).push(" WHERE id = ").bind(id);
+                        tx.execute(&restore).await?;
+                    }
+                }
+            }
+        }
+        self.release_dependents(&mut *tx, ended, now).await?;
+        tx.commit().await?;
+        Ok(applied)
+    }
+}
+
+/// The status an outcome ends its job in; `None` for those after which it runs again or waits.
+fn ended_as(outcome: &Transition) -> Option<JobStatus> {
+    match outcome {
+        Transition::Succeeded { .. } => Some(JobStatus::Succeeded),
+        Transition::Dead { .. } => Some(JobStatus::Dead),
+        Transition::Discarded { .. } => Some(JobStatus::Discarded),
+        Transition::Retry { .. } | Transition::Waiting | Transition::Snooze { .. } => None,
+    }
+}
+
+/// The rescue statements' guard: a lost job that others wait for and whose attempts are used up
+/// dies in [`Sql::rescue_dying_dependencies`], which resolves the jobs waiting for it; the store's
+/// own statement takes the rest.
+pub(crate) const DYING_LEFT_TO_SHARED: &str = "(dependents = 0 OR attempt < max_attempts)";
+
+impl Sql {
+    /// Rescues, as [`crate::store::Store::rescue`] does, the stale running jobs that others wait for
+    /// and that have no attempt left: each dies (`worker lost`), and its dependents are resolved in
+    /// the same transaction.
+    pub(crate) async fn rescue_dying_dependencies(&self, rescue: &Rescue) -> Result<Vec<Rescued>, sqlx::Error> {
+        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
+        let mut select = self.stmt(format!(
+            "SELECT j.id, j.job_type, j.attempt, {} FROM jobq_jobs AS j WHERE j.status = 'running' \
+             AND j.heartbeat_at < ",
+            self.dialect.errors_text
+        ));
+        select
+            .bind(rescue.stale_before.0)
+            .push(" AND j.dependents > 0 AND j.attempt >= j.max_attempts ORDER BY j.id LIMIT ")
+            .bind(i64::from(rescue.limit))
+            .push(self.dialect.lock_skipping);
+        let rows = tx.fetch_all(&select).await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut rescued = Vec::with_capacity(rows.len());
+        let mut ended = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: String = row.try_get_unchecked(0)?;
+            let attempt = row.try_get_unchecked::<i32>(2)?.max(0) as u32;
+            let errors: String = row.try_get_unchecked(3)?;
+            let mut history: Vec<JobError> =
+                serde_json::from_str(&errors).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            history.push(JobError {
+                attempt,
+                at: rescue.now,
+                error: "worker lost".into(),
+            });
+            let keep_from = history.len().saturating_sub(crate::job::ERROR_HISTORY_CAP);
+            let errors = serde_json::to_string(&history[keep_from..]).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+            let (json_open, json_close) = self.dialect.json_in;
+            let mut update = self.stmt("UPDATE jobq_jobs SET status = 'dead', finished_at = ");
+            update
+                .bind(rescue.now.0)
+                .push(", run_at = ")
+                .bind(rescue.now.0)
+                .push(", worker_id = NULL, heartbeat_at = NULL, errors = ")
+                .push(json_open)
+                .bind(errors)
+                .push(json_close)
+                .push(" WHERE id = ")
+                .bind(id.as_str())
+                .push(" AND status = 'running'");
+            tx.execute(&update).await?;
+            rescued.push(Rescued {
+                id: crate::job::JobId::from_stored(id.clone()),
+                job_type: row.try_get_unchecked(1)?,
+                attempt,
+                status: JobStatus::Dead,
+            });
+            ended.push(Ended {
+                id,
+                status: JobStatus::Dead,
+            });
+        }
+        self.release_dependents(&mut *tx, ended, rescue.now).await?;
+        tx.commit().await?;
+        Ok(rescued)
+    }
+}

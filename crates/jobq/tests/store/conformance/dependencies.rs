@@ -1,0 +1,342 @@
+//! Dependencies: a job enqueued after others is `blocked` until they end, then runs or is cancelled
+//! by each edge's rule, resolved in the same write as the dependency's end.
+
+use jobq::job::{DependOn, Job, JobSpec, JobStatus};
+use jobq::store::{DynStore, Lease, StoreError, Transition};
+
+use crate::support::jobs::*;
+
+fn after(spec: JobSpec, dependency: &str, on: DependOn) -> JobSpec {
+    spec.after_on(id(dependency), on)
+}
+
+fn dead() -> Transition {
+    Transition::Dead {
+        error: "failed for good".into(),
+    }
+}
+
+fn succeeded() -> Transition {
+    Transition::Succeeded { result: None }
+}
+
+/// Claims the named job, the next ready one of the default queue, and applies `outcome` at `now`.
+async fn end(store: &DynStore, name: &str, outcome: Transition, now: jobq::time::UnixMillis) -> Job {
+    let job = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, now).await;
+    assert_eq!(job.id.as_str(), name, "the next ready job");
+    assert!(finish(store, &Lease::of(&job), outcome, now).await);
+    job
+}
+
+/// When dependents are due: after every claim of the cases, so that a dependent released early is
+/// never the next ready job of the queue it shares with its dependencies (a Redis Cluster keeps a
+/// job's dependencies in its own queue's slot).
+const LATER: jobq::time::UnixMillis = jobq::time::UnixMillis(T0.0 + 10_000);
+
+async fn status(store: &DynStore, name: &str) -> JobStatus {
+    get(store, &id(name)).await.status
+}
+
+pub(super) async fn a_dependent_is_blocked_until_its_dependency_succeeds(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("j"), "d", DependOn::Success)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+    assert_eq!(count(store, JobStatus::Blocked, T0).await, 1);
+    assert_eq!(count(store, JobStatus::Pending, T0).await, 1);
+    // Only the dependency can be claimed.
+    let claimed = claim(store, jobq::job::DEFAULT_QUEUE, WORKER, 10, at(1)).await;
+    assert_eq!(ids(&claimed), ["d"]);
+    assert!(
+        claim(store, jobq::job::DEFAULT_QUEUE, WORKER, 10, at(2))
+            .await
+            .is_empty()
+    );
+    assert!(finish(store, &Lease::of(&claimed[0]), succeeded(), at(3)).await);
+    let j = get(store, &id("j")).await;
+    assert_eq!((j.status, j.attempt, j.finished_at), (JobStatus::Pending, 0, None));
+    assert_eq!(count(store, JobStatus::Blocked, at(3)).await, 0);
+    assert_eq!(
+        ids(&claim(store, jobq::job::DEFAULT_QUEUE, WORKER, 10, at(4)).await),
+        ["j"]
+    );
+}
+
+pub(super) async fn a_dependency_that_ends_against_the_rule_cancels_its_dependent(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("j"), "d", DependOn::Success)).await;
+    end(store, "d", dead(), at(1)).await;
+    let j = get(store, &id("j")).await;
+    assert_eq!((j.status, j.finished_at), (JobStatus::Cancelled, Some(at(1))));
+    let error = &j.errors.last().expect("the cancellation's error").error;
+    assert!(error.contains("dependency d ended dead"), "{error}");
+    assert!(
+        claim(store, jobq::job::DEFAULT_QUEUE, WORKER, 10, at(2))
+            .await
+            .is_empty()
+    );
+}
+
+pub(super) async fn each_rule_runs_its_dependent_on_the_ends_it_names(store: &DynStore) {
+    // (dependency's end, rule, what the dependent becomes)
+    let cases = [
+        ("s1", succeeded(), DependOn::Success, JobStatus::Pending),
+        ("s2", succeeded(), DependOn::Finish, JobStatus::Pending),
+        ("s3", succeeded(), DependOn::Failure, JobStatus::Cancelled),
+        ("d1", dead(), DependOn::Finish, JobStatus::Pending),
+        ("d2", dead(), DependOn::Failure, JobStatus::Pending),
+        (
+            "x1",
+            Transition::Discarded {
+                reason: "not needed".into(),
+            },
+            DependOn::Failure,
+            JobStatus::Pending,
+        ),
+        (
+            "x2",
+            Transition::Discarded {
+                reason: "not needed".into(),
+            },
+            DependOn::Success,
+            JobStatus::Cancelled,
+        ),
+    ];
+    for (n, (name, _, on, _)) in cases.iter().enumerate() {
+        add(store, spec(name).run_at(at(n as i64))).await;
+        add(store, after(spec(&format!("{name}-then")).run_at(LATER), name, *on)).await;
+    }
+    for (n, (name, outcome, _, _)) in cases.iter().enumerate() {
+        end(store, name, outcome.clone(), at(100 + n as i64)).await;
+    }
+    for (name, outcome, on, expected) in cases {
+        assert_eq!(
+            status(store, &format!("{name}-then")).await,
+            expected,
+            "after {name} ended by {outcome:?}, on {on}"
+        );
+    }
+}
+
+pub(super) async fn a_dependent_waits_for_every_dependency(store: &DynStore) {
+    add(store, spec("d1")).await;
+    add(store, spec("d2").run_at(at(1))).await;
+    add(
+        store,
+        after(
+            after(spec("j").run_at(LATER), "d1", DependOn::Success),
+            "d2",
+            DependOn::Finish,
+        ),
+    )
+    .await;
+    end(store, "d1", succeeded(), at(10)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+    end(store, "d2", dead(), at(11)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Pending);
+}
+
+pub(super) async fn a_dependency_on_an_unknown_job_refuses_the_whole_batch(store: &DynStore) {
+    let jobs = vec![
+        new_job(spec("a")),
+        new_job(after(spec("j"), "nobody", DependOn::Success)),
+    ];
+    let err = store.enqueue(&jobs).await.expect_err("a dependency that names no job");
+    match err {
+        StoreError::UnknownDependency { ids } => assert_eq!(ids, ["nobody"]),
+        other => panic!("expected UnknownDependency, got {other}"),
+    }
+    assert!(store.get(&id("a")).await.expect("get").is_none());
+    assert!(store.get(&id("j")).await.expect("get").is_none());
+}
+
+pub(super) async fn a_dependency_that_has_ended_is_resolved_at_once(store: &DynStore) {
+    make(store, spec("ok"), JobStatus::Succeeded, T0).await;
+    make(store, spec("bad"), JobStatus::Dead, T0).await;
+    add(store, after(spec("runs"), "ok", DependOn::Success)).await;
+    add(store, after(spec("compensates"), "bad", DependOn::Failure)).await;
+    add(store, after(spec("never"), "bad", DependOn::Success)).await;
+    assert_eq!(status(store, "runs").await, JobStatus::Pending);
+    assert_eq!(status(store, "compensates").await, JobStatus::Pending);
+    let never = get(store, &id("never")).await;
+    assert_eq!((never.status, never.finished_at), (JobStatus::Cancelled, Some(T0)));
+    assert!(never.errors[0].error.contains("dependency bad ended dead"));
+}
+
+pub(super) async fn dependencies_may_name_jobs_of_the_same_batch(store: &DynStore) {
+    add_all(
+        store,
+        [
+            after(spec("second").run_at(LATER), "first", DependOn::Success),
+            spec("first"),
+        ],
+    )
+    .await;
+    assert_eq!(status(store, "second").await, JobStatus::Blocked);
+    end(store, "first", succeeded(), at(1)).await;
+    assert_eq!(status(store, "second").await, JobStatus::Pending);
+}
+
+pub(super) async fn a_broken_dependency_cancels_down_the_chain(store: &DynStore) {
+    add(store, spec("a")).await;
+    add(store, after(spec("b").run_at(LATER), "a", DependOn::Success)).await;
+    add(store, after(spec("c").run_at(LATER), "b", DependOn::Success)).await;
+    add(store, after(spec("d").run_at(LATER), "b", DependOn::Finish)).await;
+    end(store, "a", dead(), at(1)).await;
+    assert_eq!(status(store, "b").await, JobStatus::Cancelled);
+    let c = get(store, &id("c")).await;
+    assert_eq!(c.status, JobStatus::Cancelled);
+    assert!(
+        c.errors[0].error.contains("dependency b ended cancelled"),
+        "{:?}",
+        c.errors
+    );
+    // Cancelled is an end: a rule of `finish` is met by it.
+    assert_eq!(status(store, "d").await, JobStatus::Pending);
+}
+
+pub(super) async fn an_outcome_written_twice_resolves_its_edges_once(store: &DynStore) {
+    add(store, spec("d1")).await;
+    add(store, spec("d2").run_at(at(1))).await;
+    add(
+        store,
+        after(
+            after(spec("j").run_at(LATER), "d1", DependOn::Success),
+            "d2",
+            DependOn::Success,
+        ),
+    )
+    .await;
+    let d1 = end(store, "d1", succeeded(), at(10)).await;
+    // The same acknowledgement again (a retry after a lost answer): stale, and changes nothing.
+    assert!(!finish(store, &Lease::of(&d1), succeeded(), at(11)).await);
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+    end(store, "d2", succeeded(), at(12)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Pending);
+}
+
+pub(super) async fn blocked_jobs_are_listed_by_status(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("j"), "d", DependOn::Success)).await;
+    let list = jobq::store::List {
+        filter: jobq::store::JobFilter {
+            statuses: vec![JobStatus::Blocked],
+            ..Default::default()
+        },
+        limit: 10,
+        offset: 0,
+        after: None,
+    };
+    assert_eq!(ids(&store.list(&list).await.expect("list")), ["j"]);
+    let queue = &stats(store, &[jobq::job::DEFAULT_QUEUE], T0).await[0];
+    assert_eq!((queue.blocked, queue.ready, queue.total()), (1, 1, 2));
+}
+
+// Every other way a job ends resolves what waits for it. These keep each dependency and its
+// dependents in one queue, the same hash slot on a Redis Cluster.
+
+pub(super) async fn a_cancelled_dependency_cancels_or_runs_its_dependents_by_rule(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("needs-success"), "d", DependOn::Success)).await;
+    add(store, after(spec("needs-an-end"), "d", DependOn::Finish)).await;
+    let target = jobq::store::CancelTarget::Ids(vec![id("d")]);
+    store
+        .cancel(&jobq::store::Cancel { target, now: at(5) })
+        .await
+        .expect("cancel");
+    let cancelled = get(store, &id("needs-success")).await;
+    assert_eq!(
+        (cancelled.status, cancelled.finished_at),
+        (JobStatus::Cancelled, Some(at(5)))
+    );
+    assert!(cancelled.errors[0].error.contains("dependency d ended cancelled"));
+    assert_eq!(status(store, "needs-an-end").await, JobStatus::Pending);
+}
+
+pub(super) async fn a_blocked_job_cancelled_resolves_its_own_dependents(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("j"), "d", DependOn::Success)).await;
+    add(store, after(spec("k"), "j", DependOn::Success)).await;
+    let target = jobq::store::CancelTarget::Ids(vec![id("j")]);
+    store
+        .cancel(&jobq::store::Cancel { target, now: at(5) })
+        .await
+        .expect("cancel");
+    assert_eq!(status(store, "k").await, JobStatus::Cancelled);
+    // The dependency ending later leaves the cancelled job as it is.
+    end(store, "d", succeeded(), at(6)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Cancelled);
+    assert!(
+        claim(store, jobq::job::DEFAULT_QUEUE, WORKER, 10, at(7))
+            .await
+            .is_empty()
+    );
+}
+
+pub(super) async fn a_deleted_dependency_counts_as_cancelled(store: &DynStore) {
+    add(store, spec("d1")).await;
+    add(store, spec("d2")).await;
+    add(store, after(spec("runs"), "d1", DependOn::Finish)).await;
+    add(store, after(spec("never"), "d2", DependOn::Success)).await;
+    let delete = jobq::store::Delete {
+        ids: vec![id("d1"), id("d2")],
+        force: false,
+    };
+    store.delete(&delete).await.expect("delete");
+    assert_eq!(status(store, "runs").await, JobStatus::Pending);
+    let never = get(store, &id("never")).await;
+    assert_eq!(never.status, JobStatus::Cancelled);
+    assert!(never.errors[0].error.contains("dependency d2 ended cancelled"));
+}
+
+pub(super) async fn a_resolved_dependency_releases_its_dependents(store: &DynStore) {
+    make(store, spec("d"), JobStatus::Waiting, T0).await;
+    add(store, after(spec("j"), "d", DependOn::Success)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+    let resolve = jobq::store::Resolve {
+        id: id("d"),
+        attempt: None,
+        action: jobq::store::Resolution::Succeed { result: None },
+    };
+    store.resolve(&[resolve], at(10)).await.expect("resolve");
+    assert_eq!(status(store, "j").await, JobStatus::Pending);
+}
+
+pub(super) async fn a_retried_dependency_keeps_its_dependents_waiting(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("j"), "d", DependOn::Success)).await;
+    end(store, "d", retry("try again", at(10)), at(1)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+    end(store, "d", succeeded(), at(20)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Pending);
+}
+
+pub(super) async fn a_dependency_rescued_dead_cancels_its_dependents(store: &DynStore) {
+    add(store, spec("once").max_attempts(1)).await;
+    add(store, spec("twice").max_attempts(2).run_at(at(1))).await;
+    add(store, after(spec("after-once"), "once", DependOn::Success)).await;
+    add(store, after(spec("after-twice"), "twice", DependOn::Success)).await;
+    let claimed = claim(store, jobq::job::DEFAULT_QUEUE, WORKER, 2, at(2)).await;
+    assert_eq!(ids(&claimed), ["once", "twice"]);
+    let rescued = rescue_stale(store, at(1_000), at(2_000), 100).await;
+    assert_eq!(rescued.len(), 2);
+    assert_eq!(status(store, "once").await, JobStatus::Dead);
+    assert_eq!(status(store, "after-once").await, JobStatus::Cancelled);
+    // Rescued to run again: what waits for it still waits.
+    assert_eq!(status(store, "twice").await, JobStatus::Pending);
+    assert_eq!(status(store, "after-twice").await, JobStatus::Blocked);
+}
+
+pub(super) async fn a_dependency_may_be_in_another_queue(store: &DynStore) {
+    add(store, spec("d")).await;
+    let job = new_job(after(spec("j").queue("elsewhere"), "d", DependOn::Success));
+    match store.enqueue(std::slice::from_ref(&job)).await {
+        Ok(answers) => assert_eq!(answers, [created("j")]),
+        // A Redis Cluster keeps a job's dependencies in its own queue's hash slot.
+        Err(StoreError::Unsupported { store: kind, .. }) if kind == jobq::store::StoreKind::Redis => return,
+        Err(e) => panic!("enqueue: {e}"),
+    }
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+    end(store, "d", succeeded(), at(1)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Pending);
+    assert_eq!(ids(&claim(store, "elsewhere", WORKER, 10, at(2)).await), ["j"]);
+}
