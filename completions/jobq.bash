@@ -830,7 +830,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__enqueue)
-            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --meta --unique-key --id --wait --file --type --url --config --output --quiet --verbose --help --version"
+            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --meta --unique-key --id --after --wait --file --type --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -869,6 +869,10 @@ _jobq() {
                     return 0
                     ;;
                 --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

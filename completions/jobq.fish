@@ -87,6 +87,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l timeout -d 'Time-o
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l meta -d 'Meta entry (repeatable), e.g. --meta tenantId=42' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l unique-key -d 'While a live job with this key is in the queue, return it instead of adding another' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l id -d 'Job id [default: a new UUIDv7]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l after -d 'Run after job ID has ended, and by RULE how: success (the default: cancelled if it ends otherwise), finish (however it ends) or failure (only if it ends dead or discarded); repeatable' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l file -d 'Enqueue every line of an NDJSON file (- for stdin) in bulk' -r -F
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l type -d 'With --file: the type given to lines that are not jobq envelopes (their whole value becomes the payload)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
@@ -136,7 +137,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand stats" -s h -l help -d 'Print 
 complete -c jobq -n "__fish_jobq_using_subcommand stats" -s V -l version -d 'Print version'
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l type -d 'Only this job type (repeatable or comma-separated)' -r
-complete -c jobq -n "__fish_jobq_using_subcommand list" -l status -d 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l since -d 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l until -d 'Created before: a duration ago or a time' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l limit -d 'At most this many jobs' -r
@@ -280,7 +281,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s h -l help -d 'Prin
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s V -l version -d 'Print version'
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l type -d 'Only this job type (repeatable or comma-separated)' -r
-complete -c jobq -n "__fish_jobq_using_subcommand export" -l status -d 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand export" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l since -d 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l until -d 'Created before: a duration ago or a time' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l file -d 'Write to this file instead of stdout (- for stdout)' -r -F
@@ -312,7 +313,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand import" -s V -l version -d 'Pr
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l to -d 'The store to copy into (its schema is created or upgraded first)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l type -d 'Only this job type (repeatable or comma-separated)' -r
-complete -c jobq -n "__fish_jobq_using_subcommand copy" -l status -d 'Only this status: pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand copy" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l since -d 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l until -d 'Created before: a duration ago or a time' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r

@@ -14,7 +14,7 @@ use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use jobq::Error;
 use jobq::error::{Input, InvalidInput};
-use jobq::job::{JobSpec, NewJob};
+use jobq::job::{DependOn, Dependency, JobId, JobSpec, NewJob};
 use jobq::store::{EnqueueOutcome, Enqueued};
 use jobq::time::{parse_duration, parse_instant_str};
 
@@ -73,6 +73,11 @@ pub struct EnqueueArgs {
     #[arg(long, value_name = "ID", conflicts_with = "file")]
     pub id: Option<String>,
 
+    /// Run after job ID has ended, and by RULE how: success (the default: cancelled if it ends
+    /// otherwise), finish (however it ends) or failure (only if it ends dead or discarded); repeatable
+    #[arg(long, value_name = "ID[:RULE]", conflicts_with = "file")]
+    pub after: Vec<String>,
+
     /// Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)
     #[arg(long, conflicts_with = "file")]
     pub wait: bool,
@@ -105,6 +110,20 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<Exit> {
             .map(|()| Exit::Success),
         None => enqueue_one(ctx, args, &defaults, format).await,
     }
+}
+
+/// `--after ID[:RULE]`: the rule is the text after the last colon when it names one (ids may hold
+/// colons themselves), `success` otherwise.
+fn parse_after(text: &str) -> Result<Dependency, Error> {
+    let (id, on) = match text.rsplit_once(':') {
+        Some((id, rule)) if !id.is_empty() => match rule.parse::<DependOn>() {
+            Ok(on) => (id, on),
+            Err(_) => (text, DependOn::Success),
+        },
+        _ => (text, DependOn::Success),
+    };
+    let id = JobId::parse(id).map_err(|e| Error::invalid(Input::After, format!("--after {text}: {e}")))?;
+    Ok(Dependency::new(id, on))
 }
 
 /// Flag values that apply to every job of the call (to file lines that do not set them).
@@ -185,6 +204,7 @@ async fn enqueue_one(
     let mut spec = JobSpec::new(args.job_type.clone().unwrap_or_default(), payload);
     spec.id = args.id.clone();
     spec.unique_key = args.unique_key.clone();
+    spec.after = args.after.iter().map(|a| parse_after(a)).collect::<Result<_, _>>()?;
     let spec = defaults.apply(spec);
     // Validate before connecting: a refused call never touches the store.
     NewJob::check(spec.clone(), jobq::UnixMillis::now(), &ctx.config.limits).map_err(Error::from)?;

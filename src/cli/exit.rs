@@ -76,6 +76,7 @@ impl Exit {
     fn of_store(e: &StoreError) -> Exit {
         match e {
             StoreError::InvalidUrl { .. } => Exit::Usage,
+            StoreError::UnknownDependency { .. } => Exit::NotFound,
             _ => Exit::Failure,
         }
     }

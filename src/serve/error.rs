@@ -77,13 +77,14 @@ impl From<Error> for ApiError {
             // Another process held SQLite's lock past busy_timeout: the same request later may pass.
             Error::Store(StoreError::Locked { .. }) => (StatusCode::SERVICE_UNAVAILABLE, "store_locked"),
             Error::Store(StoreError::Unsupported { .. }) => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
+            Error::Store(StoreError::UnknownDependency { .. }) => (StatusCode::NOT_FOUND, "not_found"),
             Error::Store(_) => (StatusCode::INTERNAL_SERVER_ERROR, "store_error"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "error"),
         };
         let mut err = ApiError::new(status, code, message);
         match e {
             Error::Invalid { input, .. } => err.0.input = Some(input.as_str()),
-            Error::NotFound { ids, .. } => err.0.ids = ids,
+            Error::NotFound { ids, .. } | Error::Store(StoreError::UnknownDependency { ids }) => err.0.ids = ids,
             Error::Conflict { ids, .. } => err.0.ids = ids.iter().map(|i| i.to_string()).collect(),
             _ => {}
         }

@@ -362,3 +362,48 @@ fn enqueue_refuses_an_unknown_url_scheme_without_showing_the_password() {
     snap!("env", run);
     assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"));
 }
+
+#[test]
+fn enqueue_after_holds_a_job_until_its_dependency_has_ended() {
+    let env = Sandbox::new();
+    let build = env.enqueue(&["report.build"]);
+    let mail = env.enqueue(&["report.mail", "{}", "--after", &build]);
+    let alert = env.enqueue(&["report.alert", "{}", "--after", &format!("{build}:failure")]);
+    assert_eq!(env.status(&mail), "blocked");
+    let blocked = env.json(["list", "--status", "blocked", "-o", "json"]);
+    let ids: Vec<&str> = blocked
+        .as_array()
+        .expect("a JSON array")
+        .iter()
+        .map(|j| j["jobId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [alert.as_str(), mail.as_str()]);
+    let stats = env.json(["stats", "-o", "json"]);
+    assert_eq!(stats["totals"]["blocked"], json!(2));
+    // Only the dependency is claimed; its success runs the one and cancels the other.
+    let succeeded = jobq::store::Transition::Succeeded { result: None };
+    assert_eq!(
+        env.settle("default", succeeded, jobq::UnixMillis::now()),
+        [build.clone()]
+    );
+    assert_eq!(env.status(&mail), "pending");
+    let cancelled = env.job(&alert);
+    assert_eq!(cancelled["status"], "cancelled");
+    let error = cancelled["errors"][0]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(&format!("dependency {build} ended succeeded")),
+        "{error}"
+    );
+}
+
+#[test]
+fn enqueue_after_an_unknown_job_is_refused_and_writes_nothing() {
+    let env = Sandbox::new();
+    let run = env.run(["enqueue", "report.mail", "{}", "--after", "no-such-job:finish"]);
+    assert_eq!(run.code, 3, "{}", run.snapshot());
+    assert!(run.stderr.contains("no job with id no-such-job"), "{}", run.stderr);
+    assert!(env.statuses().is_empty());
+    let run = env.run(["enqueue", "report.mail", "{}", "--id", "a", "--after", "a"]);
+    assert_eq!(run.code, 2, "{}", run.snapshot());
+    assert!(run.stderr.contains("cannot run after itself"), "{}", run.stderr);
+}

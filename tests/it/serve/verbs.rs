@@ -22,6 +22,7 @@ store_tests! {
     cases {
         enqueue_then_list_and_show,
         a_bad_job_refuses_the_batch_and_writes_nothing,
+        a_job_waits_for_the_jobs_it_names_in_after,
         cancel_by_id_and_by_filter,
         replay_dead_previews_with_dry_run_then_moves,
         delete_by_id_refuses_a_running_job_unless_forced,
@@ -110,6 +111,27 @@ async fn enqueue_then_list_and_show(store: &TestStore) {
     let (status, missing) = api.get("/api/v1/jobs/no-such-job").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(error_code(&missing), "not_found");
+}
+
+async fn a_job_waits_for_the_jobs_it_names_in_after(store: &TestStore) {
+    let api = Api::start(store).await;
+    let (_, first) = api.post("/api/v1/jobs", job("report.build", "after", json!({}))).await;
+    let first = first["id"].as_str().unwrap().to_string();
+    let then = json!({"jobType": "report.mail", "queue": "after", "after": [{"id": first, "on": "finish"}]});
+    let (status, body) = api.post("/api/v1/jobs", then).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let second = body["id"].as_str().unwrap().to_string();
+    assert_eq!(status_of(store, &second).await, JobStatus::Blocked);
+    let (_, blocked) = api.get("/api/v1/jobs?queue=after&status=blocked").await;
+    assert_eq!(strings(&blocked, "jobId"), [second]);
+
+    let unknown = json!({"jobType": "report.mail", "queue": "after", "after": ["no-such-job"]});
+    let (status, body) = api.post("/api/v1/jobs", unknown).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(error_code(&body), "not_found");
+    assert_eq!(body["error"]["ids"], json!(["no-such-job"]));
+    let (_, listed) = api.get("/api/v1/jobs?queue=after").await;
+    assert_eq!(listed.as_array().unwrap().len(), 2, "nothing more was enqueued");
 }
 
 async fn a_bad_job_refuses_the_batch_and_writes_nothing(store: &TestStore) {

@@ -199,6 +199,8 @@ struct LineFields<'a> {
     timeout_ms: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     meta: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    after: Option<Value>,
 }
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -235,6 +237,7 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
         ("uniqueKey", fields.unique_key),
         ("timeoutMs", fields.timeout_ms),
         ("meta", fields.meta),
+        ("after", fields.after),
     ];
     for (key, value) in named {
         if let Some(value) = value {
@@ -295,6 +298,7 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             "runAt" => spec.run_at = Some(instant_field(Input::RunAt, &key, &value)?),
             "createdAt" => spec.created_at = Some(instant_field(Input::CreatedAt, &key, &value)?),
             "meta" => spec.meta = meta_field(value)?,
+            "after" => spec.after = after_field(value)?,
             // The rest of the job JSON (status, attempt, errors, times…) describes a job's past; a new
             // job starts afresh, so reading an exported job back enqueues it again.
             _ => {}
@@ -344,6 +348,43 @@ fn int_field<T: TryFrom<i64>>(input: Input, key: &str, value: &Value) -> Result<
     };
     n.and_then(|n| T::try_from(n).ok())
         .ok_or_else(|| InvalidInput::new(input, format!("{key} must be an integer in range, got {value}")))
+}
+
+/// `after` as producers write it: a list whose items are a job id (waited for by `success`) or an
+/// object `{"id": …, "on": "success" | "finish" | "failure"}`.
+fn after_field(value: Value) -> Result<Vec<Dependency>, InvalidInput> {
+    let refused = |what: String| InvalidInput::new(Input::After, what);
+    let Value::Array(items) = value else {
+        return Err(refused(format!("after must be a list of job ids, got {value}")));
+    };
+    items
+        .into_iter()
+        .map(|item| {
+            let (id, on) = match item {
+                Value::String(id) => (id, DependOn::Success),
+                Value::Object(mut o) => {
+                    let id = match o.remove("id") {
+                        Some(Value::String(id)) => id,
+                        other => return Err(refused(format!("after[].id must be a job id, got {other:?}"))),
+                    };
+                    let on = match o.remove("on") {
+                        None | Some(Value::Null) => DependOn::Success,
+                        Some(Value::String(on)) => {
+                            on.parse().map_err(|e: String| refused(format!("after[].on: {e}")))?
+                        }
+                        Some(other) => return Err(refused(format!("after[].on must be a string, got {other}"))),
+                    };
+                    (id, on)
+                }
+                other => {
+                    return Err(refused(format!(
+                        "after must list job ids or {{\"id\", \"on\"}} objects, got {other}"
+                    )));
+                }
+            };
+            Ok(Dependency::new(JobId::parse(&id)?, on))
+        })
+        .collect()
 }
 
 /// `meta` as producers write it: an object whose numbers and booleans become their text and whose

@@ -1,6 +1,9 @@
 //! Jobs that wait for others on Redis (see the contract of [`crate::store::Store::enqueue`]): the
 //! enqueue of a batch in which jobs name dependencies, `enqueue_after.lua`; the release of a job's
-//! dependents when it ends is `release_dependents` in `lua/common.lua`, in the script that ends it.
+//! dependents when it ends is `release_dependents` (or `release_all`) in `lua/common.lua`, in the
+//! script that ends it: `finish.lua` (and so `finish_and_claim.lua`), `cancel.lua`, `resolve.lua`,
+//! `rescue.lua` (a job rescued dead), `delete.lua` (a job deleted before it ended counts as
+//! cancelled) and `import.lua` (a job replaced by an ended one).
 //!
 //! | key | type | holds |
 //! |---|---|---|

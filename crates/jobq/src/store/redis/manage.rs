@@ -68,9 +68,10 @@ impl RedisStore {
     /// Deletes jobs by id, one `delete.lua` call per queue.
     pub(super) async fn delete_jobs(&self, delete: &Delete) -> Result<Vec<DeleteAnswer>, StoreError> {
         let force = if delete.force { "1" } else { "" };
+        let now = deleted_at();
         let replies: Vec<(Vec<usize>, Vec<String>)> = self
             .per_located_queue(&delete.ids, "delete", &SCRIPTS.delete, |cmd, positions| {
-                cmd.arg(force).arg("I").arg(positions.len());
+                cmd.arg(now.0).arg(force).arg("I").arg(positions.len());
                 for &n in positions {
                     cmd.arg(delete.ids[n].as_str());
                 }
@@ -99,10 +100,11 @@ impl RedisStore {
         let f = &delete.filter;
         let statuses: Vec<&str> = f.statuses.iter().map(|s| s.as_str()).collect();
         let mut total = DeletedCount::default();
+        let now = deleted_at();
         for q in self.queues_or_all(&f.queues).await? {
             let left = u64::from(delete.limit).saturating_sub(total.deleted);
             let mut cmd = self.queue_script(&SCRIPTS.delete, &q);
-            cmd.arg(if delete.force { "1" } else { "" }).arg("F");
+            cmd.arg(now.0).arg(if delete.force { "1" } else { "" }).arg("F");
             super::calls::push_list(&mut cmd, &f.job_types);
             super::calls::push_list(&mut cmd, &statuses);
             cmd.arg(super::calls::opt_millis(f.created_since))
@@ -177,6 +179,14 @@ impl RedisStore {
         });
         try_join_all(calls).await
     }
+}
+
+/// When a delete cancels, for the jobs that wait for them, the jobs it deletes before they ended: now,
+/// read here because [`crate::store::Store::delete`] and [`crate::store::Store::delete_matching`] take
+/// no time of their caller's (as the SQL stores do; `delete.lua` writes it as the cancelled
+/// dependents' finish time).
+fn deleted_at() -> UnixMillis {
+    UnixMillis::now()
 }
 
 /// A status a script answered with.

@@ -17,7 +17,7 @@
 //! | `{q}:job:<id>` | hash | the job, once (see `codec.rs`) |
 //! | `{q}:prios` | sorted set | the priorities that have pending jobs |
 //! | `{q}:pend:<priority>` | sorted set (lexicographic) | pending jobs as `<run key>:<id>`: by run_at, then id |
-//! | `{q}:blocked` | sorted set | blocked jobs (waiting for others to end) by creation time |
+//! | `{q}:blocked` | sorted set | blocked jobs (waiting for others to end) by creation time; since layout 4 |
 //! | `{q}:after:<id>`, `{q}:dependents:<id>` | hashes | a job's dependency edges, from its side and from its dependency's (see `dependencies.rs`) |
 //! | `{q}:run` | sorted set | running jobs by last heartbeat (rescue reads the stale end) |
 //! | `{q}:wait` | sorted set | waiting jobs by finish time |
@@ -103,8 +103,11 @@ use crate::time::UnixMillis;
 
 const KIND: StoreKind = StoreKind::Redis;
 
-/// The key layout version this build writes; `migrate` records it and refuses any other.
-const LAYOUT_VERSION: u32 = 3;
+/// The key layout version this build writes; `migrate` records it and refuses any other. Layout 4 adds
+/// jobs that wait for others (`{q}:blocked`, `after:`, `dependents:`, and `ao` and `dn` in a job's
+/// hash): a build of layout 3 would neither claim a blocked job nor release its dependents when a
+/// dependency ends, so it must refuse a store that may hold them, as it refuses any newer layout.
+const LAYOUT_VERSION: u32 = 4;
 
 /// Jobs per enqueue script: a larger batch is split into calls of this many, sent back to back
 /// (500, 1,000, 2,000 and 5,000 measured within noise of each other, 2,000 and 5,000 a little lower).
@@ -226,6 +229,11 @@ impl Store for RedisStore {
                 let cmd = self.queue_script(&SCRIPTS.reindex, &queue);
                 let _: u64 = self.eval(&SCRIPTS.reindex, &cmd, "migrate", true).await?;
             }
+        }
+        if found == 2 || found == 3 {
+            // Layout 4 adds only keys that jobs with dependencies bring, so a store of layout 3 holds
+            // none to build: recording the number is the migration, and from then on a layout 3
+            // build refuses the store.
             let _: () = self
                 .query(redis::cmd("SET").arg(&key).arg(LAYOUT_VERSION), "migrate")
                 .await?;

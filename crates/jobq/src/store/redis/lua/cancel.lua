@@ -7,10 +7,14 @@
 -- Mode 'F' returns per job cancelled: id, previous status. With `at most` and no type or time filter,
 -- every job read matches, so only that many are read (from the front of each status index): the
 -- caller calls again until fewer come back, and no call holds Redis for long.
+-- A cancelled job has ended: the jobs that wait for it (a blocked one cancelled included) are
+-- resolved in this script, after every job it cancels (`release_all`), so that, as in the SQL
+-- stores, a job this call cancels is cancelled by it rather than first by a cascade from another.
 local Q, now, mode = KEYS[1], ARGV[1], ARGV[2]
 local LIVE = { blocked = true, pending = true, running = true, waiting = true }
-local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl' }
+local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl', 'dn' }
 local out = {}
+local ended = {}
 
 local function cancel(id, k, h)
   local s = status_of(h[1])
@@ -21,6 +25,9 @@ local function cancel(id, k, h)
   redis.call('HSET', k, 's', 'cancelled', 'f', now)
   redis.call('ZADD', Q .. 'done:cancelled', now, id)
   free_unique(Q, h[4], id)
+  if h[9] then
+    ended[#ended + 1] = { Q, id, 'cancelled' }
+  end
   out[#out + 1] = id
   out[#out + 1] = s
 end
@@ -48,6 +55,7 @@ if mode == 'I' then
     end
   end
   release_slots()
+  release_all(ended, now)
   return out
 end
 
@@ -105,4 +113,5 @@ for _, id in ipairs(ids) do
   end
 end
 release_slots()
+release_all(ended, now)
 return out

@@ -373,13 +373,46 @@ local function settle(ended, now, woken)
   end
 end
 
--- The release of a job's dependents when it has ended in `status` (a terminal status) at `now`, in
--- the script that ends it. Call it only for a job whose hash holds `dn`: a job that no one waits for
--- then costs one field of a read the script makes anyway.
-local function release_dependents(Q, id, status, now)
+-- The release of the dependents of jobs that have ended, in the script that ends them: `ended` holds
+-- { queue prefix, id, terminal status } per job, each a job whose hash holds `dn` (a job that no one
+-- waits for then costs one field of a read the script makes anyway). A script that ends several
+-- jobs may gather them and release them all at the end, as the SQL stores release a statement's jobs
+-- after it: then a job it ends itself is not first ended by a cascade from another.
+local function release_all(ended, now)
   local woken = {}
-  settle({ { Q, id, status } }, now, woken)
+  settle(ended, now, woken)
   for WQ in pairs(woken) do
     wake(WQ)
   end
+end
+
+-- The release of one job's dependents when it has ended in `status` at `now` (see `release_all`).
+local function release_dependents(Q, id, status, now)
+  release_all({ { Q, id, status } }, now)
+end
+
+-- For a job that leaves the store while it may still wait (deleted, or replaced by an import): takes
+-- its open edges out of its dependencies' `dependents:` hashes, with their counts, and deletes its
+-- `after:` hash. Call it only for a job whose hash holds `ao`. (A dependency that ends later would
+-- find the edge gone from the dependent's side and leave it, but until then its `dn` would count a
+-- job that no longer waits, and its end would read a member for nothing.)
+local function unlink_dependent(Q, id)
+  local ak = after_key(Q, id)
+  local edges = redis.call('HGETALL', ak)
+  local member = queue_of(Q) .. '\n' .. id
+  for f = 1, #edges, 2 do
+    local state, q = string.match(edges[f + 1], '^(%S+) %S+ (.*)$')
+    if state == 'open' then
+      local DQ = sibling(Q, q)
+      if redis.call('HDEL', dependents_key(DQ, edges[f]), member) == 1 then
+        local dk = jkey(DQ, edges[f])
+        -- (On a dependency deleted in the same script, this makes and empties a hash, which Redis
+        -- then removes.)
+        if redis.call('HINCRBY', dk, 'dn', -1) <= 0 then
+          redis.call('HDEL', dk, 'dn')
+        end
+      end
+    end
+  end
+  redis.call('DEL', ak)
 end

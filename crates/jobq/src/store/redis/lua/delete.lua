@@ -1,4 +1,4 @@
--- KEYS: the queue's prefix. ARGV: force ('1': running and waiting jobs too), mode, …
+-- KEYS: the queue's prefix. ARGV: now, force ('1': running and waiting jobs too), mode, …
 --   mode 'I': id count, ids…
 --   mode 'F': type count, types…, status count, statuses… (none: every status), created since ('' for
 --             any), created until ('' for any), at most this many
@@ -6,13 +6,18 @@
 -- dependency edges (`after:<id>`, `dependents:<id>`) and, when it runs, its slots. A running or
 -- waiting job is refused unless forced; a forced one's worker finds its lease gone. A blocked job is
 -- deleted as a pending one is.
+-- A job deleted before it ended is, to the jobs that wait for it, cancelled at `now`: they are
+-- resolved in this script once every job it deletes is gone (`release_all`, which reads and then
+-- deletes its `dependents:` hash), as the SQL stores resolve them after the delete. A deleted job
+-- that waits itself leaves its dependencies' `dependents:` hashes (`unlink_dependent`).
 -- Mode 'I' answers every id, one after another: 'd' and the status it had (deleted), 'r' and its
 -- status (refused), or 'n' (no such job). Mode 'F' deletes up to `at most` jobs that match and returns
 -- { deleted, refused }, refused counting the running and waiting jobs that match and were left. Without
 -- a type or time filter every job read matches, so only as many are read as may be deleted.
-local Q, force, mode = KEYS[1], ARGV[1] == '1', ARGV[2]
-local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl' }
+local Q, now, force, mode = KEYS[1], ARGV[1], ARGV[2] == '1', ARGV[3]
+local FIELDS = { 's', 'pr', 'r', 'u', 't', 'c', 'a', 'sl', 'dn', 'ao' }
 local HELD = { running = true, waiting = true }
+local ended = {}
 
 local function remove(id, k, h)
   local s = status_of(h[1])
@@ -22,12 +27,21 @@ local function remove(id, k, h)
   unindex(Q, id, s, h[2], h[3])
   free_unique(Q, h[4], id)
   redis.call('ZREM', made_key(Q), id)
-  redis.call('DEL', k, after_key(Q, id), dependents_key(Q, id))
+  if h[10] then
+    unlink_dependent(Q, id)
+  end
+  if h[9] then
+    -- Its `dependents:` hash stays until `release_all` has read it.
+    ended[#ended + 1] = { Q, id, 'cancelled' }
+    redis.call('DEL', k, after_key(Q, id))
+  else
+    redis.call('DEL', k, after_key(Q, id), dependents_key(Q, id))
+  end
 end
 
 if mode == 'I' then
   local out = {}
-  for _, id in ipairs(take(4, tonumber(ARGV[3]))) do
+  for _, id in ipairs(take(5, tonumber(ARGV[4]))) do
     local k = jkey(Q, id)
     local h = redis.call('HMGET', k, unpack(FIELDS))
     local s = status_of(h[1])
@@ -41,10 +55,11 @@ if mode == 'I' then
     end
   end
   release_slots()
+  release_all(ended, now)
   return out
 end
 
-local types, i = take(4, tonumber(ARGV[3]))
+local types, i = take(5, tonumber(ARGV[4]))
 local statuses, j = take(i + 1, tonumber(ARGV[i]))
 local since, until_, most = tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2])
 local type_ok = set_of(types)
@@ -127,4 +142,5 @@ for _, s in ipairs(statuses) do
   end
 end
 release_slots()
+release_all(ended, now)
 return { deleted, refused }

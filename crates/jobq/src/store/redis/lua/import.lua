@@ -7,6 +7,11 @@
 -- Returns { register, answers }: per job 'I' imported, 'S' skipped, 'R' replaced, or 'K' and the id of
 -- the live job holding its unique key; register as in `enqueue.lua`. One script per queue, so an import
 -- is atomic per queue, and the jobs of one call are decided one after another.
+-- A job replaced keeps the jobs that wait for it when it arrives live (its `dn` carried over), and
+-- releases them when it arrives ended, at its finish time (`release_dependents`): either way they
+-- are not left waiting for an end that no script would see. Its own open edges go with it
+-- (`unlink_dependent`), unless it arrives blocked, which it then keeps waiting on (an imported job
+-- brings no edges of its own).
 local Q, mode, dry, n = KEYS[1], ARGV[1], ARGV[2] == '1', tonumber(ARGV[3])
 local uniq = Q .. 'uniq'
 local out = {}
@@ -27,9 +32,10 @@ for j = 1, n do
   else
     out[j] = exists and 'R' or 'I'
     if not dry then
+      local kept_edges, waited_for = false, false
       if exists then
         -- The job it replaces leaves its index, its key and its slots.
-        local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'sl')
+        local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'sl', 'dn', 'ao')
         if h[1] == 'running' then
           free_slots(Q, id, h[5], h[6])
         end
@@ -37,8 +43,19 @@ for j = 1, n do
         unindex(Q, id, h[1] or 'pending', h[2], h[3])
         free_unique(Q, h[4], id)
         redis.call('DEL', k)
+        if s == 'blocked' and h[8] then
+          kept_edges = h[8]
+        elseif h[8] then
+          unlink_dependent(Q, id)
+        else
+          redis.call('DEL', after_key(Q, id))
+        end
+        waited_for = h[7]
       end
       redis.call('HSET', k, unpack(ARGV, first, i - 1))
+      if kept_edges then
+        redis.call('HSET', k, 'ao', kept_edges)
+      end
       if s == 'pending' then
         index_pending(Q, id, pr ~= '' and pr or nil, r)
         pending = true
@@ -55,6 +72,11 @@ for j = 1, n do
         redis.call('HSET', uniq, u, id)
       end
       batch_add(made, made_key(Q), c, id)
+      if waited_for and not ENDED[s] then
+        redis.call('HSET', k, 'dn', waited_for)
+      elseif waited_for then
+        release_dependents(Q, id, s, score)
+      end
     end
   end
 end
