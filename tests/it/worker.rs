@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
-use jobq::job::{Job, JobId, JobSpec, JobStatus};
+use jobq::job::{DependOn, Job, JobId, JobSpec, JobStatus};
 use jobq::worker::{HandlerOptions, Reload, StopCause, Worker};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -808,6 +808,34 @@ async fn a_per_type_limit_is_never_exceeded(store: TestStore) {
     assert!(
         done.iter().all(|j| j.attempt == 1),
         "releases over the limit used no attempt"
+    );
+}
+
+async fn jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    world.exec_handler("step", "echo \"$JOBQ_JOB_ID\" >> $D/runs.txt", "");
+    world.exec_handler("broken", "exit 1", "");
+    let step = |id: &str| JobSpec::new("step", json!({})).id(id);
+    let worker = world.worker("w", &[]);
+    // A chain, and a failure with a job on each of its sides, enqueued while the worker waits.
+    let a = world.enqueue(step("a")).await;
+    let b = world.enqueue(step("b").after(a)).await;
+    let c = world.enqueue(step("c").after_on(b, DependOn::Finish)).await;
+    let f = world
+        .enqueue(JobSpec::new("broken", json!({})).id("f").max_attempts(1))
+        .await;
+    let g = world.enqueue(step("g").after(f.clone())).await;
+    let h = world.enqueue(step("h").after_on(f, DependOn::Failure)).await;
+    world.wait_status(&c, JobStatus::Succeeded, secs(30)).await;
+    world.wait_status(&h, JobStatus::Succeeded, secs(30)).await;
+    let g = world.wait_status(&g, JobStatus::Cancelled, secs(30)).await;
+    assert!(last_error(&g).contains("dependency f ended dead"), "{}", last_error(&g));
+    let runs = std::fs::read_to_string(world.path("runs.txt")).unwrap();
+    let order: Vec<&str> = runs.lines().filter(|l| ["a", "b", "c"].contains(l)).collect();
+    assert_eq!(order, ["a", "b", "c"], "{}", worker.log());
+    assert!(
+        runs.lines().any(|l| l == "h") && !runs.lines().any(|l| l == "g"),
+        "{runs}"
     );
 }
 
@@ -1607,6 +1635,7 @@ store_tests! {
         a_schedule_paused_through_the_cli_stops_within_a_second_and_resumes,
         a_per_type_limit_is_never_exceeded,
         max_jobs_stops_the_worker_after_that_many,
+        jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation,
         retention_deletes_finished_jobs_older_than_it,
         wait_exits_with_the_outcome_and_workers_lists_the_worker,
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,

@@ -384,7 +384,7 @@ fn enqueue_after_holds_a_job_until_its_dependency_has_ended() {
     let succeeded = jobq::store::Transition::Succeeded { result: None };
     assert_eq!(
         env.settle("default", succeeded, jobq::UnixMillis::now()),
-        [build.clone()]
+        [build.as_str()]
     );
     assert_eq!(env.status(&mail), "pending");
     let cancelled = env.job(&alert);

@@ -20,10 +20,14 @@ use crate::store::batch::rounds_by_id;
 /// key (`j.id = ANY($2)`) and this only checks them.
 pub(super) const STILL_RUNNING: &str = "(j.status || '') = 'running'";
 
-/// The outcomes' guard: a job that others wait for ends in the shared layer's transaction that
-/// resolves them (`Sql::finish_with_dependents`), so the plain statements leave it alone (it reads
-/// as not applied, and the caller takes it there).
-pub(super) const NO_DEPENDENTS: &str = "j.dependents = 0";
+/// [`STILL_RUNNING`] for outcomes, which also pass over a job that others wait for: it ends in the
+/// shared layer's transaction that resolves them (`Sql::finish_with_dependents`), so here it reads
+/// as not applied and the caller takes it there. One expression, estimated as `STILL_RUNNING` is: a
+/// second condition lowered the planner's guess for the batch's rows below two, and it then joined
+/// them to the outcomes' arrays by rescanning the arrays once per row (500 outcomes: 135 ms instead
+/// of 12).
+pub(super) const STILL_RUNNING_FREE: &str =
+    "(j.status || CASE WHEN j.dependents = 0 THEN '' ELSE ' with dependents' END) = 'running'";
 
 /// A CTE that makes its statement's commit asynchronous: `synchronous_commit = off` for the statement's
 /// own transaction only (`set_config(…, true)`; a statement outside BEGIN is a transaction of its own),

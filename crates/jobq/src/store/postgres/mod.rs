@@ -31,7 +31,9 @@ use sqlx::{PgConnection, Postgres, Row};
 use tokio::sync::Notify;
 
 use self::enqueue::enqueue_chunks;
-use self::lease::{LAX_COMMIT, LAX_COMMIT_APPLIED, NO_DEPENDENTS, STILL_RUNNING, append_error, lease_arrays, pg_text};
+use self::lease::{
+    LAX_COMMIT, LAX_COMMIT_APPLIED, STILL_RUNNING, STILL_RUNNING_FREE, append_error, lease_arrays, pg_text,
+};
 use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
@@ -114,7 +116,7 @@ impl PostgresStore {
             "UPDATE jobq_jobs AS j SET status = 'succeeded', result = NULL, finished_at = $5, worker_id = NULL \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[]) AS f(ord, id, attempt, worker) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND {STILL_RUNNING} AND {NO_DEPENDENTS} RETURNING f.ord"
+             AND {STILL_RUNNING_FREE} RETURNING f.ord"
         );
         self.fenced(conn, &sql, leases, |query, chunk| {
             let (ids, attempts, workers) = lease_arrays(leases, chunk);
@@ -149,7 +151,7 @@ impl PostgresStore {
              $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
              AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND {STILL_RUNNING} AND {NO_DEPENDENTS} \
+             AND {STILL_RUNNING_FREE} \
              RETURNING f.ord"
         );
         let applied = self

@@ -332,7 +332,10 @@ pub(super) async fn a_dependency_may_be_in_another_queue(store: &DynStore) {
     match store.enqueue(std::slice::from_ref(&job)).await {
         Ok(answers) => assert_eq!(answers, [created("j")]),
         // A Redis Cluster keeps a job's dependencies in its own queue's hash slot.
-        Err(StoreError::Unsupported { store: kind, .. }) if kind == jobq::store::StoreKind::Redis => return,
+        Err(StoreError::Unsupported {
+            store: jobq::store::StoreKind::Redis,
+            ..
+        }) => return,
         Err(e) => panic!("enqueue: {e}"),
     }
     assert_eq!(status(store, "j").await, JobStatus::Blocked);
