@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented jobq.toml here to start from')
             [CompletionResult]::new('enqueue', 'enqueue', [CompletionResultType]::ParameterValue, 'Put a job (or a file of jobs) on a queue')
+            [CompletionResult]::new('flow', 'flow', [CompletionResultType]::ParameterValue, 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document')
             [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Run jobs: claim, run handlers, retry, heartbeat, rescue')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Counts by queue and status')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, newest first')
@@ -102,6 +103,21 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;flow' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
@@ -797,6 +813,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
         'jobq;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented jobq.toml here to start from')
             [CompletionResult]::new('enqueue', 'enqueue', [CompletionResultType]::ParameterValue, 'Put a job (or a file of jobs) on a queue')
+            [CompletionResult]::new('flow', 'flow', [CompletionResultType]::ParameterValue, 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document')
             [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Run jobs: claim, run handlers, retry, heartbeat, rescue')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Counts by queue and status')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, newest first')
@@ -833,6 +850,9 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;enqueue' {
+            break
+        }
+        'jobq;help;flow' {
             break
         }
         'jobq;help;worker' {

@@ -52,6 +52,9 @@ _jobq() {
             jobq,export)
                 cmd="jobq__subcmd__export"
                 ;;
+            jobq,flow)
+                cmd="jobq__subcmd__flow"
+                ;;
             jobq,help)
                 cmd="jobq__subcmd__help"
                 ;;
@@ -150,6 +153,9 @@ _jobq() {
                 ;;
             jobq__subcmd__help,export)
                 cmd="jobq__subcmd__help__subcmd__export"
+                ;;
+            jobq__subcmd__help,flow)
+                cmd="jobq__subcmd__help__subcmd__flow"
                 ;;
             jobq__subcmd__help,help)
                 cmd="jobq__subcmd__help__subcmd__help"
@@ -260,7 +266,7 @@ _jobq() {
 
     case "${cmd}" in
         jobq)
-            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version init enqueue worker stats list show wait cancel resolve retry delete replay-dead replay cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version init enqueue flow worker stats list show wait cancel resolve retry delete replay-dead replay cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -961,8 +967,38 @@ _jobq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        jobq__subcmd__flow)
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         jobq__subcmd__help)
-            opts="init enqueue worker stats list show wait cancel resolve retry delete replay-dead cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
+            opts="init enqueue flow worker stats list show wait cancel resolve retry delete replay-dead cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1130,6 +1166,20 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__flow)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

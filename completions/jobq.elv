@@ -32,6 +32,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --version 'Print version'
             cand init 'Write a commented jobq.toml here to start from'
             cand enqueue 'Put a job (or a file of jobs) on a queue'
+            cand flow 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document'
             cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
             cand stats 'Counts by queue and status'
             cand list 'List jobs, newest first'
@@ -97,6 +98,20 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -o 'Output format'
             cand --output 'Output format'
             cand --wait 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;flow'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more (repeat for debug logs)'
@@ -751,6 +766,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help'= {
             cand init 'Write a commented jobq.toml here to start from'
             cand enqueue 'Put a job (or a file of jobs) on a queue'
+            cand flow 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document'
             cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
             cand stats 'Counts by queue and status'
             cand list 'List jobs, newest first'
@@ -785,6 +801,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;init'= {
         }
         &'jobq;help;enqueue'= {
+        }
+        &'jobq;help;flow'= {
         }
         &'jobq;help;worker'= {
         }

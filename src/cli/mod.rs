@@ -27,6 +27,7 @@ pub mod exit;
 pub mod export;
 pub mod filter;
 pub mod generate;
+pub mod graph;
 pub mod import;
 pub mod inbox;
 pub mod init;
@@ -112,6 +113,8 @@ pub enum Command {
     Init(init::InitArgs),
     /// Put a job (or a file of jobs) on a queue
     Enqueue(enqueue::EnqueueArgs),
+    /// Enqueue a graph of jobs that wait for each other, all or none, from a JSON document
+    Flow(graph::FlowArgs),
     /// Run jobs: claim, run handlers, retry, heartbeat, rescue
     Worker(worker::WorkerArgs),
     /// Counts by queue and status
@@ -348,6 +351,7 @@ async fn run_command(ctx: &Context, command: Command) -> anyhow::Result<Exit> {
         Command::Resume(args) => pause::run(ctx, args, false).await,
         Command::Schedules(args) => schedules::run(ctx, args).await,
         Command::Emit(args) => emit::run(ctx, args).await,
+        Command::Flow(args) => graph::run(ctx, args).await,
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(ctx, args).await,
         Command::Migrate(args) => migrate::run(ctx, args).await,

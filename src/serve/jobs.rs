@@ -15,7 +15,7 @@ use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::tokens::Caller;
 use jobq::error::{Input, InvalidInput};
-use jobq::job::{Job, JobId, JobSpec, JobStatus};
+use jobq::job::{Flow, FlowJob, Job, JobId, JobSpec, JobStatus, ids_by_ref};
 use jobq::store::{Enqueued, JobFilter, List, ListCursor};
 use jobq::time::{UnixMillis, parse_duration, parse_instant_str};
 
@@ -130,6 +130,34 @@ pub async fn enqueue(
     } else {
         to_json(&enqueued[0])
     }))
+}
+
+/// `POST /api/v1/flows`: a flow document, as `jobq flow` reads it, checked whole and then written in
+/// one call; answers with each ref's job id.
+pub async fn flow(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    JsonBody(body): JsonBody<Value>,
+) -> ApiResult<Json<Value>> {
+    let read = Flow::from_json(body)?;
+    let jobs: Vec<FlowJob> = read
+        .jobs()
+        .iter()
+        .cloned()
+        .map(|mut job| {
+            job.spec = state.with_defaults(job.spec);
+            job
+        })
+        .collect();
+    let flow = Flow::new(jobs)?;
+    let enqueued = state.client.flow(&flow).await?;
+    audit::record(
+        &caller,
+        "flows.enqueue",
+        audit::ids(enqueued.iter().map(|(_, e)| &e.id)),
+    );
+    let ids = ids_by_ref(enqueued.iter().map(|(name, e)| (name.as_str(), &e.id)));
+    Ok(Json(serde_json::to_value(ids).unwrap_or_default()))
 }
 
 /// One job of a request: the job JSON (an envelope), where an object with `jobType` needs neither

@@ -24,6 +24,7 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 pub fn router(state: AppState, request_timeout: Duration) -> Router {
     let api = Router::new()
         .route("/jobs", get(jobs::list).post(jobs::enqueue))
+        .route("/flows", post(jobs::flow))
         .route("/jobs/cancel", post(actions::cancel))
         .route("/jobs/delete", post(actions::delete))
         .route("/jobs/retry", post(actions::retry))

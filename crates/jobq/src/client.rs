@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Input, Result};
 use crate::events::{MAX_EVENT_ID_BYTES, Subscriptions};
-use crate::job::{IntoJobSpec, Job, JobId, JobSpec, JobStatus, Limits, NewJob};
+use crate::job::{Flow, IntoJobSpec, Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use crate::schedule::Schedule;
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -271,6 +271,15 @@ impl Client {
             })
             .collect::<Result<Vec<_>>>()?;
         self.enqueue_validated(&jobs).await
+    }
+
+    /// Enqueues a whole graph of jobs in one call to the store (all of it or nothing; on a Redis
+    /// Cluster, queue by queue), each job waiting for those it names; answers per job, in the
+    /// flow's order, with its ref.
+    pub async fn flow(&self, flow: &Flow) -> Result<Vec<(String, Enqueued)>> {
+        let (names, specs): (Vec<String>, Vec<JobSpec>) = flow.specs()?.into_iter().unzip();
+        let enqueued = self.enqueue_many(specs).await?;
+        Ok(names.into_iter().zip(enqueued).collect())
     }
 
     /// Enqueues jobs that [`Client::validate`] already accepted.

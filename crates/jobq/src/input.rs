@@ -34,6 +34,8 @@ pub enum Input {
     Timeout,
     /// The jobs a job waits for.
     After,
+    /// A graph of jobs as a whole: its refs and the edges between them.
+    Flow,
     /// A job status.
     Status,
     /// A point in time a filter starts or ends at.
@@ -94,6 +96,7 @@ impl Input {
             Input::UniqueKey => "uniqueKey",
             Input::Timeout => "timeoutMs",
             Input::After => "after",
+            Input::Flow => "flow",
             Input::Status => "status",
             Input::Time => "time",
             Input::Duration => "duration",

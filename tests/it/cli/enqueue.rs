@@ -407,3 +407,42 @@ fn enqueue_after_an_unknown_job_is_refused_and_writes_nothing() {
     assert_eq!(run.code, 2, "{}", run.snapshot());
     assert!(run.stderr.contains("cannot run after itself"), "{}", run.stderr);
 }
+
+#[test]
+fn flow_enqueues_a_graph_at_once_and_refuses_a_cycle_naming_it() {
+    let env = Sandbox::new();
+    env.write(
+        "report.json",
+        r#"{"jobs": [
+            {"ref": "mail", "type": "report.mail", "after": ["build"]},
+            {"ref": "build", "type": "report.build", "payload": {"month": "2026-11"}, "queue": "reports"},
+            {"ref": "alert", "type": "report.alert", "after": [{"ref": "build", "on": "failure"}]}
+        ]}"#,
+    );
+    let ids = env.json(["flow", "report.json", "-o", "json"]);
+    let id = |r: &str| ids[r].as_str().unwrap().to_string();
+    assert_eq!(env.status(&id("build")), "pending");
+    assert_eq!(env.status(&id("mail")), "blocked");
+    assert_eq!(env.status(&id("alert")), "blocked");
+    assert_eq!(env.job(&id("build"))["queue"], "reports");
+    let lines = env.ok(["flow", "report.json"]);
+    assert_eq!(
+        lines.lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(),
+        ["mail", "build", "alert"]
+    );
+
+    env.write(
+        "cycle.json",
+        r#"{"jobs": [{"ref": "a", "type": "t", "after": ["b"]}, {"ref": "b", "type": "t", "after": ["a"]}]}"#,
+    );
+    let run = env.run(["flow", "cycle.json"]);
+    assert_eq!(run.code, 2, "{}", run.snapshot());
+    assert!(run.stderr.contains("a cycle: a → b → a"), "{}", run.stderr);
+    env.write(
+        "unknown.json",
+        r#"{"jobs": [{"ref": "a", "type": "t", "after": [{"id": "no-such-job"}]}]}"#,
+    );
+    let run = env.run(["flow", "unknown.json"]);
+    assert_eq!(run.code, 3, "{}", run.snapshot());
+    assert_eq!(env.statuses().len(), 6, "only the two good flows' jobs");
+}

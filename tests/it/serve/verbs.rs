@@ -23,6 +23,7 @@ store_tests! {
         enqueue_then_list_and_show,
         a_bad_job_refuses_the_batch_and_writes_nothing,
         a_job_waits_for_the_jobs_it_names_in_after,
+        a_flow_is_enqueued_whole_or_refused_whole,
         cancel_by_id_and_by_filter,
         replay_dead_previews_with_dry_run_then_moves,
         delete_by_id_refuses_a_running_job_unless_forced,
@@ -132,6 +133,27 @@ async fn a_job_waits_for_the_jobs_it_names_in_after(store: &TestStore) {
     assert_eq!(body["error"]["ids"], json!(["no-such-job"]));
     let (_, listed) = api.get("/api/v1/jobs?queue=after").await;
     assert_eq!(listed.as_array().unwrap().len(), 2, "nothing more was enqueued");
+}
+
+async fn a_flow_is_enqueued_whole_or_refused_whole(store: &TestStore) {
+    let api = Api::start(store).await;
+    let flow = json!({"jobs": [
+        {"ref": "build", "type": "report.build", "queue": "flows"},
+        {"ref": "mail", "type": "report.mail", "queue": "flows", "after": ["build"]},
+    ]});
+    let (status, ids) = api.post("/api/v1/flows", flow).await;
+    assert_eq!(status, StatusCode::OK, "{ids}");
+    let mail = ids["mail"].as_str().unwrap();
+    assert_eq!(status_of(store, mail).await, JobStatus::Blocked);
+    let cycle = json!({"jobs": [
+        {"ref": "a", "type": "t", "queue": "flows", "after": ["b"]},
+        {"ref": "b", "type": "t", "queue": "flows", "after": ["a"]},
+    ]});
+    let (status, body) = api.post("/api/v1/flows", cycle).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"]["input"], "flow");
+    let (_, listed) = api.get("/api/v1/jobs?queue=flows").await;
+    assert_eq!(listed.as_array().unwrap().len(), 2);
 }
 
 async fn a_bad_job_refuses_the_batch_and_writes_nothing(store: &TestStore) {

@@ -9,6 +9,7 @@
 
 mod dependency;
 mod exported;
+mod graph;
 mod new;
 mod spec;
 #[cfg(test)]
@@ -17,6 +18,7 @@ mod typed;
 
 pub use dependency::{DependOn, Dependency, broken_dependency_error};
 pub use exported::JOB_JSON_VERSION;
+pub use graph::{Flow, FlowDependency, FlowJob, ids_by_ref};
 pub use new::{Limits, NewJob, validate_queue, validate_type};
 pub use spec::JobSpec;
 pub(crate) use typed::decode as decode_typed;
