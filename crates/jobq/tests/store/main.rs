@@ -7,6 +7,7 @@
 #![recursion_limit = "256"]
 
 mod conformance;
+mod edges;
 mod in_transaction;
 
 mod support {

@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS jobq_deps (
     PRIMARY KEY (dependency, dependent),
     -- A job's own dependencies: whether any is still open, which broke, what `show` lists.
     KEY jobq_deps_dependent (dependent),
+    -- An edge goes with its dependent: whatever deletes a job (cleanup, retention, delete) deletes
+    -- the edges it waited by.
+    CONSTRAINT jobq_deps_dependent_job FOREIGN KEY (dependent) REFERENCES jobq_jobs (id) ON DELETE CASCADE,
     CONSTRAINT jobq_deps_rule CHECK (rule IN ('success', 'finish', 'failure')),
     CONSTRAINT jobq_deps_resolved CHECK (resolved IS NULL OR resolved IN ('met', 'broken'))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -29,3 +29,19 @@ CREATE TABLE jobq_deps (
 
 -- A job's own dependencies: whether any is still open, which broke, what `show` lists.
 CREATE INDEX jobq_deps_dependent ON jobq_deps (dependent);
+
+-- An edge goes with its dependent: whatever deletes a job (cleanup, retention, delete) deletes the
+-- edges it waited by, once per statement. (Not a foreign key: its triggers would also look at every
+-- update of a job, which the claim and the outcomes make by the thousand.)
+-- The function keeps the migration's search_path (jobq's schema), so an application's connection with
+-- another one deletes the right edges.
+CREATE FUNCTION jobq_delete_edges_of_deleted() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
+BEGIN
+    DELETE FROM jobq_deps AS d USING jobq_deleted AS g WHERE d.dependent = g.id;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER jobq_jobs_deleted_edges AFTER DELETE ON jobq_jobs
+    REFERENCING OLD TABLE AS jobq_deleted FOR EACH STATEMENT EXECUTE FUNCTION jobq_delete_edges_of_deleted();

@@ -75,3 +75,9 @@ CREATE TABLE jobq_deps (
 
 -- A job's own dependencies: whether any is still open, which broke, what `show` lists.
 CREATE INDEX jobq_deps_dependent ON jobq_deps (dependent);
+
+-- An edge goes with its dependent: whatever deletes a job (cleanup, retention, delete) deletes the
+-- edges it waited by. (A trigger, where the server stores have a foreign key: SQLite enforces those
+-- only on connections that ask.)
+CREATE TRIGGER jobq_jobs_deleted_edges AFTER DELETE ON jobq_jobs
+BEGIN DELETE FROM jobq_deps WHERE dependent = OLD.id; END;
