@@ -134,6 +134,8 @@ impl Sql {
             rows.push((dependency, dependent, *on, resolved));
         }
         self.insert_edges(tx, &rows).await?;
+        let waiting_jobs: BTreeSet<&str> = rows.iter().map(|(_, dependent, _, _)| *dependent).collect();
+        self.mark_waiting(tx, &waiting_jobs).await?;
         for (dependency, n) in &open {
             self.count_dependents(tx, dependency, *n).await?;
         }
@@ -415,6 +417,18 @@ impl Sql {
                     .push(")");
             }
             tx.execute(&insert).await?;
+        }
+        Ok(())
+    }
+
+    /// Marks the jobs that have edges of their own, whose deletion deletes them (the migration's
+    /// trigger, or MySQL's foreign key).
+    async fn mark_waiting(&self, tx: &mut dyn Exec, ids: &BTreeSet<&str>) -> Result<(), sqlx::Error> {
+        let ids: Vec<&str> = ids.iter().copied().collect();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt("UPDATE jobq_jobs SET waits = TRUE WHERE 1 = 1");
+            update.any_of("id", chunk.iter().map(|id| id.to_string()));
+            tx.execute(&update).await?;
         }
         Ok(())
     }

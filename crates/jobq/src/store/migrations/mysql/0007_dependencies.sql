@@ -14,7 +14,9 @@ ALTER TABLE jobq_jobs
         CHECK (status IN ('blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded')),
     MODIFY COLUMN live_key VARCHAR(255)
         AS (CASE WHEN status IN ('blocked', 'pending', 'running', 'waiting') THEN unique_key END) STORED,
-    ADD COLUMN IF NOT EXISTS dependents INT NOT NULL DEFAULT 0;
+    ADD COLUMN IF NOT EXISTS dependents INT NOT NULL DEFAULT 0,
+    -- Whether the job has edges of its own (it was enqueued after others).
+    ADD COLUMN IF NOT EXISTS waits BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- One row per edge: `dependent` waits for `dependency` by `rule` (success, finish or failure).
 -- `resolved` is NULL while the dependency has not ended, then 'met' or 'broken', written once.

@@ -12,6 +12,9 @@ ALTER TABLE jobq_jobs DROP CONSTRAINT jobq_jobs_status_check;
 ALTER TABLE jobq_jobs ADD CONSTRAINT jobq_jobs_status_check
     CHECK (status IN ('blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded'));
 ALTER TABLE jobq_jobs ADD COLUMN dependents integer NOT NULL DEFAULT 0;
+-- Whether the job has edges of its own (it was enqueued after others): only such a job's deletion
+-- looks for edges to delete.
+ALTER TABLE jobq_jobs ADD COLUMN waits boolean NOT NULL DEFAULT false;
 
 DROP INDEX jobq_jobs_unique;
 CREATE UNIQUE INDEX jobq_jobs_unique ON jobq_jobs (queue, unique_key)
@@ -31,17 +34,18 @@ CREATE TABLE jobq_deps (
 CREATE INDEX jobq_deps_dependent ON jobq_deps (dependent);
 
 -- An edge goes with its dependent: whatever deletes a job (cleanup, retention, delete) deletes the
--- edges it waited by, once per statement. (Not a foreign key: its triggers would also look at every
--- update of a job, which the claim and the outcomes make by the thousand.)
--- The function keeps the migration's search_path (jobq's schema), so an application's connection with
--- another one deletes the right edges.
+-- edges it waited by. A row trigger that only jobs with edges fire (the condition is checked
+-- without calling the function); not a foreign key, whose triggers would also look at every update
+-- of a job, which the claim and the outcomes make by the thousand. The function keeps the
+-- migration's search_path (jobq's schema), so an application's connection with another one deletes
+-- the right edges.
 CREATE FUNCTION jobq_delete_edges_of_deleted() RETURNS trigger LANGUAGE plpgsql
 SET search_path FROM CURRENT AS $$
 BEGIN
-    DELETE FROM jobq_deps AS d USING jobq_deleted AS g WHERE d.dependent = g.id;
+    DELETE FROM jobq_deps WHERE dependent = OLD.id;
     RETURN NULL;
 END
 $$;
 
 CREATE TRIGGER jobq_jobs_deleted_edges AFTER DELETE ON jobq_jobs
-    REFERENCING OLD TABLE AS jobq_deleted FOR EACH STATEMENT EXECUTE FUNCTION jobq_delete_edges_of_deleted();
+    FOR EACH ROW WHEN (OLD.waits) EXECUTE FUNCTION jobq_delete_edges_of_deleted();

@@ -35,7 +35,10 @@ CREATE TABLE jobq_jobs_new (
     heartbeat_at     INTEGER,
     worker_id        TEXT,
     snoozes          INTEGER NOT NULL DEFAULT 0,
-    dependents       INTEGER NOT NULL DEFAULT 0
+    dependents       INTEGER NOT NULL DEFAULT 0,
+    -- Whether the job has edges of its own (it was enqueued after others): only such a job's
+    -- deletion looks for edges to delete.
+    waits            INTEGER NOT NULL DEFAULT 0
 );
 
 INSERT INTO jobq_jobs_new (id, queue, job_type, payload, meta, priority, status, attempt, max_attempts,
@@ -79,5 +82,5 @@ CREATE INDEX jobq_deps_dependent ON jobq_deps (dependent);
 -- An edge goes with its dependent: whatever deletes a job (cleanup, retention, delete) deletes the
 -- edges it waited by. (A trigger, where the server stores have a foreign key: SQLite enforces those
 -- only on connections that ask.)
-CREATE TRIGGER jobq_jobs_deleted_edges AFTER DELETE ON jobq_jobs
+CREATE TRIGGER jobq_jobs_deleted_edges AFTER DELETE ON jobq_jobs WHEN OLD.waits
 BEGIN DELETE FROM jobq_deps WHERE dependent = OLD.id; END;
