@@ -161,6 +161,22 @@ impl RedisStore {
         Ok(())
     }
 
+    /// Registers the queues whose writes answered that they still need it, after their jobs are
+    /// written, never before (see [`RedisStore::forget_queue`]).
+    pub(super) async fn register_written<'a>(
+        &self,
+        written: impl Iterator<Item = (&'a str, bool)>,
+        operation: &'static str,
+    ) -> Result<(), StoreError> {
+        let unlisted: Vec<&str> = written.filter(|(_, register)| *register).map(|(q, _)| q).collect();
+        if !unlisted.is_empty() {
+            let _: () = self
+                .query(redis::cmd("SADD").arg(self.key("queues")).arg(&unlisted), operation)
+                .await?;
+        }
+        Ok(())
+    }
+
     /// What one queue holds, by status, as of `now` (which splits pending into ready and scheduled):
     /// one `stats.lua` call, for `stats` itself and for the calls that need a queue's size.
     pub(super) async fn queue_stats(

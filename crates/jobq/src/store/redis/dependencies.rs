@@ -29,8 +29,7 @@ use futures_util::future::try_join_all;
 use redis::{Cmd, Value};
 
 use super::calls::{by_queue, in_input_order};
-use super::codec::run_key;
-use super::scripts::{SCRIPTS, enqueued, meta_arg};
+use super::scripts::{SCRIPTS, enqueued, every_field};
 use super::{KIND, RedisStore};
 use crate::job::{JobId, NewJob};
 use crate::store::{Enqueued, StoreError};
@@ -86,17 +85,14 @@ impl RedisStore {
         });
         let replies = try_join_all(calls).await?;
         // Registered after its jobs are written, as `enqueue` does.
-        let unlisted: Vec<&str> = groups
-            .iter()
-            .zip(&replies)
-            .filter(|(_, (_, register))| *register)
-            .map(|((q, _), _)| *q)
-            .collect();
-        if !unlisted.is_empty() {
-            let _: () = self
-                .query(redis::cmd("SADD").arg(&registry).arg(&unlisted), "enqueue")
-                .await?;
-        }
+        self.register_written(
+            groups
+                .iter()
+                .zip(&replies)
+                .map(|((q, _), (_, register))| (*q, *register)),
+            "enqueue",
+        )
+        .await?;
         let answers = replies.into_iter().map(|(answers, _)| answers).collect();
         Ok(in_input_order(jobs.len(), &groups, answers))
     }
@@ -149,18 +145,9 @@ impl Places<'_> {
 fn after_args(cmd: &mut Cmd, jobs: &[&NewJob], places: &Places<'_>) {
     cmd.arg(jobs.len());
     for job in jobs {
-        cmd.arg(&job.queue)
-            .arg(job.id.as_str())
-            .arg(&job.job_type)
-            .arg(job.payload.get())
-            .arg(meta_arg(job))
-            .arg(job.priority)
-            .arg(job.max_attempts)
-            .arg(run_key(job.run_at))
-            .arg(job.unique_key.as_deref().unwrap_or(""))
-            .arg(job.timeout_ms.map(|t| t.to_string()).unwrap_or_default())
-            .arg(job.created_at.0)
-            .arg(job.after.len());
+        cmd.arg(&job.queue);
+        every_field(cmd, job);
+        cmd.arg(job.after.len());
         for dependency in &job.after {
             cmd.arg(dependency.id.as_str())
                 .arg(places.of(job, &dependency.id).unwrap_or(""))

@@ -164,19 +164,25 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
         _ => {
             cmd.arg("E").arg(jobs.len());
             for job in jobs {
-                cmd.arg(job.id.as_str())
-                    .arg(&job.job_type)
-                    .arg(job.payload.get())
-                    .arg(meta(job))
-                    .arg(job.priority)
-                    .arg(job.max_attempts)
-                    .arg(run_key(job.run_at))
-                    .arg(job.unique_key.as_deref().unwrap_or(""))
-                    .arg(timeout(job))
-                    .arg(job.created_at.0);
+                every_field(cmd, job);
             }
         }
     }
+}
+
+/// One job's fields in `enqueue.lua`'s shape `E` (which `enqueue_after.lua` takes too): id, type,
+/// payload, meta, priority, max attempts, run time, unique key, time-out, creation time.
+pub(crate) fn every_field(cmd: &mut Cmd, job: &NewJob) {
+    cmd.arg(job.id.as_str())
+        .arg(&job.job_type)
+        .arg(job.payload.get())
+        .arg(meta_arg(job))
+        .arg(job.priority)
+        .arg(job.max_attempts)
+        .arg(run_key(job.run_at))
+        .arg(job.unique_key.as_deref().unwrap_or(""))
+        .arg(job.timeout_ms.map(|t| t.to_string()).unwrap_or_default())
+        .arg(job.created_at.0);
 }
 
 /// A job's meta as a script argument: `''` at its default (empty), else its JSON.

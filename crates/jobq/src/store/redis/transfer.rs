@@ -57,17 +57,14 @@ impl RedisStore {
         });
         let replies = try_join_all(per_queue).await?;
         // The queue is registered after its jobs are written, as `enqueue` does.
-        let unlisted: Vec<&str> = groups
-            .iter()
-            .zip(&replies)
-            .filter(|(_, (_, register))| *register)
-            .map(|((q, _), _)| *q)
-            .collect();
-        if !unlisted.is_empty() {
-            let _: () = self
-                .query(redis::cmd("SADD").arg(&registry).arg(&unlisted), "import")
-                .await?;
-        }
+        self.register_written(
+            groups
+                .iter()
+                .zip(&replies)
+                .map(|((q, _), (_, register))| (*q, *register)),
+            "import",
+        )
+        .await?;
         let answers = replies.into_iter().map(|(a, _)| a).collect();
         Ok(in_input_order(jobs.len(), &groups, answers))
     }
