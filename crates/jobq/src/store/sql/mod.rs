@@ -141,7 +141,7 @@ const CLOSE_WAIT: Duration = Duration::from_secs(5);
 const TRANSACTION_TRIES: u32 = 5;
 
 /// Ids per statement that names them: well under every server's limit on placeholders.
-const IDS_PER_STATEMENT: usize = 500;
+pub(crate) const IDS_PER_STATEMENT: usize = 500;
 
 /// Ends a select of jobs (`j`) with the lock of its rows where the database locks rows, taken in id
 /// order so that two transactions locking some of the same rows cannot deadlock.

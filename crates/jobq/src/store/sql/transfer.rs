@@ -45,18 +45,70 @@ impl Sql {
             tx.rollback().await?;
             return Ok(plan.answers);
         }
+        let waited_for = self.dependents_of(&mut tx, &plan.replaced).await?;
         for delete in plan.deletes(d) {
             tx.execute(&delete).await?;
         }
         for chunk in plan.writes.chunks(ROWS_PER_INSERT) {
             tx.insert_whole(d, chunk).await?;
         }
+        self.hand_over_dependents(&mut tx, &plan.writes, waited_for).await?;
         if !d.inserts_notify {
             let ready = plan.writes.iter().filter(|j| j.status == JobStatus::Pending);
             self.notify_ready(&mut tx, ready.map(|j| j.queue.as_str())).await?;
         }
         tx.commit().await?;
         Ok(plan.answers)
+    }
+}
+
+impl Sql {
+    /// Of the jobs an import replaces, those that others wait for, with how many.
+    async fn dependents_of(&self, tx: &mut dyn Exec, ids: &[String]) -> Result<HashMap<String, i32>, sqlx::Error> {
+        let mut counts = HashMap::new();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut select = Stmt::new(
+                self.dialect,
+                "SELECT j.id, j.dependents FROM jobq_jobs AS j WHERE j.dependents > 0",
+            );
+            select.any_of("j.id", chunk.iter().cloned());
+            for row in tx.fetch_all(&select).await? {
+                counts.insert(row.try_get_unchecked::<String>(0)?, row.try_get_unchecked::<i32>(1)?);
+            }
+        }
+        Ok(counts)
+    }
+
+    /// What waited for a replaced job waits for its replacement: still, when the replacement is
+    /// live (its count of dependents carried over), or resolved by how it ended.
+    async fn hand_over_dependents(
+        &self,
+        tx: &mut dyn Exec,
+        writes: &[&Job],
+        mut waited_for: HashMap<String, i32>,
+    ) -> Result<(), sqlx::Error> {
+        if waited_for.is_empty() {
+            return Ok(());
+        }
+        let mut ended = Vec::new();
+        let mut at = crate::time::UnixMillis(0);
+        for job in writes {
+            let Some(n) = waited_for.remove(job.id.as_str()) else {
+                continue;
+            };
+            if job.status.is_terminal() {
+                at = at.max(job.finished_at.unwrap_or(job.created_at));
+                ended.push(super::dependencies::Ended {
+                    id: job.id.to_string(),
+                    status: job.status,
+                });
+            } else {
+                let mut update = Stmt::new(self.dialect, "UPDATE jobq_jobs SET dependents = ");
+                update.bind(n).push(" WHERE id = ").bind(job.id.as_str());
+                tx.execute(&update).await?;
+            }
+        }
+        self.release_dependents(tx, ended, at).await
     }
 }
 

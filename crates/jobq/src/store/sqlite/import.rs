@@ -12,7 +12,8 @@ use super::direct::{execute, for_each_row, insert_rows};
 use super::settings::DIALECT;
 use crate::job::Job;
 use crate::store::sql::{
-    ImportPlan, ROWS_PER_INSERT, WHOLE_JOB_COLUMNS, WholeJobRow, placeholders, select_key_holders, select_stored_ids,
+    IDS_PER_STATEMENT, ImportPlan, ROWS_PER_INSERT, Stmt, WHOLE_JOB_COLUMNS, WholeJobRow, placeholders,
+    select_key_holders, select_stored_ids,
 };
 use crate::store::{Import, ImportAnswer};
 
@@ -21,7 +22,9 @@ const COLUMNS: usize = 22;
 
 /// Writes jobs exactly as given (see [`crate::store::Store::import`]) in one immediate transaction:
 /// it holds the write lock from the start, so what the look-ups find stays true until the writes.
-pub(super) fn import(connection: &mut Connection, import: &Import) -> rusqlite::Result<Vec<ImportAnswer>> {
+/// `None`, having written none of it, when the import would replace a job that others wait for: the
+/// shared statements take that import, which hand the waiting jobs over (`sql/transfer.rs`).
+pub(super) fn import(connection: &mut Connection, import: &Import) -> rusqlite::Result<Option<Vec<ImportAnswer>>> {
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Arrived jobs move first, so that the look-ups below see their ids (see `arrivals.rs`).
     super::arrivals::move_arrived(&tx)?;
@@ -42,7 +45,22 @@ pub(super) fn import(connection: &mut Connection, import: &Import) -> rusqlite::
     let plan = ImportPlan::decided(import, stored, holders);
     if import.dry_run || plan.writes.is_empty() {
         // Dropped, the transaction rolls back.
-        return Ok(plan.answers);
+        return Ok(Some(plan.answers));
+    }
+    for chunk in plan.replaced.chunks(IDS_PER_STATEMENT) {
+        let mut waited_for = false;
+        let mut select = Stmt::new(&DIALECT, "SELECT 1 FROM jobq_jobs WHERE dependents > 0");
+        select.any_of("id", chunk.iter().cloned()).push(" LIMIT 1");
+        for_each_row(&tx, &select, |_| {
+            waited_for = true;
+            Ok(())
+        })?;
+        if waited_for {
+            // Keep the arrived jobs' move (all this transaction wrote), so that the shared
+            // statements see their ids too.
+            tx.commit()?;
+            return Ok(None);
+        }
     }
     for delete in plan.deletes(&DIALECT) {
         execute(&tx, &delete)?;
@@ -51,7 +69,7 @@ pub(super) fn import(connection: &mut Connection, import: &Import) -> rusqlite::
         insert_whole(&tx, chunk)?;
     }
     tx.commit()?;
-    Ok(plan.answers)
+    Ok(Some(plan.answers))
 }
 
 /// One multi-row `INSERT` of whole jobs, its values bound straight from the jobs (the statement the

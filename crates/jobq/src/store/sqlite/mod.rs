@@ -270,9 +270,14 @@ impl SqlBackend for SqliteStore {
         if import.jobs.is_empty() {
             return Ok(Vec::new());
         }
-        self.direct
+        let direct = self
+            .direct
             .run(|connection| import::import(connection, import))?
-            .map_err(|e| self.direct.failed("import", &e))
+            .map_err(|e| self.direct.failed("import", &e))?;
+        match direct {
+            Some(answers) => Ok(answers),
+            None => self.sql.import(import).await,
+        }
     }
 
     async fn apply_migrations(&self) -> Result<(), StoreError> {

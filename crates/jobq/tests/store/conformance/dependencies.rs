@@ -343,3 +343,34 @@ pub(super) async fn a_dependency_may_be_in_another_queue(store: &DynStore) {
     assert_eq!(status(store, "j").await, JobStatus::Pending);
     assert_eq!(ids(&claim(store, "elsewhere", WORKER, 10, at(2)).await), ["j"]);
 }
+
+pub(super) async fn an_import_that_replaces_a_dependency_hands_its_dependents_over(store: &DynStore) {
+    add(store, spec("live")).await;
+    add(store, spec("ended").run_at(at(1))).await;
+    add(
+        store,
+        after(spec("after-live").run_at(LATER), "live", DependOn::Success),
+    )
+    .await;
+    add(
+        store,
+        after(spec("after-ended").run_at(LATER), "ended", DependOn::Success),
+    )
+    .await;
+    let live = get(store, &id("live")).await;
+    let mut ended = get(store, &id("ended")).await;
+    ended.status = JobStatus::Succeeded;
+    ended.finished_at = Some(at(5));
+    let import = jobq::store::Import {
+        jobs: vec![live, ended],
+        on_conflict: jobq::store::OnConflict::Replace,
+        dry_run: false,
+    };
+    store.import(&import).await.expect("import");
+    // Replaced by a finished job: resolved by how it ended. By a live one: still waiting, until it
+    // ends.
+    assert_eq!(status(store, "after-ended").await, JobStatus::Pending);
+    assert_eq!(status(store, "after-live").await, JobStatus::Blocked);
+    end(store, "live", succeeded(), at(6)).await;
+    assert_eq!(status(store, "after-live").await, JobStatus::Pending);
+}

@@ -73,6 +73,7 @@ store_tests! {
         dependencies::a_retried_dependency_keeps_its_dependents_waiting,
         dependencies::a_dependency_rescued_dead_cancels_its_dependents,
         dependencies::a_dependency_may_be_in_another_queue,
+        dependencies::an_import_that_replaces_a_dependency_hands_its_dependents_over,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,
