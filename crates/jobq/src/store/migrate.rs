@@ -1,5 +1,6 @@
-//! jobq's own schema migrations, numbered in lockstep across the SQL stores (a change one store alone
-//! needs, such as SQLite's arrivals table, takes the next number there only).
+//! jobq's own schema migrations, numbered in lockstep across the SQL stores: a change one store alone
+//! needs, such as SQLite's arrivals table (6), takes its number in every store, as a migration that
+//! changes nothing where it is not needed, so that one number means one change everywhere.
 //!
 //! jobq keeps its own `jobq_migrations` table (version, name, checksum, applied_at) rather than sharing
 //! a framework's table with the application, and applies pending migrations under a store-wide lock
@@ -99,6 +100,11 @@ const POSTGRES: &[Migration] = &[
         sql: include_str!("migrations/postgres/0005_bridges.sql"),
     },
     Migration {
+        version: 6,
+        name: "arrivals",
+        sql: include_str!("migrations/postgres/0006_arrivals.sql"),
+    },
+    Migration {
         version: 7,
         name: "dependencies",
         sql: include_str!("migrations/postgres/0007_dependencies.sql"),
@@ -130,6 +136,11 @@ const MYSQL: &[Migration] = &[
         version: 5,
         name: "bridges",
         sql: include_str!("migrations/mysql/0005_bridges.sql"),
+    },
+    Migration {
+        version: 6,
+        name: "arrivals",
+        sql: include_str!("migrations/mysql/0006_arrivals.sql"),
     },
     Migration {
         version: 7,

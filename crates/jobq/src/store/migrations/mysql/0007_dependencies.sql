@@ -4,7 +4,7 @@
 -- for it (`dependents`), so that ending a job nobody waits for reads one column more and writes
 -- nothing more.
 --
--- Transition: jobq schema version 5 → 7 (6 is SQLite's alone), statement by statement under the
+-- Transition: jobq schema version 6 → 7, statement by statement under the
 -- migrator's named lock (MySQL commits each DDL statement). The table's changes are one ALTER, so
 -- they apply together or not at all, and each statement can run again after a failure.
 

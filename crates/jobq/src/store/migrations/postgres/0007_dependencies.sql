@@ -4,7 +4,7 @@
 -- for it (`dependents`), so that ending a job nobody waits for reads one column more and writes
 -- nothing more.
 --
--- Transition: jobq schema version 5 → 7 (6 is SQLite's alone), in one transaction under the
+-- Transition: jobq schema version 6 → 7, in one transaction under the
 -- migrator's advisory lock. Adding the column with a constant default rewrites nothing; the status
 -- constraint is checked against the existing rows once.
 
