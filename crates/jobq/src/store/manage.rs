@@ -84,13 +84,18 @@ impl Resolution {
 
 /// Appends one error to a job's history, dropping the oldest entries past [`ERROR_HISTORY_CAP`].
 fn push_error(job: &mut Job, now: UnixMillis, error: &str) {
-    job.errors.push(JobError {
-        attempt: job.attempt,
-        at: now,
+    push_to_history(&mut job.errors, job.attempt, now, error);
+}
+
+/// Appends one error to an error history, dropping the oldest entries past [`ERROR_HISTORY_CAP`].
+pub(crate) fn push_to_history(errors: &mut Vec<JobError>, attempt: u32, at: UnixMillis, error: &str) {
+    errors.push(JobError {
+        attempt,
+        at,
         error: error.to_string(),
     });
-    let over = job.errors.len().saturating_sub(ERROR_HISTORY_CAP);
-    job.errors.drain(..over);
+    let over = errors.len().saturating_sub(ERROR_HISTORY_CAP);
+    errors.drain(..over);
 }
 
 /// One waiting job to resolve, for [`super::Store::resolve`].

@@ -11,9 +11,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::in_transaction::{self, SqlTables};
+use super::manage::errors_text;
 use super::{Exec, IDS_PER_STATEMENT, Sql, SqlBackend};
 use crate::job::{DependOn, JobError, JobStatus, NewJob, broken_dependency_error};
-use crate::store::{EnqueueOutcome, Enqueued, Finish, Rescue, Rescued, StoreError, Transition};
+use crate::store::manage::push_to_history;
+use crate::store::{EnqueueOutcome, Enqueued, Finish, RESCUE_ERROR, Rescue, Rescued, StoreError, Transition};
 use crate::time::UnixMillis;
 
 /// A job that has just ended, whose dependents are to be resolved.
@@ -317,16 +319,29 @@ impl Sql {
         tx: &mut dyn Exec,
         jobs: &BTreeMap<String, BlockedJob>,
     ) -> Result<HashSet<String>, sqlx::Error> {
-        let ids: Vec<&String> = jobs.keys().collect();
-        let mut open = HashSet::new();
+        let ids: Vec<&str> = jobs.keys().map(String::as_str).collect();
+        let head = "SELECT DISTINCT d.dependent FROM jobq_deps AS d WHERE d.resolved IS NULL";
+        self.texts_among(tx, head, "d.dependent", &ids).await
+    }
+
+    /// The text of the first column of `head` (a selection ending in a condition), run over `ids` a
+    /// bounded number at a time with `AND column IN (…)`.
+    async fn texts_among(
+        &self,
+        tx: &mut dyn Exec,
+        head: &str,
+        column: &str,
+        ids: &[&str],
+    ) -> Result<HashSet<String>, sqlx::Error> {
+        let mut found = HashSet::new();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut select = self.stmt("SELECT DISTINCT d.dependent FROM jobq_deps AS d WHERE d.resolved IS NULL");
-            select.any_of("d.dependent", chunk.iter().map(|id| id.to_string()));
+            let mut select = self.stmt(head);
+            select.any_of(column, chunk.iter().map(|id| id.to_string()));
             for row in tx.fetch_all(&select).await? {
-                open.insert(row.try_get_unchecked::<String>(0)?);
+                found.insert(row.try_get_unchecked::<String>(0)?);
             }
         }
-        Ok(open)
+        Ok(found)
     }
 
     /// Cancels a job that a broken edge will never let run, appending `error` to its history.
@@ -339,13 +354,8 @@ impl Sql {
         at: UnixMillis,
     ) -> Result<(), sqlx::Error> {
         let mut history = errors.to_vec();
-        history.push(JobError {
-            attempt: 0,
-            at,
-            error: error.to_string(),
-        });
-        let keep_from = history.len().saturating_sub(crate::job::ERROR_HISTORY_CAP);
-        let errors = serde_json::to_string(&history[keep_from..]).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        push_to_history(&mut history, 0, at, error);
+        let errors = errors_text(&mut history)?;
         let (json_open, json_close) = self.dialect.json_in;
         let mut update = self.stmt("UPDATE jobq_jobs SET status = 'cancelled', finished_at = ");
         update
@@ -368,15 +378,8 @@ impl Sql {
         ids: impl Iterator<Item = &'a str>,
     ) -> Result<HashSet<String>, sqlx::Error> {
         let ids: Vec<&str> = ids.collect();
-        let mut found = HashSet::new();
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut select = self.stmt("SELECT j.id FROM jobq_jobs AS j WHERE 1 = 1");
-            select.any_of("j.id", chunk.iter().map(|id| id.to_string()));
-            for row in tx.fetch_all(&select).await? {
-                found.insert(row.try_get_unchecked::<String>(0)?);
-            }
-        }
-        Ok(found)
+        self.texts_among(tx, "SELECT j.id FROM jobq_jobs AS j WHERE 1 = 1", "j.id", &ids)
+            .await
     }
 
     /// How the jobs of `ids` stand, their rows locked in id order.
@@ -572,13 +575,8 @@ impl Sql {
             let errors: String = row.try_get_unchecked(3)?;
             let mut history: Vec<JobError> =
                 serde_json::from_str(&errors).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-            history.push(JobError {
-                attempt,
-                at: rescue.now,
-                error: "worker lost".into(),
-            });
-            let keep_from = history.len().saturating_sub(crate::job::ERROR_HISTORY_CAP);
-            let errors = serde_json::to_string(&history[keep_from..]).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+            push_to_history(&mut history, attempt, rescue.now, RESCUE_ERROR);
+            let errors = errors_text(&mut history)?;
             let (json_open, json_close) = self.dialect.json_in;
             let mut update = self.stmt("UPDATE jobq_jobs SET status = 'dead', finished_at = ");
             update

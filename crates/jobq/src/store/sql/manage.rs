@@ -13,7 +13,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::{Exec, IDS_PER_STATEMENT, LIVE_STATUSES, Sql, job_from_row};
-use crate::job::{Job, JobId, JobStatus};
+use crate::job::{Job, JobError, JobId, JobStatus};
 use crate::store::{
     Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolve, ResolveAnswer, Retry, RetryAnswer, StoreError,
     retry_job,
@@ -69,14 +69,7 @@ impl Sql {
 
     /// Writes what a resolution made of a waiting job (locked by the caller).
     async fn write_resolved(&self, job: &mut Job, conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
-        // PostgreSQL's jsonb refuses the NUL character, which an error text given from outside may
-        // hold; every SQL store replaces it, so that the three read alike.
-        for e in &mut job.errors {
-            if e.error.contains('\0') {
-                e.error = e.error.replace('\0', "\u{FFFD}");
-            }
-        }
-        let errors = serde_json::to_string(&job.errors).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        let errors = errors_text(&mut job.errors)?;
         let (json_open, json_close) = self.dialect.json_in;
         let mut update = self.stmt("UPDATE jobq_jobs SET status = ");
         update
@@ -278,6 +271,18 @@ impl Sql {
         }
         Ok(jobs)
     }
+}
+
+/// An error history as the SQL stores write it. PostgreSQL's jsonb refuses the NUL character, which
+/// an error text given from outside may hold; every SQL store replaces it, so that the three read
+/// alike.
+pub(super) fn errors_text(errors: &mut [JobError]) -> Result<String, sqlx::Error> {
+    for e in errors.iter_mut() {
+        if e.error.contains('\0') {
+            e.error = e.error.replace('\0', "\u{FFFD}");
+        }
+    }
+    serde_json::to_string(errors).map_err(|e| sqlx::Error::Encode(Box::new(e)))
 }
 
 /// Whether a delete without `force` refuses a job in this status.
