@@ -136,6 +136,8 @@ impl Job {
             heartbeat_at: l.heartbeat_at,
             worker_id: l.worker_id,
             snoozes: l.snoozes,
+            has_dependencies: false,
+            deps: Vec::new(),
         })
     }
 

@@ -249,6 +249,11 @@ pub struct Job {
     pub worker_id: Option<String>,
     /// Times its handler snoozed it (put it back without spending an attempt).
     pub snoozes: u32,
+    /// It was enqueued after other jobs (`after`): its envelope carries how they ended.
+    pub has_dependencies: bool,
+    /// How its dependencies ended, as the worker read them before running it (what the envelope
+    /// hands its handler as `deps`); empty as a store returns a job.
+    pub deps: Vec<crate::store::Edge>,
 }
 
 impl Job {
@@ -344,5 +349,7 @@ pub(crate) fn test_job(job_type: &str, payload: &str) -> Job {
         heartbeat_at: Some(UnixMillis(1_800_000_000_000)),
         worker_id: Some("w-1".into()),
         snoozes: 0,
+        has_dependencies: false,
+        deps: Vec::new(),
     }
 }

@@ -224,6 +224,8 @@ fn job_json_round_trips_through_the_lenient_reader() {
         heartbeat_at: None,
         worker_id: None,
         snoozes: 0,
+        has_dependencies: false,
+        deps: Vec::new(),
     };
     let text = serde_json::to_string(&job).unwrap();
     assert!(

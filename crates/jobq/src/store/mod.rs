@@ -20,6 +20,7 @@ use crate::job::{Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
 
 pub(crate) mod batch;
+mod edges;
 mod error;
 mod events;
 mod flow;
@@ -42,6 +43,7 @@ pub mod sqlite;
 mod transfer;
 pub mod url;
 
+pub use edges::{Edge, EdgeState, JobEdges, ReadEdges};
 pub use error::StoreError;
 pub use events::{Emit, EmitOutcome, Event, ExpandEvents, Expander, MAX_EVENT_ID_BYTES};
 pub use flow::{
@@ -537,6 +539,14 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Counts by queue and status.
     async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError>;
+
+    /// The edges of each job of `read.ids`: one answer per id, in input order (empty for a job with
+    /// none, or an unknown id). A job's dependencies are every edge it was enqueued with, kept as long
+    /// as it is, each with its state and the dependency as it is now (its fields `None` once it has
+    /// been deleted), and its result when `read.results`. Its dependents (when `read.dependents`) are
+    /// the jobs that wait or waited for it and still exist. Both oldest first (by id). A read, not a
+    /// snapshot: edges resolved meanwhile may be seen either way.
+    async fn edges(&self, read: &ReadEdges) -> Result<Vec<JobEdges>, StoreError>;
 
     // Operator actions.
 

@@ -29,6 +29,8 @@ fn job(id: &str, job_type: &str, queue: &str, tenant: &str) -> Job {
         heartbeat_at: None,
         worker_id: None,
         snoozes: 0,
+        has_dependencies: false,
+        deps: Vec::new(),
     }
 }
 

@@ -141,6 +141,8 @@ pub(crate) fn job_from_pairs(pairs: &[(&str, &str)]) -> Result<Job, StoreError> 
         heartbeat_at: millis("hb")?.or(started_at),
         worker_id: text("w").map(str::to_string),
         snoozes: int("sn")?.unwrap_or(0).max(0) as u32,
+        has_dependencies: text("af").is_some(),
+        deps: Vec::new(),
         id: JobId::from_stored(id.to_string()),
     })
 }

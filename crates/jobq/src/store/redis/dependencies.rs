@@ -27,12 +27,13 @@ use std::collections::HashMap;
 
 use futures_util::future::try_join_all;
 use redis::{Cmd, Value};
+use serde_json::value::RawValue;
 
 use super::calls::{by_queue, in_input_order};
 use super::scripts::{SCRIPTS, enqueued, every_field};
 use super::{KIND, RedisStore};
-use crate::job::{JobId, NewJob};
-use crate::store::{Enqueued, StoreError};
+use crate::job::{DependOn, JobId, JobStatus, NewJob};
+use crate::store::{Edge, EdgeState, Enqueued, JobEdges, ReadEdges, StoreError};
 
 /// What the cluster refuses: a script there may not reach another queue's hash slot.
 const OTHER_QUEUE_ON_A_CLUSTER: &str = "a dependency in another queue on a Redis Cluster";
@@ -97,6 +98,126 @@ impl RedisStore {
         Ok(in_input_order(jobs.len(), &groups, answers))
     }
 
+    /// [`crate::store::Store::edges`]: each job found in its queue (the first in name order that holds
+    /// its id, as `get` does), then its `after:` hash (and its `dependents:` hash) and, at once, the
+    /// jobs at their other ends. Reads, not a script: a cluster's jobs and their edges share a slot,
+    /// but a single server's may be in any queue.
+    pub(super) async fn edges(&self, read: &ReadEdges) -> Result<Vec<JobEdges>, StoreError> {
+        let located = self.locate_all(&read.ids, "edges").await?;
+        let mut answers = Vec::with_capacity(read.ids.len());
+        for (id, queues) in read.ids.iter().zip(located) {
+            let Some(queue) = queues.first() else {
+                answers.push(JobEdges::default());
+                continue;
+            };
+            answers.push(self.edges_of(id, queue, read).await?);
+        }
+        Ok(answers)
+    }
+
+    async fn edges_of(&self, id: &JobId, queue: &str, read: &ReadEdges) -> Result<JobEdges, StoreError> {
+        let own = self.queue_prefix(queue);
+        let after = self.pairs(format!("{own}after:{id}")).await?;
+        let waiting = if read.dependents {
+            self.pairs(format!("{own}dependents:{id}")).await?
+        } else {
+            Vec::new()
+        };
+        let corrupt = |reason: String| StoreError::Corrupt {
+            kind: KIND,
+            id: id.to_string(),
+            reason,
+        };
+        // Each side's other ends at once: (its id, its queue, where the edge's state is written).
+        let mut dependencies = Vec::with_capacity(after.len());
+        for (other, edge) in &after {
+            let (state, on, queue) = parse_edge(edge).ok_or_else(|| corrupt(format!("edge {edge:?}")))?;
+            dependencies.push(self.far_end(other, queue, read.results, Some((state, on))));
+        }
+        let mut dependents = Vec::with_capacity(waiting.len());
+        for (member, _rule) in &waiting {
+            let (queue, other) = member
+                .split_once('\n')
+                .ok_or_else(|| corrupt(format!("dependent {member:?}")))?;
+            dependents.push(self.far_end_waiting(other, queue, id));
+        }
+        let mut dependencies: Vec<Edge> = try_join_all(dependencies).await?.into_iter().flatten().collect();
+        let mut dependents: Vec<Edge> = try_join_all(dependents).await?.into_iter().flatten().collect();
+        dependencies.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+        dependents.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+        Ok(JobEdges {
+            dependencies,
+            dependents,
+        })
+    }
+
+    /// A hash's fields and values.
+    async fn pairs(&self, key: String) -> Result<Vec<(String, String)>, StoreError> {
+        let mut cmd = redis::cmd("HGETALL");
+        cmd.arg(key);
+        self.query(&cmd, "edges").await
+    }
+
+    /// The dependency `id` of `queue` as an edge whose (state, rule) the dependent's hash gave: its
+    /// fields `None` once it has been deleted.
+    async fn far_end(
+        &self,
+        id: &str,
+        queue: &str,
+        results: bool,
+        edge: Option<(EdgeState, DependOn)>,
+    ) -> Result<Option<Edge>, StoreError> {
+        let (state, on) = edge.unwrap_or((EdgeState::Open, DependOn::Success));
+        let mut cmd = redis::cmd("HMGET");
+        cmd.arg(format!("{}job:{id}", self.queue_prefix(queue)))
+            .arg("t")
+            .arg("s")
+            .arg(if results { "res" } else { "t" });
+        let [job_type, status, result]: [Option<String>; 3] = self.query(&cmd, "edges").await?;
+        let found = job_type.is_some();
+        let status = match (found, status) {
+            (false, _) => None,
+            // A job enqueued and not touched since has no status field: it is pending.
+            (true, None) => Some(JobStatus::Pending),
+            (true, Some(s)) => Some(s.parse().map_err(|e: String| StoreError::Corrupt {
+                kind: KIND,
+                id: id.to_string(),
+                reason: format!("s: {e}"),
+            })?),
+        };
+        let result = match result.filter(|_| results && found) {
+            Some(r) => Some(RawValue::from_string(r).map_err(|e| StoreError::Corrupt {
+                kind: KIND,
+                id: id.to_string(),
+                reason: format!("res: {e}"),
+            })?),
+            None => None,
+        };
+        Ok(Some(Edge {
+            job_id: JobId::from_stored(id.to_string()),
+            queue: found.then(|| queue.to_string()),
+            job_type,
+            status,
+            on,
+            state,
+            result,
+        }))
+    }
+
+    /// The dependent `id` of `queue` that waits or waited for `dependency`, with the state its own
+    /// `after:` hash gives the edge; `None` once it has been deleted.
+    async fn far_end_waiting(&self, id: &str, queue: &str, dependency: &JobId) -> Result<Option<Edge>, StoreError> {
+        let mut cmd = redis::cmd("HGET");
+        cmd.arg(format!("{}after:{id}", self.queue_prefix(queue)))
+            .arg(dependency.as_str());
+        let edge: Option<String> = self.query(&cmd, "edges").await?;
+        let Some((state, on, _)) = edge.as_deref().and_then(parse_edge) else {
+            return Ok(None);
+        };
+        let far = self.far_end(id, queue, false, Some((state, on))).await?;
+        Ok(far.filter(|e| e.status.is_some()))
+    }
+
     /// Where the batch's dependencies are: the queues of the batch's jobs by id, and the queues of the
     /// store that hold the others.
     async fn dependency_places<'a>(&self, jobs: &'a [NewJob]) -> Result<Places<'a>, StoreError> {
@@ -138,6 +259,19 @@ impl Places<'_> {
         };
         queues.iter().find(|&&q| q == job.queue).or(queues.first()).copied()
     }
+}
+
+/// An edge as a dependent's `after:` hash holds it: '<state> <rule> <queue>'.
+fn parse_edge(edge: &str) -> Option<(EdgeState, DependOn, &str)> {
+    let (state, rest) = edge.split_once(' ')?;
+    let (rule, queue) = rest.split_once(' ')?;
+    let state = match state {
+        "open" => EdgeState::Open,
+        "met" => EdgeState::Met,
+        "broken" => EdgeState::Broken,
+        _ => return None,
+    };
+    Some((state, rule.parse().ok()?, queue))
 }
 
 /// The arguments of `enqueue_after.lua`: the count, then per job its queue, the fields of shape 'E'

@@ -93,10 +93,11 @@ use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
     DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount,
-    FlowState, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad,
-    QueueStats, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem, ReplayDead, Rescue, Rescued, Resolve,
-    ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport,
-    Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    FlowState, Health, Heartbeat, Import, ImportAnswer, JobEdges, Lease, LeaseState, List, Load, OftenRescued,
+    QueueLoad, QueueStats, ReadEdges, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem, ReplayDead, Rescue,
+    Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused,
+    Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome,
+    WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -525,6 +526,10 @@ impl Store for RedisStore {
             .skip(params.offset as usize)
             .take(params.limit as usize)
             .collect())
+    }
+
+    async fn edges(&self, read: &ReadEdges) -> Result<Vec<JobEdges>, StoreError> {
+        RedisStore::edges(self, read).await
     }
 
     async fn stats(&self, params: &Stats) -> Result<StatsReport, StoreError> {

@@ -127,6 +127,8 @@ pub(crate) fn decode_job(row: &(impl JobCells + ?Sized), kind: StoreKind) -> Res
         heartbeat_at: opt_big(&d, 19)?.map(UnixMillis),
         worker_id: opt_text(&d, 20)?,
         snoozes: int(&d, 21)?.max(0) as u32,
+        has_dependencies: int(&d, 22)? != 0,
+        deps: Vec::new(),
         id: JobId::from_stored(d.id.clone()),
     })
 }

@@ -56,6 +56,8 @@ pub(crate) struct Dialect {
     /// `jobq_jobs AS j`'s error history as JSON text, for a search of its entries (`jobq doctor`'s
     /// often-rescued jobs).
     pub errors_text: &'static str,
+    /// `jobq_jobs AS j`'s result as JSON text (a dependent's envelope carries its dependencies').
+    pub result_text: &'static str,
     /// What a sum of integer columns is wrapped in to come back as a 64-bit integer (PostgreSQL and
     /// MySQL sum integers into a decimal type).
     pub int_sum: (&'static str, &'static str),
@@ -191,6 +193,10 @@ impl Dialect {
                 StoreKind::Postgres => "j.errors::text",
                 StoreKind::Mysql => "CAST(j.errors AS CHAR)",
                 _ => "j.errors",
+            },
+            result_text: match kind {
+                StoreKind::Postgres => "j.result::text",
+                _ => "j.result",
             },
             int_sum: match kind {
                 StoreKind::Postgres => ("CAST(COALESCE(SUM(", "), 0) AS BIGINT)"),

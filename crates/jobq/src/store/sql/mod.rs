@@ -22,6 +22,7 @@
 mod decode;
 mod dependencies;
 mod dialect;
+mod edges;
 mod enqueue;
 pub(crate) mod exec;
 mod filter;

@@ -17,10 +17,10 @@ use crate::job::{Job, JobId, NewJob};
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
     EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount, FlowState, Health,
-    Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, RecordLimits,
-    RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState,
-    SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, Subscription,
-    Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    Heartbeat, Import, ImportAnswer, JobEdges, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, ReadEdges,
+    RecordLimits, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey,
+    ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
+    Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -264,6 +264,11 @@ impl<T: SqlBackend> Store for T {
     async fn stats(&self, stats: &Stats) -> Result<StatsReport, StoreError> {
         self.settle().await?;
         SqlBackend::stats(self, stats).await
+    }
+
+    async fn edges(&self, read: &ReadEdges) -> Result<Vec<JobEdges>, StoreError> {
+        self.settle().await?;
+        self.shared().edges(read).await
     }
 
     async fn health(&self, health: &Health) -> Result<Vec<Finding>, StoreError> {

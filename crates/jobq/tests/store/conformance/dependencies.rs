@@ -2,7 +2,7 @@
 //! by each edge's rule, resolved in the same write as the dependency's end.
 
 use jobq::job::{DependOn, Job, JobSpec, JobStatus};
-use jobq::store::{DynStore, Lease, StoreError, Transition};
+use jobq::store::{Delete, DynStore, Edge, EdgeState, Lease, ReadEdges, StoreError, Transition};
 
 use crate::support::jobs::*;
 
@@ -373,4 +373,123 @@ pub(super) async fn an_import_that_replaces_a_dependency_hands_its_dependents_ov
     assert_eq!(status(store, "after-live").await, JobStatus::Blocked);
     end(store, "live", succeeded(), at(6)).await;
     assert_eq!(status(store, "after-live").await, JobStatus::Pending);
+}
+
+fn edges_of(names: &[&str], dependents: bool, results: bool) -> ReadEdges {
+    ReadEdges {
+        ids: names.iter().map(|n| id(n)).collect(),
+        dependents,
+        results,
+    }
+}
+
+/// (id, status, rule, state) of each edge, as the comparisons below read them.
+fn seen(edges: &[Edge]) -> Vec<(String, Option<JobStatus>, DependOn, EdgeState)> {
+    edges
+        .iter()
+        .map(|e| (e.job_id.to_string(), e.status, e.on, e.state))
+        .collect()
+}
+
+pub(super) async fn edges_name_both_sides_with_their_states_and_results(store: &DynStore) {
+    add(store, spec("d1")).await;
+    add(store, spec("d2")).await;
+    add(store, spec("free")).await;
+    add(
+        store,
+        after(
+            after(spec("j").run_at(LATER), "d1", DependOn::Success),
+            "d2",
+            DependOn::Finish,
+        ),
+    )
+    .await;
+    assert!(get(store, &id("j")).await.has_dependencies);
+    assert!(!get(store, &id("d1")).await.has_dependencies);
+    let d1 = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(1)).await;
+    let result = serde_json::value::RawValue::from_string(r#"{"rows":3}"#.into()).unwrap();
+    let done = Transition::Succeeded { result: Some(result) };
+    assert!(finish(store, &Lease::of(&d1), done, at(2)).await);
+
+    let read = store
+        .edges(&edges_of(&["j", "d1", "free", "nothing"], true, true))
+        .await
+        .expect("edges");
+    assert_eq!(read.len(), 4, "one answer per id");
+    assert_eq!(
+        seen(&read[0].dependencies),
+        [
+            (
+                "d1".into(),
+                Some(JobStatus::Succeeded),
+                DependOn::Success,
+                EdgeState::Met
+            ),
+            ("d2".into(), Some(JobStatus::Pending), DependOn::Finish, EdgeState::Open),
+        ]
+    );
+    let d1_edge = &read[0].dependencies[0];
+    assert_eq!(d1_edge.result.as_ref().map(|r| r.get()), Some(r#"{"rows":3}"#));
+    assert_eq!(
+        (d1_edge.job_type.as_deref(), d1_edge.queue.as_deref()),
+        (Some(JOB_TYPE), Some("default"))
+    );
+    assert!(read[0].dependents.is_empty());
+    // The dependency's side lists the job that waited, after its own end.
+    assert_eq!(
+        seen(&read[1].dependents),
+        [("j".into(), Some(JobStatus::Blocked), DependOn::Success, EdgeState::Met)]
+    );
+    assert!(read[1].dependencies.is_empty());
+    assert!(read[2].dependencies.is_empty() && read[2].dependents.is_empty());
+    assert!(read[3].dependencies.is_empty() && read[3].dependents.is_empty());
+    // Without results, none is read.
+    let plain = store.edges(&edges_of(&["j"], false, false)).await.expect("edges");
+    assert!(plain[0].dependencies.iter().all(|e| e.result.is_none()));
+
+    // A dependency deleted before it ended breaks no `finish` edge, and is named with no fields.
+    let delete = Delete {
+        ids: vec![id("d2")],
+        force: true,
+    };
+    store.delete(&delete).await.expect("delete");
+    let read = store.edges(&edges_of(&["j"], true, false)).await.expect("edges");
+    assert_eq!(
+        seen(&read[0].dependencies),
+        [
+            (
+                "d1".into(),
+                Some(JobStatus::Succeeded),
+                DependOn::Success,
+                EdgeState::Met
+            ),
+            ("d2".into(), None, DependOn::Finish, EdgeState::Met),
+        ]
+    );
+    assert_eq!(read[0].dependencies[1].job_type, None);
+    assert_eq!(status(store, "j").await, JobStatus::Pending);
+}
+
+pub(super) async fn a_deleted_dependent_leaves_its_dependencies_edges(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("a").run_at(LATER), "d", DependOn::Success)).await;
+    add(store, after(spec("b").run_at(LATER), "d", DependOn::Finish)).await;
+    let delete = Delete {
+        ids: vec![id("a")],
+        force: false,
+    };
+    store.delete(&delete).await.expect("delete");
+    let read = store.edges(&edges_of(&["d", "a"], true, false)).await.expect("edges");
+    assert_eq!(
+        seen(&read[0].dependents),
+        [("b".into(), Some(JobStatus::Blocked), DependOn::Finish, EdgeState::Open)]
+    );
+    assert!(read[1].dependencies.is_empty(), "a deleted job has no edges left");
+    // Once the dependency ended, its side still lists the job that waited, and the deleted one not.
+    end(store, "d", dead(), at(1)).await;
+    let read = store.edges(&edges_of(&["d"], true, false)).await.expect("edges");
+    assert_eq!(
+        seen(&read[0].dependents),
+        [("b".into(), Some(JobStatus::Pending), DependOn::Finish, EdgeState::Met)]
+    );
 }

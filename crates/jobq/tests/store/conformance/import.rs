@@ -44,6 +44,8 @@ fn whole(name: &str, status: JobStatus) -> Job {
         heartbeat_at: ran.then(|| if status == JobStatus::Running { at(250) } else { at(200) }),
         worker_id: (status == JobStatus::Running).then(|| "gone-worker".to_string()),
         snoozes: if live { 1 } else { 0 },
+        has_dependencies: false,
+        deps: Vec::new(),
     }
 }
 

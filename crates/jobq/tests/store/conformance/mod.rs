@@ -74,6 +74,8 @@ store_tests! {
         dependencies::a_dependency_rescued_dead_cancels_its_dependents,
         dependencies::a_dependency_may_be_in_another_queue,
         dependencies::an_import_that_replaces_a_dependency_hands_its_dependents_over,
+        dependencies::edges_name_both_sides_with_their_states_and_results,
+        dependencies::a_deleted_dependent_leaves_its_dependencies_edges,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,

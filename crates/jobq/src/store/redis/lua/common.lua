@@ -278,7 +278,9 @@ end
 -- the dependency's `dependents:<id>` hash maps '<queue>\n<id>' of each dependent whose edge is open
 -- to the rule, and its hash's `dn` counts them, so that a script that ends a job learns whether any
 -- job waits for it from the HMGET it makes anyway. Every edge is resolved once: the dependency's
--- side is deleted when it ends, and the dependent's edge leaves the state open once.
+-- `dn` is deleted when it ends, and the dependent's edge leaves the state open once. Both hashes stay
+-- as long as their job does (`jobq show` lists both sides), and a job with dependencies holds `af`
+-- for good (its envelope carries how they ended).
 local ENDED = { succeeded = true, dead = true, cancelled = true, discarded = true }
 
 local function after_key(Q, id)
@@ -356,7 +358,8 @@ end
 -- it ended in }), and of those it cancels in turn (appended to `ended` as they are): a cascade, one
 -- job after another rather than by recursion, so that a long chain cannot exhaust Lua's stack. Each
 -- job's side of its edges is deleted once resolved. The queues where jobs became pending go into
--- `woken`, for the caller to wake once each.
+-- `woken`, for the caller to wake once each. The `dependents:` hash of a job that is still there stays
+-- (what `edges` reads), and goes with a job that was deleted.
 local function settle(ended, now, woken)
   local n = 1
   while ended[n] do
@@ -368,8 +371,12 @@ local function settle(ended, now, woken)
       local q, dependent = string.match(waiting[f], '^([^\n]*)\n(.*)$')
       resolve_edge(sibling(Q, q), dependent, id, status, now, ended, woken)
     end
-    redis.call('DEL', dk)
-    redis.call('HDEL', jkey(Q, id), 'dn')
+    local k = jkey(Q, id)
+    if redis.call('EXISTS', k) == 1 then
+      redis.call('HDEL', k, 'dn')
+    else
+      redis.call('DEL', dk)
+    end
   end
 end
 
@@ -392,8 +399,8 @@ local function release_dependents(Q, id, status, now)
 end
 
 -- For a job that leaves the store while it may still wait (deleted, or replaced by an import): takes
--- its open edges out of its dependencies' `dependents:` hashes, with their counts, and deletes its
--- `after:` hash. Call it only for a job whose hash holds `ao`. (A dependency that ends later would
+-- its edges out of its dependencies' `dependents:` hashes (the open ones out of their counts too),
+-- and deletes its `after:` hash. Call it only for a job whose hash holds `ao`. (A dependency that ends later would
 -- find the edge gone from the dependent's side and leave it, but until then its `dn` would count a
 -- job that no longer waits, and its end would read a member for nothing.)
 local function unlink_dependent(Q, id)
@@ -402,15 +409,13 @@ local function unlink_dependent(Q, id)
   local member = queue_of(Q) .. '\n' .. id
   for f = 1, #edges, 2 do
     local state, q = string.match(edges[f + 1], '^(%S+) %S+ (.*)$')
-    if state == 'open' then
-      local DQ = sibling(Q, q)
-      if redis.call('HDEL', dependents_key(DQ, edges[f]), member) == 1 then
-        local dk = jkey(DQ, edges[f])
-        -- (On a dependency deleted in the same script, this makes and empties a hash, which Redis
-        -- then removes.)
-        if redis.call('HINCRBY', dk, 'dn', -1) <= 0 then
-          redis.call('HDEL', dk, 'dn')
-        end
+    local DQ = sibling(Q, q)
+    if redis.call('HDEL', dependents_key(DQ, edges[f]), member) == 1 and state == 'open' then
+      local dk = jkey(DQ, edges[f])
+      -- (On a dependency deleted in the same script, this makes and empties a hash, which Redis
+      -- then removes.)
+      if redis.call('HINCRBY', dk, 'dn', -1) <= 0 then
+        redis.call('HDEL', dk, 'dn')
       end
     end
   end

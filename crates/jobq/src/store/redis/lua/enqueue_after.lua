@@ -110,6 +110,9 @@ for _, job in ipairs(jobs) do
       fields[#fields + 1] = 'blocked'
       fields[#fields + 1] = 'ao'
       fields[#fields + 1] = #edges
+      -- For good: a job that waited gets its dependencies' ends in its envelope.
+      fields[#fields + 1] = 'af'
+      fields[#fields + 1] = '1'
       redis.call('HSET', unpack(fields))
       redis.call('ZADD', blocked_key(Q), job.c, id)
       local ak = after_key(Q, id)

@@ -1,0 +1,114 @@
+//! [`crate::store::Store::edges`] for the three SQL stores: the rows of `jobq_deps` on either side
+//! of the jobs asked about, each joined to the job at its other end. A job's dependencies are read
+//! through `jobq_deps_dependent`, its dependents through the primary key (which leads with the
+//! dependency); a bounded number of ids at a time.
+
+use std::collections::HashMap;
+
+use super::decode::compact_json;
+use super::{IDS_PER_STATEMENT, Sql};
+use crate::job::{DependOn, JobId, JobStatus};
+use crate::store::{Edge, EdgeState, JobEdges, ReadEdges, StoreError};
+
+/// Which side of the edges a statement reads.
+#[derive(Clone, Copy)]
+enum Side {
+    /// The jobs the asked-about jobs wait for (joined on `dependency`).
+    Dependencies,
+    /// The jobs that wait for them (joined on `dependent`).
+    Dependents,
+}
+
+impl Side {
+    /// (the column naming the asked-about job, the column naming the other end)
+    fn columns(self) -> (&'static str, &'static str) {
+        match self {
+            Side::Dependencies => ("dependent", "dependency"),
+            Side::Dependents => ("dependency", "dependent"),
+        }
+    }
+}
+
+impl Sql {
+    pub(crate) async fn edges(&self, read: &ReadEdges) -> Result<Vec<JobEdges>, StoreError> {
+        let mut found: HashMap<&str, JobEdges> = HashMap::new();
+        let ids: Vec<&str> = read.ids.iter().map(JobId::as_str).collect();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            for (asked, edge) in self.edges_on(Side::Dependencies, chunk, read.results).await? {
+                found
+                    .entry(asked_id(chunk, &asked))
+                    .or_default()
+                    .dependencies
+                    .push(edge);
+            }
+            if read.dependents {
+                for (asked, edge) in self.edges_on(Side::Dependents, chunk, false).await? {
+                    found.entry(asked_id(chunk, &asked)).or_default().dependents.push(edge);
+                }
+            }
+        }
+        Ok(ids
+            .iter()
+            .map(|id| found.get(id).cloned().unwrap_or_default())
+            .collect())
+    }
+
+    /// The edges on `side` of the jobs of `ids`, each with the id it was asked for, in order of
+    /// (asked id, other end's id). The other end is `LEFT JOIN`ed: a dependency may be gone.
+    async fn edges_on(&self, side: Side, ids: &[&str], results: bool) -> Result<Vec<(String, Edge)>, StoreError> {
+        let (asked, other) = side.columns();
+        let result = if results { self.dialect.result_text } else { "NULL" };
+        let mut select = self.stmt(format!(
+            "SELECT d.{asked}, d.{other}, d.rule, d.resolved, j.job_type, j.queue, j.status, {result} \
+             FROM jobq_deps AS d LEFT JOIN jobq_jobs AS j ON j.id = d.{other} WHERE 1 = 1"
+        ));
+        select.any_of(&format!("d.{asked}"), ids.iter().map(|id| id.to_string()));
+        select.push(&format!(" ORDER BY d.{asked}, d.{other}"));
+        let rows = self.fetch_all(&select, "edges").await?;
+        let corrupt = |id: &str, reason: String| StoreError::Corrupt {
+            kind: self.dialect.kind,
+            id: id.to_string(),
+            reason,
+        };
+        let mut edges = Vec::with_capacity(rows.len());
+        for row in rows {
+            let text = |i: usize| row.try_get_unchecked::<Option<String>>(i).map_err(|e| e.to_string());
+            let asked_id = text(0).map_err(|e| corrupt("?", e))?.unwrap_or_default();
+            let cell = |i: usize| text(i).map_err(|e| corrupt(&asked_id, format!("jobq_deps: {e}")));
+            let other_id = cell(1)?.unwrap_or_default();
+            let on: DependOn = cell(2)?
+                .unwrap_or_default()
+                .parse()
+                .map_err(|e| corrupt(&asked_id, e))?;
+            let status = match cell(6)? {
+                Some(s) => Some(s.parse::<JobStatus>().map_err(|e| corrupt(&other_id, e))?),
+                None => None,
+            };
+            let result = match cell(7)? {
+                Some(r) => Some(
+                    serde_json::value::RawValue::from_string(compact_json(r))
+                        .map_err(|e| corrupt(&other_id, format!("result: {e}")))?,
+                ),
+                None => None,
+            };
+            edges.push((
+                asked_id.clone(),
+                Edge {
+                    job_id: JobId::from_stored(other_id),
+                    job_type: cell(4)?,
+                    queue: cell(5)?,
+                    status,
+                    on,
+                    state: EdgeState::from_stored(cell(3)?.as_deref()),
+                    result,
+                },
+            ));
+        }
+        Ok(edges)
+    }
+}
+
+/// The asked-for id of `chunk` equal to `id` (so the map borrows from the caller's ids).
+fn asked_id<'a>(chunk: &[&'a str], id: &str) -> &'a str {
+    chunk.iter().copied().find(|c| *c == id).unwrap_or_default()
+}
