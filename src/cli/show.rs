@@ -5,6 +5,8 @@ use comfy_table::Cell;
 
 use super::output::{print, print_json, status_cell, table, when};
 use super::{Context, OutputFormat};
+use crate::report::ShownJob;
+use jobq::store::Edge;
 use jobq::time::format_duration;
 
 /// Arguments of `jobq show`.
@@ -20,8 +22,9 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     let client = ctx.client().await?;
     let job = client.get(&args.id).await?;
+    let edges = client.edges(&args.id).await?;
     if format == OutputFormat::Json {
-        return print_json(&job);
+        return print_json(&ShownJob::new(&job, &edges));
     }
     let now = client.now();
     let time = |t: Option<jobq::UnixMillis>| match t {
@@ -81,7 +84,31 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
         out.push_str("\n\nerrors (newest last):\n");
         out.push_str(&errors.to_string());
     }
+    for (title, side) in [("waits for", &edges.dependencies), ("waited for by", &edges.dependents)] {
+        if !side.is_empty() {
+            out.push_str(&format!("\n\n{title}:\n"));
+            out.push_str(&edge_table(side).to_string());
+        }
+    }
     print(&out)
+}
+
+/// One side of a job's edges: the job at the other end as it is now, the rule, and the edge's state.
+fn edge_table(edges: &[Edge]) -> comfy_table::Table {
+    let mut t = table(&["ID", "TYPE", "STATUS", "ON", "EDGE"]);
+    for e in edges {
+        t.add_row(vec![
+            Cell::new(e.job_id.as_str()),
+            Cell::new(e.job_type.as_deref().unwrap_or("-")),
+            match e.status {
+                Some(s) => status_cell(s),
+                None => Cell::new("deleted"),
+            },
+            Cell::new(e.on),
+            Cell::new(e.state.as_str()),
+        ]);
+    }
+    t
 }
 
 fn pretty(raw: &str) -> String {

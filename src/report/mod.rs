@@ -17,11 +17,33 @@ use serde_json::{Value, json};
 use jobq::client::{CancelReport, DeleteReport, RetryReport};
 use jobq::error::Error;
 use jobq::job::{Job, JobId, JobStatus};
-use jobq::store::{Cancelled, DeletedCount, Pause, QueueStats, ResolveAnswer, StatsReport};
+use jobq::store::{Cancelled, DeletedCount, Edge, JobEdges, Pause, QueueStats, ResolveAnswer, StatsReport};
 
 pub use prometheus::{label, prometheus};
 pub use schedules::{ScheduleRow, schedule_rows};
 pub use throughput::throughput;
+
+/// A job as `jobq show -o json` prints it and `GET /api/v1/jobs/{id}` returns it: the job JSON, then
+/// its edges (`dependencies`, `dependents`: each the job at the other end with its type, queue and
+/// status, null once deleted, the rule and the edge's state).
+#[derive(Serialize)]
+pub struct ShownJob<'a> {
+    #[serde(flatten)]
+    pub job: &'a Job,
+    pub dependencies: &'a [Edge],
+    pub dependents: &'a [Edge],
+}
+
+impl<'a> ShownJob<'a> {
+    /// `job` with `edges`.
+    pub fn new(job: &'a Job, edges: &'a JobEdges) -> ShownJob<'a> {
+        ShownJob {
+            job,
+            dependencies: &edges.dependencies,
+            dependents: &edges.dependents,
+        }
+    }
+}
 
 /// A call's answer as the JSON document `--output json` prints and `jobq serve` returns.
 pub trait Document {

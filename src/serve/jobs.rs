@@ -14,6 +14,7 @@ use super::body::{JsonBody, QueryPairs};
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::tokens::Caller;
+use crate::report::ShownJob;
 use jobq::error::{Input, InvalidInput};
 use jobq::job::{Flow, FlowJob, Job, JobId, JobSpec, JobStatus, ids_by_ref};
 use jobq::store::{Enqueued, JobFilter, List, ListCursor};
@@ -94,9 +95,11 @@ fn next_page(uri: &Uri, last: &ListCursor) -> String {
     format!("</api/v1/jobs?{}>; rel=\"next\"", next.finish())
 }
 
-/// `GET /api/v1/jobs/{id}`.
-pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Job>> {
-    Ok(Json(state.client.get(&id).await?))
+/// `GET /api/v1/jobs/{id}`: the job with its edges.
+pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+    let job = state.client.get(&id).await?;
+    let edges = state.client.edges(&id).await?;
+    Ok(Json(ShownJob::new(&job, &edges)).into_response())
 }
 
 /// `POST /api/v1/jobs`: a job JSON object answers with its `Enqueued`; an array answers with one per

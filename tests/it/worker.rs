@@ -813,7 +813,12 @@ async fn a_per_type_limit_is_never_exceeded(store: TestStore) {
 
 async fn jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation(store: TestStore) {
     let world = World::new(store, FAST).await;
-    world.exec_handler("step", "echo \"$JOBQ_JOB_ID\" >> $D/runs.txt", "");
+    // Each step keeps its envelope and returns a result naming itself.
+    world.exec_handler(
+        "step",
+        r#"cat > $D/$JOBQ_JOB_ID.json; echo "$JOBQ_JOB_ID" >> $D/runs.txt; echo "::result {\"from\":\"$JOBQ_JOB_ID\"}""#,
+        "",
+    );
     world.exec_handler("broken", "exit 1", "");
     let step = |id: &str| JobSpec::new("step", json!({})).id(id);
     let worker = world.worker("w", &[]);
@@ -836,6 +841,24 @@ async fn jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation
     assert!(
         runs.lines().any(|l| l == "h") && !runs.lines().any(|l| l == "g"),
         "{runs}"
+    );
+    // A dependent's envelope carries how its dependencies ended, with their results.
+    let envelope = |id: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(world.path(&format!("{id}.json"))).unwrap()).unwrap()
+    };
+    assert_eq!(
+        envelope("c")["deps"],
+        json!([{"jobId": "b", "jobType": "step", "queue": "default", "status": "succeeded",
+                "on": "finish", "state": "met", "result": {"from": "b"}}])
+    );
+    let h = &envelope("h")["deps"][0];
+    assert_eq!(
+        (&h["jobId"], &h["status"], &h["on"], &h["result"]),
+        (&json!("f"), &json!("dead"), &json!("failure"), &json!(null))
+    );
+    assert!(
+        envelope("a").get("deps").is_none(),
+        "a job without dependencies has no deps"
     );
 }
 

@@ -22,9 +22,9 @@ use tokio::time::Instant;
 
 use crate::store::{
     self, Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount,
-    DynStore, Emit, EmitOutcome, Enqueued, Event, JobFilter, List, RejectedInbox, RejectedItem, ReplayDead, Resolution,
-    Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleState, SetSchedulePaused, Stats, StatsReport, StoreUrl, WakeOn,
-    WorkerInfo,
+    DynStore, Emit, EmitOutcome, Enqueued, Event, JobEdges, JobFilter, List, ReadEdges, RejectedInbox, RejectedItem,
+    ReplayDead, Resolution, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleState, SetSchedulePaused, Stats,
+    StatsReport, StoreUrl, WakeOn, WorkerInfo,
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
@@ -389,6 +389,17 @@ impl Client {
     /// One job; `NotFound` when there is none.
     pub async fn get(&self, id: &str) -> Result<Job> {
         self.read(&JobId::parse(id)?).await
+    }
+
+    /// A job's edges: the jobs it waits (or waited) for and those that wait (or waited) for it, each
+    /// as it is now. Empty for a job without any, or an id of no job.
+    pub async fn edges(&self, id: &str) -> Result<JobEdges> {
+        let read = ReadEdges {
+            ids: vec![JobId::parse(id)?],
+            dependents: true,
+            results: false,
+        };
+        Ok(self.store.edges(&read).await?.pop().unwrap_or_default())
     }
 
     /// One job by a parsed id; `NotFound` when there is none.

@@ -1,5 +1,7 @@
 //! `jobq show ID`: one job in full.
 
+use serde_json::json;
+
 use super::Sandbox;
 
 #[test]
@@ -53,4 +55,40 @@ fn show_an_unknown_id_is_not_found() {
     snap!("empty", env.run(["show", ""]));
     snap!("missing", env.run(["show"]));
     snap!("prometheus", env.run(["show", "x", "-o", "prometheus"]));
+}
+
+#[test]
+fn show_lists_what_a_job_waits_for_and_what_waits_for_it() {
+    let env = Sandbox::new();
+    env.enqueue(&["report.build", "{}", "--id", "build"]);
+    env.enqueue(&["report.mail", "{}", "--id", "mail", "--after", "build"]);
+    env.enqueue(&["report.alert", "{}", "--id", "alert", "--after", "build:failure"]);
+    let succeeded = jobq::store::Transition::Succeeded { result: None };
+    env.settle("default", succeeded, jobq::UnixMillis::now());
+
+    let build = env.json(["show", "build", "-o", "json"]);
+    assert_eq!(build["dependencies"], json!([]));
+    assert_eq!(
+        build["dependents"],
+        json!([
+            {"jobId": "alert", "jobType": "report.alert", "queue": "default", "status": "cancelled", "on": "failure", "state": "broken"},
+            {"jobId": "mail", "jobType": "report.mail", "queue": "default", "status": "pending", "on": "success", "state": "met"},
+        ])
+    );
+    let mail = env.json(["show", "mail", "-o", "json"]);
+    assert_eq!(
+        mail["dependencies"],
+        json!([{"jobId": "build", "jobType": "report.build", "queue": "default", "status": "succeeded", "on": "success", "state": "met"}])
+    );
+    let table = env.run(["show", "build"]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let below = table
+        .stdout
+        .split("waited for by:")
+        .nth(1)
+        .expect("the dependents' table");
+    for word in ["alert", "report.alert", "cancelled", "failure", "broken", "mail", "met"] {
+        assert!(below.contains(word), "{word} in\n{}", table.stdout);
+    }
+    assert!(!table.stdout.contains("waits for:"), "{}", table.stdout);
 }

@@ -190,6 +190,8 @@ mod tests {
             heartbeat_at: Some(UnixMillis(1_700_000_002_000)),
             worker_id: Some("w-1".into()),
             snoozes: 3,
+            has_dependencies: false,
+            deps: Vec::new(),
         }
     }
 

@@ -312,13 +312,54 @@ fn write_envelope_fields<M: SerializeStruct>(job: &Job, m: &mut M) -> Result<(),
     m.serialize_field("createdAt", &job.created_at)
 }
 
-/// The envelope alone, as handlers receive it on stdin or in an HTTP body.
+/// The envelope alone, as handlers receive it on stdin or in an HTTP body. A job enqueued after
+/// others also carries `deps`: how each of them ended ([`DependencyEnd`]).
 pub struct Envelope<'a>(&'a Job);
 
 impl Serialize for Envelope<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_struct("Envelope", 13)?;
-        write_envelope_fields(self.0, &mut m)?;
+        let job = self.0;
+        let mut m = s.serialize_struct("Envelope", 14)?;
+        write_envelope_fields(job, &mut m)?;
+        if job.has_dependencies {
+            let deps: Vec<DependencyEnd<'_>> = job.deps.iter().map(DependencyEnd).collect();
+            m.serialize_field("deps", &deps)?;
+        }
+        m.end()
+    }
+}
+
+/// The largest result of a dependency that a dependent's envelope carries inline; a larger one is
+/// named by its size (`resultBytes`, `result` null), for the handler to read with `jobq show`.
+pub const DEPENDENCY_RESULT_CAP: usize = 64 * 1024;
+
+/// One dependency in a dependent's envelope: `jobId`, `jobType`, `queue`, `status` (null once it
+/// has been deleted), `on` (the rule), `state` (`met` for each dependency of a job that runs: a
+/// broken one cancels it), and `result` (up to [`DEPENDENCY_RESULT_CAP`] bytes, else `resultBytes`).
+pub struct DependencyEnd<'a>(&'a crate::store::Edge);
+
+impl Serialize for DependencyEnd<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let edge = self.0;
+        let too_large = edge
+            .result
+            .as_ref()
+            .map(|r| r.get().len())
+            .filter(|&n| n > DEPENDENCY_RESULT_CAP);
+        let mut m = s.serialize_struct("DependencyEnd", 7)?;
+        m.serialize_field("jobId", &edge.job_id)?;
+        m.serialize_field("jobType", &edge.job_type)?;
+        m.serialize_field("queue", &edge.queue)?;
+        m.serialize_field("status", &edge.status)?;
+        m.serialize_field("on", &edge.on)?;
+        m.serialize_field("state", &edge.state)?;
+        match too_large {
+            None => m.serialize_field("result", &edge.result)?,
+            Some(bytes) => {
+                m.serialize_field("result", &None::<()>)?;
+                m.serialize_field("resultBytes", &bytes)?;
+            }
+        }
         m.end()
     }
 }

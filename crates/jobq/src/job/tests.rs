@@ -333,3 +333,32 @@ fn whole_numbers_written_as_floats_are_read_only_within_range() {
         assert!(err.reason.contains("in range"), "{line}: {err}");
     }
 }
+
+#[test]
+fn a_job_that_waited_carries_its_dependencies_ends_and_a_large_result_by_its_size() {
+    use crate::store::{Edge, EdgeState};
+    let mut job = super::test_job("report", "{}");
+    assert!(serde_json::to_value(job.envelope()).unwrap().get("deps").is_none());
+    let edge = |id: &str, result: String| Edge {
+        job_id: JobId::from_stored(id.into()),
+        job_type: Some("extract".into()),
+        queue: Some("default".into()),
+        status: Some(JobStatus::Succeeded),
+        on: super::DependOn::Success,
+        state: EdgeState::Met,
+        result: Some(serde_json::value::RawValue::from_string(result).unwrap()),
+    };
+    let large = format!("\"{}\"", "x".repeat(super::DEPENDENCY_RESULT_CAP));
+    job.has_dependencies = true;
+    job.deps = vec![edge("a", r#"{"rows":3}"#.into()), edge("b", large.clone())];
+    let envelope = serde_json::to_value(job.envelope()).unwrap();
+    assert_eq!(
+        envelope["deps"][0],
+        json!({"jobId": "a", "jobType": "extract", "queue": "default", "status": "succeeded",
+               "on": "success", "state": "met", "result": {"rows": 3}})
+    );
+    assert_eq!(envelope["deps"][1]["result"], Value::Null);
+    assert_eq!(envelope["deps"][1]["resultBytes"], json!(large.len()));
+    // The job JSON (show, list, export) is not the envelope: no `deps` there.
+    assert!(serde_json::to_value(&job).unwrap().get("deps").is_none());
+}

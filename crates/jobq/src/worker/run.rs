@@ -18,7 +18,7 @@ use super::outcome::{self, RunEnd, Verdict};
 use super::{Queued, Registered, Shared};
 use crate::handler::{self, JobContext, Outcome, StopReason};
 use crate::job::Job;
-use crate::store::{Finish, Lease};
+use crate::store::{Finish, Lease, ReadEdges, StoreError};
 
 /// Time a stopped handler gets beyond the kill grace before the worker abandons it.
 const STOP_MARGIN: Duration = Duration::from_secs(1);
@@ -37,7 +37,16 @@ pub(super) async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: 
 }
 
 /// Runs one job and hands its verdict over; returns the prefetched job that takes its slot, if any.
-async fn run_one(s: &Shared, Queued { job, reg, cx, seq }: Queued, acks: &AckSender) -> Option<Queued> {
+async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &AckSender) -> Option<Queued> {
+    if job.has_dependencies
+        && let Err(e) = read_dependencies(s, &mut job).await
+    {
+        // Its handler is owed them: the job goes back, its attempt unused, for a later claim.
+        tracing::warn!(job_id = %job.id, error = %e, "cannot read the job's dependencies: it goes back to pending");
+        let next = s.end_run(&job, seq, reg.concurrency.is_some(), false);
+        hand_over(acks, Verdict::Release, None, &job, &cx, seq);
+        return next;
+    }
     let timeout = job.timeout_ms.map(Duration::from_millis).or(reg.timeout);
     let started = tokio::time::Instant::now();
     // A prefetched job may have been cancelled (or the worker stopped) while it waited.
@@ -66,6 +75,18 @@ async fn run_one(s: &Shared, Queued { job, reg, cx, seq }: Queued, acks: &AckSen
     let next = s.end_run(&job, seq, reg.concurrency.is_some(), matches!(verdict, Verdict::Forget));
     hand_over(acks, verdict, stop, &job, &cx, seq);
     next
+}
+
+/// Reads how a job's dependencies ended, with their results, for its envelope (`deps`).
+async fn read_dependencies(s: &Shared, job: &mut Job) -> Result<(), StoreError> {
+    let read = ReadEdges {
+        ids: vec![job.id.clone()],
+        dependents: false,
+        results: true,
+    };
+    let mut edges = s.store.edges(&read).await?;
+    job.deps = edges.pop().map(|e| e.dependencies).unwrap_or_default();
+    Ok(())
 }
 
 /// Sends a verdict to the acknowledger; a job to forget only gets its log line.
