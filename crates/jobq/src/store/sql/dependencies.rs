@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::in_transaction::{self, SqlTables};
 use super::manage::errors_text;
-use super::{Exec, IDS_PER_STATEMENT, Sql, SqlBackend};
+use super::{Exec, IDS_PER_STATEMENT, LIVE_STATUSES, LimitedDelete, Sql, SqlBackend};
 use crate::job::{DependOn, JobError, JobStatus, NewJob, broken_dependency_error};
 use crate::store::manage::push_to_history;
 use crate::store::{EnqueueOutcome, Enqueued, Finish, RESCUE_ERROR, Rescue, Rescued, StoreError, Transition};
@@ -369,6 +369,24 @@ impl Sql {
             .push(" AND status IN ('blocked', 'pending')");
         tx.execute(&update).await?;
         Ok(())
+    }
+
+    /// The condition that keeps, out of a cleanup of `table`, a job that a job which has not ended
+    /// waits or waited for: its result is still to be handed over (the dependent's envelope), and
+    /// one still blocked needs it named. A probe of `jobq_deps`'s primary key per job. MySQL's
+    /// `DELETE` names `jobq_jobs` itself (`LimitedDelete::Inline`), which a subquery may not read
+    /// unless it is materialized first (MariaDB would allow the plain one).
+    pub(crate) fn not_awaited(&self, table: &str) -> String {
+        let live = format!(
+            "SELECT kd.dependency FROM jobq_deps AS kd JOIN jobq_jobs AS kj ON kj.id = kd.dependent \
+             WHERE kj.status IN {LIVE_STATUSES}"
+        );
+        match self.dialect.limited_delete {
+            LimitedDelete::Inline => format!(
+                " AND {table}.id NOT IN (SELECT /*+ NO_MERGE(keep) */ keep.dependency FROM ({live}) AS keep)"
+            ),
+            LimitedDelete::BySubquery => format!(" AND NOT EXISTS ({live} AND kd.dependency = {table}.id)"),
+        }
     }
 
     /// Which of `ids` exist.

@@ -460,6 +460,7 @@ impl Sql {
         if let Some(before) = cleanup.finished_before {
             stmt.push(&format!(" AND {table}.finished_at < ")).bind(before.0);
         }
+        stmt.push(&self.not_awaited(table));
         stmt.push(" LIMIT ").bind(i64::from(cleanup.limit)).push(&tail);
         if cleanup.dry_run {
             let rows = self.fetch_all(&stmt, "cleanup").await?;

@@ -76,6 +76,7 @@ store_tests! {
         dependencies::an_import_that_replaces_a_dependency_hands_its_dependents_over,
         dependencies::edges_name_both_sides_with_their_states_and_results,
         dependencies::a_deleted_dependent_leaves_its_dependencies_edges,
+        dependencies::cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,

@@ -1,7 +1,7 @@
 -- KEYS: the queue's prefix. ARGV: finished before ('' for any time), limit, dry run (0/1), status
 -- count, statuses…
 -- Deletes (or counts) up to `limit` terminal jobs matching, with their dependency edges (`after:<id>`,
--- `dependents:<id>`). Returns how many, and 1 when the queue is left without any job (its last keys,
+-- `dependents:<id>`), but for a job that a job which has not ended waits or waited for. Returns how many, and 1 when the queue is left without any job (its last keys,
 -- the wake-up stream and a cluster's registration marker among them, are then deleted too, and the
 -- caller takes it out of the queue registry), else 0.
 local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
@@ -13,22 +13,52 @@ local upper = '+inf'
 if before ~= '' then
   upper = '(' .. before
 end
+-- Whether a job that has not ended waits or waited for `id` (its `dependents:` hash names it): its
+-- result is still to be handed over, so cleanup keeps it.
+local LIVE = { blocked = true, pending = true, running = true, waiting = true }
+local function awaited(id)
+  for _, member in ipairs(redis.call('HKEYS', dependents_key(Q, id))) do
+    local q, dependent = string.match(member, '^([^\n]*)\n(.*)$')
+    local h = redis.call('HMGET', jkey(sibling(Q, q), dependent), 't', 's')
+    -- (A job enqueued and not touched since has no status field: it is pending.)
+    if h[1] and LIVE[h[2] or 'pending'] then
+      return true
+    end
+  end
+  return false
+end
+
 local count = 0
 for _, s in ipairs(statuses) do
-  if count >= limit then
-    break
-  end
   local dk = Q .. 'done:' .. s
-  local ids = redis.call('ZRANGEBYSCORE', dk, '-inf', upper, 'LIMIT', 0, limit - count)
-  count = count + #ids
-  if not dry then
+  -- Past the jobs kept (and, on a dry run, those counted), page by page.
+  local skip = 0
+  while count < limit do
+    local want = limit - count
+    local ids = redis.call('ZRANGEBYSCORE', dk, '-inf', upper, 'LIMIT', skip, want)
+    local gone = {}
     for _, id in ipairs(ids) do
-      redis.call('DEL', jkey(Q, id), after_key(Q, id), dependents_key(Q, id))
+      if awaited(id) then
+        skip = skip + 1
+      else
+        gone[#gone + 1] = id
+      end
     end
-    for n = 1, #ids, 1000 do
-      local some = { unpack(ids, n, math.min(n + 999, #ids)) }
-      redis.call('ZREM', dk, unpack(some))
-      redis.call('ZREM', made_key(Q), unpack(some))
+    count = count + #gone
+    if dry then
+      skip = skip + #gone
+    else
+      for _, id in ipairs(gone) do
+        redis.call('DEL', jkey(Q, id), after_key(Q, id), dependents_key(Q, id))
+      end
+      for n = 1, #gone, 1000 do
+        local some = { unpack(gone, n, math.min(n + 999, #gone)) }
+        redis.call('ZREM', dk, unpack(some))
+        redis.call('ZREM', made_key(Q), unpack(some))
+      end
+    end
+    if #ids < want then
+      break
     end
   end
 end
