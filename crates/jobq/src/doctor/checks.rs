@@ -18,6 +18,7 @@ pub fn findings(facts: &Facts, doctor: &Doctor) -> Vec<Finding> {
     out.extend(overdue_waiting(facts, doctor));
     out.extend(late_ready(facts, doctor));
     out.extend(often_rescued(facts, doctor));
+    out.extend(stranded(facts, doctor));
     out.extend(long_pauses(facts, doctor));
     out.extend(dead_letters(facts, doctor));
     out.extend(facts.store.iter().cloned());
@@ -203,6 +204,36 @@ fn often_rescued(facts: &Facts, doctor: &Doctor) -> Option<Finding> {
         )
         .count(jobs.len() as u64)
         .ids(sample(&jobs, doctor.thresholds.sample)),
+    )
+}
+
+/// Blocked jobs that wait for no job which has not ended: every store releases a dependent in the
+/// same write as its last dependency's end, so each is a bug to report, and the job is stuck until an
+/// operator moves it.
+fn stranded(facts: &Facts, doctor: &Doctor) -> Option<Finding> {
+    if facts.stranded.is_empty() {
+        return None;
+    }
+    let n = facts.stranded.len();
+    let mut ids: Vec<String> = facts.stranded.iter().map(|id| id.to_string()).collect();
+    ids.truncate(doctor.thresholds.sample);
+    Some(
+        Finding::new(
+            "stranded-blocked",
+            Severity::Error,
+            format!(
+                "{} blocked although every job {} waits for has ended: {} will never run by itself",
+                plural(n, "job is", "jobs are"),
+                if n == 1 { "it" } else { "they" },
+                if n == 1 { "it" } else { "they" },
+            ),
+            "look at what it waits for with jobq show ID, and report it as a bug in jobq unless it was \
+             imported without its dependencies; cancel it (jobq cancel ID), then run it again if it should \
+             (jobq retry ID)"
+                .into(),
+        )
+        .count(n as u64)
+        .ids(ids),
     )
 }
 

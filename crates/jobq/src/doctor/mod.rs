@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::handler::HandlerSpec;
-use crate::job::{Job, JobStatus};
+use crate::job::{Job, JobId, JobStatus};
 use crate::store::{
     DynStore, Finding, Health, JobFilter, List, OftenRescued, Pause, QueueStats, Stats, StoreError, StoreKind,
     WorkerInfo,
@@ -30,7 +30,7 @@ pub use checks::findings;
 /// Jobs read per `list` call while gathering running and waiting jobs.
 const PAGE: u32 = 500;
 
-/// Often rescued jobs read at most (the finding counts up to this many).
+/// Often rescued (and stranded blocked) jobs read at most (the finding counts up to this many).
 const RESCUED_LIMIT: u32 = 1_000;
 
 /// What the doctor checks against: the workers' settings it judges jobs by, and the thresholds past
@@ -142,6 +142,8 @@ pub struct Facts {
     pub waiting: Vec<Job>,
     /// Jobs rescued more than the threshold allows.
     pub often_rescued: Vec<Job>,
+    /// Blocked jobs that wait for no job which has not ended (never expected: a missed release).
+    pub stranded: Vec<JobId>,
     /// What the store found of its own health.
     pub store: Vec<Finding>,
 }
@@ -203,6 +205,7 @@ pub async fn gather(store: &DynStore, doctor: &Doctor, now: UnixMillis) -> Resul
             limit: RESCUED_LIMIT,
         })
         .await?;
+    let stranded = store.stranded(RESCUED_LIMIT).await?;
     let store = store.health(&doctor.thresholds.health).await?;
     Ok(Facts {
         now,
@@ -212,6 +215,7 @@ pub async fn gather(store: &DynStore, doctor: &Doctor, now: UnixMillis) -> Resul
         running,
         waiting,
         often_rescued,
+        stranded,
         store,
     })
 }

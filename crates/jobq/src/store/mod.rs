@@ -721,6 +721,13 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// worker's. Changes nothing.
     async fn often_rescued(&self, params: &OftenRescued) -> Result<Vec<Job>, StoreError>;
 
+    /// Blocked jobs that wait for no job which has not ended (each of their dependencies ended, or
+    /// was deleted): a release that was missed, which must never happen (`jobq doctor` reports
+    /// them). Smallest ids first, at most `limit`. A release is never seen half-way: the SQL stores
+    /// read in one statement, Redis a page of blocked jobs at a time in one script. Reads every
+    /// blocked job: an operator's call. Changes nothing.
+    async fn stranded(&self, limit: u32) -> Result<Vec<JobId>, StoreError>;
+
     /// A queue's load over `[since, now]`: the jobs that came due in it (`run_at` in the window, any
     /// status now), the runs that finished in it (succeeded, dead or discarded with a start time and
     /// `finished_at` in the window) and their run times added up, and the ready and running jobs now.

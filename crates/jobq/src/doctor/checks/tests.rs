@@ -210,3 +210,23 @@ fn errors_come_before_warnings_and_store_findings_are_kept() {
     )];
     assert_eq!(codes(&f), ["redis-no-persistence", "dead-letters"]);
 }
+
+#[test]
+fn a_stranded_blocked_job_is_an_error_naming_it() {
+    let mut f = facts();
+    assert!(codes(&f).is_empty());
+    f.stranded = vec![JobId::from_stored("b1".into()), JobId::from_stored("b2".into())];
+    let found = findings(&f, &doctor());
+    assert_eq!(found.len(), 1);
+    let finding = &found[0];
+    assert_eq!(
+        (finding.code, finding.severity, finding.count),
+        ("stranded-blocked", Severity::Error, Some(2))
+    );
+    assert_eq!(finding.ids, ["b1", "b2"]);
+    assert!(
+        finding.message.starts_with("2 jobs are blocked although"),
+        "{}",
+        finding.message
+    );
+}

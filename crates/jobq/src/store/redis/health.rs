@@ -16,8 +16,8 @@ use super::RedisStore;
 use super::calls::jobs_from;
 use super::codec::run_key;
 use super::scripts::SCRIPTS;
-use crate::job::Job;
 use crate::job::JobStatus;
+use crate::job::{Job, JobId};
 use crate::store::{Finding, FinishedCount, Load, OftenRescued, QueueLoad, Severity, StoreError, Throughput};
 
 /// What persistence and eviction settings say, as read.
@@ -70,6 +70,32 @@ impl RedisStore {
         jobs.sort_by(|a, b| a.id.cmp(&b.id));
         jobs.truncate(params.limit as usize);
         Ok(jobs)
+    }
+
+    /// Stranded blocked jobs of every queue (see [`crate::store::Store::stranded`]), by id, at most
+    /// `limit`: `stranded.lua` a page at a time per queue.
+    pub(super) async fn stranded_jobs(&self, limit: u32) -> Result<Vec<JobId>, StoreError> {
+        const PAGE: u32 = 500;
+        let queues = self.known_queues().await?;
+        let mut ids = Vec::new();
+        for q in &queues {
+            let mut from = 0u64;
+            loop {
+                let mut cmd = self.queue_script(&SCRIPTS.stranded, q);
+                cmd.arg(from).arg(PAGE);
+                let (next, found): (u64, Vec<String>) = self
+                    .eval(&SCRIPTS.stranded, &cmd, "finding stranded blocked jobs", true)
+                    .await?;
+                ids.extend(found.into_iter().map(JobId::from_stored));
+                if next == 0 {
+                    break;
+                }
+                from = next;
+            }
+        }
+        ids.sort();
+        ids.truncate(limit as usize);
+        Ok(ids)
     }
 
     /// One queue's load over a window.

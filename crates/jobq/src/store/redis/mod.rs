@@ -553,6 +553,10 @@ impl Store for RedisStore {
         self.often_rescued_jobs(params).await
     }
 
+    async fn stranded(&self, limit: u32) -> Result<Vec<JobId>, StoreError> {
+        self.stranded_jobs(limit).await
+    }
+
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
         self.load_of(load).await
     }

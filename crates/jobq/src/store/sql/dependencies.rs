@@ -382,9 +382,9 @@ impl Sql {
              WHERE kj.status IN {LIVE_STATUSES}"
         );
         match self.dialect.limited_delete {
-            LimitedDelete::Inline => format!(
-                " AND {table}.id NOT IN (SELECT /*+ NO_MERGE(keep) */ keep.dependency FROM ({live}) AS keep)"
-            ),
+            LimitedDelete::Inline => {
+                format!(" AND {table}.id NOT IN (SELECT /*+ NO_MERGE(keep) */ keep.dependency FROM ({live}) AS keep)")
+            }
             LimitedDelete::BySubquery => format!(" AND NOT EXISTS ({live} AND kd.dependency = {table}.id)"),
         }
     }

@@ -3,8 +3,8 @@
 //! over a window ([`crate::store::Store::queue_load`]) and the jobs finished per bucket
 //! ([`crate::store::Store::throughput`]). Each is one `SELECT`; none writes.
 
-use super::{Sql, count, job_from_row};
-use crate::job::{Job, JobStatus};
+use super::{LIVE_STATUSES, Sql, count, job_from_row};
+use crate::job::{Job, JobId, JobStatus};
 use crate::store::{FinishedCount, Load, OftenRescued, QueueLoad, RESCUE_ERROR, StoreError, Throughput};
 
 impl Sql {
@@ -29,6 +29,25 @@ impl Sql {
             .bind(i64::from(params.limit));
         let rows = self.fetch_all(&stmt, "finding often rescued jobs").await?;
         rows.iter().map(|r| job_from_row(r, self.dialect.kind)).collect()
+    }
+
+    /// Blocked jobs that wait for no job which has not ended (see [`crate::store::Store::stranded`]):
+    /// one `SELECT` over the blocked jobs, each with a probe of its own edges.
+    pub async fn stranded(&self, limit: u32) -> Result<Vec<JobId>, StoreError> {
+        let mut stmt = self.stmt(format!(
+            "SELECT j.id FROM jobq_jobs AS j WHERE j.status = 'blocked' AND NOT EXISTS (SELECT 1 \
+             FROM jobq_deps AS d JOIN jobq_jobs AS k ON k.id = d.dependency WHERE d.dependent = j.id \
+             AND k.status IN {LIVE_STATUSES}) ORDER BY j.id LIMIT "
+        ));
+        stmt.bind(i64::from(limit));
+        let rows = self.fetch_all(&stmt, "finding stranded blocked jobs").await?;
+        rows.iter()
+            .map(|r| {
+                r.try_get_unchecked::<String>(0)
+                    .map(JobId::from_stored)
+                    .map_err(self.fail("finding stranded blocked jobs"))
+            })
+            .collect()
     }
 
     /// One queue's load over `[since, now]`, in one pass over its live rows and the rows that

@@ -279,6 +279,11 @@ impl<T: SqlBackend> Store for T {
         self.shared().often_rescued(params).await
     }
 
+    async fn stranded(&self, limit: u32) -> Result<Vec<JobId>, StoreError> {
+        self.settle().await?;
+        self.shared().stranded(limit).await
+    }
+
     async fn queue_load(&self, load: &QueueLoad) -> Result<Load, StoreError> {
         self.settle().await?;
         self.shared().queue_load(load).await

@@ -2,7 +2,9 @@
 //! by each edge's rule, resolved in the same write as the dependency's end.
 
 use jobq::job::{DependOn, Job, JobSpec, JobStatus};
-use jobq::store::{Cleanup, Delete, DynStore, Edge, EdgeState, Lease, ReadEdges, StoreError, Transition};
+use jobq::store::{
+    Cleanup, Delete, DynStore, Edge, EdgeState, Import, Lease, OnConflict, ReadEdges, StoreError, Transition,
+};
 
 use crate::support::jobs::*;
 
@@ -509,7 +511,11 @@ pub(super) async fn cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it
     add(store, spec("d1")).await;
     add(store, spec("d2")).await;
     add(store, spec("old")).await;
-    let j = after(after(spec("j").run_at(LATER), "d1", DependOn::Success), "d2", DependOn::Finish);
+    let j = after(
+        after(spec("j").run_at(LATER), "d1", DependOn::Success),
+        "d2",
+        DependOn::Finish,
+    );
     add(store, j).await;
     end(store, "d1", succeeded(), at(1)).await;
     end(store, "d2", dead(), at(2)).await;
@@ -527,4 +533,34 @@ pub(super) async fn cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it
     assert_eq!(clean(store, true).await, 3);
     assert_eq!(clean(store, false).await, 3);
     assert_eq!(clean(store, false).await, 0);
+}
+
+pub(super) async fn a_blocked_job_that_waits_for_nothing_alive_is_found_stranded(store: &DynStore) {
+    // Waiting for a live job: not stranded.
+    let blocked = make(store, spec("j"), JobStatus::Blocked, T0).await;
+    add(store, spec("d")).await;
+    add(store, after(spec("k").run_at(LATER), "d", DependOn::Success)).await;
+    assert_eq!(
+        store.stranded(10).await.expect("stranded"),
+        Vec::<jobq::job::JobId>::new()
+    );
+    // A blocked job imported without its edges waits for nothing: a release will never come.
+    let mut copy = blocked.clone();
+    copy.id = id("copy");
+    let import = Import {
+        jobs: vec![copy],
+        on_conflict: OnConflict::Skip,
+        dry_run: false,
+    };
+    store.import(&import).await.expect("import");
+    assert_eq!(status(store, "copy").await, JobStatus::Blocked);
+    assert_eq!(store.stranded(10).await.expect("stranded"), [id("copy")]);
+    // Ending the dependency releases its dependent: still only the copy.
+    end(store, "d", succeeded(), at(1)).await;
+    assert_eq!(status(store, "k").await, JobStatus::Pending);
+    assert_eq!(store.stranded(10).await.expect("stranded"), [id("copy")]);
+    assert!(
+        store.stranded(0).await.expect("stranded").is_empty(),
+        "at most the limit"
+    );
 }

@@ -77,6 +77,7 @@ store_tests! {
         dependencies::edges_name_both_sides_with_their_states_and_results,
         dependencies::a_deleted_dependent_leaves_its_dependencies_edges,
         dependencies::cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended,
+        dependencies::a_blocked_job_that_waits_for_nothing_alive_is_found_stranded,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,
