@@ -30,6 +30,11 @@ pub struct CancelArgs {
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
 
+    /// Also cancel every job that waits for these (and those that wait for them, and so on) and has
+    /// not ended, whatever its rule
+    #[arg(long, conflicts_with_all = ["queue", "job_type", "status"])]
+    pub cascade: bool,
+
     /// Do not ask before cancelling by filter
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -39,7 +44,7 @@ pub struct CancelArgs {
 pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     if !args.ids.is_empty() {
-        return cancel_ids(ctx, &args.ids, format).await;
+        return cancel_ids(ctx, &args.ids, args.cascade, format).await;
     }
     let statuses = filter::statuses(&args.status)?;
     if let Some(s) = statuses.iter().find(|s| s.is_terminal()) {
@@ -78,9 +83,9 @@ pub async fn run(ctx: &Context, args: CancelArgs) -> anyhow::Result<()> {
     print(&line)
 }
 
-async fn cancel_ids(ctx: &Context, ids: &[String], format: OutputFormat) -> anyhow::Result<()> {
+async fn cancel_ids(ctx: &Context, ids: &[String], cascade: bool, format: OutputFormat) -> anyhow::Result<()> {
     let client = ctx.client().await?;
-    let report = client.cancel(ids).await?;
+    let report = client.cancel_ids(ids, cascade).await?;
     if format == OutputFormat::Json {
         print_json(&report.document())?;
     } else {
@@ -91,6 +96,9 @@ async fn cancel_ids(ctx: &Context, ids: &[String], format: OutputFormat) -> anyh
                 ""
             };
             print(&format!("cancelled {} (was {}){note}", c.id, c.previous))?;
+        }
+        for c in &report.descendants {
+            print(&format!("cancelled {} (was {}), downstream", c.id, c.previous))?;
         }
         for (id, status) in &report.already_terminal {
             eprintln!("job {id} is already {status}; left as it is");

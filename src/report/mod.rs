@@ -99,7 +99,12 @@ impl Document for CancelReport {
             .iter()
             .map(|(id, st)| json!({"id": id, "status": st}))
             .collect();
-        json!({"cancelled": self.cancelled, "alreadyTerminal": terminal, "notFound": self.not_found})
+        json!({
+            "cancelled": self.cancelled,
+            "alreadyTerminal": terminal,
+            "notFound": self.not_found,
+            "descendants": self.descendants,
+        })
     }
 }
 

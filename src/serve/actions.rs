@@ -37,6 +37,8 @@ pub struct Selection {
     older_than: Option<String>,
     /// (delete) running and waiting jobs too.
     force: bool,
+    /// (cancel by ids) the jobs that descend from them too.
+    cascade: bool,
 }
 
 impl Selection {
@@ -78,13 +80,15 @@ fn answer(document: Value, refusal: Option<Error>) -> ApiResult<Json<Value>> {
     }
 }
 
-/// `POST /api/v1/jobs/{id}/cancel`.
+/// `POST /api/v1/jobs/{id}/cancel`, `?cascade=true` for the jobs that descend from it too.
 pub async fn cancel_one(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
+    query: QueryPairs,
 ) -> ApiResult<Json<Value>> {
-    cancel_ids(&state, &caller, std::slice::from_ref(&id)).await
+    query.only(&["cascade"])?;
+    cancel_ids(&state, &caller, std::slice::from_ref(&id), query.flag("cascade")?).await
 }
 
 /// `POST /api/v1/jobs/cancel` with `{"ids": […]}` or a filter `{"queue", "type", "status"}`.
@@ -97,19 +101,22 @@ pub async fn cancel(
         return Err(ApiError::bad_request("cancel takes ids, queue, type and status only"));
     }
     let Some(filter) = body.split()? else {
-        return cancel_ids(&state, &caller, &body.ids).await;
+        return cancel_ids(&state, &caller, &body.ids, body.cascade).await;
     };
+    if body.cascade {
+        return Err(ApiError::bad_request("cascade goes with ids, not with a filter"));
+    }
     let cancelled = state.client.cancel_matching(filter).await?;
     audit::record(&caller, "jobs.cancel", audit::ids(cancelled.iter().map(|c| &c.id)));
     Ok(Json(report::cancelled(&cancelled)))
 }
 
-async fn cancel_ids(state: &AppState, caller: &Caller, ids: &[String]) -> ApiResult<Json<Value>> {
-    let report = state.client.cancel(ids).await?;
+async fn cancel_ids(state: &AppState, caller: &Caller, ids: &[String], cascade: bool) -> ApiResult<Json<Value>> {
+    let report = state.client.cancel_ids(ids, cascade).await?;
     audit::record(
         caller,
         "jobs.cancel",
-        audit::ids(report.cancelled.iter().map(|c| &c.id)),
+        audit::ids(report.cancelled.iter().chain(&report.descendants).map(|c| &c.id)),
     );
     answer(report.document(), report.refusal())
 }
@@ -132,6 +139,9 @@ pub async fn delete(
     Extension(caller): Extension<Caller>,
     JsonBody(body): JsonBody<Selection>,
 ) -> ApiResult<Json<Value>> {
+    if body.cascade {
+        return Err(ApiError::bad_request("cascade goes with a cancel, not a delete"));
+    }
     let Some(mut filter) = body.split()? else {
         return delete_ids(&state, &caller, &body.ids, body.force).await;
     };

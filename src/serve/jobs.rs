@@ -16,7 +16,7 @@ use super::state::AppState;
 use super::tokens::Caller;
 use crate::report::ShownJob;
 use jobq::error::{Input, InvalidInput};
-use jobq::job::{Flow, FlowJob, Job, JobId, JobSpec, JobStatus, ids_by_ref};
+use jobq::job::{Flow, FlowJob, JobId, JobSpec, JobStatus, ids_by_ref};
 use jobq::store::{Enqueued, JobFilter, List, ListCursor};
 use jobq::time::{UnixMillis, parse_duration, parse_instant_str};
 

@@ -64,6 +64,9 @@ pub struct CancelReport {
     pub already_terminal: Vec<(JobId, JobStatus)>,
     /// No such job.
     pub not_found: Vec<String>,
+    /// With a cascade: the jobs cancelled because they descend from one of those asked about (they
+    /// wait for it, or for a job that does, and so on), with their previous status.
+    pub descendants: Vec<Cancelled>,
 }
 
 /// What [`Client::delete`] did with each id.
@@ -479,20 +482,66 @@ impl Client {
 
     /// Cancels jobs by id. A running job's worker stops it at its next heartbeat.
     pub async fn cancel(&self, ids: &[String]) -> Result<CancelReport> {
+        self.cancel_ids(ids, false).await
+    }
+
+    /// Cancels jobs by id and, with `cascade`, every job descending from them that has not ended: the
+    /// jobs that wait for them, those that wait for those, and so on, whatever their rules (a
+    /// dependent by `finish` or `failure` would otherwise run once they are cancelled), through
+    /// descendants that have ended too. The descendants are read first, then cancelled with the jobs
+    /// asked about in one call of the store (one transaction on the SQL stores; on Redis one script per
+    /// queue): a dependent enqueued in between is left to its rule.
+    pub async fn cancel_ids(&self, ids: &[String], cascade: bool) -> Result<CancelReport> {
         let ids = ids
             .iter()
             .map(|i| JobId::parse(i).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
-        let answers = self.cancel_target(CancelTarget::Ids(ids)).await?;
+        let asked: std::collections::HashSet<JobId> = ids.iter().cloned().collect();
+        let mut target = ids.clone();
+        if cascade {
+            target.extend(self.live_descendants(&ids).await?);
+        }
+        let answers = self.cancel_target(CancelTarget::Ids(target)).await?;
         let mut report = CancelReport::default();
         for answer in answers {
             match answer {
+                CancelAnswer::Cancelled(c) if !asked.contains(&c.id) => report.descendants.push(c),
                 CancelAnswer::Cancelled(c) => report.cancelled.push(c),
+                // A descendant that ended or went meanwhile is nobody's concern.
+                CancelAnswer::AlreadyTerminal { id, .. } | CancelAnswer::NotFound(id) if !asked.contains(&id) => {}
                 CancelAnswer::AlreadyTerminal { id, status } => report.already_terminal.push((id, status)),
                 CancelAnswer::NotFound(id) => report.not_found.push(id.to_string()),
             }
         }
+        report.descendants.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(report)
+    }
+
+    /// The descendants of `ids` that have not ended, by id: read level by level through every
+    /// descendant, one `edges` call per level.
+    async fn live_descendants(&self, ids: &[JobId]) -> Result<Vec<JobId>> {
+        let mut seen: std::collections::HashSet<JobId> = ids.iter().cloned().collect();
+        let mut live = Vec::new();
+        let mut level = ids.to_vec();
+        while !level.is_empty() {
+            let read = ReadEdges {
+                ids: std::mem::take(&mut level),
+                dependents: true,
+                results: false,
+            };
+            for edges in self.store.edges(&read).await? {
+                for dependent in edges.dependents {
+                    if seen.insert(dependent.job_id.clone()) {
+                        if dependent.status.is_some_and(|s| !s.is_terminal()) {
+                            live.push(dependent.job_id.clone());
+                        }
+                        level.push(dependent.job_id);
+                    }
+                }
+            }
+        }
+        live.sort();
+        Ok(live)
     }
 
     /// Cancels every live job matching the filter.

@@ -101,3 +101,49 @@ fn cancel_refuses_bad_arguments() {
     snap!("bad_queue", env.run(["cancel", "--queue", "a b", "--yes"]));
     assert_eq!(env.status(&id), "pending");
 }
+
+#[test]
+fn cancel_cascade_cancels_every_descendant_whatever_its_rule() {
+    let env = Sandbox::new();
+    // Two copies of a graph: a ← b (success) ← c (finish), and a ← d (failure); e stands apart.
+    for g in ["x", "y"] {
+        env.enqueue(&["step", "{}", "--id", &format!("{g}a")]);
+        env.enqueue(&["step", "{}", "--id", &format!("{g}b"), "--after", &format!("{g}a")]);
+        env.enqueue(&[
+            "step",
+            "{}",
+            "--id",
+            &format!("{g}c"),
+            "--after",
+            &format!("{g}b:finish"),
+        ]);
+        env.enqueue(&[
+            "step",
+            "{}",
+            "--id",
+            &format!("{g}d"),
+            "--after",
+            &format!("{g}a:failure"),
+        ]);
+    }
+    env.enqueue(&["step", "{}", "--id", "e"]);
+    // Without the cascade, a dependent by `finish` runs once what it waits for is cancelled.
+    let plain = env.run(["cancel", "xa"]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    let statuses = |g: &str| -> Vec<String> {
+        ["a", "b", "c", "d"]
+            .iter()
+            .map(|n| env.status(&format!("{g}{n}")))
+            .collect()
+    };
+    assert_eq!(statuses("x"), ["cancelled", "cancelled", "pending", "cancelled"]);
+    // With it, every descendant that has not ended goes with it.
+    snap!(env.run(["cancel", "ya", "--cascade"]));
+    assert_eq!(statuses("y"), ["cancelled"; 4]);
+    assert_eq!(env.status("e"), "pending");
+    let json = env.json(["cancel", "xc", "--cascade", "-o", "json"]);
+    assert_eq!(json["cancelled"][0]["id"], "xc");
+    assert_eq!(json["descendants"], serde_json::json!([]));
+    let refused = env.run(["cancel", "--queue", "default", "--cascade", "--yes"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+}

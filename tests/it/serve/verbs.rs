@@ -145,8 +145,16 @@ async fn a_flow_is_enqueued_whole_or_refused_whole(store: &TestStore) {
     ]});
     let (status, ids) = api.post("/api/v1/flows", flow).await;
     assert_eq!(status, StatusCode::OK, "{ids}");
-    let mail = ids["mail"].as_str().unwrap();
+    let (mail, build) = (ids["mail"].as_str().unwrap(), ids["build"].as_str().unwrap());
     assert_eq!(status_of(store, mail).await, JobStatus::Blocked);
+    // A job's page names its edges, both ways.
+    let (_, shown) = api.get(&format!("/api/v1/jobs/{build}")).await;
+    assert_eq!(
+        shown["dependents"],
+        json!([{"jobId": mail, "jobType": "report.mail", "queue": "flows", "status": "blocked", "on": "success", "state": "open"}])
+    );
+    let (_, shown) = api.get(&format!("/api/v1/jobs/{mail}")).await;
+    assert_eq!(strings(&shown["dependencies"], "jobId"), [build]);
     let cycle = json!({"jobs": [
         {"ref": "a", "type": "t", "queue": "flows", "after": ["b"]},
         {"ref": "b", "type": "t", "queue": "flows", "after": ["a"]},
@@ -156,6 +164,14 @@ async fn a_flow_is_enqueued_whole_or_refused_whole(store: &TestStore) {
     assert_eq!(body["error"]["input"], "flow");
     let (_, listed) = api.get("/api/v1/jobs?queue=flows").await;
     assert_eq!(listed.as_array().unwrap().len(), 2);
+
+    // A cancel with cascade takes the jobs downstream along.
+    let (status, body) = api
+        .post(&format!("/api/v1/jobs/{build}/cancel?cascade=true"), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["descendants"], json!([{"id": mail, "previous": "blocked"}]));
+    assert_eq!(status_of(store, mail).await, JobStatus::Cancelled);
 }
 
 async fn a_bad_job_refuses_the_batch_and_writes_nothing(store: &TestStore) {
