@@ -238,6 +238,12 @@ impl Store for Counting {
     async fn often_rescued(&self, params: &jobq::store::OftenRescued) -> Result<Vec<jobq::job::Job>, StoreError> {
         self.inner.often_rescued(params).await
     }
+    async fn stranded(&self, limit: u32) -> Result<Vec<jobq::job::JobId>, StoreError> {
+        self.inner.stranded(limit).await
+    }
+    async fn edges(&self, read: &jobq::store::ReadEdges) -> Result<Vec<jobq::store::JobEdges>, StoreError> {
+        self.inner.edges(read).await
+    }
     async fn queue_load(&self, load: &jobq::store::QueueLoad) -> Result<jobq::store::Load, StoreError> {
         self.inner.queue_load(load).await
     }
