@@ -234,6 +234,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--cascade', '--cascade', [CompletionResultType]::ParameterName, 'Also cancel every job that waits for these (and those that wait for them, and so on) and has not ended, whatever its rule')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before cancelling by filter')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before cancelling by filter')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')

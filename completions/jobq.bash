@@ -530,7 +530,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__cancel)
-            opts="-y -o -q -v -h -V --queue --type --status --yes --url --config --output --quiet --verbose --help --version"
+            opts="-y -o -q -v -h -V --queue --type --status --cascade --yes --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

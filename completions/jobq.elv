@@ -222,6 +222,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
             cand -o 'Output format'
             cand --output 'Output format'
+            cand --cascade 'Also cancel every job that waits for these (and those that wait for them, and so on) and has not ended, whatever its rule'
             cand -y 'Do not ask before cancelling by filter'
             cand --yes 'Do not ask before cancelling by filter'
             cand -q 'Print only errors'

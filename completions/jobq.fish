@@ -194,6 +194,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s o -l output -d 'Out
 json\t'One JSON document'
 ndjson\t'One JSON object per line (list)'
 prometheus\t'Prometheus text exposition format (stats)'"
+complete -c jobq -n "__fish_jobq_using_subcommand cancel" -l cascade -d 'Also cancel every job that waits for these (and those that wait for them, and so on) and has not ended, whatever its rule'
 complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s y -l yes -d 'Do not ask before cancelling by filter'
 complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s q -l quiet -d 'Print only errors'
 complete -c jobq -n "__fish_jobq_using_subcommand cancel" -s v -l verbose -d 'Print more (repeat for debug logs)'
