@@ -1826,7 +1826,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__replay__subcmd__dead)
-            opts="-y -o -q -v -h -V --queue --type --id --limit --dry-run --print --yes --url --config --output --quiet --verbose --help --version"
+            opts="-y -o -q -v -h -V --queue --type --id --limit --dry-run --cascade --print --yes --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -10,7 +10,7 @@ use super::{Context, OutputFormat};
 use crate::report;
 use jobq::Error;
 use jobq::error::Input;
-use jobq::job::JobId;
+use jobq::job::{JobId, JobStatus};
 use jobq::store::ReplayDead;
 
 /// Arguments of `jobq replay-dead`.
@@ -34,6 +34,11 @@ pub struct ReplayDeadArgs {
     /// Show what would be replayed without changing anything
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Also bring back, blocked, the jobs that these jobs' failure cancelled (and those that their
+    /// cancellation cancelled, and so on), with their dependencies counted again
+    #[arg(long, conflicts_with = "dry_run")]
+    pub cascade: bool,
 
     /// Print the replayed jobs as JSON lines on stdout
     #[arg(long)]
@@ -62,6 +67,7 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
         limit: args.limit,
         ..Default::default()
     };
+    let cascade = args.cascade;
     // The preview and the prompt's count: what the replay would move now, by the store's own selection.
     let candidates = client
         .replay_dead(ReplayDead {
@@ -113,11 +119,19 @@ pub async fn run(ctx: &Context, args: ReplayDeadArgs) -> anyhow::Result<()> {
             return Ok(());
         }
     }
-    let mut replayed = client.replay_dead(request).await?;
+    let mut replayed = client.replay_dead(ReplayDead { cascade, ..request }).await?;
     replayed.sort_by(|a, b| a.id.cmp(&b.id));
+    let reopened = replayed.iter().filter(|j| j.status == JobStatus::Blocked).count();
     match format {
         OutputFormat::Json => print_json(&report::replayed(&replayed)),
         _ if args.print => print_ndjson(&replayed),
+        _ if cascade => print(&format!(
+            "replayed {}; {} that {} failure cancelled {} blocked again",
+            super::output::jobs((replayed.len() - reopened) as u64, "dead"),
+            super::output::jobs(reopened as u64, ""),
+            if replayed.len() - reopened == 1 { "its" } else { "their" },
+            if reopened == 1 { "is" } else { "are" },
+        )),
         _ => print(&format!(
             "replayed {}",
             super::output::jobs(replayed.len() as u64, "dead")

@@ -176,9 +176,15 @@ pub struct ReplayDryRun<'a> {
 }
 
 /// The answer of a replay: the ids of the jobs moved back to pending.
+/// The jobs a replay moved: `replayed`, and `reopened`, the jobs its cascade brought back blocked.
 pub fn replayed(jobs: &[Job]) -> Value {
-    let ids: Vec<&JobId> = jobs.iter().map(|j| &j.id).collect();
-    json!({ "replayed": ids })
+    let ids = |blocked: bool| -> Vec<&JobId> {
+        jobs.iter()
+            .filter(|j| (j.status == JobStatus::Blocked) == blocked)
+            .map(|j| &j.id)
+            .collect()
+    };
+    json!({ "replayed": ids(false), "reopened": ids(true) })
 }
 
 /// The answer of a resolve: the job's id and what the store answered.

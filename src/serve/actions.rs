@@ -271,6 +271,7 @@ pub struct ReplayBody {
     job_type: Vec<String>,
     limit: Option<u32>,
     dry_run: bool,
+    cascade: bool,
 }
 
 /// `POST /api/v1/dead/replay`: dead jobs back to pending (by ids, or all matching the filter, oldest
@@ -297,6 +298,8 @@ pub async fn replay(
         ids,
         limit: body.limit,
         dry_run: body.dry_run,
+        // A dry run names the dead jobs a replay would move, not what its cascade would bring back.
+        cascade: body.cascade && !body.dry_run,
         ..Default::default()
     };
     let mut jobs = state.client.replay_dead(request).await?;

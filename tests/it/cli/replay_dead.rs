@@ -95,3 +95,42 @@ fn replay_dead_refuses_bad_arguments() {
     snap!("prometheus", env.run(["replay-dead", "--yes", "-o", "prometheus"]));
     assert_eq!(dead_count(&env), 3);
 }
+
+#[test]
+fn replay_dead_cascade_brings_back_what_the_failure_cancelled() {
+    let env = Sandbox::new();
+    env.enqueue(&["report.build", "{}", "--id", "build", "--queue", "flows"]);
+    env.enqueue(&[
+        "report.mail",
+        "{}",
+        "--id",
+        "mail",
+        "--queue",
+        "flows",
+        "--after",
+        "build",
+    ]);
+    env.enqueue(&[
+        "report.archive",
+        "{}",
+        "--id",
+        "archive",
+        "--queue",
+        "flows",
+        "--after",
+        "mail",
+    ]);
+    env.kill("flows", "template missing");
+    assert_eq!(
+        (env.status("mail"), env.status("archive")),
+        ("cancelled".into(), "cancelled".into())
+    );
+    snap!(env.run(["replay-dead", "--id", "build", "--cascade"]));
+    assert_eq!(env.status("build"), "pending");
+    assert_eq!(
+        (env.status("mail"), env.status("archive")),
+        ("blocked".into(), "blocked".into())
+    );
+    let refused = env.run(["replay-dead", "--id", "build", "--cascade", "--dry-run"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+}

@@ -261,7 +261,7 @@ async fn replay_dead_previews_with_dry_run_then_moves(store: &TestStore) {
 
     let (status, body) = api.post("/api/v1/dead/replay", json!({"ids": [first]})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body, json!({"replayed": [first]}));
+    assert_eq!(body, json!({"replayed": [first], "reopened": []}));
     assert_eq!(status_of(store, &first).await, JobStatus::Pending);
     assert_eq!(status_of(store, &second).await, JobStatus::Dead);
     let (status, body) = api.post("/api/v1/dead/replay", json!({"limit": 0})).await;

@@ -343,6 +343,9 @@ pub struct ReplayDead {
     pub now: UnixMillis,
     /// Tell which jobs would come back, and change nothing.
     pub dry_run: bool,
+    /// Also bring back, `blocked`, the jobs that the replayed jobs' failure cancelled (see
+    /// [`Store::replay_dead`]); not with `dry_run`.
+    pub cascade: bool,
 }
 
 /// Parameters of [`Store::cleanup`].
@@ -562,6 +565,13 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Returns the jobs replayed, as they are after the replay, in no set order; on a dry run, exactly
     /// the jobs a replay would move now, as they are, in that order, changing nothing (one selection
     /// decides both).
+    ///
+    /// With `cascade` (and not a dry run), in the same transaction or script: each cancelled job whose
+    /// edge to a replayed job broke and whose last error names it (cancelled by that failure, not by
+    /// an operator) comes back `blocked`, when each of its other dependencies is live or ended the way
+    /// its rule asks and no live job holds its unique key, its edges open again to its live
+    /// dependencies and met to the others; then the same for the jobs that its cancellation
+    /// cancelled, and so on down. Those jobs are returned after the replayed ones, as they are now.
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError>;
 
     /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.

@@ -613,6 +613,7 @@ impl Store for RedisStore {
 
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError> {
         let dry = if replay.dry_run { "1" } else { "" };
+        let cascade = if replay.cascade { "1" } else { "" };
         if replay.ids.is_empty() && replay.limit.is_none() {
             // Every dead job of the queues: each queue's script reads its own dead set, all at once.
             let queues = self.queues_or_all(&replay.filter.queues).await?;
@@ -620,7 +621,7 @@ impl Store for RedisStore {
                 let mut cmd = self.queue_script(&SCRIPTS.replay, q);
                 cmd.arg(run_key(replay.now)).arg(dry).arg("");
                 push_list(&mut cmd, &replay.filter.job_types);
-                cmd.arg(0);
+                cmd.arg(0).arg(cascade);
                 async move {
                     self.eval::<Vec<Value>>(&SCRIPTS.replay, &cmd, "replay dead jobs", false)
                         .await
@@ -641,7 +642,9 @@ impl Store for RedisStore {
         let mut out = Vec::new();
         let mut start = 0;
         while start < cands.len() {
-            let left = replay.limit.map(|l| l.saturating_sub(out.len() as u32));
+            // (The jobs a cascade brought back, blocked, count for nothing.)
+            let replayed = out.iter().filter(|j: &&Job| j.status != JobStatus::Blocked).count();
+            let left = replay.limit.map(|l| l.saturating_sub(replayed as u32));
             if left == Some(0) {
                 break;
             }
@@ -656,6 +659,7 @@ impl Store for RedisStore {
             for c in &cands[start..end] {
                 cmd.arg(&c.1);
             }
+            cmd.arg(cascade);
             let reply: Vec<Value> = self.eval(&SCRIPTS.replay, &cmd, "replay dead jobs", false).await?;
             out.extend(jobs_from(reply, "replay dead jobs", self)?);
             start = end;

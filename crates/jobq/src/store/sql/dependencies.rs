@@ -401,7 +401,7 @@ impl Sql {
     }
 
     /// How the jobs of `ids` stand, their rows locked in id order.
-    async fn locked_statuses<'a>(
+    pub(super) async fn locked_statuses<'a>(
         &self,
         tx: &mut dyn Exec,
         ids: impl Iterator<Item = &'a str>,

@@ -78,6 +78,7 @@ store_tests! {
         dependencies::a_deleted_dependent_leaves_its_dependencies_edges,
         dependencies::cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended,
         dependencies::a_blocked_job_that_waits_for_nothing_alive_is_found_stranded,
+        dependencies::a_replay_with_cascade_brings_back_what_the_failure_cancelled,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,
