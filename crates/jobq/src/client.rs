@@ -401,6 +401,7 @@ impl Client {
             ids: vec![JobId::parse(id)?],
             dependents: true,
             results: false,
+            queue: None,
         };
         Ok(self.store.edges(&read).await?.pop().unwrap_or_default())
     }
@@ -528,6 +529,7 @@ impl Client {
                 ids: std::mem::take(&mut level),
                 dependents: true,
                 results: false,
+                queue: None,
             };
             for edges in self.store.edges(&read).await? {
                 for dependent in edges.dependents {

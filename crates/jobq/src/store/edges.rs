@@ -7,10 +7,13 @@ use serde_json::value::RawValue;
 use crate::job::{DependOn, JobId, JobStatus};
 
 /// Which jobs' edges to read, and which of their sides.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadEdges {
     /// The jobs whose edges are read.
     pub ids: Vec<JobId>,
+    /// The queue that holds every one of them, when the caller knows it (a worker reading the job
+    /// it claimed): a store that finds a job by its queue (Redis) then does not look for it.
+    pub queue: Option<String>,
     /// Also the jobs that wait for them (a worker reading a job's dependencies for its envelope
     /// needs only those).
     pub dependents: bool,

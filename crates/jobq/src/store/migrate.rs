@@ -71,6 +71,11 @@ const SQLITE: &[Migration] = &[
         name: "dependencies",
         sql: include_str!("migrations/sqlite/0007_dependencies.sql"),
     },
+    Migration {
+        version: 8,
+        name: "open_edges",
+        sql: include_str!("migrations/sqlite/0008_open_edges.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -109,6 +114,11 @@ const POSTGRES: &[Migration] = &[
         name: "dependencies",
         sql: include_str!("migrations/postgres/0007_dependencies.sql"),
     },
+    Migration {
+        version: 8,
+        name: "open_edges",
+        sql: include_str!("migrations/postgres/0008_open_edges.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -146,6 +156,11 @@ const MYSQL: &[Migration] = &[
         version: 7,
         name: "dependencies",
         sql: include_str!("migrations/mysql/0007_dependencies.sql"),
+    },
+    Migration {
+        version: 8,
+        name: "open_edges",
+        sql: include_str!("migrations/mysql/0008_open_edges.sql"),
     },
 ];
 

@@ -81,6 +81,7 @@ async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &Ac
 async fn read_dependencies(s: &Shared, job: &mut Job) -> Result<(), StoreError> {
     let read = ReadEdges {
         ids: vec![job.id.clone()],
+        queue: Some(job.queue.clone()),
         dependents: false,
         results: true,
     };

@@ -103,7 +103,10 @@ impl RedisStore {
     /// jobs at their other ends. Reads, not a script: a cluster's jobs and their edges share a slot,
     /// but a single server's may be in any queue.
     pub(super) async fn edges(&self, read: &ReadEdges) -> Result<Vec<JobEdges>, StoreError> {
-        let located = self.locate_all(&read.ids, "edges").await?;
+        let located = match &read.queue {
+            Some(queue) => vec![vec![queue.clone()]; read.ids.len()],
+            None => self.locate_all(&read.ids, "edges").await?,
+        };
         let mut answers = Vec::with_capacity(read.ids.len());
         for (id, queues) in read.ids.iter().zip(located) {
             let Some(queue) = queues.first() else {

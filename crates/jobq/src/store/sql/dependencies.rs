@@ -83,10 +83,7 @@ impl Sql {
         if !unknown.is_empty() {
             return Err(Refused::Unknown(unknown));
         }
-        let mut answers = Vec::with_capacity(jobs.len());
-        for job in jobs {
-            answers.push(in_transaction::enqueue(tx, tables, job).await.map_err(Refused::Store)?);
-        }
+        let answers = self.enqueue_all(tx, tables, jobs).await?;
         // A job of the batch that coalesced stands for its holder.
         let stands_for: HashMap<&str, &str> = jobs
             .iter()
@@ -138,9 +135,7 @@ impl Sql {
         self.insert_edges(tx, &rows).await?;
         let waiting_jobs: BTreeSet<&str> = rows.iter().map(|(_, dependent, _, _)| *dependent).collect();
         self.mark_waiting(tx, &waiting_jobs).await?;
-        for (dependency, n) in &open {
-            self.count_dependents(tx, dependency, *n).await?;
-        }
+        self.count_dependents(tx, &open).await?;
         let waiting: Vec<&str> = blocked.iter().copied().filter(|id| !broken.contains_key(id)).collect();
         self.set_blocked(tx, &waiting).await?;
         let created_at: HashMap<&str, UnixMillis> = jobs.iter().map(|j| (j.id.as_str(), j.created_at)).collect();
@@ -320,8 +315,11 @@ impl Sql {
         jobs: &BTreeMap<String, BlockedJob>,
     ) -> Result<HashSet<String>, sqlx::Error> {
         let ids: Vec<&str> = jobs.keys().map(String::as_str).collect();
-        let head = "SELECT DISTINCT d.dependent FROM jobq_deps AS d WHERE d.resolved IS NULL";
-        self.texts_among(tx, head, "d.dependent", &ids).await
+        // One probe of `jobq_deps_open` per job: a job after ten thousand others is asked this at each
+        // of their ends, and must not read its edges each time.
+        let head = "SELECT j.id FROM jobq_jobs AS j WHERE EXISTS (SELECT 1 FROM jobq_deps AS d \
+                    WHERE d.dependent = j.id AND d.resolved IS NULL)";
+        self.texts_among(tx, head, "j.id", &ids).await
     }
 
     /// The text of the first column of `head` (a selection ending in a condition), run over `ids` a
@@ -454,11 +452,63 @@ impl Sql {
         Ok(())
     }
 
-    async fn count_dependents(&self, tx: &mut dyn Exec, dependency: &str, n: i64) -> Result<(), sqlx::Error> {
-        let mut update = self.stmt("UPDATE jobq_jobs SET dependents = dependents + ");
-        update.bind(n).push(" WHERE id = ").bind(dependency);
-        tx.execute(&update).await?;
+    /// Adds to each dependency's count of the open edges that wait for it: one statement per count
+    /// and bounded number of ids (a join of ten thousand jobs counts one on each).
+    async fn count_dependents(&self, tx: &mut dyn Exec, open: &BTreeMap<&str, i64>) -> Result<(), sqlx::Error> {
+        let mut by_count: BTreeMap<i64, Vec<&str>> = BTreeMap::new();
+        for (dependency, n) in open {
+            by_count.entry(*n).or_default().push(dependency);
+        }
+        for (n, ids) in by_count {
+            for chunk in ids.chunks(IDS_PER_STATEMENT) {
+                let mut update = self.stmt("UPDATE jobq_jobs SET dependents = dependents + ");
+                update
+                    .bind(n)
+                    .push(" WHERE 1 = 1")
+                    .any_of("id", chunk.iter().map(|id| id.to_string()));
+                tx.execute(&update).await?;
+            }
+        }
         Ok(())
+    }
+
+    /// Inserts a batch's jobs, with the answers of [`crate::store::Store::enqueue`]: an id taken is a
+    /// duplicate, a unique key held coalesces. The jobs whose answer depends on nothing but their id
+    /// (no unique key, the first of the batch with it) go in a few hundred a statement, as the
+    /// plain enqueue writes them (a flow of ten thousand jobs made ten thousand round trips one by
+    /// one); the others one by one, as an application's transaction enqueues them, after those
+    /// before them. (An id that another transaction takes between the check and the insert fails the
+    /// statement, and with it the whole batch: nothing is written.)
+    async fn enqueue_all(
+        &self,
+        tx: &mut dyn Exec,
+        tables: &SqlTables,
+        jobs: &[NewJob],
+    ) -> Result<Vec<Enqueued>, Refused> {
+        let taken = in_transaction::taken_ids(tx, tables, jobs.iter().map(|j| j.id.as_str())).await?;
+        let mut first = HashSet::new();
+        let mut answers = Vec::with_capacity(jobs.len());
+        let mut plain: Vec<&NewJob> = Vec::new();
+        for job in jobs {
+            if first.insert(job.id.as_str()) && job.unique_key.is_none() {
+                let outcome = if taken.contains(job.id.as_str()) {
+                    EnqueueOutcome::Duplicate
+                } else {
+                    plain.push(job);
+                    EnqueueOutcome::Created
+                };
+                answers.push(Enqueued {
+                    id: job.id.clone(),
+                    outcome,
+                });
+                continue;
+            }
+            self.insert_all_jobs(tx, &plain).await?;
+            plain.clear();
+            answers.push(in_transaction::enqueue(tx, tables, job).await.map_err(Refused::Store)?);
+        }
+        self.insert_all_jobs(tx, &plain).await?;
+        Ok(answers)
     }
 
     async fn set_blocked(&self, tx: &mut dyn Exec, ids: &[&str]) -> Result<(), sqlx::Error> {

@@ -85,6 +85,51 @@ pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJo
     ))
 }
 
+/// Which of `ids` are taken (SQLite: stored or arrived), a bounded number a statement.
+pub(crate) async fn taken_ids<'a>(
+    exec: &mut dyn Exec,
+    tables: &SqlTables,
+    ids: impl Iterator<Item = &'a str>,
+) -> Result<std::collections::HashSet<String>, sqlx::Error> {
+    let ids: Vec<String> = ids.map(str::to_string).collect();
+    let mut taken = std::collections::HashSet::new();
+    for chunk in ids.chunks(super::IDS_PER_STATEMENT) {
+        let mut stmt = Stmt::new(tables.dialect, format!("SELECT id FROM {} WHERE 1 = 1", tables.jobs));
+        stmt.any_of("id", chunk.iter().cloned());
+        if let Some(arrivals) = &tables.arrivals {
+            stmt.push(&format!(" UNION ALL SELECT id FROM {arrivals} WHERE 1 = 1"))
+                .any_of("id", chunk.iter().cloned());
+        }
+        for row in exec.fetch_all(&stmt).await? {
+            taken.insert(row.try_get_unchecked::<String>(0)?);
+        }
+    }
+    Ok(taken)
+}
+
+/// One row's values, in the order of the insert's columns.
+fn row_values<'s>(stmt: &'s mut Stmt, d: &Dialect, row: &NewJobRow<'_>) -> &'s mut Stmt {
+    stmt.bind(row.id)
+        .push(", ")
+        .bind(row.queue)
+        .push(", ")
+        .bind(row.job_type)
+        .push(", ");
+    json(stmt, d, row.payload).push(", ");
+    json(stmt, d, &row.meta).push(", ");
+    stmt.bind(row.priority)
+        .push(", ")
+        .bind(row.max_attempts)
+        .push(", ")
+        .bind(row.run_at)
+        .push(", ")
+        .bind(row.unique_key.map(str::to_string))
+        .push(", ")
+        .bind(row.timeout_ms)
+        .push(", ")
+        .bind(row.created_at)
+}
+
 /// Records an event for the workers to expand, on the application's connection: true when it is new,
 /// false when an event with its id exists.
 pub(crate) async fn emit(exec: &mut dyn Exec, tables: &SqlTables, event: &EventRow<'_>) -> Result<bool, sqlx::Error> {
@@ -135,25 +180,7 @@ async fn insert_job(exec: &mut dyn Exec, tables: &SqlTables, row: &NewJobRow<'_>
             }
         ),
     );
-    stmt.bind(row.id)
-        .push(", ")
-        .bind(row.queue)
-        .push(", ")
-        .bind(row.job_type)
-        .push(", ");
-    json(&mut stmt, d, row.payload).push(", ");
-    json(&mut stmt, d, &row.meta).push(", ");
-    stmt.bind(row.priority)
-        .push(", ")
-        .bind(row.max_attempts)
-        .push(", ")
-        .bind(row.run_at)
-        .push(", ")
-        .bind(row.unique_key.map(str::to_string))
-        .push(", ")
-        .bind(row.timeout_ms)
-        .push(", ")
-        .bind(row.created_at);
+    row_values(&mut stmt, d, row);
     match &tables.arrivals {
         // The WHERE also lets SQLite read the `ON CONFLICT` that follows as the insert's.
         Some(arrivals) => stmt

@@ -332,7 +332,7 @@ impl Sql {
     }
 
     /// Inserts new jobs on `conn`, a statement per [`JOBS_PER_STATEMENT`].
-    async fn insert_all_jobs(&self, conn: &mut dyn Exec, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {
+    pub(super) async fn insert_all_jobs(&self, conn: &mut dyn Exec, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {
         for chunk in jobs.chunks(JOBS_PER_STATEMENT) {
             let insert = self.insert_jobs(chunk);
             conn.execute(&insert).await?;

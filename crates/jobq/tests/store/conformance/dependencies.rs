@@ -382,6 +382,7 @@ fn edges_of(names: &[&str], dependents: bool, results: bool) -> ReadEdges {
         ids: names.iter().map(|n| id(n)).collect(),
         dependents,
         results,
+        queue: None,
     }
 }
 
@@ -448,6 +449,13 @@ pub(super) async fn edges_name_both_sides_with_their_states_and_results(store: &
     // Without results, none is read.
     let plain = store.edges(&edges_of(&["j"], false, false)).await.expect("edges");
     assert!(plain[0].dependencies.iter().all(|e| e.result.is_none()));
+    // A caller that knows the queue (a worker) reads the same.
+    let hinted = ReadEdges {
+        queue: Some(jobq::job::DEFAULT_QUEUE.into()),
+        ..edges_of(&["j"], false, true)
+    };
+    let hinted = store.edges(&hinted).await.expect("edges");
+    assert_eq!(seen(&hinted[0].dependencies), seen(&read[0].dependencies));
 
     // A dependency deleted before it ended breaks no `finish` edge, and is named with no fields.
     let delete = Delete {
