@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented jobq.toml here to start from')
             [CompletionResult]::new('enqueue', 'enqueue', [CompletionResultType]::ParameterValue, 'Put a job (or a file of jobs) on a queue')
             [CompletionResult]::new('flow', 'flow', [CompletionResultType]::ParameterValue, 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document')
+            [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Enqueue a batch of jobs and a callback that runs once all of them have ended; show a batch')
             [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Run jobs: claim, run handlers, retry, heartbeat, rescue')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Counts by queue and status')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, newest first')
@@ -126,6 +127,54 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;batch' {
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'The members: one job JSON per line, or - for stdin')
+            [CompletionResult]::new('--then', '--then', [CompletionResultType]::ParameterName, 'The callback''s type: it runs once every member has ended, however it ended')
+            [CompletionResult]::new('--then-payload', '--then-payload', [CompletionResultType]::ParameterName, 'The callback''s payload: JSON, @FILE or - for stdin (default {})')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue of the callback, and of members that name none')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The batch''s id (the callback''s); a new one by default')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Where a batch stands: its members counted by status, and its callback''s status')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'jobq;batch;show' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'jobq;batch;help' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Where a batch stands: its members counted by status, and its callback''s status')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'jobq;batch;help;show' {
+            break
+        }
+        'jobq;batch;help;help' {
             break
         }
         'jobq;worker' {
@@ -817,6 +866,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented jobq.toml here to start from')
             [CompletionResult]::new('enqueue', 'enqueue', [CompletionResultType]::ParameterValue, 'Put a job (or a file of jobs) on a queue')
             [CompletionResult]::new('flow', 'flow', [CompletionResultType]::ParameterValue, 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document')
+            [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Enqueue a batch of jobs and a callback that runs once all of them have ended; show a batch')
             [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Run jobs: claim, run handlers, retry, heartbeat, rescue')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Counts by queue and status')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, newest first')
@@ -856,6 +906,13 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             break
         }
         'jobq;help;flow' {
+            break
+        }
+        'jobq;help;batch' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Where a batch stands: its members counted by status, and its callback''s status')
+            break
+        }
+        'jobq;help;batch;show' {
             break
         }
         'jobq;help;worker' {

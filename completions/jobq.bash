@@ -19,6 +19,9 @@ _jobq() {
             jobq,autoscale)
                 cmd="jobq__subcmd__autoscale"
                 ;;
+            jobq,batch)
+                cmd="jobq__subcmd__batch"
+                ;;
             jobq,bench)
                 cmd="jobq__subcmd__bench"
                 ;;
@@ -118,8 +121,23 @@ _jobq() {
             jobq,workers)
                 cmd="jobq__subcmd__workers"
                 ;;
+            jobq__subcmd__batch,help)
+                cmd="jobq__subcmd__batch__subcmd__help"
+                ;;
+            jobq__subcmd__batch,show)
+                cmd="jobq__subcmd__batch__subcmd__show"
+                ;;
+            jobq__subcmd__batch__subcmd__help,help)
+                cmd="jobq__subcmd__batch__subcmd__help__subcmd__help"
+                ;;
+            jobq__subcmd__batch__subcmd__help,show)
+                cmd="jobq__subcmd__batch__subcmd__help__subcmd__show"
+                ;;
             jobq__subcmd__help,autoscale)
                 cmd="jobq__subcmd__help__subcmd__autoscale"
+                ;;
+            jobq__subcmd__help,batch)
+                cmd="jobq__subcmd__help__subcmd__batch"
                 ;;
             jobq__subcmd__help,bench)
                 cmd="jobq__subcmd__help__subcmd__bench"
@@ -217,6 +235,9 @@ _jobq() {
             jobq__subcmd__help,workers)
                 cmd="jobq__subcmd__help__subcmd__workers"
                 ;;
+            jobq__subcmd__help__subcmd__batch,show)
+                cmd="jobq__subcmd__help__subcmd__batch__subcmd__show"
+                ;;
             jobq__subcmd__help__subcmd__schedules,next)
                 cmd="jobq__subcmd__help__subcmd__schedules__subcmd__next"
                 ;;
@@ -266,7 +287,7 @@ _jobq() {
 
     case "${cmd}" in
         jobq)
-            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version init enqueue flow worker stats list show wait cancel resolve retry delete replay-dead replay cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version init enqueue flow batch worker stats list show wait cancel resolve retry delete replay-dead replay cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -342,6 +363,128 @@ _jobq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__batch)
+            opts="-o -q -v -h -V --file --then --then-payload --queue --id --url --config --output --quiet --verbose --help --version show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --then)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --then-payload)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson prometheus" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__batch__subcmd__help)
+            opts="show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__batch__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__batch__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__batch__subcmd__show)
+            opts="-o -q -v -h -V --url --config --output --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -998,7 +1141,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__help)
-            opts="init enqueue flow worker stats list show wait cancel resolve retry delete replay-dead cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
+            opts="init enqueue flow batch worker stats list show wait cancel resolve retry delete replay-dead cleanup export import copy bridge workers queues pause resume schedules emit serve inbox migrate doctor autoscale bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1014,6 +1157,34 @@ _jobq() {
         jobq__subcmd__help__subcmd__autoscale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__batch)
+            opts="show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        jobq__subcmd__help__subcmd__batch__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

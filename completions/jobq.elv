@@ -33,6 +33,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand init 'Write a commented jobq.toml here to start from'
             cand enqueue 'Put a job (or a file of jobs) on a queue'
             cand flow 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document'
+            cand batch 'Enqueue a batch of jobs and a callback that runs once all of them have ended; show a batch'
             cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
             cand stats 'Counts by queue and status'
             cand list 'List jobs, newest first'
@@ -120,6 +121,49 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'jobq;batch'= {
+            cand --file 'The members: one job JSON per line, or - for stdin'
+            cand --then 'The callback''s type: it runs once every member has ended, however it ended'
+            cand --then-payload 'The callback''s payload: JSON, @FILE or - for stdin (default {})'
+            cand --queue 'The queue of the callback, and of members that name none'
+            cand --id 'The batch''s id (the callback''s); a new one by default'
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand show 'Where a batch stands: its members counted by status, and its callback''s status'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;batch;show'= {
+            cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
+            cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more (repeat for debug logs)'
+            cand --verbose 'Print more (repeat for debug logs)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'jobq;batch;help'= {
+            cand show 'Where a batch stands: its members counted by status, and its callback''s status'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'jobq;batch;help;show'= {
+        }
+        &'jobq;batch;help;help'= {
         }
         &'jobq;worker'= {
             cand --queue 'Queue to take jobs from (repeatable, or comma-separated) [default: [worker] queues, or default]'
@@ -770,6 +814,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand init 'Write a commented jobq.toml here to start from'
             cand enqueue 'Put a job (or a file of jobs) on a queue'
             cand flow 'Enqueue a graph of jobs that wait for each other, all or none, from a JSON document'
+            cand batch 'Enqueue a batch of jobs and a callback that runs once all of them have ended; show a batch'
             cand worker 'Run jobs: claim, run handlers, retry, heartbeat, rescue'
             cand stats 'Counts by queue and status'
             cand list 'List jobs, newest first'
@@ -806,6 +851,11 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;help;enqueue'= {
         }
         &'jobq;help;flow'= {
+        }
+        &'jobq;help;batch'= {
+            cand show 'Where a batch stands: its members counted by status, and its callback''s status'
+        }
+        &'jobq;help;batch;show'= {
         }
         &'jobq;help;worker'= {
         }

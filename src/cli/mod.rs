@@ -13,6 +13,7 @@ use jobq::client::Client;
 use jobq::store::{DynStore, StoreUrl, Usage};
 
 pub mod autoscale;
+pub mod batch;
 pub mod bench;
 pub mod bridge;
 pub mod cancel;
@@ -115,6 +116,8 @@ pub enum Command {
     Enqueue(enqueue::EnqueueArgs),
     /// Enqueue a graph of jobs that wait for each other, all or none, from a JSON document
     Flow(graph::FlowArgs),
+    /// Enqueue a batch of jobs and a callback that runs once all of them have ended; show a batch
+    Batch(batch::BatchArgs),
     /// Run jobs: claim, run handlers, retry, heartbeat, rescue
     Worker(worker::WorkerArgs),
     /// Counts by queue and status
@@ -352,6 +355,7 @@ async fn run_command(ctx: &Context, command: Command) -> anyhow::Result<Exit> {
         Command::Schedules(args) => schedules::run(ctx, args).await,
         Command::Emit(args) => emit::run(ctx, args).await,
         Command::Flow(args) => graph::run(ctx, args).await,
+        Command::Batch(args) => batch::run(ctx, args).await,
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(ctx, args).await,
         Command::Migrate(args) => migrate::run(ctx, args).await,

@@ -4,6 +4,7 @@
 //! never see unvalidated values. The CLI is a thin layer over these calls. Single-job conveniences live
 //! here; the store itself is batch-first.
 
+mod batch;
 mod flow;
 mod health;
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
@@ -28,6 +29,7 @@ use crate::store::{
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
+pub use batch::{BatchEnqueued, BatchStatus};
 pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
 pub use health::MAX_BUCKETS;
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]

@@ -28,6 +28,7 @@ macro_rules! snap {
     }};
 }
 
+mod batch;
 mod bench;
 mod cancel;
 mod cleanup;

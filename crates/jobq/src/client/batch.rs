@@ -1,0 +1,129 @@
+//! Batches: a group of jobs, and a callback job that runs once every one of them has ended, however
+//! it ended, with their outcomes in its envelope (`deps`). A batch is a flow (its members, and the
+//! callback after each of them by `finish`) and goes in with one call of the store; it is named by
+//! its callback's id, whose edges are what [`Client::batch_status`] counts.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::Client;
+use crate::error::{Error, Result};
+use crate::input::Input;
+use crate::job::{DependOn, JobId, JobSpec, JobStatus, NewJob};
+use crate::store::{Enqueued, ReadEdges};
+
+/// What [`Client::batch`] enqueued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchEnqueued {
+    /// The batch's id: its callback's.
+    pub batch: JobId,
+    /// Each member's answer, in order (one that coalesced into a live job stands for it).
+    pub members: Vec<Enqueued>,
+    /// The callback's answer.
+    pub then: Enqueued,
+}
+
+/// Where a batch stands ([`Client::batch_status`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchStatus {
+    /// The batch's id: its callback's.
+    pub batch: JobId,
+    /// The callback's type.
+    pub then_type: String,
+    /// The callback's status: `blocked` while members run.
+    pub then_status: JobStatus,
+    /// How many members it has.
+    pub members: u64,
+    /// How many of them are in each status (every status, zero included), by status.
+    pub counts: BTreeMap<JobStatus, u64>,
+    /// Members deleted since (they ended, for the batch, cancelled).
+    pub deleted: u64,
+    /// How many members have ended (deleted ones included).
+    pub ended: u64,
+}
+
+impl Client {
+    /// Enqueues a batch: `members`, then `then`, which waits for every one of them by `finish` (it
+    /// runs once all have ended, whatever their ends, and gets them in its envelope). All of it in
+    /// one call of the store, or nothing. The batch's id is the callback's (give `then` an id to
+    /// choose it).
+    pub async fn batch(&self, members: Vec<JobSpec>, then: JobSpec) -> Result<BatchEnqueued> {
+        if members.is_empty() {
+            return Err(Error::invalid(Input::JobsFile, "a batch needs at least one job"));
+        }
+        let now = self.now();
+        let mut jobs = members
+            .into_iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                NewJob::check(spec, now, &self.limits).map_err(|e| Error::from(e.at(format_args!("job {}", i + 1))))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut then = then;
+        let mut named = std::collections::HashSet::new();
+        for job in &jobs {
+            if named.insert(job.id.clone()) {
+                then = then.after_on(job.id.clone(), DependOn::Finish);
+            }
+        }
+        let then = NewJob::check(then, now, &self.limits).map_err(|e| Error::from(e.at("the callback")))?;
+        jobs.push(then);
+        let mut answers = self.enqueue_validated(&jobs).await?;
+        let then = answers.pop().expect("the callback's answer");
+        Ok(BatchEnqueued {
+            batch: then.id.clone(),
+            members: answers,
+            then,
+        })
+    }
+
+    /// How the batch `id` stands: its callback's status, and its members counted by status (read
+    /// through the callback's edges). `NotFound` for no job; a job that waits for no job is no
+    /// batch.
+    pub async fn batch_status(&self, id: &str) -> Result<BatchStatus> {
+        let id = JobId::parse(id)?;
+        let then = self
+            .store
+            .get(&id)
+            .await?
+            .ok_or_else(|| Error::not_found(id.as_str()))?;
+        let read = ReadEdges {
+            ids: vec![id.clone()],
+            queue: Some(then.queue.clone()),
+            ..Default::default()
+        };
+        let edges = self.store.edges(&read).await?.pop().unwrap_or_default();
+        if edges.dependencies.is_empty() {
+            return Err(Error::invalid(
+                Input::JobId,
+                format!("job {id} waits for no job: it is not a batch's callback"),
+            ));
+        }
+        let mut counts: BTreeMap<JobStatus, u64> = JobStatus::ALL.into_iter().map(|s| (s, 0)).collect();
+        let mut deleted = 0;
+        for edge in &edges.dependencies {
+            match edge.status {
+                Some(s) => *counts.entry(s).or_default() += 1,
+                None => deleted += 1,
+            }
+        }
+        let ended = deleted
+            + counts
+                .iter()
+                .filter(|(s, _)| s.is_terminal())
+                .map(|(_, n)| n)
+                .sum::<u64>();
+        Ok(BatchStatus {
+            batch: id,
+            then_type: then.job_type,
+            then_status: then.status,
+            members: edges.dependencies.len() as u64,
+            counts,
+            deleted,
+            ended,
+        })
+    }
+}
