@@ -163,7 +163,7 @@ impl Sql {
             tx.execute(&edges).await?;
         }
         let mut counts = self.stmt("UPDATE jobq_jobs SET dependents = dependents + 1 WHERE 1 = 1");
-        counts.any_of("id", open.into_iter());
+        counts.any_of("id", open);
         tx.execute(&counts).await?;
         Ok(true)
     }
