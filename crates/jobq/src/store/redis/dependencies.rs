@@ -119,106 +119,24 @@ impl RedisStore {
     }
 
     async fn edges_of(&self, id: &JobId, queue: &str, read: &ReadEdges) -> Result<JobEdges, StoreError> {
-        let own = self.queue_prefix(queue);
-        let after = self.pairs(format!("{own}after:{id}")).await?;
-        let waiting = if read.dependents {
-            self.pairs(format!("{own}dependents:{id}")).await?
-        } else {
-            Vec::new()
+        let mut cmd = self.queue_script(&SCRIPTS.edges, queue);
+        cmd.arg(id.as_str())
+            .arg(if read.dependents { "1" } else { "" })
+            .arg(if read.results { "1" } else { "" });
+        let (dependencies, dependents): (Vec<Vec<String>>, Vec<Vec<String>>) =
+            self.eval(&SCRIPTS.edges, &cmd, "edges", true).await?;
+        let read_side = |rows: Vec<Vec<String>>| -> Result<Vec<Edge>, StoreError> {
+            let mut edges = rows
+                .into_iter()
+                .map(|row| edge_from(id, row))
+                .collect::<Result<Vec<_>, _>>()?;
+            edges.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+            Ok(edges)
         };
-        let corrupt = |reason: String| StoreError::Corrupt {
-            kind: KIND,
-            id: id.to_string(),
-            reason,
-        };
-        // Each side's other ends at once: (its id, its queue, where the edge's state is written).
-        let mut dependencies = Vec::with_capacity(after.len());
-        for (other, edge) in &after {
-            let (state, on, queue) = parse_edge(edge).ok_or_else(|| corrupt(format!("edge {edge:?}")))?;
-            dependencies.push(self.far_end(other, queue, read.results, Some((state, on))));
-        }
-        let mut dependents = Vec::with_capacity(waiting.len());
-        for (member, _rule) in &waiting {
-            let (queue, other) = member
-                .split_once('\n')
-                .ok_or_else(|| corrupt(format!("dependent {member:?}")))?;
-            dependents.push(self.far_end_waiting(other, queue, id));
-        }
-        let mut dependencies: Vec<Edge> = try_join_all(dependencies).await?.into_iter().flatten().collect();
-        let mut dependents: Vec<Edge> = try_join_all(dependents).await?.into_iter().flatten().collect();
-        dependencies.sort_by(|a, b| a.job_id.cmp(&b.job_id));
-        dependents.sort_by(|a, b| a.job_id.cmp(&b.job_id));
         Ok(JobEdges {
-            dependencies,
-            dependents,
+            dependencies: read_side(dependencies)?,
+            dependents: read_side(dependents)?,
         })
-    }
-
-    /// A hash's fields and values.
-    async fn pairs(&self, key: String) -> Result<Vec<(String, String)>, StoreError> {
-        let mut cmd = redis::cmd("HGETALL");
-        cmd.arg(key);
-        self.query(&cmd, "edges").await
-    }
-
-    /// The dependency `id` of `queue` as an edge whose (state, rule) the dependent's hash gave: its
-    /// fields `None` once it has been deleted.
-    async fn far_end(
-        &self,
-        id: &str,
-        queue: &str,
-        results: bool,
-        edge: Option<(EdgeState, DependOn)>,
-    ) -> Result<Option<Edge>, StoreError> {
-        let (state, on) = edge.unwrap_or((EdgeState::Open, DependOn::Success));
-        let mut cmd = redis::cmd("HMGET");
-        cmd.arg(format!("{}job:{id}", self.queue_prefix(queue)))
-            .arg("t")
-            .arg("s")
-            .arg(if results { "res" } else { "t" });
-        let [job_type, status, result]: [Option<String>; 3] = self.query(&cmd, "edges").await?;
-        let found = job_type.is_some();
-        let status = match (found, status) {
-            (false, _) => None,
-            // A job enqueued and not touched since has no status field: it is pending.
-            (true, None) => Some(JobStatus::Pending),
-            (true, Some(s)) => Some(s.parse().map_err(|e: String| StoreError::Corrupt {
-                kind: KIND,
-                id: id.to_string(),
-                reason: format!("s: {e}"),
-            })?),
-        };
-        let result = match result.filter(|_| results && found) {
-            Some(r) => Some(RawValue::from_string(r).map_err(|e| StoreError::Corrupt {
-                kind: KIND,
-                id: id.to_string(),
-                reason: format!("res: {e}"),
-            })?),
-            None => None,
-        };
-        Ok(Some(Edge {
-            job_id: JobId::from_stored(id.to_string()),
-            queue: found.then(|| queue.to_string()),
-            job_type,
-            status,
-            on,
-            state,
-            result,
-        }))
-    }
-
-    /// The dependent `id` of `queue` that waits or waited for `dependency`, with the state its own
-    /// `after:` hash gives the edge; `None` once it has been deleted.
-    async fn far_end_waiting(&self, id: &str, queue: &str, dependency: &JobId) -> Result<Option<Edge>, StoreError> {
-        let mut cmd = redis::cmd("HGET");
-        cmd.arg(format!("{}after:{id}", self.queue_prefix(queue)))
-            .arg(dependency.as_str());
-        let edge: Option<String> = self.query(&cmd, "edges").await?;
-        let Some((state, on, _)) = edge.as_deref().and_then(parse_edge) else {
-            return Ok(None);
-        };
-        let far = self.far_end(id, queue, false, Some((state, on))).await?;
-        Ok(far.filter(|e| e.status.is_some()))
     }
 
     /// Where the batch's dependencies are: the queues of the batch's jobs by id, and the queues of the
@@ -264,17 +182,43 @@ impl Places<'_> {
     }
 }
 
-/// An edge as a dependent's `after:` hash holds it: '<state> <rule> <queue>'.
-fn parse_edge(edge: &str) -> Option<(EdgeState, DependOn, &str)> {
-    let (state, rest) = edge.split_once(' ')?;
-    let (rule, queue) = rest.split_once(' ')?;
-    let state = match state {
+/// One row of `edges.lua`: (id, state, rule, queue, type, status, result), '' where absent.
+fn edge_from(asked: &JobId, row: Vec<String>) -> Result<Edge, StoreError> {
+    let corrupt = |reason: String| StoreError::Corrupt {
+        kind: KIND,
+        id: asked.to_string(),
+        reason,
+    };
+    let [id, state, rule, queue, job_type, status, result]: [String; 7] = row
+        .try_into()
+        .map_err(|row: Vec<String>| corrupt(format!("an edge of {} fields", row.len())))?;
+    let state = match state.as_str() {
         "open" => EdgeState::Open,
         "met" => EdgeState::Met,
         "broken" => EdgeState::Broken,
-        _ => return None,
+        other => return Err(corrupt(format!("an edge in state {other:?}"))),
     };
-    Some((state, rule.parse().ok()?, queue))
+    let on: DependOn = rule.parse().map_err(corrupt)?;
+    let gone = job_type.is_empty();
+    let status = if gone {
+        None
+    } else {
+        Some(status.parse::<JobStatus>().map_err(|e| corrupt(format!("{id}: {e}")))?)
+    };
+    let result = if result.is_empty() {
+        None
+    } else {
+        Some(RawValue::from_string(result).map_err(|e| corrupt(format!("{id}'s result: {e}")))?)
+    };
+    Ok(Edge {
+        job_id: JobId::from_stored(id),
+        job_type: (!gone).then_some(job_type),
+        queue: (!gone).then_some(queue),
+        status,
+        on,
+        state,
+        result,
+    })
 }
 
 /// The arguments of `enqueue_after.lua`: the count, then per job its queue, the fields of shape 'E'

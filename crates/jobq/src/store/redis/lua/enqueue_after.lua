@@ -84,6 +84,28 @@ if #missing > 0 then
   return { 'U', missing }
 end
 
+-- Each created job's edges, each dependency once (two names may stand for one job through one that
+-- coalesced), and how many of them wait for each job the batch creates: that count (`dn`) is written
+-- with the job, not edge by edge (a job after ten thousand of the batch's makes ten thousand calls
+-- fewer).
+local waited = {}
+for _, job in ipairs(jobs) do
+  if job.out == 'C' then
+    local edges, seen = {}, {}
+    for _, dep in ipairs(job.deps) do
+      local dk = jkey(dep.Q, dep.target)
+      if not seen[dk] then
+        seen[dk] = true
+        edges[#edges + 1] = dep
+        if created[dk] then
+          waited[dk] = (waited[dk] or 0) + 1
+        end
+      end
+    end
+    job.distinct = edges
+  end
+end
+
 -- Pass 3: the writes. A dependency the store holds that has ended is not written on its side: its
 -- edge is resolved below, at once.
 local woken = {}
@@ -92,15 +114,11 @@ for _, job in ipairs(jobs) do
     local Q, id = job.Q, job.id
     local fields = hset_args(job.t, job.m, job.pr, job.ma, job.to, job.u)
     fields[1], fields[5], fields[7], fields[9] = job.k, job.p, job.r, job.c
-    -- Each dependency once: two names may stand for one job through one that coalesced.
-    local edges, seen = {}, {}
-    for _, dep in ipairs(job.deps) do
-      local dk = jkey(dep.Q, dep.target)
-      if not seen[dk] then
-        seen[dk] = true
-        edges[#edges + 1] = dep
-      end
+    if waited[job.k] then
+      fields[#fields + 1] = 'dn'
+      fields[#fields + 1] = waited[job.k]
     end
+    local edges = job.distinct
     if #edges == 0 then
       redis.call('HSET', unpack(fields))
       index_pending(Q, id, job.pr, job.r)
@@ -115,17 +133,28 @@ for _, job in ipairs(jobs) do
       fields[#fields + 1] = '1'
       redis.call('HSET', unpack(fields))
       redis.call('ZADD', blocked_key(Q), job.c, id)
-      local ak = after_key(Q, id)
+      -- The job's side in calls of up to 500 fields (Lua's `unpack` has a bound).
+      local ak, side = after_key(Q, id), { after_key(Q, id) }
       for _, dep in ipairs(edges) do
         local dk = jkey(dep.Q, dep.target)
-        redis.call('HSET', ak, dep.target, 'open ' .. dep.rule .. ' ' .. dep.q)
+        side[#side + 1] = dep.target
+        side[#side + 1] = 'open ' .. dep.rule .. ' ' .. dep.q
+        if #side > 1000 then
+          redis.call('HSET', unpack(side))
+          side = { ak }
+        end
         local status = not created[dk] and job_status(dep.Q, dep.target)
         if status and ENDED[status] then
           dep.ended = status
         else
           redis.call('HSET', dependents_key(dep.Q, dep.target), job.q .. '\n' .. id, dep.rule)
-          redis.call('HINCRBY', dk, 'dn', 1)
+          if not created[dk] then
+            redis.call('HINCRBY', dk, 'dn', 1)
+          end
         end
+      end
+      if #side > 1 then
+        redis.call('HSET', unpack(side))
       end
       job.edges = edges
     end

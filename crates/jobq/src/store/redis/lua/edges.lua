@@ -1,0 +1,37 @@
+-- KEYS: the job's queue prefix. ARGV: id, dependents ('1': read them too), results ('1': read each
+-- dependency's result).
+-- A job's edges (see `Store::edges`), in one call however many it has (a job after ten thousand
+-- others is read this way before it runs): { dependencies, dependents }, each a list of
+-- { id, state, rule, queue, type, status, result }, with '' for a field that is not there (the type
+-- and status of a job that is gone, a result not asked for or never written). A dependent that is
+-- gone is left out. Only reads.
+local Q, id, with_dependents, with_results = KEYS[1], ARGV[1], ARGV[2] == '1', ARGV[3] == '1'
+local fields = { 't', 's' }
+if with_results then
+  fields[3] = 'res'
+end
+
+local dependencies = {}
+local edges = redis.call('HGETALL', after_key(Q, id))
+for f = 1, #edges, 2 do
+  local state, rule, q = string.match(edges[f + 1], '^(%S+) (%S+) (.*)$')
+  local h = redis.call('HMGET', jkey(sibling(Q, q), edges[f]), unpack(fields))
+  -- (A job enqueued and not touched since has no status field: it is pending.)
+  local status = h[1] and (h[2] or 'pending') or ''
+  dependencies[#dependencies + 1] = { edges[f], state, rule, q, h[1] or '', status, h[3] or '' }
+end
+
+local dependents = {}
+if with_dependents then
+  for _, member in ipairs(redis.call('HKEYS', dependents_key(Q, id))) do
+    local q, x = string.match(member, '^([^\n]*)\n(.*)$')
+    local XQ = sibling(Q, q)
+    local edge = redis.call('HGET', after_key(XQ, x), id)
+    local h = redis.call('HMGET', jkey(XQ, x), 't', 's')
+    if edge and h[1] then
+      local state, rule = string.match(edge, '^(%S+) (%S+)')
+      dependents[#dependents + 1] = { x, state, rule, q, h[1], h[2] or 'pending', '' }
+    end
+  end
+end
+return { dependencies, dependents }
