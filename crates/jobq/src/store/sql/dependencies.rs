@@ -55,8 +55,11 @@ impl Sql {
                 tx.commit().await.map_err(self.fail("enqueue"))?;
                 Ok(answers)
             }
-            // Dropping the transaction rolls it back: nothing of the batch is written.
-            Err(Refused::Unknown(ids)) => Err(StoreError::UnknownDependency { ids }),
+            // Nothing of the batch is written; rolled back at once, so that the rows it locked are free.
+            Err(Refused::Unknown(ids)) => {
+                tx.rollback().await.map_err(self.fail("enqueue"))?;
+                Err(StoreError::UnknownDependency { ids })
+            }
             Err(Refused::Store(e)) => Err(e),
             Err(Refused::Sql(e)) => Err(self.fail("enqueue")(e)),
         }
@@ -564,6 +567,8 @@ impl Sql {
             }
         }
         if counts.is_empty() {
+            // At once: the select locked the rows, which other writers are waiting for.
+            tx.rollback().await?;
             return Ok(vec![false; finishes.len()]);
         }
         let held: Vec<usize> = (0..finishes.len())
@@ -633,6 +638,9 @@ impl Sql {
             .push(self.dialect.lock_skipping);
         let rows = tx.fetch_all(&select).await?;
         if rows.is_empty() {
+            // At once, not when the connection is next used: MySQL's select locked the rows it
+            // scanned, and the store's own rescue, next, skips locked rows.
+            tx.rollback().await?;
             return Ok(Vec::new());
         }
         let mut rescued = Vec::with_capacity(rows.len());

@@ -153,7 +153,11 @@ pub(super) async fn rescue_leaves_fresh_heartbeats_alone(store: &DynStore) {
 
 pub(super) async fn rescue_respects_limit(store: &DynStore) {
     add_all(store, (0..5).map(|i| spec(&format!("j{i}")))).await;
-    claim(store, "default", WORKER, 5, T0).await;
+    assert_eq!(
+        claim(store, "default", WORKER, 5, T0).await.len(),
+        5,
+        "every job is claimed"
+    );
     let rescue = Rescue {
         stale_before: at(1),
         now: at(10),
