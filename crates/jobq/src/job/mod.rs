@@ -16,7 +16,7 @@ mod spec;
 mod tests;
 mod typed;
 
-pub use dependency::{DependOn, Dependency, broken_dependency_error};
+pub use dependency::{DependOn, Dependency, Edge, EdgeState, broken_dependency_error};
 pub use exported::JOB_JSON_VERSION;
 pub use graph::{Flow, FlowDependency, FlowJob, ids_by_ref};
 pub use new::{Limits, NewJob, validate_queue, validate_type};
@@ -253,7 +253,7 @@ pub struct Job {
     pub has_dependencies: bool,
     /// How its dependencies ended, as the worker read them before running it (what the envelope
     /// hands its handler as `deps`); empty as a store returns a job.
-    pub deps: Vec<crate::store::Edge>,
+    pub deps: Vec<Edge>,
 }
 
 impl Job {
@@ -336,7 +336,7 @@ pub const DEPENDENCY_RESULT_CAP: usize = 64 * 1024;
 /// One dependency in a dependent's envelope: `jobId`, `jobType`, `queue`, `status` (null once it
 /// has been deleted), `on` (the rule), `state` (`met` for each dependency of a job that runs: a
 /// broken one cancels it), and `result` (up to [`DEPENDENCY_RESULT_CAP`] bytes, else `resultBytes`).
-pub struct DependencyEnd<'a>(&'a crate::store::Edge);
+pub struct DependencyEnd<'a>(&'a Edge);
 
 impl Serialize for DependencyEnd<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

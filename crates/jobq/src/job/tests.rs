@@ -336,7 +336,7 @@ fn whole_numbers_written_as_floats_are_read_only_within_range() {
 
 #[test]
 fn a_job_that_waited_carries_its_dependencies_ends_and_a_large_result_by_its_size() {
-    use crate::store::{Edge, EdgeState};
+    use super::{Edge, EdgeState};
     let mut job = super::test_job("report", "{}");
     assert!(serde_json::to_value(job.envelope()).unwrap().get("deps").is_none());
     let edge = |id: &str, result: String| Edge {
