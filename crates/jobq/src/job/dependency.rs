@@ -105,15 +105,6 @@ impl EdgeState {
             EdgeState::Broken => "broken",
         }
     }
-
-    /// The state the stores write (`NULL` or `open`, `met`, `broken`).
-    pub(crate) fn from_stored(resolved: Option<&str>) -> EdgeState {
-        match resolved {
-            Some("met") => EdgeState::Met,
-            Some("broken") => EdgeState::Broken,
-            _ => EdgeState::Open,
-        }
-    }
 }
 
 /// One edge seen from one of its ends: the job at the other end, as it is now.

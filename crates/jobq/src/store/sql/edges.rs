@@ -99,12 +99,21 @@ impl Sql {
                     queue: cell(5)?,
                     status,
                     on,
-                    state: EdgeState::from_stored(cell(3)?.as_deref()),
+                    state: edge_state(cell(3)?.as_deref()),
                     result,
                 },
             ));
         }
         Ok(edges)
+    }
+}
+
+/// The state an edge's `resolved` column stands for (`NULL` while open).
+fn edge_state(resolved: Option<&str>) -> EdgeState {
+    match resolved {
+        Some("met") => EdgeState::Met,
+        Some("broken") => EdgeState::Broken,
+        _ => EdgeState::Open,
     }
 }
 
