@@ -38,10 +38,15 @@ pub(super) async fn run_job(s: Arc<Shared>, job: Job, reg: Arc<Registered>, cx: 
 
 /// Runs one job and hands its verdict over; returns the prefetched job that takes its slot, if any.
 async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &AckSender) -> Option<Queued> {
-    if job.has_dependencies
-        && let Err(e) = read_dependencies(s, &mut job).await
-    {
-        // Its handler is owed them: the job goes back, its attempt unused, for a later claim.
+    // Its handler is owed how its dependencies ended. A store out of reach gives the job back, its
+    // attempt unused, for a later claim; any other failure to read them is the attempt's, retried
+    // with back-off like a handler's error, so that a job whose edges cannot be read ends dead
+    // rather than coming back for ever.
+    let unread = match job.has_dependencies {
+        true => read_dependencies(s, &mut job).await.err(),
+        false => None,
+    };
+    if let Some(e) = unread.as_ref().filter(|e| e.is_unavailable()) {
         tracing::warn!(job_id = %job.id, error = %e, "cannot read the job's dependencies: it goes back to pending");
         let next = s.end_run(&job, seq, reg.concurrency.is_some(), false);
         hand_over(acks, Verdict::Release, None, &job, &cx, seq);
@@ -52,6 +57,8 @@ async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &Ac
     // A prefetched job may have been cancelled (or the worker stopped) while it waited.
     let end = if cx.is_cancelled() {
         RunEnd::Abandoned
+    } else if let Some(e) = unread {
+        RunEnd::Answered(Outcome::retry(format!("cannot read the job's dependencies: {e}")))
     } else {
         run_handler(&reg, &job, &cx, timeout).await
     };
