@@ -175,6 +175,26 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
         Some("refused by the operator")
     );
 
+    // A job's page lists the jobs it waits for and those that wait for it, each with its status.
+    let build = enqueue(&api, "flows").await;
+    let then = json!({"jobType": "tick", "queue": "flows", "after": [{"id": build, "on": "finish"}]});
+    let (status, answer) = api.post("/api/v1/jobs", then).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let mail = answer["id"].as_str().unwrap().to_string();
+    browser.open(&format!("{base}/#/jobs/{build}")).await;
+    browser
+        .find(&format!(
+            "#job-dependents tr[data-job-id=\"{mail}\"][data-edge=\"open\"] [data-status=\"blocked\"]"
+        ))
+        .await;
+    browser.open(&format!("{base}/#/jobs/{mail}")).await;
+    browser
+        .find(&format!(
+            "#job-dependencies tr[data-job-id=\"{build}\"] [data-status=\"pending\"]"
+        ))
+        .await;
+    browser.screenshot("job-edges").await;
+
     // The pages that only show.
     for page in ["workers", "schedules", "stuck"] {
         browser.click(&format!("#nav a[data-page=\"{page}\"]")).await;

@@ -1,8 +1,8 @@
 // One job: its payload, meta, result, error history, progress and times, live while it is not
-// finished; cancel, retry or replay, delete, and resolve a waiting job (succeed, fail, retry later,
-// discard).
+// finished; the jobs it waits for and those that wait for it, with their statuses; cancel, retry
+// or replay, delete, and resolve a waiting job (succeed, fail, retry later, discard).
 import * as api from '../api.js';
-import { action, fill, h, pretty, span, statusBadge, table, time } from '../ui.js';
+import { action, fill, h, jobLink, pretty, span, statusBadge, table, time } from '../ui.js';
 
 export const name = 'jobs';
 export const requests = 1;
@@ -72,9 +72,26 @@ export function mount(el, route) {
         ['Attempt', (e) => String(e.attempt), { num: true }],
         ['At', (e) => time(e.at, now)],
         ['Error', (e) => e.error, { wrap: true }],
-      ], [...(job.errors ?? [])].reverse(), { id: 'job-errors', empty: 'No errors.' }));
+      ], [...(job.errors ?? [])].reverse(), { id: 'job-errors', empty: 'No errors.' }),
+      edges('Waits for', 'job-dependencies', job.dependencies),
+      edges('Waited for by', 'job-dependents', job.dependents));
   }
   return { refresh };
+}
+
+// One side of a job's edges, when it has any: the job at the other end (a link, with its status
+// now), the rule it waits by, and where the edge stands (open, met or broken).
+function edges(title, id, side) {
+  if (!side?.length) return '';
+  return h('div',
+    h('h2', title),
+    table([
+      ['Job', (e) => jobLink(e.jobId)],
+      ['Type', (e) => e.jobType ?? '—'],
+      ['Status', (e) => (e.status ? statusBadge(e.status) : h('span.muted', 'deleted'))],
+      ['On', (e) => e.on],
+      ['Edge', (e) => e.state],
+    ], side, { id, rowData: (e) => ({ jobId: e.jobId, edge: e.state }) }));
 }
 
 // What each way of resolving sends, and what its one field asks for.
