@@ -22,7 +22,7 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
     let client = ctx.client().await?;
     let job = client.get(&args.id).await?;
-    let edges = client.edges(&args.id).await?;
+    let edges = client.edges(&job).await?;
     if format == OutputFormat::Json {
         return print_json(&ShownJob::new(&job, &edges));
     }

@@ -175,7 +175,6 @@ pub struct ReplayDryRun<'a> {
     pub would_replay: &'a [Job],
 }
 
-/// The answer of a replay: the ids of the jobs moved back to pending.
 /// The jobs a replay moved: `replayed`, and `reopened`, the jobs its cascade brought back blocked.
 pub fn replayed(jobs: &[Job]) -> Value {
     let ids = |blocked: bool| -> Vec<&JobId> {

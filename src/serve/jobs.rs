@@ -98,7 +98,7 @@ fn next_page(uri: &Uri, last: &ListCursor) -> String {
 /// `GET /api/v1/jobs/{id}`: the job with its edges.
 pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
     let job = state.client.get(&id).await?;
-    let edges = state.client.edges(&id).await?;
+    let edges = state.client.edges(&job).await?;
     Ok(Json(ShownJob::new(&job, &edges)).into_response())
 }
 

@@ -397,13 +397,14 @@ impl Client {
     }
 
     /// A job's edges: the jobs it waits (or waited) for and those that wait (or waited) for it, each
-    /// as it is now. Empty for a job without any, or an id of no job.
-    pub async fn edges(&self, id: &str) -> Result<JobEdges> {
+    /// as it is now. Empty for a job without any. Takes the job as read (`Client::get`): its queue
+    /// spares a store that finds jobs by queue (Redis) looking for it again.
+    pub async fn edges(&self, job: &Job) -> Result<JobEdges> {
         let read = ReadEdges {
-            ids: vec![JobId::parse(id)?],
+            ids: vec![job.id.clone()],
+            queue: Some(job.queue.clone()),
             dependents: true,
-            results: false,
-            queue: None,
+            ..Default::default()
         };
         Ok(self.store.edges(&read).await?.pop().unwrap_or_default())
     }
@@ -530,8 +531,7 @@ impl Client {
             let read = ReadEdges {
                 ids: std::mem::take(&mut level),
                 dependents: true,
-                results: false,
-                queue: None,
+                ..Default::default()
             };
             for edges in self.store.edges(&read).await? {
                 for dependent in edges.dependents {

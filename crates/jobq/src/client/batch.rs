@@ -62,13 +62,10 @@ impl Client {
                 NewJob::check(spec, now, &self.limits).map_err(|e| Error::from(e.at(format_args!("job {}", i + 1))))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut then = then;
-        let mut named = std::collections::HashSet::new();
-        for job in &jobs {
-            if named.insert(job.id.clone()) {
-                then = then.after_on(job.id.clone(), DependOn::Finish);
-            }
-        }
+        // (A member id given twice is named once: the check keeps each dependency once.)
+        let then = jobs
+            .iter()
+            .fold(then, |then, job| then.after_on(job.id.clone(), DependOn::Finish));
         let then = NewJob::check(then, now, &self.limits).map_err(|e| Error::from(e.at("the callback")))?;
         jobs.push(then);
         let mut answers = self.enqueue_validated(&jobs).await?;

@@ -42,9 +42,10 @@ async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &Ac
     // attempt unused, for a later claim; any other failure to read them is the attempt's, retried
     // with back-off like a handler's error, so that a job whose edges cannot be read ends dead
     // rather than coming back for ever.
-    let unread = match job.has_dependencies {
-        true => read_dependencies(s, &mut job).await.err(),
-        false => None,
+    let unread = if job.has_dependencies {
+        read_dependencies(s, &mut job).await.err()
+    } else {
+        None
     };
     if let Some(e) = unread.as_ref().filter(|e| e.is_unavailable()) {
         tracing::warn!(job_id = %job.id, error = %e, "cannot read the job's dependencies: it goes back to pending");

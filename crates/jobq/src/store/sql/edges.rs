@@ -1,13 +1,13 @@
 //! [`crate::store::Store::edges`] for the three SQL stores: the rows of `jobq_deps` on either side
 //! of the jobs asked about, each joined to the job at its other end. A job's dependencies are read
-//! through `jobq_deps_dependent`, its dependents through the primary key (which leads with the
+//! through `jobq_deps_open` (dependent, resolved), its dependents through the primary key (which leads with the
 //! dependency); a bounded number of ids at a time.
 
 use std::collections::HashMap;
 
 use super::decode::compact_json;
-use super::{IDS_PER_STATEMENT, Sql};
-use crate::job::{DependOn, JobId, JobStatus};
+use super::{Decoder, IDS_PER_STATEMENT, Sql};
+use crate::job::{DependOn, JobId};
 use crate::store::{Edge, EdgeState, JobEdges, ReadEdges, StoreError};
 
 /// Which side of the edges a statement reads.
@@ -31,25 +31,21 @@ impl Side {
 
 impl Sql {
     pub(crate) async fn edges(&self, read: &ReadEdges) -> Result<Vec<JobEdges>, StoreError> {
-        let mut found: HashMap<&str, JobEdges> = HashMap::new();
+        let mut found: HashMap<String, JobEdges> = HashMap::new();
         let ids: Vec<&str> = read.ids.iter().map(JobId::as_str).collect();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             for (asked, edge) in self.edges_on(Side::Dependencies, chunk, read.results).await? {
-                found
-                    .entry(asked_id(chunk, &asked))
-                    .or_default()
-                    .dependencies
-                    .push(edge);
+                found.entry(asked).or_default().dependencies.push(edge);
             }
             if read.dependents {
                 for (asked, edge) in self.edges_on(Side::Dependents, chunk, false).await? {
-                    found.entry(asked_id(chunk, &asked)).or_default().dependents.push(edge);
+                    found.entry(asked).or_default().dependents.push(edge);
                 }
             }
         }
         Ok(ids
             .iter()
-            .map(|id| found.get(id).cloned().unwrap_or_default())
+            .map(|id| found.get(*id).cloned().unwrap_or_default())
             .collect())
     }
 
@@ -65,41 +61,33 @@ impl Sql {
         select.any_of(&format!("d.{asked}"), ids.iter().map(|id| id.to_string()));
         select.push(&format!(" ORDER BY d.{asked}, d.{other}"));
         let rows = self.fetch_all(&select, "edges").await?;
-        let corrupt = |id: &str, reason: String| StoreError::Corrupt {
-            kind: self.dialect.kind,
-            id: id.to_string(),
-            reason,
-        };
         let mut edges = Vec::with_capacity(rows.len());
         for row in rows {
-            let text = |i: usize| row.try_get_unchecked::<Option<String>>(i).map_err(|e| e.to_string());
-            let asked_id = text(0).map_err(|e| corrupt("?", e))?.unwrap_or_default();
-            let cell = |i: usize| text(i).map_err(|e| corrupt(&asked_id, format!("jobq_deps: {e}")));
-            let other_id = cell(1)?.unwrap_or_default();
-            let on: DependOn = cell(2)?
-                .unwrap_or_default()
-                .parse()
-                .map_err(|e| corrupt(&asked_id, e))?;
-            let status = match cell(6)? {
-                Some(s) => Some(s.parse::<JobStatus>().map_err(|e| corrupt(&other_id, e))?),
-                None => None,
+            // Errors name the job asked about, then (for its fields) the job at the other end.
+            let mut d = Decoder {
+                kind: self.dialect.kind,
+                id: String::new(),
             };
-            let result = match cell(7)? {
-                Some(r) => Some(
-                    serde_json::value::RawValue::from_string(compact_json(r))
-                        .map_err(|e| corrupt(&other_id, format!("result: {e}")))?,
-                ),
-                None => None,
+            let text = |d: &Decoder, i: usize| {
+                row.try_get_unchecked::<Option<String>>(i)
+                    .map_err(|e| d.corrupt(format!("jobq_deps: {e}")))
             };
+            d.id = text(&d, 0)?.unwrap_or_default();
+            let asked = d.id.clone();
+            let on: DependOn = text(&d, 2)?.unwrap_or_default().parse().map_err(|e| d.corrupt(e))?;
+            let state = edge_state(text(&d, 3)?.as_deref());
+            d.id = text(&d, 1)?.unwrap_or_default();
+            let status = text(&d, 6)?.map(|s| d.status(&s)).transpose()?;
+            let result = text(&d, 7)?.map(|r| d.raw("result", compact_json(r))).transpose()?;
             edges.push((
-                asked_id.clone(),
+                asked,
                 Edge {
-                    job_id: JobId::from_stored(other_id),
-                    job_type: cell(4)?,
-                    queue: cell(5)?,
+                    job_id: JobId::from_stored(d.id.clone()),
+                    job_type: text(&d, 4)?,
+                    queue: text(&d, 5)?,
                     status,
                     on,
-                    state: edge_state(cell(3)?.as_deref()),
+                    state,
                     result,
                 },
             ));
@@ -115,9 +103,4 @@ fn edge_state(resolved: Option<&str>) -> EdgeState {
         Some("broken") => EdgeState::Broken,
         _ => EdgeState::Open,
     }
-}
-
-/// The asked-for id of `chunk` equal to `id` (so the map borrows from the caller's ids).
-fn asked_id<'a>(chunk: &[&'a str], id: &str) -> &'a str {
-    chunk.iter().copied().find(|c| *c == id).unwrap_or_default()
 }

@@ -600,7 +600,7 @@ impl Sql {
     }
 
     /// The whole jobs of `ids`, in that order.
-    async fn read_jobs(&self, tx: &mut dyn Exec, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
+    pub(super) async fn read_jobs(&self, tx: &mut dyn Exec, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
         self.fetch_jobs_in_order(tx, ids, |chunk| {
             let mut select = self.stmt(format!(
                 "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",

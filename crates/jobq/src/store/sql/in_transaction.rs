@@ -107,8 +107,9 @@ pub(crate) async fn taken_ids<'a>(
     Ok(taken)
 }
 
-/// One row's values, in the order of the insert's columns.
-fn row_values<'s>(stmt: &'s mut Stmt, d: &Dialect, row: &NewJobRow<'_>) -> &'s mut Stmt {
+/// One new job's values, in the order of the columns every insert of new jobs names
+/// ([`super::INSERT_NEW_JOBS`]'s, and [`insert_job`]'s).
+pub(super) fn row_values<'s>(stmt: &'s mut Stmt, d: &Dialect, row: &NewJobRow<'_>) -> &'s mut Stmt {
     stmt.bind(row.id)
         .push(", ")
         .bind(row.queue)

@@ -762,7 +762,7 @@ impl Sql {
             .await?;
         let back = if replay.cascade {
             let back = self.reopen_dependents(&mut tx, &ids).await?;
-            self.jobs_by_id(&mut tx, &back).await?
+            self.read_jobs(&mut tx, &back).await?
         } else {
             Vec::new()
         };
@@ -780,23 +780,6 @@ impl Sql {
         }
         jobs.extend(back);
         Ok(jobs)
-    }
-
-    /// The jobs of `ids`, in that order (those found).
-    async fn jobs_by_id(&self, conn: &mut dyn Exec, ids: &[String]) -> Result<Vec<Job>, sqlx::Error> {
-        let mut found: HashMap<String, Job> = HashMap::with_capacity(ids.len());
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut select = self.stmt(format!(
-                "SELECT {} FROM jobq_jobs AS j WHERE 1 = 1",
-                self.dialect.job_columns
-            ));
-            select.any_of("j.id", chunk.iter().cloned());
-            for row in conn.fetch_all(&select).await? {
-                let job = job_from_row(&row, self.dialect.kind).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-                found.insert(job.id.to_string(), job);
-            }
-        }
-        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
     }
 
     /// Wakes the listeners of each of `queues` once, where the store has listeners.

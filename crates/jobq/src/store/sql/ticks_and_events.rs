@@ -286,36 +286,9 @@ impl Sql {
 
     /// Appends `(…), (…)`, a row of [`super::INSERT_NEW_JOBS`]'s values per job.
     fn push_job_rows(&self, stmt: &mut Stmt, jobs: &[&NewJob]) {
-        let (json_open, json_close) = self.dialect.json_in;
         for (n, job) in jobs.iter().enumerate() {
-            let r = NewJobRow::of(job);
-            stmt.push(if n == 0 { "(" } else { ", (" })
-                .bind(r.id)
-                .push(", ")
-                .bind(r.queue)
-                .push(", ")
-                .bind(r.job_type)
-                .push(", ")
-                .push(json_open)
-                .bind(r.payload)
-                .push(json_close)
-                .push(", ")
-                .push(json_open)
-                .bind(r.meta)
-                .push(json_close)
-                .push(", ")
-                .bind(r.priority)
-                .push(", ")
-                .bind(r.max_attempts)
-                .push(", ")
-                .bind(r.run_at)
-                .push(", ")
-                .bind(r.unique_key.map(str::to_string))
-                .push(", ")
-                .bind(r.timeout_ms)
-                .push(", ")
-                .bind(r.created_at)
-                .push(")");
+            stmt.push(if n == 0 { "(" } else { ", (" });
+            super::in_transaction::row_values(stmt, self.dialect, &NewJobRow::of(job)).push(")");
         }
     }
 

@@ -1,9 +1,10 @@
 -- KEYS: the queue's prefix. ARGV: finished before ('' for any time), limit, dry run (0/1), status
 -- count, statuses…
 -- Deletes (or counts) up to `limit` terminal jobs matching, with their dependency edges (`after:<id>`,
--- `dependents:<id>`), but for a job that a job which has not ended waits or waited for. Returns how many, and 1 when the queue is left without any job (its last keys,
--- the wake-up stream and a cluster's registration marker among them, are then deleted too, and the
--- caller takes it out of the queue registry), else 0.
+-- `dependents:<id>`), but for a job that a job which has not ended waits or waited for. Returns how
+-- many, and 1 when the queue is left without any job (its last keys, the wake-up stream and a
+-- cluster's registration marker among them, are then deleted too, and the caller takes it out of the
+-- queue registry), else 0.
 local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
 local statuses = take(5, tonumber(ARGV[4]))
 if #statuses == 0 then
@@ -15,13 +16,11 @@ if before ~= '' then
 end
 -- Whether a job that has not ended waits or waited for `id` (its `dependents:` hash names it): its
 -- result is still to be handed over, so cleanup keeps it.
-local LIVE = { blocked = true, pending = true, running = true, waiting = true }
 local function awaited(id)
   for _, member in ipairs(redis.call('HKEYS', dependents_key(Q, id))) do
     local q, dependent = string.match(member, '^([^\n]*)\n(.*)$')
-    local h = redis.call('HMGET', jkey(sibling(Q, q), dependent), 't', 's')
-    -- (A job enqueued and not touched since has no status field: it is pending.)
-    if h[1] and LIVE[h[2] or 'pending'] then
+    local status = job_status(sibling(Q, q), dependent)
+    if status and not ENDED[status] then
       return true
     end
   end

@@ -400,9 +400,9 @@ end
 
 -- For a job that leaves the store while it may still wait (deleted, or replaced by an import): takes
 -- its edges out of its dependencies' `dependents:` hashes (the open ones out of their counts too),
--- and deletes its `after:` hash. Call it only for a job whose hash holds `ao`. (A dependency that ends later would
--- find the edge gone from the dependent's side and leave it, but until then its `dn` would count a
--- job that no longer waits, and its end would read a member for nothing.)
+-- and deletes its `after:` hash. Call it only for a job whose hash holds `ao`. (A dependency that
+-- ends later would find the edge gone from the dependent's side and leave it, but until then its
+-- `dn` would count a job that no longer waits, and its end would read a member for nothing.)
 local function unlink_dependent(Q, id)
   local ak = after_key(Q, id)
   local edges = redis.call('HGETALL', ak)

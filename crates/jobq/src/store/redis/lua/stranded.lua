@@ -5,7 +5,6 @@
 -- call is atomic, so a release cannot be seen half-way; a page at a time, so that a queue with many
 -- blocked jobs holds the server for no longer than one page. Only reads.
 local Q, from, page = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
-local LIVE = { blocked = true, pending = true, running = true, waiting = true }
 local ids = redis.call('ZRANGE', blocked_key(Q), from, from + page - 1)
 local stranded = {}
 for _, id in ipairs(ids) do
@@ -13,9 +12,8 @@ for _, id in ipairs(ids) do
   local waits = false
   for f = 1, #edges, 2 do
     local q = string.match(edges[f + 1], '^%S+ %S+ (.*)$')
-    local h = redis.call('HMGET', jkey(sibling(Q, q), edges[f]), 't', 's')
-    -- (A job enqueued and not touched since has no status field: it is pending.)
-    if h[1] and LIVE[h[2] or 'pending'] then
+    local status = job_status(sibling(Q, q), edges[f])
+    if status and not ENDED[status] then
       waits = true
       break
     end
