@@ -151,6 +151,7 @@ fn fill(path: &Path, n: usize) -> String {
                     } else {
                         Transition::Succeeded { result: None }
                     },
+                    spawn: Vec::new(),
                 })
                 .collect();
             client.store().finish(&finishes, UnixMillis::now()).await.unwrap();

@@ -339,6 +339,7 @@ async fn finish_claimed(store: &DynStore, now: UnixMillis) {
                         lease: Lease::of(job),
                         outcome,
                         progress: None,
+                        spawn: Vec::new(),
                     })
                 })
                 .collect();

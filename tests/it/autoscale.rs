@@ -66,6 +66,7 @@ async fn busy_queue(store: &DynStore, backlog: usize) {
             lease: Lease::of(&ran[0]),
             outcome: Transition::Succeeded { result: None },
             progress: None,
+            spawn: Vec::new(),
         };
         assert_eq!(store.finish(&[finish], ago(28)).await.unwrap(), [true]);
     }

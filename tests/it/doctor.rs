@@ -124,6 +124,7 @@ async fn finish(store: &DynStore, job: &jobq::job::Job, outcome: Transition, now
         lease: Lease::of(job),
         outcome,
         progress: None,
+        spawn: Vec::new(),
     };
     assert_eq!(store.finish(&[finish], now).await.unwrap(), [true]);
 }

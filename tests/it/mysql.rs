@@ -273,6 +273,7 @@ async fn a_finish_outlasts_lock_wait_time_outs() {
                         lease,
                         outcome: jobq::store::Transition::Succeeded { result: None },
                         progress: None,
+                        spawn: Vec::new(),
                     }],
                     UnixMillis::now(),
                 )
@@ -331,6 +332,7 @@ async fn a_finish_chosen_as_a_deadlock_victim_is_run_again() {
                 lease: Lease::of(j),
                 outcome: jobq::store::Transition::Succeeded { result: None },
                 progress: None,
+                spawn: Vec::new(),
             })
             .collect();
         tokio::spawn(async move { store.finish(&finishes, UnixMillis::now()).await })

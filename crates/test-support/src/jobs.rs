@@ -199,6 +199,7 @@ pub async fn finish(store: &DynStore, lease: &Lease, outcome: Transition, now: U
                 progress: None,
                 lease: lease.clone(),
                 outcome,
+                spawn: Vec::new(),
             }],
             now,
         )

@@ -397,6 +397,7 @@ impl Sandbox {
                     progress: None,
                     lease: lease.clone(),
                     outcome: outcome.clone(),
+                    spawn: Vec::new(),
                 })
                 .collect();
             let applied = store.finish(&finishes, at).await.expect("finishing jobs");

@@ -243,6 +243,8 @@ pub(crate) struct Report {
     pub(crate) snooze: Option<Duration>,
     /// `::rate-limited`, with its delay if it gave one.
     pub(crate) rate_limited: Option<Option<Duration>>,
+    /// `::await-children`.
+    pub(crate) await_children: bool,
     pub(crate) tail: Tail,
 }
 
@@ -256,6 +258,8 @@ impl Report {
             Control::Wait => self.wait = true,
             Control::Snooze(d) => self.snooze = Some(d),
             Control::RateLimited(d) => self.rate_limited = Some(d),
+            Control::Spawn(child) => cx.spawn_json(child),
+            Control::AwaitChildren => self.await_children = true,
         }
     }
 }
@@ -278,6 +282,7 @@ pub(crate) fn outcome_of(exit: Exit, report: Report) -> Outcome {
         Exit::Code(_) if report.snooze.is_some() => Outcome::Snooze {
             delay: report.snooze.unwrap_or_default(),
         },
+        Exit::Code(0) if report.await_children => Outcome::AwaitChildren,
         Exit::Code(0) => Outcome::Success { result: report.result },
         Exit::Code(EXIT_RETRY) => Outcome::Retry {
             error: if tail.is_empty() {
@@ -350,6 +355,11 @@ pub(crate) enum Control {
     Snooze(Duration),
     /// `::rate-limited [30s]`
     RateLimited(Option<Duration>),
+    /// `::spawn {json}`: a child job, or why its JSON cannot be read (the attempt then fails: a
+    /// child must not go missing as a line of output would).
+    Spawn(Result<Value, String>),
+    /// `::await-children`
+    AwaitChildren,
 }
 
 /// Reads a control line. Anything malformed is not a control line and stays ordinary output, so a
@@ -385,6 +395,10 @@ pub(crate) fn parse_control(line: &str) -> Option<Control> {
         })),
         "wait" if arg.is_empty() => Some(Control::Wait),
         "snooze" => crate::time::parse_duration(arg).ok().map(Control::Snooze),
+        "spawn" => Some(Control::Spawn(
+            serde_json::from_str(arg).map_err(|e| format!("a ::spawn line that is not JSON ({e})")),
+        )),
+        "await-children" if arg.is_empty() => Some(Control::AwaitChildren),
         "rate-limited" if arg.is_empty() => Some(Control::RateLimited(None)),
         "rate-limited" => crate::time::parse_duration(arg)
             .ok()
@@ -579,6 +593,12 @@ mod tests {
             Some(Control::RateLimited(Some(Duration::from_secs(60))))
         );
         assert_eq!(parse_control("::wait   "), Some(Control::Wait));
+        assert_eq!(
+            parse_control(r#"::spawn {"type":"t","key":"a"}"#),
+            Some(Control::Spawn(Ok(json!({"type": "t", "key": "a"}))))
+        );
+        assert!(matches!(parse_control("::spawn {oops"), Some(Control::Spawn(Err(_)))));
+        assert_eq!(parse_control("::await-children"), Some(Control::AwaitChildren));
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //! 3xx fails with a hint to configure the final URL. Every request carries `Idempotency-Key` (the
 //! job's key, stable across attempts) and, when a secret is configured, `X-Jobq-Signature:
 //! sha256=<hex>`, the HMAC-SHA256 of the exact body bytes. TLS is rustls; no OpenSSL.
+//!
+//! A 2xx answer with the header `X-Jobq-Reply: 1` says more than a result: its body is a reply
+//! object, `{"result": …, "spawn": [child, …], "awaitChildren": true}` (each field optional), which
+//! spawns children with the outcome and may make the job await them.
 
 use std::time::{Duration, SystemTime};
 
@@ -24,6 +28,9 @@ use crate::job::Job;
 
 /// Header carrying the body's HMAC-SHA256 signature.
 pub const SIGNATURE_HEADER: &str = "X-Jobq-Signature";
+
+/// The response header that makes a 2xx body a reply object rather than the result alone.
+pub const REPLY_HEADER: &str = "X-Jobq-Reply";
 
 /// Largest response body read: a result beyond this is not kept.
 const MAX_BODY_BYTES: usize = 1 << 20;
@@ -60,7 +67,7 @@ impl HttpHandler {
         self.url.as_str()
     }
 
-    async fn post(&self, job: &Job) -> Outcome {
+    async fn post(&self, job: &Job, cx: &JobContext) -> Outcome {
         let body = match serde_json::to_vec(&job.envelope()) {
             Ok(b) => b,
             Err(e) => return Outcome::retry(format!("cannot encode the envelope: {e}")),
@@ -81,10 +88,17 @@ impl HttpHandler {
         };
         let status = response.status();
         let retry_after = retry_after(response.headers(), SystemTime::now());
+        let is_reply = response
+            .headers()
+            .get(REPLY_HEADER)
+            .is_some_and(|v| v.as_bytes() == b"1");
         let body = match read_body(response).await {
             Ok(b) => b,
             Err(e) => return Outcome::retry(format!("POST {}: reading the response: {}", self.url, error_chain(&e))),
         };
+        if is_reply && status.is_success() && status != StatusCode::ACCEPTED {
+            return reply_outcome(&body, cx);
+        }
         outcome_of(status, &body, retry_after)
     }
 }
@@ -94,7 +108,7 @@ impl Handler for HttpHandler {
     async fn run(&self, job: &Job, cx: &JobContext) -> Outcome {
         tokio::select! {
             biased;
-            outcome = self.post(job) => outcome,
+            outcome = self.post(job, cx) => outcome,
             // Dropping the request future closes the connection; the worker supplies the outcome.
             _ = cx.cancelled() => Outcome::retry(format!("POST {}: stopped", self.url)),
         }
@@ -147,6 +161,38 @@ pub(crate) fn outcome_of(status: StatusCode, body: &[u8], retry_after: Option<Du
         Outcome::fail(format!("{error} (redirects are not followed: configure the final URL)"))
     } else {
         Outcome::fail(error)
+    }
+}
+
+/// The fields of a reply object ([`REPLY_HEADER`]).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplyBody {
+    #[serde(default)]
+    result: Option<serde_json::Value>,
+    #[serde(default)]
+    spawn: Vec<serde_json::Value>,
+    #[serde(default, rename = "awaitChildren")]
+    await_children: bool,
+}
+
+/// A success whose body is a reply object: its children handed to `cx`, then its result or its
+/// await. A body that is no reply object fails the attempt, to be retried: the endpoint said it
+/// would send one.
+fn reply_outcome(body: &[u8], cx: &JobContext) -> Outcome {
+    let reply: ReplyBody = match serde_json::from_slice(body) {
+        Ok(reply) => reply,
+        Err(e) => return Outcome::retry(format!("a {REPLY_HEADER} body that is not a reply object: {e}")),
+    };
+    for child in reply.spawn {
+        cx.spawn_json(Ok(child));
+    }
+    if reply.await_children {
+        Outcome::AwaitChildren
+    } else {
+        Outcome::Success {
+            result: reply.result.filter(|r| !r.is_null()),
+        }
     }
 }
 

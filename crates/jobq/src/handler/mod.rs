@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::job::{Job, Progress};
+use crate::job::{Job, Progress, Spawn};
 
 pub mod builtin;
 pub mod exec;
@@ -80,6 +80,11 @@ pub enum Outcome {
         /// How long the upstream asked to be left alone.
         delay: Option<Duration>,
     },
+    /// Done for now: the job waits, `blocked`, until the children this attempt spawned
+    /// ([`JobContext::spawn`]) have ended, however they ended, and then runs again, without having
+    /// spent an attempt, with their outcomes in its `deps`. An attempt that spawned no new child
+    /// has nothing to wait for, and fails.
+    AwaitChildren,
 }
 
 impl Outcome {
@@ -129,8 +134,13 @@ impl Outcome {
         Outcome::RateLimited { delay }
     }
 
+    /// Waits, blocked, for the children this attempt spawned; then runs again.
+    pub fn await_children() -> Outcome {
+        Outcome::AwaitChildren
+    }
+
     /// A short word for logs: `success`, `retry`, `fail`, `discard`, `wait`, `snooze`,
-    /// `rate-limited`.
+    /// `rate-limited`, `await-children`.
     pub fn kind(&self) -> &'static str {
         match self {
             Outcome::Success { .. } => "success",
@@ -140,6 +150,7 @@ impl Outcome {
             Outcome::Wait => "wait",
             Outcome::Snooze { .. } => "snooze",
             Outcome::RateLimited { .. } => "rate-limited",
+            Outcome::AwaitChildren => "await-children",
         }
     }
 }
@@ -204,6 +215,8 @@ struct ContextInner {
     progress_dirty: AtomicBool,
     /// Tells the worker's heartbeat that there is progress to carry.
     progress_notify: Option<Arc<Notify>>,
+    /// The children this run asked for, or why one of them was refused.
+    spawned: Mutex<Result<Vec<Spawn>, String>>,
 }
 
 impl fmt::Debug for JobContext {
@@ -236,6 +249,7 @@ impl JobContext {
                 progress: Mutex::new(None),
                 progress_dirty: AtomicBool::new(false),
                 progress_notify,
+                spawned: Mutex::new(Ok(Vec::new())),
             }),
         }
     }
@@ -269,6 +283,38 @@ impl JobContext {
         if let Some(n) = &self.inner.progress_notify {
             n.notify_one();
         }
+    }
+
+    /// Asks for a child job, written with this attempt's outcome when the attempt succeeds or awaits
+    /// its children ([`Outcome::AwaitChildren`]), and never when it fails: its id is this job's and
+    /// the child's key (`<id>.<key>`, or `<id>.<n>` for the n-th child spawned without a key), so an
+    /// attempt that runs again spawns the same children and none twice. Its queue is this job's
+    /// unless it names another (on a Redis Cluster it must be this job's).
+    pub fn spawn(&self, child: Spawn) {
+        if let Ok(children) = &mut *lock(&self.inner.spawned) {
+            children.push(child);
+        }
+    }
+
+    /// A child as a handler's program wrote it (a `::spawn` line, a `spawn` list's item): one that
+    /// cannot be read fails the attempt, naming it, rather than going missing.
+    pub(crate) fn spawn_json(&self, child: Result<serde_json::Value, String>) {
+        match child.and_then(|value| Spawn::from_json(value).map_err(String::from)) {
+            Ok(child) => self.spawn(child),
+            Err(e) => self.refuse_spawn(e),
+        }
+    }
+
+    fn refuse_spawn(&self, error: String) {
+        let mut spawned = lock(&self.inner.spawned);
+        if spawned.is_ok() {
+            *spawned = Err(format!("cannot spawn: {error}"));
+        }
+    }
+
+    /// The children the run asked for, or the first refusal among them; taken once.
+    pub(crate) fn take_spawned(&self) -> Result<Vec<Spawn>, String> {
+        std::mem::replace(&mut *lock(&self.inner.spawned), Ok(Vec::new()))
     }
 
     /// Asks the run to stop. The first reason given wins; later calls change nothing.

@@ -195,21 +195,27 @@ fn job_from_json(item: Value) -> Result<FlowJob, InvalidInput> {
         Some(Value::Array(items)) => items.into_iter().map(dependency_from_json).collect::<Result<_, _>>()?,
         Some(other) => return Err(refused(format!("after must be a list, got {other}"))),
     };
+    let spec = spec_of_object(map, &format!("job {name:?}"))?;
+    Ok(FlowJob { name, spec, after })
+}
+
+/// The job an object of a flow or a `::spawn` line describes: the job JSON's fields, with its type as
+/// `type` or `jobType`. `whose` names it in a refusal.
+pub(super) fn spec_of_object(mut map: serde_json::Map<String, Value>, whose: &str) -> Result<JobSpec, InvalidInput> {
     if let Some(job_type) = map.remove("type") {
         if map.contains_key("jobType") {
             return Err(InvalidInput::new(
                 Input::JobType,
-                format!("job {name:?} gives both type and jobType; give one"),
+                format!("{whose} gives both type and jobType; give one"),
             ));
         }
         map.insert("jobType".into(), job_type);
     }
     map.entry("v").or_insert(Value::from(1));
     if !map.contains_key("jobType") {
-        return Err(InvalidInput::new(Input::JobType, format!("job {name:?} has no type")));
+        return Err(InvalidInput::new(Input::JobType, format!("{whose} has no type")));
     }
-    let spec = JobSpec::from_value(Value::Object(map), None).map_err(|e| e.at(format_args!("job {name:?}")))?;
-    Ok(FlowJob { name, spec, after })
+    JobSpec::from_value(Value::Object(map), None).map_err(|e| e.at(format_args!("{whose}")))
 }
 
 fn dependency_from_json(item: Value) -> Result<FlowDependency, InvalidInput> {

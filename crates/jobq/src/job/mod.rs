@@ -11,6 +11,7 @@ mod dependency;
 mod exported;
 mod graph;
 mod new;
+mod spawn;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -20,6 +21,7 @@ pub use dependency::{DependOn, Dependency, Edge, EdgeState, broken_dependency_er
 pub use exported::JOB_JSON_VERSION;
 pub use graph::{Flow, FlowDependency, FlowJob, ids_by_ref};
 pub use new::{Limits, NewJob, validate_queue, validate_type};
+pub use spawn::{MAX_SPAWN_KEY_BYTES, Spawn, children};
 pub use spec::JobSpec;
 pub(crate) use typed::decode as decode_typed;
 pub use typed::{IntoJobSpec, JobType};

@@ -215,6 +215,11 @@ pub enum Transition {
         /// When to start it again.
         run_at: UnixMillis,
     },
+    /// → `blocked` until the children of [`Finish::spawn`] have ended (each edge with the rule
+    /// `finish`), then `pending` to run again; the attempt is given back (`attempt` goes back to
+    /// what it was before the claim), no error recorded. With no child left to wait for (each has
+    /// ended, or already had its edge) it is `pending` at once.
+    AwaitChildren,
 }
 
 impl Transition {
@@ -226,6 +231,7 @@ impl Transition {
             Transition::Dead { .. } => JobStatus::Dead,
             Transition::Discarded { .. } => JobStatus::Discarded,
             Transition::Waiting => JobStatus::Waiting,
+            Transition::AwaitChildren => JobStatus::Blocked,
         }
     }
 
@@ -234,7 +240,10 @@ impl Transition {
         match self {
             Transition::Retry { error, .. } | Transition::Dead { error } => Some(error),
             Transition::Discarded { reason } => Some(reason),
-            Transition::Succeeded { .. } | Transition::Waiting | Transition::Snooze { .. } => None,
+            Transition::Succeeded { .. }
+            | Transition::Waiting
+            | Transition::Snooze { .. }
+            | Transition::AwaitChildren => None,
         }
     }
 }
@@ -249,6 +258,18 @@ pub struct Finish {
     /// Progress reported since the last heartbeat, recorded with the outcome so that the last report
     /// of a quick job is kept; `None` leaves the stored progress as it is.
     pub progress: Option<Progress>,
+    /// Jobs the attempt spawned, written with the outcome when it applies (as [`Store::enqueue`]
+    /// writes jobs: an id already taken is not written again, a held unique key coalesces); only
+    /// with [`Transition::Succeeded`] or [`Transition::AwaitChildren`]. Without dependencies, and on
+    /// a store whose [`Store::spawns_across_queues`] is false, all of the job's queue.
+    pub spawn: Vec<NewJob>,
+}
+
+impl Finish {
+    /// Whether the outcome writes more than its job: children, or an await of them.
+    pub fn spawns(&self) -> bool {
+        !self.spawn.is_empty() || matches!(self.outcome, Transition::AwaitChildren)
+    }
 }
 
 /// What [`Store::finish_and_claim`] did.
@@ -500,7 +521,9 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Applies attempt outcomes, each only if its lease still holds (running, same attempt and worker).
     /// Errors are appended to the history (capped at [`crate::job::ERROR_HISTORY_CAP`]); terminal
     /// outcomes and `waiting` set `finished_at`; the worker id is cleared. Returns per input whether it
-    /// applied (`false` = stale, ignored).
+    /// applied (`false` = stale, ignored). An outcome's children ([`Finish::spawn`]) and its await
+    /// ([`Transition::AwaitChildren`]) are written with it, in its transaction or script, or not at
+    /// all: a stale outcome writes no child.
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
 
     /// Applies `finishes` as [`Store::finish`] does at `claim.now`, then claims as [`Store::claim`]
@@ -525,6 +548,12 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Puts leased jobs back to `pending` without using up an attempt (`attempt` is decremented), for
     /// shutdown and for jobs a worker claimed but cannot start. Fenced like `finish`.
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
+
+    /// Whether a job's spawned children ([`Finish::spawn`]) may go to queues other than its own:
+    /// true but on a Redis Cluster, whose scripts keep to one queue's hash slot.
+    fn spawns_across_queues(&self) -> bool {
+        true
+    }
 
     /// Takes back running jobs whose heartbeat is older than `stale_before`: to `pending` (runnable now)
     /// or, when the lost attempt was the last, to `dead`; error `worker lost` appended. Atomic per job, so

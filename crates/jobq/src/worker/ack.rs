@@ -227,6 +227,10 @@ fn log_finishes(s: &Shared, finishes: &[Finish], applied: &[bool]) {
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job handed off: waiting for resolve"
             ),
+            Transition::AwaitChildren => tracing::debug!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "job awaits its children ({} spawned)", finish.spawn.len()
+            ),
             Transition::Snooze { run_at } => tracing::debug!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job snoozed for {}", format_duration(run_at.since(now))

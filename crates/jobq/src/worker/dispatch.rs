@@ -453,6 +453,7 @@ impl Shared {
             progress: None,
             lease: lease.clone(),
             outcome: outcome::unregistered(&job.job_type),
+            spawn: Vec::new(),
         };
         let held = Held {
             lease,

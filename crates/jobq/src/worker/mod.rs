@@ -49,6 +49,7 @@ mod rescue;
 mod run;
 mod settings;
 pub mod shutdown;
+mod spawn;
 mod sweep;
 mod waits;
 

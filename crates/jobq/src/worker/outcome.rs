@@ -84,6 +84,7 @@ pub(crate) fn verdict(
         Outcome::Fail { error } => store::Transition::Dead { error },
         Outcome::Discard { reason } => store::Transition::Discarded { reason },
         Outcome::Wait => store::Transition::Waiting,
+        Outcome::AwaitChildren => store::Transition::AwaitChildren,
         Outcome::Snooze { delay } => snooze_or_retry(delay, job, policy, allowance, now, unit),
         Outcome::RateLimited { delay } => {
             let delay = delay.unwrap_or_else(|| back_pressure_delay(job, policy, unit));

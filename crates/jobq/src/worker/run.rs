@@ -15,10 +15,10 @@ use futures_util::FutureExt;
 
 use super::ack::{Ack, AckSender};
 use super::outcome::{self, RunEnd, Verdict};
-use super::{Queued, Registered, Shared};
+use super::{Queued, Registered, Shared, spawn};
 use crate::handler::{self, JobContext, Outcome, StopReason};
-use crate::job::Job;
-use crate::store::{Finish, Lease, ReadEdges, StoreError};
+use crate::job::{Job, NewJob};
+use crate::store::{Finish, Lease, ReadEdges, StoreError, Transition};
 
 /// Time a stopped handler gets beyond the kill grace before the worker abandons it.
 const STOP_MARGIN: Duration = Duration::from_secs(1);
@@ -50,7 +50,7 @@ async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &Ac
     if let Some(e) = unread.as_ref().filter(|e| e.is_unavailable()) {
         tracing::warn!(job_id = %job.id, error = %e, "cannot read the job's dependencies: it goes back to pending");
         let next = s.end_run(&job, seq, reg.concurrency.is_some(), false);
-        hand_over(acks, Verdict::Release, None, &job, &cx, seq);
+        hand_over(acks, Verdict::Release, None, &job, &cx, seq, Vec::new());
         return next;
     }
     let timeout = job.timeout_ms.map(Duration::from_millis).or(reg.timeout);
@@ -64,6 +64,7 @@ async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &Ac
         run_handler(&reg, &job, &cx, timeout).await
     };
     s.record_run(started.elapsed());
+    let (end, children) = spawn::children_of(s.store.as_ref(), &job, &cx, end, s.clock.now());
     let allowance = outcome::Allowance {
         attempts: outcome::max_attempts(&job, &reg.retry, &reg.default_retry),
         snoozes: reg.max_snoozes,
@@ -81,7 +82,7 @@ async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &Ac
     // waiting for company once no handler is running, and the dispatcher can claim while the
     // outcome is being written.
     let next = s.end_run(&job, seq, reg.concurrency.is_some(), matches!(verdict, Verdict::Forget));
-    hand_over(acks, verdict, stop, &job, &cx, seq);
+    hand_over(acks, verdict, stop, &job, &cx, seq, children);
     next
 }
 
@@ -98,11 +99,24 @@ async fn read_dependencies(s: &Shared, job: &mut Job) -> Result<(), StoreError> 
     Ok(())
 }
 
-/// Sends a verdict to the acknowledger; a job to forget only gets its log line.
-fn hand_over(acks: &AckSender, verdict: Verdict, stop: Option<StopReason>, job: &Job, cx: &JobContext, seq: u64) {
+/// Sends a verdict to the acknowledger, with the run's children when it succeeded or awaits them; a
+/// job to forget only gets its log line.
+fn hand_over(
+    acks: &AckSender,
+    verdict: Verdict,
+    stop: Option<StopReason>,
+    job: &Job,
+    cx: &JobContext,
+    seq: u64,
+    children: Vec<NewJob>,
+) {
     let lease = Lease::of(job);
     match verdict {
         Verdict::Finish(outcome) => {
+            let spawn = match outcome {
+                Transition::Succeeded { .. } | Transition::AwaitChildren => children,
+                _ => Vec::new(),
+            };
             let _ = acks.send(Ack::Finish {
                 finish: Finish {
                     lease,
@@ -110,6 +124,7 @@ fn hand_over(acks: &AckSender, verdict: Verdict, stop: Option<StopReason>, job: 
                     // The last report, which a job quicker than the progress heartbeat (or a
                     // heartbeat overtaken by this outcome) would otherwise lose.
                     progress: cx.last_progress(),
+                    spawn,
                 },
                 seq,
             });

@@ -18,8 +18,12 @@ use crate::job::Progress;
 /// One line a program wrote, understood.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Reply {
-    /// How the job's run ended.
-    Outcome { job_id: String, outcome: Outcome },
+    /// How the job's run ended, and the children it spawned (each as the program wrote it).
+    Outcome {
+        job_id: String,
+        outcome: Outcome,
+        spawn: Vec<Value>,
+    },
     /// How far the job has got.
     Progress { job_id: String, progress: Progress },
 }
@@ -45,6 +49,7 @@ struct ReplyLine {
     delay: Option<Value>,
     progress: Option<f64>,
     message: Option<String>,
+    spawn: Option<Vec<Value>>,
 }
 
 /// Reads one line of a program's stdout. The error says what is wrong with it, for the log line
@@ -92,13 +97,18 @@ pub(crate) fn parse_reply(line: &[u8]) -> Result<Reply, String> {
             None => return Err(format!("the snooze reply for {job_id} needs a delay")),
         },
         "rate-limited" => Outcome::RateLimited { delay },
+        "await-children" => Outcome::AwaitChildren,
         other => {
             return Err(format!(
-                "the reply for {job_id} has an unknown outcome {other:?} (expected success, retry, fail, discard, wait, snooze or rate-limited)"
+                "the reply for {job_id} has an unknown outcome {other:?} (expected success, retry, fail, discard, wait, snooze, rate-limited or await-children)"
             ));
         }
     };
-    Ok(Reply::Outcome { job_id, outcome })
+    Ok(Reply::Outcome {
+        job_id,
+        outcome,
+        spawn: r.spawn.unwrap_or_default(),
+    })
 }
 
 /// A delay as a program may write it: a duration string (`"30s"`, `"250ms"`) or a number of seconds.
@@ -129,7 +139,7 @@ mod tests {
 
     fn outcome(line: &str) -> Outcome {
         match parse_reply(line.as_bytes()) {
-            Ok(Reply::Outcome { job_id, outcome }) => {
+            Ok(Reply::Outcome { job_id, outcome, .. }) => {
                 assert_eq!(job_id, "j1");
                 outcome
             }
@@ -177,6 +187,22 @@ mod tests {
             outcome(r#"{"jobId":"j1","outcome":"rate-limited","delay":60,"extra":true}"#),
             Outcome::rate_limited(Some(Duration::from_secs(60)))
         );
+        assert_eq!(
+            outcome(r#"{"jobId":"j1","outcome":"await-children"}"#),
+            Outcome::AwaitChildren
+        );
+    }
+
+    #[test]
+    fn spawned_children_come_with_the_outcome() {
+        let line = br#"{"jobId":"j1","outcome":"await-children","spawn":[{"type":"t","key":"a"},{"type":"t"}]}"#;
+        match parse_reply(line) {
+            Ok(Reply::Outcome { spawn, .. }) => {
+                assert_eq!(spawn, vec![json!({"type": "t", "key": "a"}), json!({"type": "t"})])
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_reply(br#"{"jobId":"j1","outcome":"success","spawn":{"type":"t"}}"#).is_err());
     }
 
     #[test]

@@ -333,8 +333,11 @@ impl Session {
         };
         match reply {
             Reply::Progress { progress, .. } => held.cx.progress(progress.percent, progress.message.as_deref()),
-            Reply::Outcome { job_id, outcome } => {
+            Reply::Outcome { job_id, outcome, spawn } => {
                 let held = self.held.remove(&job_id).expect("looked up just above");
+                for child in spawn {
+                    held.cx.spawn_json(Ok(child));
+                }
                 self.answered += 1;
                 if held.drop_deadline.is_some() {
                     self.dropped -= 1;

@@ -601,6 +601,10 @@ pub(super) fn finish_args(cmd: &mut Cmd, finish: &Finish, now: UnixMillis) {
         Transition::Snooze { run_at } => {
             cmd.arg("Z").arg(run_key(*run_at)).arg("");
         }
+        // Only `finish_spawning.lua` takes this kind; `Store::finish` sends such outcomes there.
+        Transition::AwaitChildren => {
+            cmd.arg("A").arg("").arg("");
+        }
     }
     cmd.arg(progress_json(finish.progress.as_ref()));
 }

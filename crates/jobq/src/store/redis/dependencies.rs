@@ -3,7 +3,8 @@
 //! dependents when it ends is `release_dependents` (or `release_all`) in `lua/common.lua`, in the
 //! script that ends it: `finish.lua` (and so `finish_and_claim.lua`), `cancel.lua`, `resolve.lua`,
 //! `rescue.lua` (a job rescued dead), `delete.lua` (a job deleted before it ended counts as
-//! cancelled) and `import.lua` (a job replaced by an ended one).
+//! cancelled) and `import.lua` (a job replaced by an ended one). An outcome that spawns children or
+//! awaits them is `finish_spawning.lua`.
 //!
 //! | key | type | holds |
 //! |---|---|---|
@@ -29,11 +30,13 @@ use futures_util::future::try_join_all;
 use redis::{Cmd, Value};
 use serde_json::value::RawValue;
 
-use super::calls::{by_queue, in_input_order};
+use super::calls::{by_queue, finish_args, in_input_order};
+use super::codec::run_key;
 use super::scripts::{SCRIPTS, enqueued, every_field};
 use super::{KIND, RedisStore};
 use crate::job::{DependOn, JobId, JobStatus, NewJob};
-use crate::store::{Edge, EdgeState, Enqueued, JobEdges, ReadEdges, StoreError};
+use crate::store::{Edge, EdgeState, Enqueued, Finish, JobEdges, ReadEdges, StoreError};
+use crate::time::UnixMillis;
 
 /// What the cluster refuses: a script there may not reach another queue's hash slot.
 const OTHER_QUEUE_ON_A_CLUSTER: &str = "a dependency in another queue on a Redis Cluster";
@@ -98,6 +101,28 @@ impl RedisStore {
         Ok(in_input_order(jobs.len(), &groups, answers))
     }
 
+    /// One outcome that spawns children or awaits them ([`Finish::spawns`]), in one
+    /// `finish_spawning.lua` call: whether it applied.
+    pub(super) async fn finish_spawning(&self, finish: &Finish, now: UnixMillis) -> Result<bool, StoreError> {
+        let queue = finish.lease.queue.as_str();
+        let mut cmd = if self.is_cluster() {
+            self.queue_script(&SCRIPTS.finish_spawning, queue)
+        } else {
+            self.script(
+                &SCRIPTS.finish_spawning,
+                &[self.queue_prefix(queue), self.key("queues")],
+            )
+        };
+        cmd.arg(now.0).arg(run_key(now));
+        finish_args(&mut cmd, finish, now);
+        let children: Vec<&NewJob> = finish.spawn.iter().collect();
+        after_args(&mut cmd, &children, &Places::default());
+        let (applied, register): (u8, bool) = self.eval(&SCRIPTS.finish_spawning, &cmd, "finish", true).await?;
+        self.register_written(std::iter::once((queue, register)), "finish")
+            .await?;
+        Ok(applied == 1)
+    }
+
     /// [`crate::store::Store::edges`]: each job found in its queue (the first in name order that holds
     /// its id, as `get` does), then its `after:` hash (and its `dependents:` hash) and, at once, the
     /// jobs at their other ends. Reads, not a script: a cluster's jobs and their edges share a slot,
@@ -159,6 +184,7 @@ impl RedisStore {
 }
 
 /// The queues that hold a batch's dependencies.
+#[derive(Default)]
 struct Places<'a> {
     /// The queues of the batch's jobs of each id.
     batch: HashMap<&'a str, Vec<&'a str>>,

@@ -385,6 +385,20 @@ impl Store for RedisStore {
     }
 
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        if finishes.iter().any(Finish::spawns) {
+            // Those that spawn, one script each; the rest as below.
+            let (spawning, plain): (Vec<usize>, Vec<usize>) = (0..finishes.len()).partition(|&i| finishes[i].spawns());
+            let rest: Vec<Finish> = plain.iter().map(|&i| finishes[i].clone()).collect();
+            let mut applied = vec![false; finishes.len()];
+            for (&i, ok) in plain.iter().zip(self.finish(&rest, now).await?) {
+                applied[i] = ok;
+            }
+            let own = spawning.iter().map(|&i| self.finish_spawning(&finishes[i], now));
+            for (&i, ok) in spawning.iter().zip(try_join_all(own).await?) {
+                applied[i] = ok;
+            }
+            return Ok(applied);
+        }
         let answers: Vec<u8> = self
             .per_queue(
                 finishes,
@@ -405,12 +419,19 @@ impl Store for RedisStore {
 
     async fn finish_and_claim(&self, finishes: &[Finish], claim: &Claim) -> Result<FinishedAndClaimed, StoreError> {
         let limited = claim.limit > 0 && !claim.queues.is_empty() && matches!(claim.plan(), ClaimPlan::Limited);
-        if limited && let Some(done) = self.finish_and_claim_joined(finishes, claim).await? {
+        if limited
+            && !finishes.iter().any(Finish::spawns)
+            && let Some(done) = self.finish_and_claim_joined(finishes, claim).await?
+        {
             return Ok(done);
         }
         let applied = self.finish(finishes, claim.now).await?;
         let claimed = self.claim(claim).await;
         Ok(FinishedAndClaimed { applied, claimed })
+    }
+
+    fn spawns_across_queues(&self) -> bool {
+        !self.is_cluster()
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {

@@ -40,6 +40,17 @@ impl From<sqlx::Error> for Refused {
     }
 }
 
+impl Refused {
+    /// A refusal where every dependency is known (children, which name none) as the driver's error.
+    fn into_sql(self) -> sqlx::Error {
+        match self {
+            Refused::Sql(e) => e,
+            Refused::Store(e) => sqlx::Error::Protocol(e.to_string()),
+            Refused::Unknown(ids) => sqlx::Error::Protocol(format!("unknown dependencies {ids:?}")),
+        }
+    }
+}
+
 impl Sql {
     /// [`crate::store::Store::enqueue`] of a batch in which some job names dependencies: one
     /// transaction inserts the jobs (as an application's transaction would, `tables` naming them),
@@ -532,12 +543,14 @@ struct BlockedJob {
 }
 
 impl Sql {
-    /// Applies the outcomes among `finishes` that the store's own statements passed over because
-    /// other jobs wait for their job, each with the release of those jobs, in one transaction: the
-    /// job's row is locked, its lease checked, its count of dependents set aside so that the store's
-    /// statements take the outcome, and the dependents resolved when the job ended (a retry, a
-    /// snooze or `waiting` puts the count back). Answers per input whether it applied; one whose
-    /// lease no longer holds did not.
+    /// Applies the outcomes the store's own statements do not take — those of jobs that others wait
+    /// for, and those that spawn children or await them ([`Finish::spawns`]) — in one transaction:
+    /// each job's row is locked and its lease checked; its children are inserted as an enqueue
+    /// inserts them; its count of dependents is set aside so that the store's statements take the
+    /// outcome (a retry, a snooze or `waiting` puts the count back), or, for an await, its row goes
+    /// back to `pending` with the attempt given back and then waits on its children; the jobs that
+    /// waited for a job that ended are resolved. Answers per input whether it applied; one whose
+    /// lease no longer holds did not, and wrote nothing.
     pub(crate) async fn finish_with_dependents<B: SqlBackend + ?Sized>(
         &self,
         backend: &B,
@@ -545,24 +558,30 @@ impl Sql {
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error> {
         let mut tx = self.connections.begin(self.dialect.begin_write).await?;
-        let mut select =
-            self.stmt("SELECT j.id, j.status, j.attempt, j.worker_id, j.dependents FROM jobq_jobs AS j WHERE 1 = 1");
+        let mut select = self.stmt(
+            "SELECT j.id, j.status, j.attempt, j.worker_id, j.dependents, j.queue FROM jobq_jobs AS j WHERE 1 = 1",
+        );
         let ids: BTreeSet<&str> = finishes.iter().map(|f| f.lease.id.as_str()).collect();
         select.any_of("j.id", ids.iter().map(|id| id.to_string()));
         super::lock_in_id_order(self.dialect, &mut select);
         let mut counts: HashMap<String, i64> = HashMap::new();
+        let mut queues: HashMap<String, String> = HashMap::new();
         for row in tx.fetch_all(&select).await? {
             let id: String = row.try_get_unchecked(0)?;
             let status: String = row.try_get_unchecked(1)?;
             let attempt = i64::from(row.try_get_unchecked::<i32>(2)?);
             let worker: Option<String> = row.try_get_unchecked(3)?;
             let dependents = i64::from(row.try_get_unchecked::<i32>(4)?);
-            let holds = finishes.iter().any(|f| {
+            let held = finishes.iter().find(|f| {
                 f.lease.id.as_str() == id
                     && i64::from(f.lease.attempt) == attempt
                     && worker.as_deref() == Some(f.lease.worker.as_str())
             });
-            if status == "running" && holds && dependents > 0 {
+            if status == "running"
+                && let Some(finish) = held
+                && (dependents > 0 || finish.spawns())
+            {
+                queues.insert(id.clone(), row.try_get_unchecked(5)?);
                 counts.insert(id, dependents);
             }
         }
@@ -574,15 +593,33 @@ impl Sql {
         let held: Vec<usize> = (0..finishes.len())
             .filter(|&i| counts.contains_key(finishes[i].lease.id.as_str()))
             .collect();
-        let mine: Vec<Finish> = held.iter().map(|&i| finishes[i].clone()).collect();
+        let tables = backend.sql_tables();
+        let mut awaited: Vec<(&Finish, Vec<Enqueued>)> = Vec::new();
+        for &i in &held {
+            let finish = &finishes[i];
+            let answers = self
+                .enqueue_all(&mut *tx, &tables, &finish.spawn)
+                .await
+                .map_err(Refused::into_sql)?;
+            if matches!(finish.outcome, Transition::AwaitChildren) {
+                awaited.push((finish, answers));
+            }
+        }
+        let mine: Vec<Finish> = held
+            .iter()
+            .map(|&i| &finishes[i])
+            .filter(|f| !matches!(f.outcome, Transition::AwaitChildren))
+            .cloned()
+            .collect();
         let mut set_aside = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
-        set_aside.any_of("id", counts.keys().cloned());
-        tx.execute(&set_aside).await?;
+        set_aside.any_of("id", mine.iter().map(|f| f.lease.id.to_string()));
+        if !mine.is_empty() {
+            tx.execute(&set_aside).await?;
+        }
         let applied_mine = backend.finish_in(&mut *tx, &mine, now).await?;
         let mut applied = vec![false; finishes.len()];
         let mut ended = Vec::new();
-        for (&i, (finish, ok)) in held.iter().zip(mine.iter().zip(&applied_mine)) {
-            applied[i] = *ok;
+        for (finish, ok) in mine.iter().zip(&applied_mine) {
             let id = finish.lease.id.as_str();
             match (ok, ended_as(&finish.outcome)) {
                 (true, Some(status)) => ended.push(Ended {
@@ -591,7 +628,7 @@ impl Sql {
                 }),
                 _ => {
                     // Not ended: the edges stay open, and the count with them.
-                    if let Some(n) = counts.remove(id) {
+                    if let Some(n) = counts.get(id).copied().filter(|n| *n > 0) {
                         let mut restore = self.stmt("UPDATE jobq_jobs SET dependents = ");
                         restore.bind(n).push(" WHERE id = ").bind(id);
                         tx.execute(&restore).await?;
@@ -599,9 +636,82 @@ impl Sql {
                 }
             }
         }
+        for &i in &held {
+            let finish = &finishes[i];
+            applied[i] = match mine.iter().position(|m| m.lease.id == finish.lease.id) {
+                Some(at) => applied_mine[at],
+                // Its row is locked and its lease was checked: the await applies.
+                None => true,
+            };
+        }
+        for (finish, answers) in awaited {
+            let queue = &queues[finish.lease.id.as_str()];
+            self.await_children(&mut *tx, finish, queue, &answers, now).await?;
+        }
         self.release_dependents(&mut *tx, ended, now).await?;
         tx.commit().await?;
         Ok(applied)
+    }
+
+    /// Puts a job whose attempt awaits its children (its row locked, its lease checked) back to
+    /// `pending` with the attempt given back, then makes it wait for each child it has no edge to
+    /// yet (`answers`: a child coalesced onto a holder stands for it), with the rule `finish`:
+    /// `blocked` while any has not ended, or told to its queue's workers at once.
+    async fn await_children(
+        &self,
+        tx: &mut dyn Exec,
+        finish: &Finish,
+        queue: &str,
+        answers: &[Enqueued],
+        now: UnixMillis,
+    ) -> Result<(), sqlx::Error> {
+        let id = finish.lease.id.as_str();
+        let mut update = self.stmt(
+            "UPDATE jobq_jobs SET status = 'pending', attempt = attempt - 1, worker_id = NULL, heartbeat_at = NULL, \
+             run_at = ",
+        );
+        update.bind(now.0);
+        if let Some(progress) = &finish.progress {
+            update
+                .push(", progress = ")
+                .bind(i32::from(progress.percent))
+                .push(", progress_message = ")
+                .bind(progress.message.clone());
+        }
+        update.push(" WHERE id = ").bind(id).push(" AND status = 'running'");
+        tx.execute(&update).await?;
+        let mut before = self.stmt("SELECT d.dependency FROM jobq_deps AS d WHERE d.dependent = ");
+        before.bind(id);
+        let mut awaited: HashSet<String> = HashSet::new();
+        for row in tx.fetch_all(&before).await? {
+            awaited.insert(row.try_get_unchecked(0)?);
+        }
+        let targets: BTreeSet<&str> = answers
+            .iter()
+            .map(|a| a.id.as_str())
+            .filter(|child| *child != id && !awaited.contains(*child))
+            .collect();
+        let statuses = self.locked_statuses(tx, targets.iter().copied()).await?;
+        let mut open: BTreeMap<&str, i64> = BTreeMap::new();
+        let mut rows = Vec::with_capacity(targets.len());
+        for child in &targets {
+            let status = statuses.get(*child).copied().unwrap_or(JobStatus::Pending);
+            let resolved = if status.is_terminal() {
+                Some("met")
+            } else {
+                open.insert(child, 1);
+                None
+            };
+            rows.push((*child, id, DependOn::Finish, resolved));
+        }
+        self.insert_edges(tx, &rows).await?;
+        self.mark_waiting(tx, &BTreeSet::from([id])).await?;
+        self.count_dependents(tx, &open).await?;
+        if open.is_empty() {
+            self.notify_ready(tx, std::iter::once(queue)).await
+        } else {
+            self.set_blocked(tx, &[id]).await
+        }
     }
 }
 
@@ -611,7 +721,7 @@ fn ended_as(outcome: &Transition) -> Option<JobStatus> {
         Transition::Succeeded { .. } => Some(JobStatus::Succeeded),
         Transition::Dead { .. } => Some(JobStatus::Dead),
         Transition::Discarded { .. } => Some(JobStatus::Discarded),
-        Transition::Retry { .. } | Transition::Waiting | Transition::Snooze { .. } => None,
+        Transition::Retry { .. } | Transition::Waiting | Transition::Snooze { .. } | Transition::AwaitChildren => None,
     }
 }
 

@@ -119,6 +119,42 @@ trait PassedOver {
     ) -> Result<(), StoreError>;
 }
 
+/// Outcomes of which some spawn children or await them: those go to [`Sql::finish_with_dependents`],
+/// which writes the children in the outcome's transaction; the rest as [`Store::finish`] writes them.
+trait Spawning {
+    async fn finish_spawning(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
+}
+
+impl<T: SqlBackend> Spawning for T {
+    async fn finish_spawning(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        let (spawning, plain): (Vec<usize>, Vec<usize>) = (0..finishes.len()).partition(|&i| finishes[i].spawns());
+        let mut applied = vec![false; finishes.len()];
+        if !plain.is_empty() {
+            let rest: Vec<Finish> = plain.iter().map(|&i| finishes[i].clone()).collect();
+            for (&i, ok) in plain.iter().zip(Store::finish(self, &rest, now).await?) {
+                applied[i] = ok;
+            }
+        }
+        let own: Vec<Finish> = spawning.iter().map(|&i| finishes[i].clone()).collect();
+        // A child's id may have arrived a moment ago (SQLite), and must be found where the insert
+        // looks for it.
+        self.settle().await?;
+        let sql = self.shared();
+        let answers = {
+            let _turn = self.write_turn().await;
+            sql.retrying("finish", |_| false, || sql.finish_with_dependents(self, &own, now))
+                .await?
+        };
+        for (&i, ok) in spawning.iter().zip(answers) {
+            applied[i] = ok;
+        }
+        if applied.contains(&true) {
+            sql.slots_freed_here();
+        }
+        Ok(applied)
+    }
+}
+
 impl<T: SqlBackend> PassedOver for T {
     async fn finish_passed_over(
         &self,
@@ -203,6 +239,9 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        if finishes.iter().any(Finish::spawns) {
+            return self.finish_spawning(finishes, now).await;
+        }
         let mut applied = SqlBackend::finish(self, finishes, now).await?;
         self.finish_passed_over(finishes, &mut applied, now).await?;
         if applied.contains(&true) {
@@ -213,7 +252,7 @@ impl<T: SqlBackend> Store for T {
 
     async fn finish_and_claim(&self, finishes: &[Finish], claim: &Claim) -> Result<FinishedAndClaimed, StoreError> {
         let limited = !claim.queues.is_empty() && claim.limit > 0 && matches!(claim.plan(), ClaimPlan::Limited);
-        if finishes.is_empty() || !limited {
+        if finishes.is_empty() || !limited || finishes.iter().any(Finish::spawns) {
             let applied = Store::finish(self, finishes, claim.now).await?;
             let claimed = Store::claim(self, claim).await;
             return Ok(FinishedAndClaimed { applied, claimed });

@@ -20,6 +20,7 @@ fn outcome(lease: &Lease, outcome: Transition) -> Finish {
         lease: lease.clone(),
         outcome,
         progress: None,
+        spawn: Vec::new(),
     }
 }
 

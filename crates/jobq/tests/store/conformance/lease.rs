@@ -182,11 +182,13 @@ pub(super) async fn finish_succeeded_records_result(store: &DynStore) {
                     outcome: Transition::Succeeded {
                         result: Some(raw(r#"{"ok": true, "n": [1, 2]}"#)),
                     },
+                    spawn: Vec::new(),
                 },
                 Finish {
                     progress: None,
                     lease: Lease::of(&jobs[1]),
                     outcome: Transition::Succeeded { result: None },
+                    spawn: Vec::new(),
                 },
             ],
             at(50),
@@ -235,12 +237,14 @@ pub(super) async fn finish_records_progress_reported_with_it(store: &DynStore) {
             lease: quick.clone(),
             outcome: Transition::Succeeded { result: None },
             progress: Some(last.clone()),
+            spawn: Vec::new(),
         },
         // No new progress keeps what the last heartbeat recorded.
         Finish {
             lease: beaten.clone(),
             outcome: Transition::Succeeded { result: None },
             progress: None,
+            spawn: Vec::new(),
         },
     ];
     assert_eq!(store.finish(&finishes, at(10)).await.expect("finish"), [true, true]);
@@ -432,6 +436,7 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
             progress: None,
             lease: lost,
             outcome: Transition::Succeeded { result: None },
+            spawn: Vec::new(),
         },
         Finish {
             progress: None,
@@ -439,6 +444,7 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
             outcome: Transition::Dead {
                 error: "bad input".into(),
             },
+            spawn: Vec::new(),
         },
     ];
     assert_eq!(store.finish(&finishes, at(40)).await.expect("finish"), [false, true]);
@@ -465,11 +471,13 @@ pub(super) async fn batches_answer_each_lease_on_its_own(store: &DynStore) {
             progress: None,
             lease: stale_y,
             outcome: Transition::Succeeded { result: None },
+            spawn: Vec::new(),
         },
         Finish {
             progress: None,
             lease: x,
             outcome: Transition::Succeeded { result: None },
+            spawn: Vec::new(),
         },
     ];
     assert_eq!(store.finish(&finishes, at(60)).await.expect("finish"), [false, true]);

@@ -38,6 +38,7 @@ mod resolve;
 mod retry;
 mod schedules;
 mod schema;
+mod spawn;
 mod workers;
 
 use crate::support::store_tests;
@@ -79,6 +80,11 @@ store_tests! {
         dependencies::cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended,
         dependencies::a_blocked_job_that_waits_for_nothing_alive_is_found_stranded,
         dependencies::a_replay_with_cascade_brings_back_what_the_failure_cancelled,
+        spawn::children_are_written_with_the_outcome_and_only_under_its_lease,
+        spawn::a_child_whose_id_is_taken_is_not_written_again,
+        spawn::an_await_blocks_the_job_until_its_children_have_ended,
+        spawn::an_await_of_children_that_have_ended_runs_the_job_again_at_once,
+        spawn::a_child_may_go_to_another_queue_where_the_store_allows_it,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,

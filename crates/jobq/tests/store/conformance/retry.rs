@@ -41,6 +41,7 @@ pub(super) async fn retry_puts_every_finished_status_back_to_pending(store: &Dyn
             percent: 100,
             message: Some("done".into()),
         }),
+        spawn: Vec::new(),
     };
     assert_eq!(store.finish(&[done], at(2)).await.expect("finish"), [true]);
     for (n, status) in [JobStatus::Dead, JobStatus::Cancelled, JobStatus::Discarded]
