@@ -862,6 +862,106 @@ async fn jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation
     );
 }
 
+/// `::spawn` and `::await-children` from an exec script: the children are written with the outcome,
+/// never with a failed attempt; the parent runs again with their outcomes in `deps`, and a run that
+/// spawns the same children again writes none twice.
+async fn a_handler_spawns_children_awaits_them_and_runs_again_with_their_outcomes(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    // First run: two children and an await. The run after: the same spawn lines again (as a handler
+    // that does not look at its envelope would print them), its envelope kept, and a success.
+    world.exec_handler(
+        "fanout",
+        r#"env=$(cat)
+echo '::spawn {"type":"leaf","key":"a","payload":{"n":1}}'
+echo '::spawn {"type":"leaf","payload":{"n":2}}'
+case "$env" in
+  *'"deps"'*) printf '%s' "$env" > $D/fanout-again.json ;;
+  *) echo '::await-children' ;;
+esac"#,
+        "",
+    );
+    world.exec_handler(
+        "leaf",
+        r#"echo "$JOBQ_JOB_ID" >> $D/leaves.txt; echo "::result \"$JOBQ_JOB_ID\"""#,
+        "",
+    );
+    // Its first attempt spawns x1 and fails; its second spawns x2 and succeeds.
+    world.exec_handler(
+        "flaky",
+        r#"echo "::spawn {\"type\":\"leaf\",\"key\":\"x$JOBQ_ATTEMPT\"}"; [ "$JOBQ_ATTEMPT" -ge 2 ] || exit 1"#,
+        "",
+    );
+    let worker = world.worker("w", &[]);
+    let fan = world.enqueue(JobSpec::new("fanout", json!({})).id("fan")).await;
+    let flaky = world
+        .enqueue(JobSpec::new("flaky", json!({})).id("flaky").max_attempts(3))
+        .await;
+    let job = world.wait_status(&fan, JobStatus::Succeeded, secs(30)).await;
+    assert_eq!(job.attempt, 1, "the await spent no attempt");
+    let a = world.client.get("fan.a").await.unwrap();
+    assert_eq!(a.result.as_ref().map(|r| r.get()), Some(r#""fan.a""#), "{}", json!(a));
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(world.path("fanout-again.json")).unwrap()).unwrap();
+    let mut deps: Vec<(String, String, String)> = again["deps"]
+        .as_array()
+        .expect("deps")
+        .iter()
+        .map(|d| {
+            (
+                d["jobId"].as_str().unwrap().to_string(),
+                d["status"].as_str().unwrap().to_string(),
+                d["result"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    deps.sort();
+    assert_eq!(
+        deps,
+        [
+            ("fan.2".into(), "succeeded".into(), "fan.2".into()),
+            // (see the envelope below when this fails)
+            ("fan.a".into(), "succeeded".into(), "fan.a".into()),
+        ],
+        "{again}"
+    );
+    world.wait_status(&flaky, JobStatus::Succeeded, secs(30)).await;
+    let x2 = JobId::parse("flaky.x2").unwrap();
+    world.wait_status(&x2, JobStatus::Succeeded, secs(30)).await;
+    assert!(
+        world.client.get("flaky.x1").await.is_err(),
+        "a failed attempt's child was written\n{}",
+        worker.log()
+    );
+    let leaves = std::fs::read_to_string(world.path("leaves.txt")).unwrap();
+    let mut ran: Vec<&str> = leaves.lines().collect();
+    ran.sort();
+    assert_eq!(ran, ["fan.2", "fan.a", "flaky.x2"], "each child runs once");
+}
+
+/// An await with nothing new to wait for, and a child that cannot be read, fail the attempt for
+/// good, naming why.
+async fn a_child_that_cannot_be_written_fails_the_attempt(store: TestStore) {
+    let world = World::new(store, FAST).await;
+    world.exec_handler("lonely", "echo '::await-children'", "");
+    world.exec_handler("garbled", "echo '::spawn {\"type\":'", "");
+    let worker = world.worker("w", &[]);
+    let lonely = world.enqueue(JobSpec::new("lonely", json!({}))).await;
+    let garbled = world.enqueue(JobSpec::new("garbled", json!({}))).await;
+    let lonely = world.wait_status(&lonely, JobStatus::Dead, secs(30)).await;
+    assert_eq!(
+        last_error(&lonely),
+        "awaits its children but spawned none",
+        "{}",
+        worker.log()
+    );
+    let garbled = world.wait_status(&garbled, JobStatus::Dead, secs(30)).await;
+    assert!(
+        last_error(&garbled).starts_with("cannot spawn: a ::spawn line that is not JSON"),
+        "{}",
+        last_error(&garbled)
+    );
+}
+
 async fn max_jobs_stops_the_worker_after_that_many(store: TestStore) {
     let world = World::new(store, &format!("{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n")).await;
     let specs: Vec<JobSpec> = (0..10).map(|i| JobSpec::new("n", json!(i))).collect();
@@ -1659,6 +1759,8 @@ store_tests! {
         a_per_type_limit_is_never_exceeded,
         max_jobs_stops_the_worker_after_that_many,
         jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation,
+        a_handler_spawns_children_awaits_them_and_runs_again_with_their_outcomes,
+        a_child_that_cannot_be_written_fails_the_attempt,
         retention_deletes_finished_jobs_older_than_it,
         wait_exits_with_the_outcome_and_workers_lists_the_worker,
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,
@@ -1675,5 +1777,6 @@ store_tests! {
         flow::a_pause_reaches_every_worker_within_a_poll_interval_and_resume_drains,
         flow::snooze_spends_no_attempt_and_rate_limited_holds_the_type_on_every_worker,
         persistent::the_python_kit_answers_every_outcome,
+        persistent::the_python_kit_spawns_children_and_awaits_them,
     }
 }

@@ -10,9 +10,10 @@
     jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
     jobq enqueue hello '{"fail":"no such user"}'     # dead at once
     jobq enqueue hello '[1,2]'                       # discarded: not an object
+    jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, awaited, then their greetings
 """
 
-from jobq_handler import Discard, Fail, Retry, progress, run
+from jobq_handler import AwaitChildren, Discard, Fail, Retry, progress, run, spawn
 
 
 def handle(job):
@@ -25,6 +26,13 @@ def handle(job):
         raise Fail(payload["fail"])
     if "retry" in payload:
         raise Retry(payload["retry"], delay="5s")
+    if "fanout" in payload:
+        if "deps" not in job:
+            for name in payload["fanout"]:
+                spawn(job, "hello", {"name": name}, key=name)
+            raise AwaitChildren()
+        # Run again once the children have ended: their results are in deps.
+        return {"greetings": sorted(dep["result"]["greeting"] for dep in job["deps"])}
     if payload.get("progress"):
         for step in (1, 2, 3):
             progress(job, step * 25, f"step {step} of 3")

@@ -10,8 +10,9 @@ reply per line from its stdout: protocol version 1, described in examples/handle
 
     jobq_handler.run(handle)
 
-Returning is success (None: without a result); raising Retry, Fail, Discard, Wait, Snooze or
-RateLimited gives another outcome; any other exception is a retry. stdout belongs to the protocol,
+Returning is success (None: without a result); raising Retry, Fail, Discard, Wait, Snooze,
+RateLimited or AwaitChildren gives another outcome; any other exception is a retry. spawn(job, …)
+asks for a child job, written with a success or an AwaitChildren (never with a failure). stdout belongs to the protocol,
 and a stray line there makes jobq restart the process; so on import this module keeps stdout for the
 replies alone and points file descriptor 1 and sys.stdout at stderr, the program's log. Even a
 print() or a child process writing to fd 1 lands in the log.
@@ -24,7 +25,8 @@ import threading
 import traceback
 
 __all__ = [
-    "run", "progress", "Outcome", "Retry", "Fail", "Discard", "Wait", "Snooze", "RateLimited",
+    "run", "progress", "spawn", "Outcome", "Retry", "Fail", "Discard", "Wait", "Snooze", "RateLimited",
+    "AwaitChildren",
 ]
 
 sys.stdout.flush()
@@ -37,6 +39,8 @@ _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 # Held around each reply, so lines from threads (and progress) never interleave.
 _lock = threading.Lock()
 _write = os.write
+# The children each job asked for, by job id, sent with its outcome.
+_spawned = {}
 
 
 class Outcome(Exception):
@@ -87,6 +91,26 @@ class RateLimited(Outcome):
 
     def __init__(self, delay=None):
         super().__init__("rate limited", outcome="rate-limited", delay=delay)
+
+
+class AwaitChildren(Outcome):
+    """Wait for the children spawned by this run; the job then runs again with their outcomes in
+    job["deps"] (each child's jobId, status and result), without having spent an attempt."""
+
+    def __init__(self):
+        super().__init__("awaiting its children", outcome="await-children")
+
+
+def spawn(job, job_type, payload=None, key=None, **options):
+    """Asks for a child job of `job_type`, written with this run's outcome if it succeeds or raises
+    AwaitChildren. Its id is job["jobId"] + "." + key (or its place among this run's children), so a
+    run that happens again spawns nothing twice. `options` are enqueue options of the job JSON
+    (queue, priority, runAt, maxAttempts, uniqueKey, timeoutMs, meta)."""
+    child = {"type": job_type, "payload": payload, **options}
+    if key is not None:
+        child["key"] = str(key)
+    with _lock:
+        _spawned.setdefault(job["jobId"], []).append(child)
 
 
 def progress(job, percent, message=None):
@@ -147,13 +171,19 @@ def _answer(handle, job):
         except Outcome as outcome:
             reply = outcome.reply
         else:
-            if result is None:
+            if result is None and job_id not in _spawned:
                 # The common answer, spelled out: a third of a no-op job's time went to encoding it.
                 return b'{"jobId":%s,"outcome":"success"}\n' % _encode(job_id).encode()
             reply = {"outcome": "success", "result": result}
+        with _lock:
+            children = _spawned.pop(job_id, None)
+        if children:
+            reply = {**reply, "spawn": children}
         # Encoded inside the try: a result that is not JSON is the handler's error, not a crash.
         line = _encode({"jobId": job_id, **reply})
     except Exception as error:
+        with _lock:
+            _spawned.pop(job_id, None)
         traceback.print_exc()
         text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         line = _encode({"jobId": job_id, "outcome": "retry", "error": text})

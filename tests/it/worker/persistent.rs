@@ -149,6 +149,39 @@ pub(super) async fn the_python_kit_answers_every_outcome(store: TestStore) {
     a_kit_answers_every_outcome(store, "python3", "python/example.py").await;
 }
 
+/// The Python kit's `spawn` and `AwaitChildren`: a child per name, awaited, and the parent run again
+/// with their results in `deps`; each child runs once.
+pub(super) async fn the_python_kit_spawns_children_and_awaits_them(store: TestStore) {
+    let example = format!("{KITS}/python/example.py");
+    let config = format!(
+        "{FAST}{}",
+        persistent("hello", &["python3", &example], "in_flight = 4\n")
+    );
+    let world = World::new(store, &config).await;
+    let parent = world
+        .enqueue(JobSpec::new("hello", json!({"fanout": ["Ada", "Grace"]})).id("greet"))
+        .await;
+    let worker = world.worker("w", &[]);
+    let job = world.wait_status(&parent, JobStatus::Succeeded, secs(30)).await;
+    assert_eq!(
+        job.result.as_ref().map(|r| r.get()),
+        Some(r#"{"greetings":["hello Ada","hello Grace"]}"#),
+        "{}",
+        worker.log()
+    );
+    // The await spent no attempt: the run after it is the first attempt again.
+    assert_eq!(job.attempt, 1);
+    for name in ["Ada", "Grace"] {
+        let child = world.job(&JobId::parse(&format!("greet.{name}")).unwrap()).await;
+        assert_eq!(
+            (child.status, child.attempt),
+            (JobStatus::Succeeded, 1),
+            "{}",
+            json!(child)
+        );
+    }
+}
+
 async fn the_node_kit_answers_every_outcome(store: TestStore) {
     a_kit_answers_every_outcome(store, "node", "node/example.js").await;
 }
