@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
-use jobq::job::{DependOn, Job, JobId, JobSpec, JobStatus};
+use jobq::job::{DependOn, Job, JobId, JobSpec, JobStatus, Spawn};
 use jobq::worker::{HandlerOptions, Reload, StopCause, Worker};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -1300,7 +1300,7 @@ async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>)
     log.lock().unwrap().push(Request {
         path: path.clone(),
         headers,
-        body,
+        body: body.clone(),
     });
     let in_a_minute = (chrono::Utc::now() + chrono::Duration::seconds(60))
         .format("%a, %d %b %Y %H:%M:%S GMT")
@@ -1319,6 +1319,21 @@ async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>)
         ),
         "/gone" => ("410 Gone", String::new(), "no such user"),
         "/accepted" => ("202 Accepted", String::new(), r#"{"queued":true}"#),
+        // A reply object: a child and an await on the first run; the run after it, a result.
+        "/fanout" if body.windows(6).any(|w| w == br#""deps""#) => (
+            "200 OK",
+            "X-Jobq-Reply: 1
+"
+            .to_string(),
+            r#"{"result":{"again":true}}"#,
+        ),
+        "/fanout" => (
+            "200 OK",
+            "X-Jobq-Reply: 1
+"
+            .to_string(),
+            r#"{"spawn":[{"type":"h.ok","key":"one","payload":{"order":1}}],"awaitChildren":true}"#,
+        ),
         "/slow" => {
             // Not a wait of the test's: the endpoint is slow, far past the handler's time-out (300 ms).
             tokio::time::sleep(Duration::from_secs(10)).await;
@@ -1332,6 +1347,42 @@ async fn serve(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<Request>>>)
     );
     let _ = socket.write_all(response.as_bytes()).await;
     let _ = socket.shutdown().await;
+}
+
+/// An http endpoint's reply object (`X-Jobq-Reply: 1`) spawns a child and awaits it; the job is
+/// posted again once the child has ended, with its outcome in `deps`.
+async fn an_http_reply_spawns_children_and_awaits_them(store: TestStore) {
+    let server = HttpServer::start().await;
+    let mut config = String::from(FAST);
+    for (t, path) in [("h.fanout", "fanout"), ("h.ok", "ok")] {
+        config.push_str(&format!(
+            "[handlers.\"{t}\"]\nhttp = \"http://{}/{path}\"\n",
+            server.addr
+        ));
+    }
+    let world = World::new(store, &config).await;
+    let fan = world.enqueue(JobSpec::new("h.fanout", json!({})).id("web")).await;
+    let worker = world.worker("w", &[]);
+    let job = world.wait_status(&fan, JobStatus::Succeeded, secs(30)).await;
+    assert_eq!(
+        job.result.as_ref().map(|r| r.get()),
+        Some(r#"{"again":true}"#),
+        "{}",
+        worker.log()
+    );
+    let child = world.job(&JobId::parse("web.one").unwrap()).await;
+    assert_eq!(child.result.as_ref().map(|r| r.get()), Some(r#"{"done":true}"#));
+    let posts: Vec<Value> = server
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.path == "/fanout")
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(posts.len(), 2, "{posts:?}");
+    assert_eq!(posts[1]["deps"][0]["jobId"], json!("web.one"));
+    assert_eq!(posts[1]["deps"][0]["result"], json!({"done": true}));
 }
 
 async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries(store: TestStore) {
@@ -1360,6 +1411,24 @@ async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries(store: 
                 }
             }),
         )
+        .handler(
+            "sum",
+            // Spawns two doublings and awaits them, then adds up their results.
+            handler_fn(|job, cx| async move {
+                if job.deps.is_empty() {
+                    for n in [1, 2] {
+                        cx.spawn(Spawn::keyed(format!("n{n}"), JobSpec::new("double", json!(n))));
+                    }
+                    return Outcome::await_children();
+                }
+                let total: u64 = job
+                    .deps
+                    .iter()
+                    .filter_map(|d| d.result.as_ref().and_then(|r| r.get().parse::<u64>().ok()))
+                    .sum();
+                Outcome::success_with(json!(total))
+            }),
+        )
         .handler_with(
             "panics",
             handler_fn(|job, _cx| async move {
@@ -1386,10 +1455,15 @@ async fn rust_handlers_run_in_the_library_runtime_and_panics_are_retries(store: 
     let job = world.wait_status(&panics, JobStatus::Succeeded, secs(20)).await;
     assert_eq!(job.attempt, 2);
     assert_eq!(last_error(&job), "handler panicked: boom on attempt 1");
+    let sum = world.enqueue(JobSpec::new("sum", json!(null)).id("sum")).await;
+    handle.wake();
+    let job = world.wait_status(&sum, JobStatus::Succeeded, secs(20)).await;
+    assert_eq!((job.result.as_ref().map(|r| r.get()), job.attempt), (Some("6"), 1));
     let report = stop_worker(&handle, run).await;
     assert_eq!(report.cause, StopCause::Shutdown);
-    assert_eq!(report.jobs_done, 3);
-    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // The doubling, the two panics' attempts, the sum's await, its two children and its end.
+    assert_eq!(report.jobs_done, 7);
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -1742,6 +1816,7 @@ store_tests! {
         every_exec_outcome_follows_the_protocol,
         http_handlers_map_statuses_sign_bodies_and_honour_retry_after,
         an_http_202_parks_the_job_until_jobq_resolve_finishes_it,
+        an_http_reply_spawns_children_and_awaits_them,
         a_job_waiting_past_its_wait_timeout_is_retried_then_dead,
         retries_back_off_exponentially_then_die,
         a_job_of_an_unknown_type_goes_dead_at_once,
