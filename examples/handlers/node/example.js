@@ -13,9 +13,10 @@
 //   jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
 //   jobq enqueue hello '{"fail":"no such user"}'     # dead at once
 //   jobq enqueue hello '[1,2]'                       # discarded: not an object
+//   jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, awaited, then their greetings
 
 const { setTimeout: sleep } = require('node:timers/promises');
-const { run, progress, Discard, Fail, Retry } = require('./jobq-handler');
+const { run, progress, spawn, AwaitChildren, Discard, Fail, Retry } = require('./jobq-handler');
 
 run(async (job, signal) => {
   const payload = job.payload;
@@ -27,6 +28,14 @@ run(async (job, signal) => {
   if ('fail' in payload) throw new Fail(payload.fail);
   if ('retry' in payload) throw new Retry(payload.retry, '5s');
   if (payload.sleepMs) await sleep(payload.sleepMs, undefined, { signal });
+  if ('fanout' in payload) {
+    if (!job.deps) {
+      for (const name of payload.fanout) spawn(job, 'hello', { name }, name);
+      throw new AwaitChildren();
+    }
+    // Run again once the children have ended: their results are in deps.
+    return { greetings: job.deps.map((dep) => dep.result.greeting).sort() };
+  }
   if (payload.progress) {
     for (const step of [1, 2, 3]) progress(job, step * 25, `step ${step} of 3`);
   }

@@ -7,8 +7,9 @@
 //   const { run } = require('./jobq-handler');
 //   run(async (job, signal) => ({ greeting: `hello ${job.payload.name}` }));
 //
-// Resolving is success (undefined: without a result); throwing Retry, Fail, Discard, Wait, Snooze
-// or RateLimited gives another outcome; any other error is a retry. Jobs run concurrently as
+// Resolving is success (undefined: without a result); throwing Retry, Fail, Discard, Wait, Snooze,
+// RateLimited or AwaitChildren gives another outcome; any other error is a retry. spawn(job, …)
+// asks for a child job, written with a success or an AwaitChildren (never with a failure). Jobs run concurrently as
 // promises: jobq never hands over more than JOBQ_IN_FLIGHT unanswered jobs, so that is the bound.
 // `signal` aborts when jobq drops the job (time-out, cancel, shutdown); pass it on to fetch() and
 // timers.
@@ -70,6 +71,32 @@ class RateLimited extends Outcome {
   constructor(delay) {
     super('rate limited', { outcome: 'rate-limited', delay });
   }
+}
+
+/**
+ * Wait for the children spawned by this run; the job then runs again with their outcomes in
+ * job.deps (each child's jobId, status and result), without having spent an attempt.
+ */
+class AwaitChildren extends Outcome {
+  constructor() {
+    super('awaiting its children', { outcome: 'await-children' });
+  }
+}
+
+// The children each job asked for, by job id, sent with its outcome.
+const spawned = new Map();
+
+/**
+ * Asks for a child job of `type`, written with this run's outcome if it succeeds or throws
+ * AwaitChildren. Its id is job.jobId + '.' + key (or its place among this run's children), so a
+ * run that happens again spawns nothing twice. `options` are enqueue options of the job JSON
+ * (queue, priority, runAt, maxAttempts, uniqueKey, timeoutMs, meta).
+ */
+function spawn(job, type, payload, key, options = {}) {
+  const child = { type, payload: payload === undefined ? null : payload, ...options };
+  if (key != null) child.key = String(key);
+  if (!spawned.has(job.jobId)) spawned.set(job.jobId, []);
+  spawned.get(job.jobId).push(child);
 }
 
 /** Reports how far `job` has come (0-100); any number of times before its outcome. */
@@ -136,9 +163,13 @@ async function answer(handle, job, signal) {
       if (!(err instanceof Outcome)) throw err;
       reply = err.reply;
     }
+    const children = spawned.get(job.jobId);
+    spawned.delete(job.jobId);
+    if (children) reply = { ...reply, spawn: children };
     // Inside the try: a result JSON cannot hold (a BigInt, a cycle) is the handler's error.
     line = JSON.stringify({ jobId: job.jobId, ...reply });
   } catch (err) {
+    spawned.delete(job.jobId);
     console.error(err);
     line = JSON.stringify({ jobId: job.jobId, outcome: 'retry', error: describe(err) });
   }
@@ -168,4 +199,6 @@ function flush() {
   writeReply(data);
 }
 
-module.exports = { run, progress, Outcome, Retry, Fail, Discard, Wait, Snooze, RateLimited };
+module.exports = {
+  run, progress, spawn, Outcome, Retry, Fail, Discard, Wait, Snooze, RateLimited, AwaitChildren,
+};

@@ -11,12 +11,13 @@
 //   jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
 //   jobq enqueue hello '{"fail":"no such user"}'     # dead at once
 //   jobq enqueue hello '"Ada"'                       # discarded: not an object
+//   jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, awaited, then their greetings
 
 declare(strict_types=1);
 
 require __DIR__ . '/jobq_handler.php';
 
-use Jobq\{Discard, Fail, Retry};
+use Jobq\{AwaitChildren, Discard, Fail, Retry};
 
 Jobq\run(function (array $job): array {
     $payload = $job['payload'];
@@ -30,6 +31,18 @@ Jobq\run(function (array $job): array {
     }
     if (isset($payload['retry'])) {
         throw new Retry((string) $payload['retry'], '5s');
+    }
+    if (isset($payload['fanout'])) {
+        if (!isset($job['deps'])) {
+            foreach ($payload['fanout'] as $name) {
+                Jobq\spawn($job, 'hello', ['name' => $name], (string) $name);
+            }
+            throw new AwaitChildren();
+        }
+        // Run again once the children have ended: their results are in deps.
+        $greetings = array_map(fn (array $dep) => $dep['result']['greeting'], $job['deps']);
+        sort($greetings);
+        return ['greetings' => $greetings];
     }
     if (!empty($payload['progress'])) {
         foreach ([1, 2, 3] as $step) {

@@ -7,8 +7,9 @@
 //   require __DIR__ . '/jobq_handler.php';
 //   Jobq\run(fn (array $job) => ['greeting' => 'hello ' . $job['payload']['name']]);
 //
-// Returning is success (null: without a result); throwing Retry, Fail, Discard, Wait, Snooze or
-// RateLimited gives another outcome; any other Throwable is a retry. Jobs run one at a time.
+// Returning is success (null: without a result); throwing Retry, Fail, Discard, Wait, Snooze,
+// RateLimited or AwaitChildren gives another outcome; any other Throwable is a retry. Jobs run one
+// at a time. Jobq\spawn($job, …) asks for a child job, written with a success or an AwaitChildren.
 //
 // stdout belongs to the protocol, and a stray line there makes jobq restart the process. So once
 // this file is loaded, echo, print and PHP's own warnings go to stderr, the program's log; the
@@ -92,6 +93,40 @@ class RateLimited extends Outcome
     }
 }
 
+/**
+ * Wait for the children spawned by this run; the job then runs again with their outcomes in
+ * $job['deps'] (each child's jobId, status and result), without having spent an attempt.
+ */
+class AwaitChildren extends Outcome
+{
+    public function __construct()
+    {
+        parent::__construct('awaiting its children', ['outcome' => 'await-children']);
+    }
+}
+
+/** The children each job asked for, by job id, sent with its outcome. */
+final class Spawned
+{
+    /** @var array<string, list<array<string, mixed>>> */
+    public static array $children = [];
+}
+
+/**
+ * Asks for a child job of $type, written with this run's outcome if it succeeds or throws
+ * AwaitChildren. Its id is the job's id . '.' . $key (or its place among this run's children), so a
+ * run that happens again spawns nothing twice. $options are enqueue options of the job JSON (queue,
+ * priority, runAt, maxAttempts, uniqueKey, timeoutMs, meta).
+ */
+function spawn(array $job, string $type, mixed $payload = null, ?string $key = null, array $options = []): void
+{
+    $child = ['type' => $type, 'payload' => $payload] + $options;
+    if ($key !== null) {
+        $child['key'] = $key;
+    }
+    Spawned::$children[$job['jobId']][] = $child;
+}
+
 /** Reports how far $job has come (0-100); any number of times before its outcome. */
 function progress(array $job, int|float $percent, ?string $message = null): void
 {
@@ -124,9 +159,15 @@ function answer(callable $handle, array $job): string
         } catch (Outcome $outcome) {
             $reply = $outcome->reply;
         }
+        $children = Spawned::$children[$job['jobId']] ?? [];
+        unset(Spawned::$children[$job['jobId']]);
+        if ($children !== []) {
+            $reply['spawn'] = $children;
+        }
         // Inside the try: a result JSON cannot hold (NAN, invalid UTF-8) is the handler's error.
         return encode(['jobId' => $job['jobId']] + $reply);
     } catch (\Throwable $e) {
+        unset(Spawned::$children[$job['jobId']]);
         fwrite(STDERR, "$e\n");
         $error = get_class($e) . ($e->getMessage() === '' ? '' : ': ' . $e->getMessage());
         // Error text is for people: bytes that are not UTF-8 become U+FFFD, not a second error.

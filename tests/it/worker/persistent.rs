@@ -149,13 +149,25 @@ pub(super) async fn the_python_kit_answers_every_outcome(store: TestStore) {
     a_kit_answers_every_outcome(store, "python3", "python/example.py").await;
 }
 
-/// The Python kit's `spawn` and `AwaitChildren`: a child per name, awaited, and the parent run again
-/// with their results in `deps`; each child runs once.
 pub(super) async fn the_python_kit_spawns_children_and_awaits_them(store: TestStore) {
-    let example = format!("{KITS}/python/example.py");
+    a_kit_spawns_children_and_awaits_them(store, "python3", "python/example.py").await;
+}
+
+async fn the_node_kit_spawns_children_and_awaits_them(store: TestStore) {
+    a_kit_spawns_children_and_awaits_them(store, "node", "node/example.js").await;
+}
+
+async fn the_php_kit_spawns_children_and_awaits_them(store: TestStore) {
+    a_kit_spawns_children_and_awaits_them(store, "php", "php/example.php").await;
+}
+
+/// A kit's `spawn` and `AwaitChildren`: a child per name, awaited, and the parent run again with
+/// their results in `deps`; each child runs once.
+async fn a_kit_spawns_children_and_awaits_them(store: TestStore, interpreter: &str, example: &str) {
+    let example = format!("{KITS}/{example}");
     let config = format!(
         "{FAST}{}",
-        persistent("hello", &["python3", &example], "in_flight = 4\n")
+        persistent("hello", &[interpreter, &example], "in_flight = 4\n")
     );
     let world = World::new(store, &config).await;
     let parent = world
@@ -434,6 +446,8 @@ crate::support::store_tests! {
     cases {
         the_node_kit_answers_every_outcome,
         the_php_kit_answers_every_outcome,
+        the_node_kit_spawns_children_and_awaits_them,
+        the_php_kit_spawns_children_and_awaits_them,
         one_program_serves_many_jobs_and_ends_when_the_worker_stops,
         a_broken_program_has_its_jobs_retried_and_a_fresh_copy_takes_the_next,
         a_program_that_exits_at_once_costs_retries_not_the_worker,
