@@ -250,6 +250,30 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_reply_object_spawns_and_awaits_or_succeeds() {
+        let cx = JobContext::detached();
+        let body = br#"{"spawn":[{"type":"t","key":"a"}],"awaitChildren":true}"#;
+        assert_eq!(reply_outcome(body, &cx), Outcome::AwaitChildren);
+        let spawned = cx.take_spawned().unwrap();
+        assert_eq!(
+            spawned.iter().map(|c| c.key.as_deref()).collect::<Vec<_>>(),
+            [Some("a")]
+        );
+        assert_eq!(
+            reply_outcome(br#"{"result":{"n":1}}"#, &cx),
+            Outcome::success_with(serde_json::json!({"n": 1}))
+        );
+        let refused = reply_outcome(br#"{"result":1,"spawned":[]}"#, &cx);
+        assert!(
+            matches!(&refused, Outcome::Retry { error, .. } if error.contains("unknown field")),
+            "{refused:?}"
+        );
+        // A child that cannot be read fails the attempt later, naming it.
+        reply_outcome(br#"{"spawn":[{"payload":1}]}"#, &cx);
+        assert!(cx.take_spawned().unwrap_err().contains("has no type"));
+    }
+
+    #[test]
     fn statuses_map_to_outcomes() {
         let s = |c: u16| StatusCode::from_u16(c).unwrap();
         assert_eq!(
