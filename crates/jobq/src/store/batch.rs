@@ -2,7 +2,9 @@
 //! input), and into statements bounded by rows and bytes.
 
 use std::collections::HashMap;
+use std::future::Future;
 
+use super::{Finish, StoreError};
 use crate::job::{Job, NewJob};
 
 /// Splits a batch into rounds in which no job id appears twice, as indexes into the batch in input
@@ -23,6 +25,34 @@ pub(crate) fn rounds_by_id<'a, T>(items: &'a [T], id: impl Fn(&'a T) -> &'a str)
         *n += 1;
     }
     rounds
+}
+
+/// Applies a batch of outcomes in two groups, each by its own writer: those that spawn children or
+/// await them ([`Finish::spawns`]), which a store writes with their children, and the rest, which
+/// it writes as ever (first, and not at all when there are none). Answers per input, in input order.
+pub(crate) async fn finish_spawning_apart<P, PF, S, SF>(
+    finishes: &[Finish],
+    plain: P,
+    spawning: S,
+) -> Result<Vec<bool>, StoreError>
+where
+    P: FnOnce(Vec<Finish>) -> PF,
+    PF: Future<Output = Result<Vec<bool>, StoreError>>,
+    S: FnOnce(Vec<Finish>) -> SF,
+    SF: Future<Output = Result<Vec<bool>, StoreError>>,
+{
+    let (own, rest): (Vec<usize>, Vec<usize>) = (0..finishes.len()).partition(|&i| finishes[i].spawns());
+    let pick = |at: &[usize]| -> Vec<Finish> { at.iter().map(|&i| finishes[i].clone()).collect() };
+    let mut applied = vec![false; finishes.len()];
+    if !rest.is_empty() {
+        for (&i, ok) in rest.iter().zip(plain(pick(&rest)).await?) {
+            applied[i] = ok;
+        }
+    }
+    for (&i, ok) in own.iter().zip(spawning(pick(&own)).await?) {
+        applied[i] = ok;
+    }
+    Ok(applied)
 }
 
 /// A claim's queues, each once, in the order named.

@@ -18,7 +18,7 @@ use super::outcome::{self, RunEnd, Verdict};
 use super::{Queued, Registered, Shared, spawn};
 use crate::handler::{self, JobContext, Outcome, StopReason};
 use crate::job::{Job, NewJob};
-use crate::store::{Finish, Lease, ReadEdges, StoreError, Transition};
+use crate::store::{Finish, Lease, ReadEdges, StoreError};
 
 /// Time a stopped handler gets beyond the kill grace before the worker abandons it.
 const STOP_MARGIN: Duration = Duration::from_secs(1);
@@ -99,8 +99,8 @@ async fn read_dependencies(s: &Shared, job: &mut Job) -> Result<(), StoreError> 
     Ok(())
 }
 
-/// Sends a verdict to the acknowledger, with the run's children when it succeeded or awaits them; a
-/// job to forget only gets its log line.
+/// Sends a verdict to the acknowledger, with the run's children (`spawn::children_of` kept them only
+/// for a success or an await); a job to forget only gets its log line.
 fn hand_over(
     acks: &AckSender,
     verdict: Verdict,
@@ -113,10 +113,6 @@ fn hand_over(
     let lease = Lease::of(job);
     match verdict {
         Verdict::Finish(outcome) => {
-            let spawn = match outcome {
-                Transition::Succeeded { .. } | Transition::AwaitChildren => children,
-                _ => Vec::new(),
-            };
             let _ = acks.send(Ack::Finish {
                 finish: Finish {
                     lease,
@@ -124,7 +120,7 @@ fn hand_over(
                     // The last report, which a job quicker than the progress heartbeat (or a
                     // heartbeat overtaken by this outcome) would otherwise lose.
                     progress: cx.last_progress(),
-                    spawn,
+                    spawn: children,
                 },
                 seq,
             });

@@ -4,8 +4,10 @@
 //! where the store keeps a job's children in its queue, an await with nothing new to wait for — is
 //! the attempt's failure, at once and for good: the same run would do the same again.
 
+use std::collections::HashSet;
+
 use crate::handler::{JobContext, Outcome};
-use crate::job::{Job, Limits, NewJob, children};
+use crate::job::{Job, JobId, Limits, NewJob, Spawn, children};
 use crate::store::Store;
 use crate::time::UnixMillis;
 
@@ -21,13 +23,16 @@ pub(super) fn children_of(
 ) -> (RunEnd, Vec<NewJob>) {
     let spawned = cx.take_spawned();
     let awaits = matches!(end, RunEnd::Answered(Outcome::AwaitChildren));
-    if !awaits && !matches!(end, RunEnd::Answered(Outcome::Success { .. })) {
-        if let Ok(dropped) = &spawned
-            && !dropped.is_empty()
-        {
+    let succeeded = matches!(end, RunEnd::Answered(Outcome::Success { .. }));
+    match &spawned {
+        // Nearly every run: nothing spawned, nothing awaited.
+        Ok(none) if none.is_empty() && !awaits => return (end, Vec::new()),
+        Ok(dropped) if !awaits && !succeeded => {
             tracing::debug!(job_id = %job.id, children = dropped.len(), "the attempt did not succeed: its children are not written");
+            return (end, Vec::new());
         }
-        return (end, Vec::new());
+        Err(_) if !awaits && !succeeded => return (end, Vec::new()),
+        _ => {}
     }
     match checked(store, job, spawned, awaits, now) {
         Ok(jobs) => (end, jobs),
@@ -38,7 +43,7 @@ pub(super) fn children_of(
 fn checked(
     store: &dyn Store,
     job: &Job,
-    spawned: Result<Vec<crate::job::Spawn>, String>,
+    spawned: Result<Vec<Spawn>, String>,
     awaits: bool,
     now: UnixMillis,
 ) -> Result<Vec<NewJob>, String> {
@@ -54,13 +59,16 @@ fn checked(
     }
     // A job that ran again after its children ended sees them in `deps`; awaiting only those again
     // would run it again at once, for ever.
-    if awaits && jobs.iter().all(|child| job.deps.iter().any(|d| d.job_id == child.id)) {
-        return Err(if jobs.is_empty() {
-            "awaits its children but spawned none".to_string()
-        } else {
-            "awaits its children but spawned none it had not awaited before (their outcomes are in its deps)"
-                .to_string()
-        });
+    if awaits {
+        let awaited_before: HashSet<&JobId> = job.deps.iter().map(|d| &d.job_id).collect();
+        if jobs.iter().all(|child| awaited_before.contains(&child.id)) {
+            return Err(if jobs.is_empty() {
+                "awaits its children but spawned none".to_string()
+            } else {
+                "awaits its children but spawned none it had not awaited before (their outcomes are in its deps)"
+                    .to_string()
+            });
+        }
     }
     Ok(jobs)
 }

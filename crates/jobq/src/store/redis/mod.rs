@@ -89,6 +89,7 @@ use self::connection::{Conn, Connector};
 use self::scripts::SCRIPTS;
 pub use self::settings::DEFAULT_PREFIX;
 use self::settings::Settings;
+use super::batch::finish_spawning_apart;
 use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
@@ -387,17 +388,10 @@ impl Store for RedisStore {
     async fn finish(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
         if finishes.iter().any(Finish::spawns) {
             // Those that spawn, one script each; the rest as below.
-            let (spawning, plain): (Vec<usize>, Vec<usize>) = (0..finishes.len()).partition(|&i| finishes[i].spawns());
-            let rest: Vec<Finish> = plain.iter().map(|&i| finishes[i].clone()).collect();
-            let mut applied = vec![false; finishes.len()];
-            for (&i, ok) in plain.iter().zip(self.finish(&rest, now).await?) {
-                applied[i] = ok;
-            }
-            let own = spawning.iter().map(|&i| self.finish_spawning(&finishes[i], now));
-            for (&i, ok) in spawning.iter().zip(try_join_all(own).await?) {
-                applied[i] = ok;
-            }
-            return Ok(applied);
+            let plain = async |rest: Vec<Finish>| self.finish(&rest, now).await;
+            let spawning =
+                async |own: Vec<Finish>| try_join_all(own.iter().map(|f| self.finish_spawning(f, now))).await;
+            return finish_spawning_apart(finishes, plain, spawning).await;
         }
         let answers: Vec<u8> = self
             .per_queue(

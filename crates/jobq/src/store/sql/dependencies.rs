@@ -564,35 +564,41 @@ impl Sql {
         let ids: BTreeSet<&str> = finishes.iter().map(|f| f.lease.id.as_str()).collect();
         select.any_of("j.id", ids.iter().map(|id| id.to_string()));
         super::lock_in_id_order(self.dialect, &mut select);
+        // The first outcome of each lease: a later one of the same lease is the same outcome sent
+        // again, and one of an older lease of the job is stale.
+        let mut by_lease: HashMap<(&str, i64, &str), usize> = HashMap::with_capacity(finishes.len());
+        for (i, f) in finishes.iter().enumerate() {
+            let lease = (f.lease.id.as_str(), i64::from(f.lease.attempt), f.lease.worker.as_str());
+            by_lease.entry(lease).or_insert(i);
+        }
         let mut counts: HashMap<String, i64> = HashMap::new();
         let mut queues: HashMap<String, String> = HashMap::new();
+        let mut held: Vec<usize> = Vec::new();
         for row in tx.fetch_all(&select).await? {
             let id: String = row.try_get_unchecked(0)?;
             let status: String = row.try_get_unchecked(1)?;
             let attempt = i64::from(row.try_get_unchecked::<i32>(2)?);
             let worker: Option<String> = row.try_get_unchecked(3)?;
             let dependents = i64::from(row.try_get_unchecked::<i32>(4)?);
-            let held = finishes.iter().find(|f| {
-                f.lease.id.as_str() == id
-                    && i64::from(f.lease.attempt) == attempt
-                    && worker.as_deref() == Some(f.lease.worker.as_str())
-            });
+            let holding = worker
+                .as_deref()
+                .and_then(|w| by_lease.get(&(id.as_str(), attempt, w)))
+                .copied();
             if status == "running"
-                && let Some(finish) = held
-                && (dependents > 0 || finish.spawns())
+                && let Some(i) = holding
+                && (dependents > 0 || finishes[i].spawns())
             {
+                held.push(i);
                 queues.insert(id.clone(), row.try_get_unchecked(5)?);
                 counts.insert(id, dependents);
             }
         }
-        if counts.is_empty() {
+        if held.is_empty() {
             // At once: the select locked the rows, which other writers are waiting for.
             tx.rollback().await?;
             return Ok(vec![false; finishes.len()]);
         }
-        let held: Vec<usize> = (0..finishes.len())
-            .filter(|&i| counts.contains_key(finishes[i].lease.id.as_str()))
-            .collect();
+        held.sort_unstable();
         let tables = backend.sql_tables();
         let mut awaited: Vec<(&Finish, Vec<Enqueued>)> = Vec::new();
         for &i in &held {
@@ -605,23 +611,27 @@ impl Sql {
                 awaited.push((finish, answers));
             }
         }
-        let mine: Vec<Finish> = held
+        // A held await applies (its row is locked, its lease checked); the store's statements take
+        // the other outcomes.
+        let (mine_at, awaits_at): (Vec<usize>, Vec<usize>) = held
             .iter()
-            .map(|&i| &finishes[i])
-            .filter(|f| !matches!(f.outcome, Transition::AwaitChildren))
-            .cloned()
-            .collect();
-        let mut set_aside = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
-        set_aside.any_of("id", mine.iter().map(|f| f.lease.id.to_string()));
+            .partition(|&&i| !matches!(finishes[i].outcome, Transition::AwaitChildren));
+        let mine: Vec<Finish> = mine_at.iter().map(|&i| finishes[i].clone()).collect();
         if !mine.is_empty() {
+            let mut set_aside = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
+            set_aside.any_of("id", mine.iter().map(|f| f.lease.id.to_string()));
             tx.execute(&set_aside).await?;
         }
         let applied_mine = backend.finish_in(&mut *tx, &mine, now).await?;
         let mut applied = vec![false; finishes.len()];
+        for i in awaits_at {
+            applied[i] = true;
+        }
         let mut ended = Vec::new();
-        for (finish, ok) in mine.iter().zip(&applied_mine) {
-            let id = finish.lease.id.as_str();
-            match (ok, ended_as(&finish.outcome)) {
+        for (&i, ok) in mine_at.iter().zip(&applied_mine) {
+            applied[i] = *ok;
+            let id = finishes[i].lease.id.as_str();
+            match (ok, ended_as(&finishes[i].outcome)) {
                 (true, Some(status)) => ended.push(Ended {
                     id: id.to_string(),
                     status,
@@ -635,14 +645,6 @@ impl Sql {
                     }
                 }
             }
-        }
-        for &i in &held {
-            let finish = &finishes[i];
-            applied[i] = match mine.iter().position(|m| m.lease.id == finish.lease.id) {
-                Some(at) => applied_mine[at],
-                // Its row is locked and its lease was checked: the await applies.
-                None => true,
-            };
         }
         for (finish, answers) in awaited {
             let queue = &queues[finish.lease.id.as_str()];

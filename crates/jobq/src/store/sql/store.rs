@@ -14,6 +14,7 @@ use tokio::sync::{MutexGuard, Notify};
 use super::in_transaction::SqlTables;
 use super::{Exec, Sql};
 use crate::job::{Job, JobId, NewJob};
+use crate::store::batch::finish_spawning_apart;
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
     EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount, FlowState, Health,
@@ -127,29 +128,19 @@ trait Spawning {
 
 impl<T: SqlBackend> Spawning for T {
     async fn finish_spawning(&self, finishes: &[Finish], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
-        let (spawning, plain): (Vec<usize>, Vec<usize>) = (0..finishes.len()).partition(|&i| finishes[i].spawns());
-        let mut applied = vec![false; finishes.len()];
-        if !plain.is_empty() {
-            let rest: Vec<Finish> = plain.iter().map(|&i| finishes[i].clone()).collect();
-            for (&i, ok) in plain.iter().zip(Store::finish(self, &rest, now).await?) {
-                applied[i] = ok;
-            }
-        }
-        let own: Vec<Finish> = spawning.iter().map(|&i| finishes[i].clone()).collect();
-        // A child's id may have arrived a moment ago (SQLite), and must be found where the insert
-        // looks for it.
-        self.settle().await?;
-        let sql = self.shared();
-        let answers = {
+        let plain = async |rest: Vec<Finish>| Store::finish(self, &rest, now).await;
+        let spawning = async |own: Vec<Finish>| {
+            // A child's id may have arrived a moment ago (SQLite), and must be found where the insert
+            // looks for it.
+            self.settle().await?;
+            let sql = self.shared();
             let _turn = self.write_turn().await;
             sql.retrying("finish", |_| false, || sql.finish_with_dependents(self, &own, now))
-                .await?
+                .await
         };
-        for (&i, ok) in spawning.iter().zip(answers) {
-            applied[i] = ok;
-        }
+        let applied = finish_spawning_apart(finishes, plain, spawning).await?;
         if applied.contains(&true) {
-            sql.slots_freed_here();
+            self.shared().slots_freed_here();
         }
         Ok(applied)
     }
