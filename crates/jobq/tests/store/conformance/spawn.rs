@@ -201,3 +201,35 @@ pub(super) async fn a_child_may_go_to_another_queue_where_the_store_allows_it(st
     assert!(finish(store, &Lease::of(&a), succeeded(), at(10_001)).await);
     assert_eq!(get(store, &id("p")).await.status, JobStatus::Pending);
 }
+
+pub(super) async fn a_stale_outcome_beside_the_current_one_writes_no_child(store: &DynStore) {
+    add(store, spec("p")).await;
+    let first = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(1)).await;
+    assert_eq!(rescue_stale(store, at(2), at(3), 10).await.len(), 1);
+    let second = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(4)).await;
+    assert_eq!(second.attempt, 2);
+    // The first attempt's outcome, late, in the same batch as the second's.
+    let answers = store
+        .finish(
+            &[
+                Finish {
+                    lease: Lease::of(&first),
+                    outcome: succeeded(),
+                    progress: None,
+                    spawn: vec![child("p.old")],
+                },
+                Finish {
+                    lease: Lease::of(&second),
+                    outcome: succeeded(),
+                    progress: None,
+                    spawn: vec![child("p.new")],
+                },
+            ],
+            at(5),
+        )
+        .await
+        .expect("finish");
+    assert_eq!(answers, [false, true]);
+    assert!(!exists(store, "p.old").await);
+    assert!(exists(store, "p.new").await);
+}
