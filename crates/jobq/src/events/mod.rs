@@ -15,7 +15,7 @@ use std::time::Duration;
 
 pub use expander::{EXPAND_POLL, run as run_expander};
 
-use crate::job::{JobId, Limits, NewJob};
+use crate::job::{JobId, Join, Limits, NewJob};
 use crate::store::Event;
 use crate::time::UnixMillis;
 
@@ -90,6 +90,7 @@ impl Subscriptions {
                     timeout_ms: s.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
                     created_at: now,
                     after: Vec::new(),
+                    join: Join::All,
                 }
             })
             .collect()

@@ -4,7 +4,8 @@
 //! An edge is resolved once, when its dependency ends (or at enqueue, when it had already ended):
 //! *met* when the dependency ended the way the rule asks, *broken* otherwise. A job whose edges are
 //! all met becomes `pending`; a job with a broken edge is cancelled, naming that dependency and how it
-//! ended. The stores apply this in the same transaction or script as the dependency's end.
+//! ended. A job that waits for any of its dependencies ([`Join::Any`]) becomes `pending` at its first
+//! met edge instead, and is cancelled only once all of them broke. The stores apply this in the same transaction or script as the dependency's end.
 
 use std::fmt;
 use std::str::FromStr;
@@ -64,6 +65,46 @@ impl FromStr for DependOn {
             .into_iter()
             .find(|r| r.as_str() == s)
             .ok_or_else(|| format!("unknown dependency rule {s:?} (expected success, finish or failure)"))
+    }
+}
+
+/// How a job's dependencies combine: which of them must be met before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Join {
+    /// Runs once every edge is met; cancelled at the first that breaks.
+    #[default]
+    All,
+    /// Runs at the first edge met, whether or not the others have ended (a batch's `--on-failure`
+    /// job runs at the first member that ends dead); cancelled only once every edge has broken.
+    Any,
+}
+
+impl Join {
+    /// The lowercase word used everywhere.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Join::All => "all",
+            Join::Any => "any",
+        }
+    }
+}
+
+impl fmt::Display for Join {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Join {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(Join::All),
+            "any" => Ok(Join::Any),
+            _ => Err(format!("unknown join {s:?} (expected all or any)")),
+        }
     }
 }
 
@@ -133,6 +174,11 @@ pub struct Edge {
 pub fn broken_dependency_error(dependency: &str, ended: JobStatus, on: DependOn) -> String {
     format!("dependency {dependency} ended {ended}, and this job runs only on its {on}")
 }
+
+/// The error a job that waits for any of its dependencies ([`Join::Any`]) carries when every one of
+/// them ended against its rule.
+pub const NO_DEPENDENCY_MET_ERROR: &str =
+    "no dependency ended the way this job waits for, and it runs only at the first that does";
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ mod spec;
 mod tests;
 mod typed;
 
-pub use dependency::{DependOn, Dependency, Edge, EdgeState, broken_dependency_error};
+pub use dependency::{DependOn, Dependency, Edge, EdgeState, Join, NO_DEPENDENCY_MET_ERROR, broken_dependency_error};
 pub use exported::JOB_JSON_VERSION;
 pub use graph::{Flow, FlowDependency, FlowJob, ids_by_ref};
 pub use new::{Limits, NewJob, validate_queue, validate_type};

@@ -9,7 +9,7 @@ use crate::input::{Input, InvalidInput};
 use crate::time::UnixMillis;
 
 use super::{
-    DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_QUEUE, DependOn, Dependency, JobId, JobSpec,
+    DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_QUEUE, DependOn, Dependency, JobId, JobSpec, Join,
     MAX_TYPE_BYTES, MAX_UNIQUE_KEY_BYTES,
 };
 
@@ -53,6 +53,8 @@ pub struct NewJob {
     /// Jobs it waits for, each named once and none of them itself: it is created `blocked` while
     /// any has not ended.
     pub after: Vec<Dependency>,
+    /// How its dependencies combine (ignored without any).
+    pub join: Join,
 }
 
 /// Limits checked when a job is enqueued.
@@ -148,6 +150,7 @@ impl NewJob {
             timeout_ms: spec.timeout_ms,
             created_at: spec.created_at.unwrap_or(now),
             after,
+            join: spec.join,
         })
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{DependOn, Dependency, JobId};
+use super::{DependOn, Dependency, JobId, Join};
 use crate::input::{Input, InvalidInput};
 use crate::time::{UnixMillis, parse_instant};
 
@@ -43,6 +43,9 @@ pub struct JobSpec {
     pub created_at: Option<UnixMillis>,
     /// Jobs it waits for: it stays `blocked` until they have ended (see [`Dependency`]).
     pub after: Vec<Dependency>,
+    /// How `after` combines: every dependency met ([`Join::All`], the default) or the first
+    /// ([`Join::Any`]).
+    pub join: Join,
 }
 
 impl JobSpec {
@@ -105,6 +108,12 @@ impl JobSpec {
     /// Runs after the job `id` ended the way `on` asks (cancelled if it ends otherwise).
     pub fn after_on(mut self, id: JobId, on: DependOn) -> Self {
         self.after.push(Dependency::new(id, on));
+        self
+    }
+
+    /// Runs at the first of its dependencies met rather than once all are ([`Join::Any`]).
+    pub fn join(mut self, join: Join) -> Self {
+        self.join = join;
         self
     }
 
@@ -201,6 +210,8 @@ struct LineFields<'a> {
     meta: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     after: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    join: Option<Value>,
 }
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -238,6 +249,7 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
         ("timeoutMs", fields.timeout_ms),
         ("meta", fields.meta),
         ("after", fields.after),
+        ("join", fields.join),
     ];
     for (key, value) in named {
         if let Some(value) = value {
@@ -299,6 +311,7 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             "createdAt" => spec.created_at = Some(instant_field(Input::CreatedAt, &key, &value)?),
             "meta" => spec.meta = meta_field(value)?,
             "after" => spec.after = after_field(value)?,
+            "join" => spec.join = join_field(value)?,
             // The rest of the job JSON (status, attempt, errors, times…) describes a job's past; a new
             // job starts afresh, so reading an exported job back enqueues it again.
             _ => {}
@@ -348,6 +361,15 @@ fn int_field<T: TryFrom<i64>>(input: Input, key: &str, value: &Value) -> Result<
     };
     n.and_then(|n| T::try_from(n).ok())
         .ok_or_else(|| InvalidInput::new(input, format!("{key} must be an integer in range, got {value}")))
+}
+
+/// `join`: `"all"` or `"any"`.
+fn join_field(value: Value) -> Result<Join, InvalidInput> {
+    let refused = |what: String| InvalidInput::new(Input::After, what);
+    match value {
+        Value::String(s) => s.parse().map_err(|e: String| refused(format!("join: {e}"))),
+        other => Err(refused(format!("join must be \"all\" or \"any\", got {other}"))),
+    }
 }
 
 /// `after` as producers write it: a list whose items are a job id (waited for by `success`) or an

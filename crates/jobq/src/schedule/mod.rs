@@ -21,7 +21,7 @@ pub use plan::{due_ticks, missed_ticks};
 pub use scheduler::{SCHEDULER_POLL, run as run_scheduler};
 pub use when::When;
 
-use crate::job::{JobId, Limits, NewJob};
+use crate::job::{JobId, Join, Limits, NewJob};
 use crate::store::{Overlap, ScheduleKey, Tick};
 use crate::time::UnixMillis;
 
@@ -130,6 +130,7 @@ impl Schedule {
             timeout_ms: self.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
             created_at: now,
             after: Vec::new(),
+            join: Join::All,
         }
     }
 

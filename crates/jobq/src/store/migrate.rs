@@ -76,6 +76,11 @@ const SQLITE: &[Migration] = &[
         name: "open_edges",
         sql: include_str!("migrations/sqlite/0008_open_edges.sql"),
     },
+    Migration {
+        version: 9,
+        name: "join_any",
+        sql: include_str!("migrations/sqlite/0009_join_any.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -119,6 +124,11 @@ const POSTGRES: &[Migration] = &[
         name: "open_edges",
         sql: include_str!("migrations/postgres/0008_open_edges.sql"),
     },
+    Migration {
+        version: 9,
+        name: "join_any",
+        sql: include_str!("migrations/postgres/0009_join_any.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -161,6 +171,11 @@ const MYSQL: &[Migration] = &[
         version: 8,
         name: "open_edges",
         sql: include_str!("migrations/mysql/0008_open_edges.sql"),
+    },
+    Migration {
+        version: 9,
+        name: "join_any",
+        sql: include_str!("migrations/mysql/0009_join_any.sql"),
     },
 ];
 

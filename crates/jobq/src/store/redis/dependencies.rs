@@ -12,8 +12,9 @@
 //! | `{q}:after:<id>` | hash | the job's dependencies: id → `<state> <rule> <queue>`, state `open`, `met` or `broken` |
 //! | `{q}:dependents:<id>` | hash | the jobs whose edge to it is open: `<queue>\n<id>` → rule (deleted once it ends) |
 //!
-//! and in a job's hash `ao`, how many of its edges are open, and `dn`, how many jobs wait for it (only
-//! while any does, so that a finish reads one field more for a job without dependents).
+//! and in a job's hash `ao`, how many of its edges are open, `dn`, how many jobs wait for it (only
+//! while any does, so that a finish reads one field more for a job without dependents), and `aj`
+//! for a job that waits for any of its dependencies rather than all ([`crate::job::Join::Any`]).
 //!
 //! A dependency is a job of the batch or of the store, found here in every queue before the script
 //! runs, which checks again and writes nothing when one names no job. On a single server one script
@@ -248,13 +249,14 @@ fn edge_from(asked: &JobId, row: Vec<String>) -> Result<Edge, StoreError> {
 }
 
 /// The arguments of `enqueue_after.lua`: the count, then per job its queue, the fields of shape 'E'
-/// of `enqueue.lua`, and its dependencies (id, queue or '' for none, rule).
+/// of `enqueue.lua`, the number of its dependencies, how they combine (`all` or `any`, see
+/// [`crate::job::Join`]) and the dependencies (id, queue or '' for none, rule).
 fn after_args(cmd: &mut Cmd, jobs: &[&NewJob], places: &Places<'_>) {
     cmd.arg(jobs.len());
     for job in jobs {
         cmd.arg(&job.queue);
         every_field(cmd, job);
-        cmd.arg(job.after.len());
+        cmd.arg(job.after.len()).arg(job.join.as_str());
         for dependency in &job.after {
             cmd.arg(dependency.id.as_str())
                 .arg(places.of(job, &dependency.id).unwrap_or(""))

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use super::in_transaction::{self, SqlTables};
 use super::manage::errors_text;
 use super::{Exec, IDS_PER_STATEMENT, LIVE_STATUSES, LimitedDelete, Sql, SqlBackend};
-use crate::job::{DependOn, JobError, JobStatus, NewJob, broken_dependency_error};
+use crate::job::{DependOn, JobError, JobStatus, Join, NO_DEPENDENCY_MET_ERROR, NewJob, broken_dependency_error};
 use crate::store::manage::push_to_history;
 use crate::store::{EnqueueOutcome, Enqueued, Finish, RESCUE_ERROR, Rescue, Rescued, StoreError, Transition};
 use crate::time::UnixMillis;
@@ -105,9 +105,13 @@ impl Sql {
             .map(|(job, answer)| (job.id.as_str(), answer.id.as_str()))
             .collect();
         let mut edges: Vec<(String, String, DependOn)> = Vec::new();
+        let mut any: BTreeSet<&str> = BTreeSet::new();
         for (job, answer) in jobs.iter().zip(&answers) {
             if answer.outcome != EnqueueOutcome::Created {
                 continue;
+            }
+            if job.join == Join::Any && !job.after.is_empty() {
+                any.insert(job.id.as_str());
             }
             let mut seen = HashSet::new();
             for dependency in &job.after {
@@ -127,11 +131,13 @@ impl Sql {
         let mut open: BTreeMap<&str, i64> = BTreeMap::new();
         let mut blocked: BTreeSet<&str> = BTreeSet::new();
         let mut broken: BTreeMap<&str, (&str, JobStatus, DependOn)> = BTreeMap::new();
+        let mut met: BTreeSet<&str> = BTreeSet::new();
         let mut rows: Vec<(&str, &str, DependOn, Option<&'static str>)> = Vec::with_capacity(edges.len());
         for (dependency, dependent, on) in &edges {
             let status = statuses.get(dependency.as_str()).copied().unwrap_or(JobStatus::Pending);
             let resolved = if status.is_terminal() {
                 if on.met_by(status) {
+                    met.insert(dependent.as_str());
                     Some("met")
                 } else {
                     broken
@@ -150,14 +156,29 @@ impl Sql {
         let waiting_jobs: BTreeSet<&str> = rows.iter().map(|(_, dependent, _, _)| *dependent).collect();
         self.mark_waiting(tx, &waiting_jobs).await?;
         self.count_dependents(tx, &open).await?;
-        let waiting: Vec<&str> = blocked.iter().copied().filter(|id| !broken.contains_key(id)).collect();
+        self.mark_any(tx, &any).await?;
+        // A job that waits for all of its dependencies runs once none is open, unless one broke; one
+        // that waits for any runs at once if one was met, and is cancelled if none was and none is
+        // open.
+        let waiting: Vec<&str> = blocked
+            .iter()
+            .copied()
+            .filter(|id| match any.contains(id) {
+                true => !met.contains(id),
+                false => !broken.contains_key(id),
+            })
+            .collect();
         self.set_blocked(tx, &waiting).await?;
+        broken.retain(|id, _| !any.contains(id) || (!met.contains(id) && !blocked.contains(id)));
         let created_at: HashMap<&str, UnixMillis> = jobs.iter().map(|j| (j.id.as_str(), j.created_at)).collect();
         let mut ended = Vec::new();
         for (dependent, (dependency, status, on)) in &broken {
             // A job cancelled as it is made ends at its creation.
             let at = created_at.get(dependent).copied().unwrap_or_default();
-            let error = broken_dependency_error(dependency, *status, *on);
+            let error = match any.contains(dependent) {
+                true => NO_DEPENDENCY_MET_ERROR.to_string(),
+                false => broken_dependency_error(dependency, *status, *on),
+            };
             self.cancel_broken(tx, dependent, &[], &error, at).await?;
             ended.push(Ended {
                 id: dependent.to_string(),
@@ -192,10 +213,21 @@ impl Sql {
             let still_blocked = self.blocked_of(tx, &dependents).await?;
             let broken = self.first_broken_edges(tx, &still_blocked).await?;
             let open = self.with_open_edges(tx, &still_blocked).await?;
+            let met = self.with_met_edges(tx, &still_blocked).await?;
             let mut released = Vec::new();
             for (id, job) in &still_blocked {
-                if let Some((dependency, status, on)) = broken.get(id) {
-                    let error = broken_dependency_error(dependency, *status, *on);
+                // Why it can never run, if it cannot.
+                let unmet = match job.any {
+                    true => (!met.contains(id) && !open.contains(id)).then(|| NO_DEPENDENCY_MET_ERROR.to_string()),
+                    false => broken
+                        .get(id)
+                        .map(|(dependency, status, on)| broken_dependency_error(dependency, *status, *on)),
+                };
+                let runs = match job.any {
+                    true => met.contains(id),
+                    false => !open.contains(id),
+                };
+                if let Some(error) = unmet {
                     self.cancel_broken(tx, id, &job.errors, &error, now).await?;
                     if job.dependents > 0 {
                         ended.push(Ended {
@@ -203,7 +235,7 @@ impl Sql {
                             status: JobStatus::Cancelled,
                         });
                     }
-                } else if !open.contains(id) {
+                } else if runs {
                     released.push(id.as_str());
                     ready.insert(job.queue.clone());
                 }
@@ -265,7 +297,8 @@ impl Sql {
         let mut found = BTreeMap::new();
         for chunk in all.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt(format!(
-                "SELECT j.id, j.queue, {}, j.dependents FROM jobq_jobs AS j WHERE j.status = 'blocked'",
+                "SELECT j.id, j.queue, {}, j.dependents, CASE WHEN j.wait_any THEN 1 ELSE 0 END \
+                 FROM jobq_jobs AS j WHERE j.status = 'blocked'",
                 self.dialect.errors_text
             ));
             select.any_of("j.id", chunk.iter().map(|id| id.to_string()));
@@ -279,6 +312,7 @@ impl Sql {
                     queue: row.try_get_unchecked(1)?,
                     errors,
                     dependents: i64::from(row.try_get_unchecked::<i32>(3)?),
+                    any: row.try_get_unchecked::<i32>(4)? != 0,
                 };
                 found.insert(id, job);
             }
@@ -333,6 +367,23 @@ impl Sql {
         // of their ends, and must not read its edges each time.
         let head = "SELECT j.id FROM jobq_jobs AS j WHERE EXISTS (SELECT 1 FROM jobq_deps AS d \
                     WHERE d.dependent = j.id AND d.resolved IS NULL)";
+        self.texts_among(tx, head, "j.id", &ids).await
+    }
+
+    /// Which of `jobs` that wait for any of their dependencies ([`Join::Any`]) have one met: those
+    /// run. Asked of none when no such job is among them.
+    async fn with_met_edges(
+        &self,
+        tx: &mut dyn Exec,
+        jobs: &BTreeMap<String, BlockedJob>,
+    ) -> Result<HashSet<String>, sqlx::Error> {
+        let ids: Vec<&str> = jobs
+            .iter()
+            .filter(|(_, job)| job.any)
+            .map(|(id, _)| id.as_str())
+            .collect();
+        let head = "SELECT j.id FROM jobq_jobs AS j WHERE EXISTS (SELECT 1 FROM jobq_deps AS d \
+                    WHERE d.dependent = j.id AND d.resolved = 'met')";
         self.texts_among(tx, head, "j.id", &ids).await
     }
 
@@ -466,6 +517,17 @@ impl Sql {
         Ok(())
     }
 
+    /// Marks the jobs that wait for any of their dependencies rather than all ([`Join::Any`]).
+    async fn mark_any(&self, tx: &mut dyn Exec, ids: &BTreeSet<&str>) -> Result<(), sqlx::Error> {
+        let ids: Vec<&str> = ids.iter().copied().collect();
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt("UPDATE jobq_jobs SET wait_any = TRUE WHERE 1 = 1");
+            update.any_of("id", chunk.iter().map(|id| id.to_string()));
+            tx.execute(&update).await?;
+        }
+        Ok(())
+    }
+
     /// Adds to each dependency's count of the open edges that wait for it: one statement per count
     /// and bounded number of ids (a join of ten thousand jobs counts one on each).
     async fn count_dependents(&self, tx: &mut dyn Exec, open: &BTreeMap<&str, i64>) -> Result<(), sqlx::Error> {
@@ -540,6 +602,8 @@ struct BlockedJob {
     queue: String,
     errors: Vec<JobError>,
     dependents: i64,
+    /// Whether it waits for any of its dependencies rather than all ([`Join::Any`]).
+    any: bool,
 }
 
 impl Sql {

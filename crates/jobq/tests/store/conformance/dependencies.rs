@@ -1,7 +1,7 @@
 //! Dependencies: a job enqueued after others is `blocked` until they end, then runs or is cancelled
 //! by each edge's rule, resolved in the same write as the dependency's end.
 
-use jobq::job::{DependOn, Job, JobSpec, JobStatus};
+use jobq::job::{DependOn, Job, JobSpec, JobStatus, Join, NO_DEPENDENCY_MET_ERROR};
 use jobq::store::{
     Cleanup, Delete, DynStore, Edge, EdgeState, Import, Lease, OnConflict, ReadEdges, StoreError, Transition,
 };
@@ -646,4 +646,116 @@ pub(super) async fn a_replay_with_cascade_brings_back_what_the_failure_cancelled
     assert_eq!(x.id.as_str(), "x");
     assert!(finish(store, &Lease::of(&x), succeeded(), LATER).await);
     assert_eq!(status(store, "y").await, JobStatus::Pending);
+}
+
+/// A job after each of `dependencies` by `on`, run at the first met ([`Join::Any`]).
+fn after_any(name: &str, dependencies: &[&str], on: DependOn) -> JobSpec {
+    dependencies
+        .iter()
+        .fold(spec(name).run_at(LATER).join(Join::Any), |s, d| after(s, d, on))
+}
+
+pub(super) async fn a_job_that_waits_for_any_runs_at_the_first_met_edge(store: &DynStore) {
+    for (n, name) in ["m1", "m2", "m3"].iter().enumerate() {
+        add(store, spec(name).run_at(at(n as i64))).await;
+    }
+    add(store, after_any("alert", &["m1", "m2", "m3"], DependOn::Failure)).await;
+    add(
+        store,
+        after(spec("after-alert").run_at(LATER), "alert", DependOn::Success),
+    )
+    .await;
+    assert_eq!(status(store, "alert").await, JobStatus::Blocked);
+    end(store, "m1", succeeded(), at(10)).await;
+    assert_eq!(
+        status(store, "alert").await,
+        JobStatus::Blocked,
+        "a broken edge of three"
+    );
+    end(store, "m2", dead(), at(11)).await;
+    // Pending while m3 has not ended; m3's end changes nothing.
+    assert_eq!(status(store, "alert").await, JobStatus::Pending);
+    end(store, "m3", dead(), at(12)).await;
+    let alert = get(store, &id("alert")).await;
+    assert_eq!(
+        (alert.status, alert.attempt, alert.finished_at),
+        (JobStatus::Pending, 0, None)
+    );
+    assert!(alert.errors.is_empty(), "{:?}", alert.errors);
+    let read = ReadEdges {
+        ids: vec![id("alert")],
+        ..Default::default()
+    };
+    let edges = store.edges(&read).await.expect("edges").pop().expect("alert's edges");
+    assert_eq!(
+        seen(&edges.dependencies)
+            .into_iter()
+            .map(|(id, _, _, state)| (id, state))
+            .collect::<Vec<_>>(),
+        [
+            ("m1".to_string(), EdgeState::Broken),
+            ("m2".to_string(), EdgeState::Met),
+            ("m3".to_string(), EdgeState::Met),
+        ]
+    );
+    end(store, "alert", succeeded(), LATER).await;
+    assert_eq!(status(store, "after-alert").await, JobStatus::Pending);
+}
+
+pub(super) async fn a_job_that_waits_for_any_is_cancelled_once_every_edge_broke(store: &DynStore) {
+    add(store, spec("m1")).await;
+    add(store, spec("m2").run_at(at(1))).await;
+    add(store, after_any("alert", &["m1", "m2"], DependOn::Failure)).await;
+    add(
+        store,
+        after(spec("after-alert").run_at(LATER), "alert", DependOn::Success),
+    )
+    .await;
+    end(store, "m1", succeeded(), at(10)).await;
+    assert_eq!(status(store, "alert").await, JobStatus::Blocked);
+    end(store, "m2", succeeded(), at(11)).await;
+    let alert = get(store, &id("alert")).await;
+    assert_eq!((alert.status, alert.finished_at), (JobStatus::Cancelled, Some(at(11))));
+    assert_eq!(alert.errors.len(), 1, "{:?}", alert.errors);
+    assert_eq!(alert.errors[0].error, NO_DEPENDENCY_MET_ERROR);
+    // Its own dependents are resolved in turn.
+    let then = get(store, &id("after-alert")).await;
+    assert_eq!(then.status, JobStatus::Cancelled);
+    assert!(
+        then.errors[0].error.contains("dependency alert ended cancelled"),
+        "{:?}",
+        then.errors
+    );
+}
+
+pub(super) async fn a_job_that_waits_for_any_resolves_ended_dependencies_at_enqueue(store: &DynStore) {
+    make(store, spec("ok"), JobStatus::Succeeded, T0).await;
+    make(store, spec("bad"), JobStatus::Dead, T0).await;
+    add(store, spec("live")).await;
+    // One met at enqueue: pending at once, though another has not ended.
+    add(store, after_any("met", &["ok", "bad", "live"], DependOn::Failure)).await;
+    // Broken and open: waits for the open one.
+    add(store, after_any("waits", &["ok", "live"], DependOn::Failure)).await;
+    // Every edge broken at enqueue: cancelled as it is made.
+    add(store, after_any("never", &["ok"], DependOn::Failure)).await;
+    assert_eq!(status(store, "met").await, JobStatus::Pending);
+    assert_eq!(status(store, "waits").await, JobStatus::Blocked);
+    let never = get(store, &id("never")).await;
+    assert_eq!((never.status, never.finished_at), (JobStatus::Cancelled, Some(T0)));
+    assert_eq!(never.errors[0].error, NO_DEPENDENCY_MET_ERROR);
+    // In one batch with its dependencies, as a batch's `--on-failure` job goes in.
+    add_all(
+        store,
+        [
+            spec("b1").run_at(at(1)),
+            spec("b2").run_at(at(2)),
+            after_any("b-alert", &["b1", "b2"], DependOn::Failure),
+        ],
+    )
+    .await;
+    assert_eq!(status(store, "b-alert").await, JobStatus::Blocked);
+    end(store, "live", dead(), at(10)).await;
+    assert_eq!(status(store, "waits").await, JobStatus::Pending);
+    end(store, "b1", dead(), at(11)).await;
+    assert_eq!(status(store, "b-alert").await, JobStatus::Pending);
 }

@@ -313,7 +313,9 @@ end
 -- or broken by its rule. A blocked job becomes pending when it was its last open edge and none broke
 -- (its queue goes into `woken`), or is cancelled at `now` when it broke (with the error of
 -- `job::broken_dependency_error`), and then, if jobs wait for it, goes into `ended` so that its own
--- dependents are resolved in turn. A job that is not blocked any more has its edge marked, no more.
+-- dependents are resolved in turn. A job that waits for any of its dependencies (`aj`, `Join::Any`)
+-- becomes pending at its first met edge, and is cancelled (`job::NO_DEPENDENCY_MET_ERROR`) when its
+-- last open edge breaks. A job that is not blocked any more has its edge marked, no more.
 -- An edge that is not open (or a dependent that is gone) is left as it is.
 local function resolve_edge(Q, id, dep, status, now, ended, woken)
   local ak = after_key(Q, id)
@@ -332,21 +334,28 @@ local function resolve_edge(Q, id, dep, status, now, ended, woken)
   if open <= 0 then
     redis.call('HDEL', k, 'ao')
   end
-  local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'dn')
+  local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'dn', 'aj')
   if h[1] ~= 'blocked' then
+    return
+  end
+  local any = h[7] == '1'
+  if not met and any and open > 0 then
     return
   end
   if not met then
     redis.call('ZREM', blocked_key(Q), id)
     redis.call('HSET', k, 's', 'cancelled', 'f', now)
     local text = 'dependency ' .. dep .. ' ended ' .. status .. ', and this job runs only on its ' .. rule
+    if any then
+      text = 'no dependency ended the way this job waits for, and it runs only at the first that does'
+    end
     push_error(k, error_entry(h[5] or '0', now, text))
     redis.call('ZADD', Q .. 'done:cancelled', now, id)
     free_unique(Q, h[4], id)
     if h[6] then
       ended[#ended + 1] = { Q, id, 'cancelled' }
     end
-  elseif open <= 0 then
+  elseif any or open <= 0 then
     redis.call('ZREM', blocked_key(Q), id)
     redis.call('HSET', k, 's', 'pending')
     index_pending(Q, id, h[2], h[3])

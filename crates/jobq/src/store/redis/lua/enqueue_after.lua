@@ -1,8 +1,9 @@
 -- KEYS: the prefix of the first job's queue, then on a single server the queue registry
 -- (`<prefix>queues`). ARGV: count, then per job: queue, id, type, payload, meta, priority,
 -- max_attempts, run_at key, unique key, timeout, created_at (the fields of shape 'E' of
--- `enqueue.lua`, '' for absent optional ones), the number of its dependencies, and per dependency:
--- id, queue ('' when no queue holds it), rule (success, finish or failure).
+-- `enqueue.lua`, '' for absent optional ones), the number of its dependencies, how they combine
+-- ('all', or 'any': the job runs at the first met, see `resolve_edge`), and per dependency: id, queue
+-- ('' when no queue holds it), rule (success, finish or failure).
 -- A batch in which jobs wait for others (see `Store::enqueue`); batches without dependencies go to
 -- `enqueue.lua`, whose paths this leaves as they are. Returns { register, outcomes } as shape 'E' of
 -- `enqueue.lua` does, or { 'U', ids } when a job it would create names a dependency that is no job of
@@ -28,9 +29,10 @@ for j = 1, n do
   local job = {
     q = ARGV[i], id = ARGV[i + 1], t = ARGV[i + 2], p = ARGV[i + 3], m = ARGV[i + 4], pr = ARGV[i + 5],
     ma = ARGV[i + 6], r = ARGV[i + 7], u = ARGV[i + 8], to = ARGV[i + 9], c = ARGV[i + 10], deps = {},
+    any = ARGV[i + 12] == 'any',
   }
   local nd = tonumber(ARGV[i + 11])
-  i = i + 12
+  i = i + 13
   for d = 1, nd do
     job.deps[d] = { id = ARGV[i], q = ARGV[i + 1], rule = ARGV[i + 2] }
     i = i + 3
@@ -131,6 +133,10 @@ for _, job in ipairs(jobs) do
       -- For good: a job that waited gets its dependencies' ends in its envelope.
       fields[#fields + 1] = 'af'
       fields[#fields + 1] = '1'
+      if job.any then
+        fields[#fields + 1] = 'aj'
+        fields[#fields + 1] = '1'
+      end
       redis.call('HSET', unpack(fields))
       redis.call('ZADD', blocked_key(Q), job.c, id)
       -- The job's side in calls of up to 500 fields (Lua's `unpack` has a bound).
