@@ -387,7 +387,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__batch)
-            opts="-o -q -v -h -V --file --then --then-payload --queue --id --url --config --output --quiet --verbose --help --version show help"
+            opts="-o -q -v -h -V --file --then --then-payload --on-failure --on-failure-payload --queue --id --url --config --output --quiet --verbose --help --version show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -402,6 +402,14 @@ _jobq() {
                     return 0
                     ;;
                 --then-payload)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-failure)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-failure-payload)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -979,7 +987,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__enqueue)
-            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --meta --unique-key --id --after --wait --file --type --url --config --output --quiet --verbose --help --version"
+            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --meta --unique-key --id --after --join --wait --file --type --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1022,6 +1030,10 @@ _jobq() {
                     return 0
                     ;;
                 --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --join)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

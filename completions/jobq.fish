@@ -90,6 +90,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l meta -d 'Meta entr
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l unique-key -d 'While a live job with this key is in the queue, return it instead of adding another' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l id -d 'Job id [default: a new UUIDv7]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l after -d 'Run after job ID has ended, and by RULE how: success (the default: cancelled if it ends otherwise), finish (however it ends) or failure (only if it ends dead or discarded); repeatable' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l join -d 'With several --after: all (run once every one is met, the default) or any (run at the first met; cancelled only once every one has broken)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l file -d 'Enqueue every line of an NDJSON file (- for stdin) in bulk' -r -F
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l type -d 'With --file: the type given to lines that are not jobq envelopes (their whole value becomes the payload)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
@@ -116,7 +117,9 @@ complete -c jobq -n "__fish_jobq_using_subcommand flow" -s V -l version -d 'Prin
 complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l file -d 'The members: one job JSON per line, or - for stdin' -r -F
 complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l then -d 'The callback\'s type: it runs once every member has ended, however it ended' -r
 complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l then-payload -d 'The callback\'s payload: JSON, @FILE or - for stdin (default {})' -r
-complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l queue -d 'The queue of the callback, and of members that name none' -r
+complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l on-failure -d 'A job that runs once, at the first member that ends dead or discarded' -r
+complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l on-failure-payload -d 'The on-failure job\'s payload: JSON, @FILE or - for stdin (default {})' -r
+complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l queue -d 'The queue of the callback and the on-failure job, and of members that name none' -r
 complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l id -d 'The batch\'s id (the callback\'s); a new one by default' -r
 complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand batch; and not __fish_seen_subcommand_from show help" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F

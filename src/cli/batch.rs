@@ -1,5 +1,6 @@
 //! `jobq batch`: a group of jobs from an NDJSON file and a callback that runs once all of them have
-//! ended, with their outcomes in its envelope; `jobq batch show ID`: where a batch stands.
+//! ended, with their outcomes in its envelope, and an on-failure job that runs at the first member
+//! that fails; `jobq batch show ID`: where a batch stands.
 
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ use jobq::job::{JobSpec, JobStatus};
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    after_help = "The callback waits for every member (by finish) and receives each one's status and result in its\nenvelope's deps. The batch's id is the callback's.\n\nExamples:\n  jobq batch --file images.ndjson --then album.publish --then-payload '{\"album\": 7}'\n  jobq batch show 0193a5c4-…"
+    after_help = "The callback waits for every member (by finish) and receives each one's status and result in its\nenvelope's deps. The batch's id is the callback's.\n\nThe on-failure job runs once, at the first member that ends dead or discarded, with the members'\nends so far in its deps; it is cancelled once every member ended otherwise. Its id is the batch's\nwith .on-failure added.\n\nExamples:\n  jobq batch --file images.ndjson --then album.publish --then-payload '{\"album\": 7}'\n  jobq batch --file images.ndjson --then album.publish --on-failure album.alert\n  jobq batch show 0193a5c4-…"
 )]
 pub struct BatchArgs {
     #[command(subcommand)]
@@ -37,7 +38,15 @@ pub struct BatchArgs {
     #[arg(long, value_name = "JSON")]
     pub then_payload: Option<String>,
 
-    /// The queue of the callback, and of members that name none
+    /// A job that runs once, at the first member that ends dead or discarded
+    #[arg(long, value_name = "TYPE")]
+    pub on_failure: Option<String>,
+
+    /// The on-failure job's payload: JSON, @FILE or - for stdin (default {})
+    #[arg(long, value_name = "JSON", requires = "on_failure")]
+    pub on_failure_payload: Option<String>,
+
+    /// The queue of the callback and the on-failure job, and of members that name none
     #[arg(long, value_name = "QUEUE")]
     pub queue: Option<String>,
 
@@ -92,8 +101,19 @@ pub async fn run(ctx: &Context, args: BatchArgs) -> anyhow::Result<()> {
     if let Some(id) = args.id {
         then = then.id(id);
     }
+    let on_failure = match args.on_failure {
+        Some(job_type) => {
+            let mut spec = JobSpec::new(job_type, read_payload(args.on_failure_payload.as_deref())?);
+            spec.queue = then.queue.clone();
+            Some(spec)
+        }
+        None => None,
+    };
     let client = ctx.client().await?;
-    let batch = client.batch(members, then).await?;
+    let batch = match on_failure {
+        Some(on_failure) => client.batch_on_failure(members, then, on_failure).await?,
+        None => client.batch(members, then).await?,
+    };
     if format == OutputFormat::Json {
         return print_json(&batch);
     }
@@ -131,5 +151,9 @@ async fn show(ctx: &Context, id: &str, format: OutputFormat) -> anyhow::Result<(
     } else {
         " (every member has ended)"
     };
-    print(&format!("{head}{done}\n{t}"))
+    let on_failure = match &status.on_failure {
+        Some(job) => format!("; on failure {} is {}", job.job_type, job.status),
+        None => String::new(),
+    };
+    print(&format!("{head}{done}{on_failure}\n{t}"))
 }

@@ -14,7 +14,7 @@ use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use jobq::Error;
 use jobq::error::{Input, InvalidInput};
-use jobq::job::{DependOn, Dependency, JobId, JobSpec, NewJob};
+use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob};
 use jobq::store::{EnqueueOutcome, Enqueued};
 use jobq::time::{parse_duration, parse_instant_str};
 
@@ -78,6 +78,11 @@ pub struct EnqueueArgs {
     #[arg(long, value_name = "ID[:RULE]", conflicts_with = "file")]
     pub after: Vec<String>,
 
+    /// With several --after: all (run once every one is met, the default) or any (run at the first
+    /// met; cancelled only once every one has broken)
+    #[arg(long, value_name = "JOIN", requires = "after", value_parser = parse_join)]
+    pub join: Option<Join>,
+
     /// Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)
     #[arg(long, conflicts_with = "file")]
     pub wait: bool,
@@ -110,6 +115,11 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<Exit> {
             .map(|()| Exit::Success),
         None => enqueue_one(ctx, args, &defaults, format).await,
     }
+}
+
+/// `--join all|any`.
+fn parse_join(text: &str) -> Result<Join, String> {
+    text.parse()
 }
 
 /// `--after ID[:RULE]`: the rule is the text after the last colon when it names one (ids may hold
@@ -205,6 +215,7 @@ async fn enqueue_one(
     spec.id = args.id.clone();
     spec.unique_key = args.unique_key.clone();
     spec.after = args.after.iter().map(|a| parse_after(a)).collect::<Result<_, _>>()?;
+    spec.join = args.join.unwrap_or_default();
     let spec = defaults.apply(spec);
     // Validate before connecting: a refused call never touches the store.
     NewJob::check(spec.clone(), jobq::UnixMillis::now(), &ctx.config.limits).map_err(Error::from)?;

@@ -29,7 +29,7 @@ use crate::store::{
 };
 use crate::time::{Clock, SystemClock, UnixMillis};
 
-pub use batch::{BatchEnqueued, BatchStatus};
+pub use batch::{BatchEnqueued, BatchStatus, ON_FAILURE_SUFFIX, OnFailureStatus};
 pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
 pub use health::MAX_BUCKETS;
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]

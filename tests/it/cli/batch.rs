@@ -77,3 +77,108 @@ fn a_batch_refuses_an_empty_file_and_show_refuses_a_job_that_is_no_batch() {
     let run = env.run(["batch", "--then", "t"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+#[test]
+fn a_batch_runs_its_on_failure_job_at_the_first_member_that_fails() {
+    let env = Sandbox::new();
+    let lines = [
+        r#"{"v":1,"jobId":"img-1","jobType":"image.resize"}"#,
+        r#"{"v":1,"jobId":"img-2","jobType":"image.resize","queue":"slow"}"#,
+        r#"{"v":1,"jobId":"img-3","jobType":"image.resize","queue":"slower"}"#,
+    ];
+    let file = env.write("images.ndjson", lines.join("\n"));
+    let made = env.json([
+        "batch",
+        "--file",
+        file.to_str().unwrap(),
+        "--then",
+        "album.publish",
+        "--on-failure",
+        "album.alert",
+        "--on-failure-payload",
+        r#"{"album":7}"#,
+        "--id",
+        "album",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        made["onFailure"],
+        json!({"id": "album.on-failure", "outcome": "created"})
+    );
+    assert_eq!(env.job("album.on-failure")["payload"], json!({"album": 7}));
+    env.settle("default", Transition::Succeeded { result: None }, UnixMillis::now());
+    assert_eq!(env.status("album.on-failure"), "blocked");
+    // The first member that fails lets it run, while another has not ended yet.
+    env.kill("slow", "corrupt image");
+    assert_eq!(env.status("album.on-failure"), "pending");
+    assert_eq!(env.status("img-3"), "pending");
+    let status = env.json(["batch", "show", "album", "-o", "json"]);
+    assert_eq!(
+        status["onFailure"],
+        json!({"id": "album.on-failure", "jobType": "album.alert", "status": "pending"})
+    );
+    let shown = env.run(["batch", "show", "album"]);
+    assert!(
+        shown.stdout.contains("on failure album.alert is pending"),
+        "{}",
+        shown.stdout
+    );
+    // A member that fails after it changes nothing: it runs once.
+    env.kill("slower", "corrupt image");
+    assert_eq!(env.status("album.on-failure"), "pending");
+    assert_eq!(env.status("album"), "pending");
+}
+
+#[test]
+fn a_batch_whose_members_all_succeed_cancels_its_on_failure_job() {
+    let env = Sandbox::new();
+    let lines = [
+        r#"{"v":1,"jobId":"a","jobType":"t","queue":"members"}"#,
+        r#"{"v":1,"jobId":"b","jobType":"t","queue":"members"}"#,
+    ];
+    let file = env.write("jobs.ndjson", lines.join("\n"));
+    let path = file.to_str().unwrap();
+    let args = [
+        "batch",
+        "--file",
+        path,
+        "--then",
+        "done",
+        "--on-failure",
+        "alert",
+        "--id",
+        "b1",
+    ];
+    env.ok(args);
+    env.settle("members", Transition::Succeeded { result: None }, UnixMillis::now());
+    assert_eq!(env.status("b1"), "pending");
+    let alert = env.job("b1.on-failure");
+    assert_eq!(alert["status"], "cancelled");
+    let errors = alert["errors"].to_string();
+    assert!(
+        errors.contains("no dependency ended the way this job waits for"),
+        "{errors}"
+    );
+    // An on-failure payload needs an on-failure job.
+    let run = env.run(["batch", "--file", path, "--then", "done", "--on-failure-payload", "{}"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
+#[test]
+fn enqueue_with_join_any_runs_at_the_first_dependency_met() {
+    let env = Sandbox::new();
+    let a = env.enqueue(&["t", "--queue", "a"]);
+    let b = env.enqueue(&["t", "--queue", "b"]);
+    let either = env.enqueue(&["t", "--after", &a, "--after", &b, "--join", "any", "--id", "either"]);
+    let both = env.enqueue(&["t", "--after", &a, "--after", &b, "--id", "both"]);
+    assert_eq!((either.as_str(), both.as_str()), ("either", "both"));
+    env.settle("a", Transition::Succeeded { result: None }, UnixMillis::now());
+    assert_eq!(
+        (env.status("either"), env.status("both")),
+        ("pending".into(), "blocked".into())
+    );
+    let run = env.run(["enqueue", "t", "--join", "some", "--after", &a]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("expected all or any"), "{}", run.stderr);
+}
