@@ -27,6 +27,9 @@ use crate::support::{eventually, lazy, store_tests, within};
 /// How long a wait for a worker's progress may take on a loaded test machine.
 const PROGRESS: Duration = Duration::from_secs(60);
 
+/// How much of a worker's log a failure shows: its last lines.
+const LOG_LINES: usize = 40;
+
 /// How many jobs a worker runs through a fault: enough that the faults land while jobs are claimed,
 /// running and being acknowledged.
 const JOBS: u64 = 400;
@@ -62,21 +65,23 @@ async fn wait_succeeded(client: &Client, worker: &Process, n: u64, timeout: Dura
         worker.assert_running();
         match succeeded(client).await {
             Ok(done) if done >= n => Ok(()),
-            answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log()))),
+            answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log_tail(LOG_LINES)))),
         }
     })
     .await
 }
 
-/// Every one of `n` jobs ended succeeded and none is left running, pending or dead.
+/// Every one of `n` jobs ended succeeded and none is left running, pending or dead. The client's
+/// own connections may have been killed with the worker's (MySQL's killer ends every connection to
+/// the test's database): a call that meets one is made again, as the worker makes its calls again.
 async fn assert_all_succeeded(client: &Client, worker: &Process, n: u64) {
-    let stats = client.stats(&[]).await.unwrap();
+    let stats = eventually("the queue's counts", PROGRESS, async || client.stats(&[]).await).await;
     let q = &stats.queues[0];
     assert_eq!(
         (q.succeeded, q.ready, q.scheduled, q.running, q.dead),
         (n, 0, 0, 0, 0),
         "{stats:?}\n{}",
-        worker.log()
+        worker.log_tail(LOG_LINES)
     );
 }
 
@@ -84,7 +89,7 @@ async fn assert_all_succeeded(client: &Client, worker: &Process, n: u64) {
 async fn stop(worker: &Process) {
     worker.signal(libc::SIGTERM);
     let status = worker.exit(Duration::from_secs(15)).await;
-    let log = worker.log();
+    let log = worker.log_tail(LOG_LINES);
     assert_eq!(status.code(), Some(0), "{log}");
     // The last line says how many jobs this worker did: `worker stopped: shutdown … jobs_done=N`.
     let done: u64 = log
@@ -177,7 +182,7 @@ async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: S
             worker.assert_running();
             match succeeded(&client).await {
                 Ok(now) if now > done && connections.open().await > 0 => Ok(()),
-                answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log()))),
+                answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log_tail(LOG_LINES)))),
             }
         })
         .await;
@@ -185,7 +190,11 @@ async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: S
             break;
         }
         let killed = connections.kill().await;
-        assert!(killed > 0, "the worker had no connections to kill\n{}", worker.log());
+        assert!(
+            killed > 0,
+            "the worker had no connections to kill\n{}",
+            worker.log_tail(LOG_LINES)
+        );
         rounds += 1;
         done = eventually("a count of jobs done after the kill", PROGRESS, async || {
             succeeded(&client).await
@@ -195,16 +204,19 @@ async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: S
     assert!(rounds >= 3, "killed the worker's connections only {rounds} times");
     // Once more while it idles; it is still alive: a job enqueued after the last kill runs too.
     connections.kill().await;
-    let after = client
-        .enqueue(JobSpec::new("nap", json!({ "ms": 0 })).id("after-the-kills"))
-        .await
-        .unwrap()
-        .id;
+    // An enqueue with an id of its own: made again after a killed connection, it is not made twice.
+    let after = eventually("the job after the kills to be enqueued", PROGRESS, async || {
+        client
+            .enqueue(JobSpec::new("nap", json!({ "ms": 0 })).id("after-the-kills"))
+            .await
+    })
+    .await
+    .id;
     eventually("the job after the kills to succeed", PROGRESS, async || {
         worker.assert_running();
         match client.get(after.as_str()).await {
             Ok(job) if job.status == JobStatus::Succeeded => Ok(()),
-            answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log()))),
+            answer => Err(lazy(move || format!("{answer:?}\n{}", worker.log_tail(LOG_LINES)))),
         }
     })
     .await;
@@ -215,7 +227,7 @@ async fn a_running_worker_survives_kill_of_its_connections_and_loses_no_job<S: S
         offset: 0,
         after: None,
     };
-    for job in client.list(&all).await.unwrap() {
+    for job in eventually("every job", PROGRESS, async || client.list(&all).await).await {
         assert_eq!(job.status, JobStatus::Succeeded, "{}", job.id);
     }
     stop(worker).await;

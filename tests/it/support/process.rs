@@ -112,6 +112,20 @@ impl Process {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// The last `n` lines the process has logged, for a failure message that must stay short enough
+    /// to be read whole in a CI excerpt.
+    pub fn log_tail(&self, n: usize) -> String {
+        let log = self.log();
+        let lines: Vec<&str> = log.lines().collect();
+        let from = lines.len().saturating_sub(n);
+        let cut = if from > 0 {
+            format!("[{from} earlier lines]\n")
+        } else {
+            String::new()
+        };
+        format!("{cut}{}", lines[from..].join("\n"))
+    }
+
     /// The exit status, once the process has exited.
     fn exited(&self) -> Option<ExitStatus> {
         self.child.lock().unwrap().try_wait().unwrap()
