@@ -42,6 +42,7 @@ const ASSETS: &[Asset] = assets!(
     "api.js",
     "ui.js",
     "chart.js",
+    "graph.js",
     "pages/overview.js",
     "pages/jobs.js",
     "pages/job.js",

@@ -15,6 +15,7 @@ use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::tokens::Caller;
 use crate::report::ShownJob;
+use jobq::client::GRAPH_LIMIT;
 use jobq::error::{Input, InvalidInput};
 use jobq::job::{Flow, FlowJob, JobId, JobSpec, JobStatus, ids_by_ref};
 use jobq::store::{Enqueued, JobFilter, List, ListCursor};
@@ -102,6 +103,22 @@ pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
     Ok(Json(ShownJob::new(&job, &edges)).into_response())
 }
 
+/// `GET /api/v1/jobs/{id}/graph?limit=N`: every job joined to the job by edges, either way, and the
+/// edges between them, to at most `limit` jobs (200 by default, at most 1000).
+pub async fn graph(State(state): State<AppState>, Path(id): Path<String>, query: QueryPairs) -> ApiResult<Json<Value>> {
+    query.only(&["limit"])?;
+    let limit = query.number::<usize>("limit")?.unwrap_or(GRAPH_LIMIT);
+    if !(1..=MAX_GRAPH_LIMIT).contains(&limit) {
+        let reason = format!("limit {limit}: a graph is read to 1 to {MAX_GRAPH_LIMIT} jobs");
+        return Err(InvalidInput::new(Input::Limit, reason).into());
+    }
+    let graph = state.client.graph(&id, limit).await?;
+    Ok(Json(to_json(&graph)))
+}
+
+/// The most jobs a graph read through the API may ask for.
+const MAX_GRAPH_LIMIT: usize = 1000;
+
 /// `POST /api/v1/jobs`: a job JSON object answers with its `Enqueued`; an array answers with one per
 /// job, in order. Every job is checked before any is written.
 pub async fn enqueue(
@@ -166,7 +183,7 @@ pub async fn flow(
 /// One job of a request: the job JSON (an envelope), where an object with `jobType` needs neither
 /// `jobId` nor `v`, since a request to this API is meant as a job; the rest is read as `jobq enqueue
 /// --file` reads a line.
-fn spec(item: Value) -> Result<JobSpec, InvalidInput> {
+pub(super) fn spec(item: Value) -> Result<JobSpec, InvalidInput> {
     match item {
         Value::Object(mut map) if map.contains_key("jobType") && !map.contains_key("jobId") => {
             map.entry("v").or_insert(Value::from(1));

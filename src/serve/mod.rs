@@ -14,6 +14,7 @@
 
 mod actions;
 mod audit;
+mod batches;
 mod body;
 mod dashboard;
 mod error;

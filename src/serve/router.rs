@@ -15,7 +15,7 @@ use tower_http::compression::CompressionLayer;
 
 use super::error::ApiError;
 use super::state::AppState;
-use super::{actions, dashboard, guard, jobs, metrics, overview, queues};
+use super::{actions, batches, dashboard, guard, jobs, metrics, overview, queues};
 
 /// The OpenAPI 3.1 description of `/api/v1`, kept true by `tests/it/serve/openapi.rs`.
 pub const OPENAPI: &str = include_str!("openapi.json");
@@ -25,10 +25,13 @@ pub fn router(state: AppState, request_timeout: Duration) -> Router {
     let api = Router::new()
         .route("/jobs", get(jobs::list).post(jobs::enqueue))
         .route("/flows", post(jobs::flow))
+        .route("/batches", post(batches::enqueue))
+        .route("/batches/{id}", get(batches::show))
         .route("/jobs/cancel", post(actions::cancel))
         .route("/jobs/delete", post(actions::delete))
         .route("/jobs/retry", post(actions::retry))
         .route("/jobs/{id}", get(jobs::show).delete(actions::delete_one))
+        .route("/jobs/{id}/graph", get(jobs::graph))
         .route("/jobs/{id}/cancel", post(actions::cancel_one))
         .route("/jobs/{id}/retry", post(actions::retry_one))
         .route("/jobs/{id}/resolve", post(actions::resolve))

@@ -6,6 +6,7 @@
 
 mod batch;
 mod flow;
+mod graph;
 mod health;
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 mod transaction;
@@ -31,6 +32,7 @@ use crate::time::{Clock, SystemClock, UnixMillis};
 
 pub use batch::{BatchEnqueued, BatchStatus, ON_FAILURE_SUFFIX, OnFailureStatus};
 pub use flow::{LimitReport, QueueReport, QueuesReport, TypeReport};
+pub use graph::{GRAPH_LIMIT, GraphEdge, GraphJob, JobGraph};
 pub use health::MAX_BUCKETS;
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 pub use transaction::EmittedIn;

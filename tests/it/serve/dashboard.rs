@@ -195,6 +195,40 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
         .await;
     browser.screenshot("job-edges").await;
 
+    // A batch's callback: its members' progress, and the whole flow drawn, each job a link.
+    let batch = json!({
+        "jobs": [{"jobType": "resize", "queue": "flows"}, {"jobType": "resize", "queue": "flows"}],
+        "then": {"jobType": "publish", "queue": "flows", "jobId": "album"},
+        "onFailure": {"jobType": "alert", "queue": "flows"},
+    });
+    let (status, answer) = api.post("/api/v1/batches", batch).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let first = answer["members"][0]["id"].as_str().unwrap().to_string();
+    browser.open(&format!("{base}/#/jobs/album")).await;
+    browser.find("#job-batch[data-members=\"2\"][data-ended=\"0\"]").await;
+    browser
+        .find("#job-flow svg a.node[data-job-id=\"album.on-failure\"][data-status=\"blocked\"]")
+        .await;
+    browser
+        .find(&format!(
+            "#job-flow svg path.edge-open[data-dependency=\"{first}\"][data-dependent=\"album\"]"
+        ))
+        .await;
+    let nodes = browser
+        .eval("return document.querySelectorAll('#job-flow svg a.node').length")
+        .await;
+    assert_eq!(nodes, 4, "two members, the callback and the on-failure job");
+    browser
+        .eval("document.querySelector('#job-batch').scrollIntoView(); return true")
+        .await;
+    browser.screenshot("job-flow").await;
+    browser
+        .click(&format!("#job-flow svg a.node[data-job-id=\"{first}\"]"))
+        .await;
+    browser
+        .find(&format!("#job-flow svg a.node[data-job-id=\"{first}\"] rect.this"))
+        .await;
+
     // The pages that only show.
     for page in ["workers", "schedules", "stuck"] {
         browser.click(&format!("#nav a[data-page=\"{page}\"]")).await;

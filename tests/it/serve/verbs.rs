@@ -24,6 +24,8 @@ store_tests! {
         a_bad_job_refuses_the_batch_and_writes_nothing,
         a_job_waits_for_the_jobs_it_names_in_after,
         a_flow_is_enqueued_whole_or_refused_whole,
+        a_job_s_graph_reaches_every_job_joined_to_it,
+        a_batch_is_enqueued_and_shown,
         cancel_by_id_and_by_filter,
         replay_dead_previews_with_dry_run_then_moves,
         delete_by_id_refuses_a_running_job_unless_forced,
@@ -172,6 +174,126 @@ async fn a_flow_is_enqueued_whole_or_refused_whole(store: &TestStore) {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["descendants"], json!([{"id": mail, "previous": "blocked"}]));
     assert_eq!(status_of(store, mail).await, JobStatus::Cancelled);
+}
+
+async fn a_job_s_graph_reaches_every_job_joined_to_it(store: &TestStore) {
+    let api = Api::start(store).await;
+    // a → b → d, a → c → d (by finish), and e alone; read from c.
+    let flow = json!({"jobs": [
+        {"ref": "a", "type": "split", "queue": "graph"},
+        {"ref": "b", "type": "left", "queue": "graph", "after": ["a"]},
+        {"ref": "c", "type": "right", "queue": "graph", "after": ["a"]},
+        {"ref": "d", "type": "join", "queue": "graph", "after": ["b", {"ref": "c", "on": "finish"}]},
+        {"ref": "e", "type": "alone", "queue": "graph"},
+    ]});
+    let (status, ids) = api.post("/api/v1/flows", flow).await;
+    assert_eq!(status, StatusCode::OK, "{ids}");
+    let of = |r: &str| ids[r].as_str().unwrap().to_string();
+    let (status, graph) = api.get(&format!("/api/v1/jobs/{}/graph", of("c"))).await;
+    assert_eq!(status, StatusCode::OK, "{graph}");
+    assert_eq!(graph["id"], of("c"));
+    assert_eq!(graph["truncated"], false);
+    let mut jobs: Vec<(String, String)> = graph["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobType"].as_str().unwrap().to_string(),
+                j["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    jobs.sort();
+    let expected = [
+        ("join", "blocked"),
+        ("left", "blocked"),
+        ("right", "blocked"),
+        ("split", "pending"),
+    ];
+    assert_eq!(jobs, expected.map(|(t, s)| (t.to_string(), s.to_string())));
+    let mut edges: Vec<(String, String, String)> = graph["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap().to_string();
+            (s("dependency"), s("dependent"), s("on"))
+        })
+        .collect();
+    edges.sort();
+    let mut expected = vec![
+        (of("a"), of("b"), "success".to_string()),
+        (of("a"), of("c"), "success".to_string()),
+        (of("b"), of("d"), "success".to_string()),
+        (of("c"), of("d"), "finish".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(edges, expected);
+    // A limit stops the read; a job without edges is a graph of one.
+    let (_, cut) = api.get(&format!("/api/v1/jobs/{}/graph?limit=2", of("a"))).await;
+    assert_eq!(
+        (cut["jobs"].as_array().unwrap().len(), &cut["truncated"]),
+        (2, &json!(true))
+    );
+    let (_, alone) = api.get(&format!("/api/v1/jobs/{}/graph", of("e"))).await;
+    assert_eq!(
+        (
+            alone["jobs"].as_array().unwrap().len(),
+            alone["edges"].as_array().unwrap().len()
+        ),
+        (1, 0)
+    );
+    let (status, body) = api.get(&format!("/api/v1/jobs/{}/graph?limit=0", of("a"))).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let (status, body) = api.get("/api/v1/jobs/no-such-job/graph").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+}
+
+async fn a_batch_is_enqueued_and_shown(store: &TestStore) {
+    let api = Api::start(store).await;
+    let batch = json!({
+        "jobs": [job("image.resize", "batch", json!({"n": 1})), job("image.resize", "batch", json!({"n": 2}))],
+        "then": {"jobType": "album.publish", "queue": "batch", "jobId": "album"},
+        "onFailure": {"jobType": "album.alert", "queue": "batch"},
+    });
+    let (status, made) = api.post("/api/v1/batches", batch).await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    assert_eq!(made["batch"], "album");
+    assert_eq!(
+        made["onFailure"],
+        json!({"id": "album.on-failure", "outcome": "created"})
+    );
+    let members = strings(&made["members"], "id");
+    assert_eq!(status_of(store, "album").await, JobStatus::Blocked);
+    let (status, shown) = api.get("/api/v1/batches/album").await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!((shown["members"].clone(), shown["ended"].clone()), (json!(2), json!(0)));
+    assert_eq!(shown["counts"]["pending"], 2);
+    assert_eq!(
+        shown["onFailure"],
+        json!({"id": "album.on-failure", "jobType": "album.alert", "status": "blocked"})
+    );
+    // The callback's graph holds the members, the callback and the on-failure job.
+    let (_, graph) = api.get("/api/v1/jobs/album/graph").await;
+    assert_eq!(graph["jobs"].as_array().unwrap().len(), 4, "{graph}");
+    assert_eq!(members.len(), 2);
+    // Refused whole: a bad member, an unknown field, no callback, an on-failure job with an id.
+    let bad = [
+        json!({"jobs": [{"queue": "batch"}], "then": {"jobType": "t"}}),
+        json!({"jobs": [job("t", "batch", json!({}))], "then": {"jobType": "t"}, "also": 1}),
+        json!({"jobs": [job("t", "batch", json!({}))]}),
+        json!({"jobs": [job("t", "batch", json!({}))], "then": {"jobType": "t"}, "onFailure": {"jobType": "t", "jobId": "x"}}),
+        json!({"jobs": [], "then": {"jobType": "t"}}),
+    ];
+    for body in bad {
+        let (status, answer) = api.post("/api/v1/batches", body.clone()).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {answer}");
+    }
+    let (_, listed) = api.get("/api/v1/jobs?queue=batch").await;
+    assert_eq!(listed.as_array().unwrap().len(), 4);
+    let (status, _) = api.get("/api/v1/batches/no-such-batch").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
 async fn a_bad_job_refuses_the_batch_and_writes_nothing(store: &TestStore) {

@@ -1,13 +1,17 @@
 // One job: its payload, meta, result, error history, progress and times, live while it is not
-// finished; the jobs it waits for and those that wait for it, with their statuses; cancel, retry
+// finished; the jobs it waits for and those that wait for it, with their statuses, how far along
+// they are (a batch's progress), and the whole flow it belongs to drawn as a graph; cancel, retry
 // or replay, delete, and resolve a waiting job (succeed, fail, retry later, discard).
 import * as api from '../api.js';
+import { flow } from '../graph.js';
 import { action, fill, h, jobLink, pretty, span, statusBadge, table, time } from '../ui.js';
 
 export const name = 'jobs';
-export const requests = 1;
+// The job, and for a job with edges its flow.
+export const requests = 2;
 
 const LIVE = ['blocked', 'pending', 'running', 'waiting'];
+const ENDED = ['succeeded', 'dead', 'cancelled', 'discarded'];
 
 export function mount(el, route) {
   const id = route.args[0];
@@ -40,6 +44,8 @@ export function mount(el, route) {
 
   async function refresh() {
     const job = await api.get(path);
+    const linked = (job.dependencies?.length ?? 0) + (job.dependents?.length ?? 0) > 0;
+    const graph = linked ? await api.get(`${path}/graph`) : null;
     resolver.show(job.status === 'waiting');
     const now = Date.now();
     const progress = job.progress
@@ -73,6 +79,9 @@ export function mount(el, route) {
         ['At', (e) => time(e.at, now)],
         ['Error', (e) => e.error, { wrap: true }],
       ], [...(job.errors ?? [])].reverse(), { id: 'job-errors', empty: 'No errors.' }),
+      waitedFor(job.dependencies ?? [], graph, id),
+      graph ? h('div#job-flow', h('h2', 'Flow'), h('div.flow-wrap', flow(graph)),
+        graph.truncated ? h('p.muted', `The first ${graph.jobs.length} jobs of a larger flow.`) : '') : '',
       edges('Waits for', 'job-dependencies', job.dependencies),
       edges('Waited for by', 'job-dependents', job.dependents));
   }
@@ -92,6 +101,30 @@ function edges(title, id, side) {
       ['On', (e) => e.on],
       ['Edge', (e) => e.state],
     ], side, { id, rowData: (e) => ({ jobId: e.jobId, edge: e.state }) }));
+}
+
+// How far along the jobs a job waits for are (a batch's members, for its callback): a bar by status
+// and the counts, with the batch's on-failure job when it has one. Shown from two of them on.
+function waitedFor(deps, graph, id) {
+  if (deps.length < 2) return '';
+  const counts = {};
+  for (const d of deps) counts[d.status ?? 'deleted'] = (counts[d.status ?? 'deleted'] ?? 0) + 1;
+  const ended = deps.filter((d) => !d.status || ENDED.includes(d.status)).length;
+  const order = ['succeeded', 'dead', 'discarded', 'cancelled', 'deleted', 'running', 'waiting', 'pending', 'blocked'];
+  const shown = order.filter((s) => counts[s]);
+  const meter = h('div.meter', { role: 'img', 'aria-label': `${ended} of ${deps.length} ended` },
+    shown.map((s) => {
+      const part = h(`span.status-${s}`, { title: `${counts[s]} ${s}` });
+      // Through the CSSOM: the page's policy refuses style attributes.
+      part.style.width = `${(100 * counts[s]) / deps.length}%`;
+      return part;
+    }));
+  const alert = graph?.jobs.find((j) => j.id === `${id}.on-failure`);
+  return h('div#job-batch', { dataset: { ended, members: deps.length } },
+    h('h2', 'Progress of what it waits for'),
+    meter,
+    h('p', `${ended} of ${deps.length} ended: `, shown.map((s) => `${counts[s]} ${s}`).join(', '),
+      alert ? h('span', '; on failure ', jobLink(alert.id), ' is ', statusBadge(alert.status)) : ''));
 }
 
 // What each way of resolving sends, and what its one field asks for.
