@@ -205,13 +205,17 @@ impl Sql {
         let mut ready: BTreeSet<String> = BTreeSet::new();
         while !ended.is_empty() {
             let how: HashMap<String, JobStatus> = ended.into_iter().map(|e| (e.id, e.status)).collect();
-            let dependents = self.resolve_edges(tx, &how).await?;
+            let (dependents, broke) = self.resolve_edges(tx, &how).await?;
             ended = Vec::new();
             if dependents.is_empty() {
                 break;
             }
             let still_blocked = self.blocked_of(tx, &dependents).await?;
-            let broken = self.first_broken_edges(tx, &still_blocked).await?;
+            // A blocked job had no broken edge before this round (one cancels a job that waits for
+            // all, and one that waits for any is not asked): only the jobs with an edge broken now
+            // are looked at (none, as children succeed into a join by `finish` or `success`).
+            let broke: Vec<&String> = still_blocked.keys().filter(|id| broke.contains(*id)).collect();
+            let broken = self.first_broken_edges(tx, &broke).await?;
             let open = self.with_open_edges(tx, &still_blocked).await?;
             let met = self.with_met_edges(tx, &still_blocked).await?;
             let mut released = Vec::new();
@@ -250,22 +254,34 @@ impl Sql {
     }
 
     /// Marks the open edges waiting for the jobs of `ended` met or broken, by their rules and how
-    /// each job ended, and sets those jobs' counts of dependents to zero; returns the dependents.
+    /// each job ended, and sets those jobs' counts of dependents to zero; returns the dependents, and
+    /// those of them with an edge that broke.
     async fn resolve_edges(
         &self,
         tx: &mut dyn Exec,
         ended: &HashMap<String, JobStatus>,
-    ) -> Result<BTreeSet<String>, sqlx::Error> {
+    ) -> Result<(BTreeSet<String>, BTreeSet<String>), sqlx::Error> {
         let ids: Vec<&String> = ended.keys().collect();
         let mut dependents = BTreeSet::new();
+        let mut broke = BTreeSet::new();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut select = self.stmt("SELECT d.dependency, d.dependent FROM jobq_deps AS d WHERE d.resolved IS NULL");
+            let mut select =
+                self.stmt("SELECT d.dependency, d.dependent, d.rule FROM jobq_deps AS d WHERE d.resolved IS NULL");
             select.any_of("d.dependency", chunk.iter().map(|id| id.to_string()));
             let mut waited_for: BTreeMap<JobStatus, BTreeSet<String>> = BTreeMap::new();
             for row in tx.fetch_all(&select).await? {
                 let dependency: String = row.try_get_unchecked(0)?;
-                dependents.insert(row.try_get_unchecked::<String>(1)?);
-                waited_for.entry(ended[&dependency]).or_default().insert(dependency);
+                let dependent: String = row.try_get_unchecked(1)?;
+                let on: DependOn = row
+                    .try_get_unchecked::<String>(2)?
+                    .parse()
+                    .map_err(|e: String| sqlx::Error::Decode(e.into()))?;
+                let status = ended[&dependency];
+                if !on.met_by(status) {
+                    broke.insert(dependent.clone());
+                }
+                dependents.insert(dependent);
+                waited_for.entry(status).or_default().insert(dependency);
             }
             for (status, ids) in waited_for {
                 let met: Vec<String> = DependOn::ALL
@@ -284,7 +300,7 @@ impl Sql {
                 tx.execute(&update).await?;
             }
         }
-        Ok(dependents)
+        Ok((dependents, broke))
     }
 
     /// Of `ids`, the jobs that are blocked, locked in id order: their queue, errors and dependents.
@@ -320,14 +336,13 @@ impl Sql {
         Ok(found)
     }
 
-    /// For each of `jobs` with a broken edge, the first one (by the dependency's id): the dependency,
+    /// For each of the jobs `ids` with a broken edge, the first one (by the dependency's id): the dependency,
     /// how it ended, and the rule.
     async fn first_broken_edges(
         &self,
         tx: &mut dyn Exec,
-        jobs: &BTreeMap<String, BlockedJob>,
+        ids: &[&String],
     ) -> Result<HashMap<String, (String, JobStatus, DependOn)>, sqlx::Error> {
-        let ids: Vec<&String> = jobs.keys().collect();
         let mut first = HashMap::new();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt(
