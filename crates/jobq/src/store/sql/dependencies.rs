@@ -199,13 +199,27 @@ impl Sql {
     pub(crate) async fn release_dependents(
         &self,
         tx: &mut dyn Exec,
+        ended: Vec<Ended>,
+        now: UnixMillis,
+    ) -> Result<(), sqlx::Error> {
+        self.release(tx, ended, now, false).await
+    }
+
+    /// [`Sql::release_dependents`], told whether the counts of dependents of `ended` are zero
+    /// already (an outcome's own path set them aside): then they are not set again.
+    async fn release(
+        &self,
+        tx: &mut dyn Exec,
         mut ended: Vec<Ended>,
         now: UnixMillis,
+        mut counts_cleared: bool,
     ) -> Result<(), sqlx::Error> {
         let mut ready: BTreeSet<String> = BTreeSet::new();
         while !ended.is_empty() {
             let how: HashMap<String, JobStatus> = ended.into_iter().map(|e| (e.id, e.status)).collect();
-            let (dependents, broke) = self.resolve_edges(tx, &how).await?;
+            let (dependents, broke) = self.resolve_edges(tx, &how, counts_cleared).await?;
+            // The jobs the cascade cancels next have their counts still.
+            counts_cleared = false;
             ended = Vec::new();
             if dependents.is_empty() {
                 break;
@@ -254,12 +268,13 @@ impl Sql {
     }
 
     /// Marks the open edges waiting for the jobs of `ended` met or broken, by their rules and how
-    /// each job ended, and sets those jobs' counts of dependents to zero; returns the dependents, and
-    /// those of them with an edge that broke.
+    /// each job ended, and sets those jobs' counts of dependents to zero (unless `counts_cleared`);
+    /// returns the dependents, and those of them with an edge that broke.
     async fn resolve_edges(
         &self,
         tx: &mut dyn Exec,
         ended: &HashMap<String, JobStatus>,
+        counts_cleared: bool,
     ) -> Result<(BTreeSet<String>, BTreeSet<String>), sqlx::Error> {
         let ids: Vec<&String> = ended.keys().collect();
         let mut dependents = BTreeSet::new();
@@ -295,9 +310,11 @@ impl Sql {
                     .push(" THEN 'met' ELSE 'broken' END WHERE resolved IS NULL")
                     .any_of("dependency", ids.iter().cloned());
                 tx.execute(&update).await?;
-                let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
-                update.any_of("id", ids);
-                tx.execute(&update).await?;
+                if !counts_cleared {
+                    let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
+                    update.any_of("id", ids);
+                    tx.execute(&update).await?;
+                }
             }
         }
         Ok((dependents, broke))
@@ -729,7 +746,8 @@ impl Sql {
             let queue = &queues[finish.lease.id.as_str()];
             self.await_children(&mut *tx, finish, queue, &answers, now).await?;
         }
-        self.release_dependents(&mut *tx, ended, now).await?;
+        // Their counts were set aside above.
+        self.release(&mut *tx, ended, now, true).await?;
         tx.commit().await?;
         Ok(applied)
     }
