@@ -276,6 +276,9 @@ impl Sql {
         ended: &HashMap<String, JobStatus>,
         counts_cleared: bool,
     ) -> Result<(BTreeSet<String>, BTreeSet<String>), sqlx::Error> {
+        if self.dialect.update_returning {
+            return self.resolve_edges_returning(tx, ended, counts_cleared).await;
+        }
         let ids: Vec<&String> = ended.keys().collect();
         let mut dependents = BTreeSet::new();
         let mut broke = BTreeSet::new();
@@ -313,6 +316,52 @@ impl Sql {
                 if !counts_cleared {
                     let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
                     update.any_of("id", ids);
+                    tx.execute(&update).await?;
+                }
+            }
+        }
+        Ok((dependents, broke))
+    }
+
+    /// [`Sql::resolve_edges`] where an `UPDATE` hands back the rows it changed: the edges of the jobs
+    /// that ended one way are resolved and read in one statement, with no read before it.
+    async fn resolve_edges_returning(
+        &self,
+        tx: &mut dyn Exec,
+        ended: &HashMap<String, JobStatus>,
+        counts_cleared: bool,
+    ) -> Result<(BTreeSet<String>, BTreeSet<String>), sqlx::Error> {
+        let mut by_status: BTreeMap<JobStatus, Vec<String>> = BTreeMap::new();
+        for (id, status) in ended {
+            by_status.entry(*status).or_default().push(id.clone());
+        }
+        let mut dependents = BTreeSet::new();
+        let mut broke = BTreeSet::new();
+        for (status, ids) in by_status {
+            let met: Vec<String> = DependOn::ALL
+                .into_iter()
+                .filter(|on| on.met_by(status))
+                .map(|on| on.as_str().to_string())
+                .collect();
+            for chunk in ids.chunks(IDS_PER_STATEMENT) {
+                let mut update = self.stmt("UPDATE jobq_deps SET resolved = CASE WHEN rule IN ");
+                update
+                    .list(met.clone())
+                    .push(" THEN 'met' ELSE 'broken' END WHERE resolved IS NULL")
+                    .any_of("dependency", chunk.iter().cloned())
+                    .push(" RETURNING dependency, dependent, resolved");
+                let mut waited_for = BTreeSet::new();
+                for row in tx.fetch_all(&update).await? {
+                    waited_for.insert(row.try_get_unchecked::<String>(0)?);
+                    let dependent: String = row.try_get_unchecked(1)?;
+                    if row.try_get_unchecked::<String>(2)? == "broken" {
+                        broke.insert(dependent.clone());
+                    }
+                    dependents.insert(dependent);
+                }
+                if !counts_cleared && !waited_for.is_empty() {
+                    let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
+                    update.any_of("id", waited_for);
                     tx.execute(&update).await?;
                 }
             }
