@@ -118,8 +118,12 @@ pub async fn run(ctx: &Context, args: BatchArgs) -> anyhow::Result<()> {
         return print_json(&batch);
     }
     if !ctx.quiet {
+        let alert = match &batch.on_failure {
+            Some(job) => format!(", and {} at the first that fails", job.id),
+            None => String::new(),
+        };
         eprintln!(
-            "batch of {}: its callback runs once every one has ended",
+            "batch of {}: its callback runs once every one has ended{alert}",
             super::output::jobs(batch.members.len() as u64, "")
         );
     }

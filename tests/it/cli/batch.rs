@@ -150,7 +150,14 @@ fn a_batch_whose_members_all_succeed_cancels_its_on_failure_job() {
         "--id",
         "b1",
     ];
-    env.ok(args);
+    let run = env.run(args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("its callback runs once every one has ended, and b1.on-failure at the first that fails"),
+        "{}",
+        run.stderr
+    );
     env.settle("members", Transition::Succeeded { result: None }, UnixMillis::now());
     assert_eq!(env.status("b1"), "pending");
     let alert = env.job("b1.on-failure");
