@@ -45,10 +45,11 @@ fn start_worker(dir: &tempfile::TempDir, url: &str, name: &str) -> Process {
     Process::worker(dir.path(), url, &config, &["--concurrency", "16", "--name", name])
 }
 
-/// Enqueues [`JOBS`] naps of 20–50 ms, so the worker is busy throughout (about a second at 16).
+/// Enqueues [`JOBS`] naps of 40–70 ms, so the worker is busy throughout (about two seconds at 16):
+/// long enough for several rounds of kills on a loaded machine.
 async fn enqueue_naps(client: &Client) {
     let specs = (0..JOBS)
-        .map(|i| JobSpec::new("nap", json!({ "ms": 20 + (i % 4) * 10 })))
+        .map(|i| JobSpec::new("nap", json!({ "ms": 40 + (i % 4) * 10 })))
         .collect();
     client.enqueue_many(specs).await.unwrap();
 }
