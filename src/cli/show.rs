@@ -6,6 +6,7 @@ use comfy_table::Cell;
 use super::output::{print, print_json, status_cell, table, when};
 use super::{Context, OutputFormat};
 use crate::report::ShownJob;
+use jobq::job::Join;
 use jobq::store::Edge;
 use jobq::time::format_duration;
 
@@ -84,7 +85,11 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
         out.push_str("\n\nerrors (newest last):\n");
         out.push_str(&errors.to_string());
     }
-    for (title, side) in [("waits for", &edges.dependencies), ("waited for by", &edges.dependents)] {
+    let waits = match edges.join {
+        Join::All => "waits for",
+        Join::Any => "waits for any of (runs at the first met)",
+    };
+    for (title, side) in [(waits, &edges.dependencies), ("waited for by", &edges.dependents)] {
         if !side.is_empty() {
             out.push_str(&format!("\n\n{title}:\n"));
             out.push_str(&edge_table(side).to_string());

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use jobq::client::{CancelReport, DeleteReport, RetryReport};
 use jobq::error::Error;
-use jobq::job::{Job, JobId, JobStatus};
+use jobq::job::{Job, JobId, JobStatus, Join};
 use jobq::store::{Cancelled, DeletedCount, Edge, JobEdges, Pause, QueueStats, ResolveAnswer, StatsReport};
 
 pub use prometheus::{label, prometheus};
@@ -25,13 +25,16 @@ pub use throughput::throughput;
 
 /// A job as `jobq show -o json` prints it and `GET /api/v1/jobs/{id}` returns it: the job JSON, then
 /// its edges (`dependencies`, `dependents`: each the job at the other end with its type, queue and
-/// status, null once deleted, the rule and the edge's state).
+/// status, null once deleted, the rule and the edge's state), and `"join": "any"` for a job that runs
+/// at the first of its dependencies met.
 #[derive(Serialize)]
 pub struct ShownJob<'a> {
     #[serde(flatten)]
     pub job: &'a Job,
     pub dependencies: &'a [Edge],
     pub dependents: &'a [Edge],
+    #[serde(skip_serializing_if = "Join::is_all")]
+    pub join: Join,
 }
 
 impl<'a> ShownJob<'a> {
@@ -41,6 +44,7 @@ impl<'a> ShownJob<'a> {
             job,
             dependencies: &edges.dependencies,
             dependents: &edges.dependents,
+            join: edges.join,
         }
     }
 }

@@ -185,6 +185,11 @@ fn enqueue_with_join_any_runs_at_the_first_dependency_met() {
         (env.status("either"), env.status("both")),
         ("pending".into(), "blocked".into())
     );
+    let shown = env.json(["show", "either", "-o", "json"]);
+    assert_eq!(shown["join"], "any");
+    assert!(env.json(["show", "both", "-o", "json"]).get("join").is_none());
+    let table = env.ok(["show", "either"]);
+    assert!(table.contains("waits for any of (runs at the first met):"), "{table}");
     let run = env.run(["enqueue", "t", "--join", "some", "--after", &a]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("expected all or any"), "{}", run.stderr);

@@ -81,6 +81,11 @@ pub enum Join {
 }
 
 impl Join {
+    /// Whether it is the default, [`Join::All`].
+    pub fn is_all(&self) -> bool {
+        *self == Join::All
+    }
+
     /// The lowercase word used everywhere.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::job::JobId;
 pub use crate::job::{Edge, EdgeState};
+use crate::job::{JobId, Join};
 
 /// Which jobs' edges to read, and which of their sides.
 #[derive(Debug, Clone, Default)]
@@ -29,4 +29,8 @@ pub struct JobEdges {
     pub dependencies: Vec<Edge>,
     /// The jobs that wait (or waited) for it, oldest first (by id); empty unless asked for.
     pub dependents: Vec<Edge>,
+    /// How its dependencies combine: read with its dependents (what a listing of both sides shows),
+    /// [`Join::All`] when they were not asked for.
+    #[serde(skip_serializing_if = "Join::is_all")]
+    pub join: Join,
 }

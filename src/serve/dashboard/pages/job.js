@@ -82,7 +82,7 @@ export function mount(el, route) {
       waitedFor(job.dependencies ?? [], graph, id),
       graph ? h('div#job-flow', h('h2', 'Flow'), h('div.flow-wrap', flow(graph)),
         graph.truncated ? h('p.muted', `The first ${graph.jobs.length} jobs of a larger flow.`) : '') : '',
-      edges('Waits for', 'job-dependencies', job.dependencies),
+      edges(job.join === 'any' ? 'Waits for any of (runs at the first met)' : 'Waits for', 'job-dependencies', job.dependencies),
       edges('Waited for by', 'job-dependents', job.dependents));
   }
   return { refresh };

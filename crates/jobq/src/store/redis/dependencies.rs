@@ -35,7 +35,7 @@ use super::calls::{by_queue, finish_args, in_input_order};
 use super::codec::run_key;
 use super::scripts::{SCRIPTS, enqueued, every_field};
 use super::{KIND, RedisStore};
-use crate::job::{DependOn, JobId, JobStatus, NewJob};
+use crate::job::{DependOn, JobId, JobStatus, Join, NewJob};
 use crate::store::{Edge, EdgeState, Enqueued, Finish, JobEdges, ReadEdges, StoreError};
 use crate::time::UnixMillis;
 
@@ -149,7 +149,7 @@ impl RedisStore {
         cmd.arg(id.as_str())
             .arg(if read.dependents { "1" } else { "" })
             .arg(if read.results { "1" } else { "" });
-        let (dependencies, dependents): (Vec<Vec<String>>, Vec<Vec<String>>) =
+        let (dependencies, dependents, join): (Vec<Vec<String>>, Vec<Vec<String>>, String) =
             self.eval(&SCRIPTS.edges, &cmd, "edges", true).await?;
         let read_side = |rows: Vec<Vec<String>>| -> Result<Vec<Edge>, StoreError> {
             let mut edges = rows
@@ -162,6 +162,7 @@ impl RedisStore {
         Ok(JobEdges {
             dependencies: read_side(dependencies)?,
             dependents: read_side(dependents)?,
+            join: if join == "any" { Join::Any } else { Join::All },
         })
     }
 

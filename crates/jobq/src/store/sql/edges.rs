@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::decode::compact_json;
 use super::{Decoder, IDS_PER_STATEMENT, Sql};
-use crate::job::{DependOn, JobId};
+use crate::job::{DependOn, JobId, Join};
 use crate::store::{Edge, EdgeState, JobEdges, ReadEdges, StoreError};
 
 /// Which side of the edges a statement reads.
@@ -40,6 +40,9 @@ impl Sql {
             if read.dependents {
                 for (asked, edge) in self.edges_on(Side::Dependents, chunk, false).await? {
                     found.entry(asked).or_default().dependents.push(edge);
+                }
+                for id in self.waiting_for_any(chunk).await? {
+                    found.entry(id).or_default().join = Join::Any;
                 }
             }
         }
@@ -93,6 +96,21 @@ impl Sql {
             ));
         }
         Ok(edges)
+    }
+}
+
+impl Sql {
+    /// Which of `ids` wait for any of their dependencies rather than all ([`Join::Any`]).
+    async fn waiting_for_any(&self, ids: &[&str]) -> Result<Vec<String>, StoreError> {
+        let mut select = self.stmt("SELECT j.id FROM jobq_jobs AS j WHERE j.wait_any = TRUE");
+        select.any_of("j.id", ids.iter().map(|id| id.to_string()));
+        let rows = self.fetch_all(&select, "edges").await?;
+        rows.iter()
+            .map(|row| {
+                row.try_get_unchecked::<String>(0)
+                    .map_err(|e| StoreError::query(self.dialect.kind, "edges", e.to_string()))
+            })
+            .collect()
     }
 }
 

@@ -698,6 +698,13 @@ pub(super) async fn a_job_that_waits_for_any_runs_at_the_first_met_edge(store: &
             ("m3".to_string(), EdgeState::Met),
         ]
     );
+    assert_eq!(edges.join, Join::All, "not read without the dependents");
+    // A listing of both sides says how its edges combine.
+    let both = store
+        .edges(&edges_of(&["alert", "after-alert"], true, false))
+        .await
+        .expect("edges");
+    assert_eq!((both[0].join, both[1].join), (Join::Any, Join::All));
     end(store, "alert", succeeded(), LATER).await;
     assert_eq!(status(store, "after-alert").await, JobStatus::Pending);
 }

@@ -3,8 +3,9 @@
 -- A job's edges (see `Store::edges`), in one call however many it has (a job after ten thousand
 -- others is read this way before it runs): { dependencies, dependents }, each a list of
 -- { id, state, rule, queue, type, status, result }, with '' for a field that is not there (the type
--- and status of a job that is gone, a result not asked for or never written). A dependent that is
--- gone is left out. Only reads.
+-- and status of a job that is gone, a result not asked for or never written), then with its
+-- dependents how its edges combine ('any' for `aj`, else ''). A dependent that is gone is left out.
+-- Only reads.
 local Q, id, with_dependents, with_results = KEYS[1], ARGV[1], ARGV[2] == '1', ARGV[3] == '1'
 local fields = { 't', 's' }
 if with_results then
@@ -21,8 +22,11 @@ for f = 1, #edges, 2 do
   dependencies[#dependencies + 1] = { edges[f], state, rule, q, h[1] or '', status, h[3] or '' }
 end
 
-local dependents = {}
+local dependents, join = {}, ''
 if with_dependents then
+  if redis.call('HGET', jkey(Q, id), 'aj') == '1' then
+    join = 'any'
+  end
   for _, member in ipairs(redis.call('HKEYS', dependents_key(Q, id))) do
     local q, x = string.match(member, '^([^\n]*)\n(.*)$')
     local XQ = sibling(Q, q)
@@ -34,4 +38,4 @@ if with_dependents then
     end
   end
 end
-return { dependencies, dependents }
+return { dependencies, dependents, join }
