@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::in_transaction::{self, SqlTables};
 use super::manage::errors_text;
-use super::{Exec, IDS_PER_STATEMENT, LIVE_STATUSES, LimitedDelete, Sql, SqlBackend};
+use super::{Exec, IDS_PER_STATEMENT, LIVE_STATUSES, LimitedDelete, Sql, SqlBackend, Stmt};
 use crate::job::{DependOn, JobError, JobStatus, Join, NO_DEPENDENCY_MET_ERROR, NewJob, broken_dependency_error};
 use crate::store::manage::push_to_history;
 use crate::store::{EnqueueOutcome, Enqueued, Finish, RESCUE_ERROR, Rescue, Rescued, StoreError, Transition};
@@ -302,21 +302,9 @@ impl Sql {
                 waited_for.entry(status).or_default().insert(dependency);
             }
             for (status, ids) in waited_for {
-                let met: Vec<String> = DependOn::ALL
-                    .into_iter()
-                    .filter(|on| on.met_by(status))
-                    .map(|on| on.as_str().to_string())
-                    .collect();
-                let mut update = self.stmt("UPDATE jobq_deps SET resolved = CASE WHEN rule IN ");
-                update
-                    .list(met)
-                    .push(" THEN 'met' ELSE 'broken' END WHERE resolved IS NULL")
-                    .any_of("dependency", ids.iter().cloned());
-                tx.execute(&update).await?;
+                tx.execute(&self.resolving(status, ids.iter().cloned())).await?;
                 if !counts_cleared {
-                    let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
-                    update.any_of("id", ids);
-                    tx.execute(&update).await?;
+                    self.clear_counts(tx, ids).await?;
                 }
             }
         }
@@ -338,18 +326,9 @@ impl Sql {
         let mut dependents = BTreeSet::new();
         let mut broke = BTreeSet::new();
         for (status, ids) in by_status {
-            let met: Vec<String> = DependOn::ALL
-                .into_iter()
-                .filter(|on| on.met_by(status))
-                .map(|on| on.as_str().to_string())
-                .collect();
             for chunk in ids.chunks(IDS_PER_STATEMENT) {
-                let mut update = self.stmt("UPDATE jobq_deps SET resolved = CASE WHEN rule IN ");
-                update
-                    .list(met.clone())
-                    .push(" THEN 'met' ELSE 'broken' END WHERE resolved IS NULL")
-                    .any_of("dependency", chunk.iter().cloned())
-                    .push(" RETURNING dependency, dependent, resolved");
+                let mut update = self.resolving(status, chunk.iter().cloned());
+                update.push(" RETURNING dependency, dependent, resolved");
                 let mut waited_for = BTreeSet::new();
                 for row in tx.fetch_all(&update).await? {
                     waited_for.insert(row.try_get_unchecked::<String>(0)?);
@@ -360,13 +339,34 @@ impl Sql {
                     dependents.insert(dependent);
                 }
                 if !counts_cleared && !waited_for.is_empty() {
-                    let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
-                    update.any_of("id", waited_for);
-                    tx.execute(&update).await?;
+                    self.clear_counts(tx, waited_for).await?;
                 }
             }
         }
         Ok((dependents, broke))
+    }
+
+    /// The statement that marks the open edges waiting for `ids` (jobs that ended in `status`) met
+    /// or broken, by their rules.
+    fn resolving(&self, status: JobStatus, ids: impl IntoIterator<Item = String>) -> Stmt {
+        let met = DependOn::ALL
+            .into_iter()
+            .filter(|on| on.met_by(status))
+            .map(|on| on.as_str().to_string());
+        let mut update = self.stmt("UPDATE jobq_deps SET resolved = CASE WHEN rule IN ");
+        update
+            .list(met)
+            .push(" THEN 'met' ELSE 'broken' END WHERE resolved IS NULL")
+            .any_of("dependency", ids);
+        update
+    }
+
+    /// Sets the counts of dependents of `ids` (jobs that ended) to zero.
+    async fn clear_counts(&self, tx: &mut dyn Exec, ids: impl IntoIterator<Item = String>) -> Result<(), sqlx::Error> {
+        let mut update = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
+        update.any_of("id", ids);
+        tx.execute(&update).await?;
+        Ok(())
     }
 
     /// Of `ids`, the jobs that are blocked, locked in id order: their queue, errors and dependents.
