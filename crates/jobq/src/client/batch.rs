@@ -151,12 +151,8 @@ impl Client {
     /// through the callback's edges). `NotFound` for no job; a job that waits for no job is no
     /// batch.
     pub async fn batch_status(&self, id: &str) -> Result<BatchStatus> {
-        let id = JobId::parse(id)?;
-        let then = self
-            .store
-            .get(&id)
-            .await?
-            .ok_or_else(|| Error::not_found(id.as_str()))?;
+        let then = self.get(id).await?;
+        let id = then.id.clone();
         let read = ReadEdges {
             ids: vec![id.clone()],
             queue: Some(then.queue.clone()),

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::Client;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::job::{DependOn, EdgeState, JobId, JobStatus};
 use crate::store::ReadEdges;
 
@@ -61,12 +61,8 @@ impl Client {
     /// The graph the job `id` belongs to, read breadth first from it to at most `limit` jobs (at
     /// least the job itself). `NotFound` for no job; a job without edges is a graph of one.
     pub async fn graph(&self, id: &str, limit: usize) -> Result<JobGraph> {
-        let id = JobId::parse(id)?;
-        let job = self
-            .store
-            .get(&id)
-            .await?
-            .ok_or_else(|| Error::not_found(id.as_str()))?;
+        let job = self.get(id).await?;
+        let id = job.id.clone();
         let mut jobs = BTreeMap::from([(
             job.id.clone(),
             GraphJob {
