@@ -1,11 +1,12 @@
 //! Redis Cluster behaviour beyond the shared contract (which `conformance::redis_cluster` and
 //! `worker::redis_cluster` run on the test cluster): queues spread over the nodes, an inbox pushed to
-//! by a cluster-aware `redis-cli` and listed by `jobq inbox`, and wake-ups for queues whose slots are
-//! on different nodes.
+//! by a cluster-aware `redis-cli` and listed by `jobq inbox`, wake-ups for queues whose slots are
+//! on different nodes, and the outbox that carries a dependency's end to another slot.
 
 use std::process::Command;
 
-use jobq::store::Claim;
+use jobq::job::JobStatus;
+use jobq::store::{Claim, Lease, Transition};
 use serde_json::{Value, json};
 
 use crate::support::jobs::*;
@@ -101,4 +102,33 @@ async fn an_inbox_on_a_cluster_wakes_its_worker_and_is_ingested_beside_another_s
     assert_eq!(items.len(), 1, "{items:?}");
     assert_eq!(items[0]["item"], json!("not a job"));
     assert_eq!(items[0]["queue"], json!(sms));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_end_in_another_slot_goes_through_an_outbox_and_is_applied_once() {
+    let (store, prefix) = fixture().await;
+    let (mail, sms) = ("mail", "sms");
+    assert_ne!(slot(mail), slot(sms));
+    add(&store, spec("d").queue(mail)).await;
+    add(&store, spec("j").queue(sms).after(id("d"))).await;
+    let d = claim_one(&store, mail, WORKER, T0).await;
+    assert!(finish(&store, &Lease::of(&d), Transition::Succeeded { result: None }, at(1)).await);
+
+    // The end waits in mail's slot until a claim of sms applies it.
+    let outbox = format!("{prefix}{{{mail}}}:outbox:{sms}");
+    let entry = format!("j\nd\nsucceeded\n{}", at(1).0);
+    assert_eq!(cli(&["LLEN", &outbox]).trim(), "1");
+    assert_eq!(cli(&["LRANGE", &outbox, "0", "-1"]).trim_end(), entry);
+    assert_eq!(get(&store, &id("j")).await.status, JobStatus::Blocked);
+    // Delivered twice (a reader that died before it took the entry out), and beside entries for a
+    // dependent not written yet: one recent, kept for its enqueue; one past the grace, dropped.
+    let recent = format!("ghost\nd\nsucceeded\n{}", at(2).0);
+    for pushed in [entry.as_str(), "gone\nd\nsucceeded\n1", recent.as_str()] {
+        cli(&["RPUSH", &outbox, pushed]);
+    }
+    assert!(claim(&store, sms, WORKER, 0, at(3)).await.is_empty());
+    let j = get(&store, &id("j")).await;
+    assert_eq!((j.status, j.attempt, j.errors.len()), (JobStatus::Pending, 0, 0));
+    assert_eq!(cli(&["LRANGE", &outbox, "0", "-1"]).trim_end(), recent);
+    assert_eq!(ids(&claim(&store, sms, WORKER, 10, at(4)).await), ["j"]);
 }

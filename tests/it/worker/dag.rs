@@ -1,5 +1,6 @@
-//! Random graphs of jobs against a model of the rules, through a worker killed with SIGKILL partway:
-//! every job ends as the model says it must (run when its edges allow, by all of them or any, and
+//! Random graphs of jobs spread over two queues against a model of the rules, through a worker killed
+//! with SIGKILL partway (on a Redis Cluster the two queues are two hash slots, so edges between them
+//! go through an outbox): every job ends as the model says it must (run when its edges allow, by all of them or any, and
 //! then succeed or die as its payload asks; cancelled when they never will), and no job started
 //! before the dependencies its start relied on had ended (by the order of the handlers' own lines in
 //! one file: a dependency's last line is written before its outcome, its outcome before the release,
@@ -32,9 +33,13 @@ impl Dice {
     }
 }
 
-/// One job of the model: whether its handler succeeds, how its edges combine, and its edges
-/// (dependency's index, rule).
+/// The queues the jobs are spread over (in different hash slots of the test cluster).
+const QUEUES: [&str; 2] = ["default", "side"];
+
+/// One job of the model: its queue, whether its handler succeeds, how its edges combine, and its
+/// edges (dependency's index, rule).
 struct Node {
+    queue: &'static str,
     succeeds: bool,
     join: Join,
     after: Vec<(usize, DependOn)>,
@@ -55,6 +60,7 @@ fn graph(dice: &mut Dice) -> Vec<Node> {
                 }
             }
             Node {
+                queue: QUEUES[dice.roll(2) as usize],
                 succeeds: dice.roll(4) != 0,
                 join: if dice.roll(5) == 0 { Join::Any } else { Join::All },
                 after,
@@ -112,6 +118,7 @@ case "$(cat)" in *'"fail":true'*) exit 1 ;; esac"#,
                 // A job meant to fail dies at its first failure; one meant to succeed survives a
                 // rescue or two.
                 .max_attempts(if node.succeeds { 5 } else { 1 })
+                .queue(node.queue)
                 .join(node.join);
             node.after.iter().fold(spec, |spec, (d, on)| {
                 spec.after_on(JobId::parse(&name(*d)).unwrap(), *on)
@@ -121,8 +128,9 @@ case "$(cat)" in *'"fail":true'*) exit 1 ;; esac"#,
     world.client.enqueue_many(specs).await.unwrap();
 
     // Two workers; one is killed once a few jobs have ended, and a third takes its place.
-    let first = world.worker("first", &["--concurrency", "4"]);
-    let second = world.worker("second", &["--concurrency", "4"]);
+    let serve = ["--concurrency", "4", "--queue", "default,side"];
+    let first = world.worker("first", &serve);
+    let second = world.worker("second", &serve);
     eventually("a few jobs to end", secs(60), async || {
         let stats = world.client.stats(&[]).await.unwrap();
         stats.queues.iter().map(|q| q.succeeded + q.dead).sum::<u64>() >= 10
@@ -130,7 +138,7 @@ case "$(cat)" in *'"fail":true'*) exit 1 ;; esac"#,
     .await;
     first.signal(libc::SIGKILL);
     first.exit(secs(5)).await;
-    let third = world.worker("third", &["--concurrency", "4"]);
+    let third = world.worker("third", &serve);
 
     let all = jobq::store::List {
         filter: Default::default(),

@@ -496,8 +496,10 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// resolved in the same transaction or script: each edge once (a transition written twice
     /// resolves nothing twice); a blocked job becomes `pending` when its last edge is met, or is
     /// cancelled at its first broken one, which resolves that job's own dependents in turn. The
-    /// caller keeps a batch's dependencies free of cycles. On a Redis Cluster a job's dependencies
-    /// must be in its own queue (its hash slot); others are refused with `StoreError::Unsupported`.
+    /// caller keeps a batch's dependencies free of cycles. On a Redis Cluster, where a script keeps to
+    /// one queue's hash slot, a dependency in another queue is released through an outbox in its slot
+    /// that the next claim of the dependent's queue applies (see [`Store::claim`]) rather than in its
+    /// own script, and a batch is written queue by queue, a dependency's queue before its dependent's.
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError>;
 
     /// Atomically leases up to `limit` ready jobs (`pending`, `run_at <= now`, queue in `queues`, type
@@ -512,6 +514,11 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// limited claim is atomic with the limits' state, so however many workers claim at once, a limit
     /// is never exceeded; a job it leases holds a slot of each concurrency limit over it for as long
     /// as it runs at that attempt. (On a Redis Cluster, a type's limits are counted per queue.)
+    ///
+    /// On a Redis Cluster a claim first applies, even when `limit` is 0, the ends of dependencies in
+    /// other hash slots that jobs of `queues` wait for (each edge once, however often an end is
+    /// delivered); then those dependents are blocked, pending or cancelled as they would be on one
+    /// server. Other stores release a dependent in the transaction that ends its dependency.
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError>;
 
     /// Records `now` (and progress) for each held lease. Answers per input, in order: `Held`, or why

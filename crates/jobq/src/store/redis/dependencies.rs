@@ -35,12 +35,9 @@ use super::calls::{by_queue, finish_args, in_input_order};
 use super::codec::run_key;
 use super::scripts::{SCRIPTS, enqueued, every_field};
 use super::{KIND, RedisStore};
-use crate::job::{DependOn, JobId, JobStatus, Join, NewJob};
+use crate::job::{DependOn, Dependency, JobId, JobStatus, Join, NewJob};
 use crate::store::{Edge, EdgeState, Enqueued, Finish, JobEdges, ReadEdges, StoreError};
 use crate::time::UnixMillis;
-
-/// What the cluster refuses: a script there may not reach another queue's hash slot.
-const OTHER_QUEUE_ON_A_CLUSTER: &str = "a dependency in another queue on a Redis Cluster";
 
 impl RedisStore {
     /// Enqueues a batch in which some jobs name dependencies: one `enqueue_after.lua` call on a single
@@ -51,21 +48,16 @@ impl RedisStore {
         if !self.is_cluster() {
             let members: Vec<&NewJob> = jobs.iter().collect();
             let mut cmd = self.script(&SCRIPTS.enqueue_after, &[self.queue_prefix(&jobs[0].queue), registry]);
-            after_args(&mut cmd, &members, &places);
+            after_args(&mut cmd, &members, |job, dependency| places.named(job, dependency));
             let reply: Value = self.eval(&SCRIPTS.enqueue_after, &cmd, "enqueue", false).await?;
             return enqueued_after(&members, reply).map(|(answers, _)| answers);
         }
         let mut unknown = Vec::new();
+        let mut across = false;
         for job in jobs {
             for dependency in &job.after {
                 match places.of(job, &dependency.id) {
-                    Some(queue) if queue != job.queue => {
-                        return Err(StoreError::Unsupported {
-                            store: KIND,
-                            operation: OTHER_QUEUE_ON_A_CLUSTER,
-                        });
-                    }
-                    Some(_) => {}
+                    Some(queue) => across |= queue != job.queue,
                     None => unknown.push(dependency.id.to_string()),
                 }
             }
@@ -74,15 +66,18 @@ impl RedisStore {
         // Each queue's script refuses its own unknown dependencies and writes nothing then, but the
         // others' may have written: with several queues, an unknown one is refused before any runs.
         // (Such a refusal may name a dependency of a job that would have been a duplicate.)
-        if groups.len() > 1 && !unknown.is_empty() {
+        if (groups.len() > 1 || across) && !unknown.is_empty() {
             let mut seen = std::collections::HashSet::new();
             unknown.retain(|id| seen.insert(id.clone()));
             return Err(StoreError::UnknownDependency { ids: unknown });
         }
+        if across {
+            return self.enqueue_across_slots(jobs, &places).await;
+        }
         let calls = groups.iter().map(|(queue, positions)| {
             let members: Vec<&NewJob> = positions.iter().map(|&n| &jobs[n]).collect();
             let mut cmd = self.queue_script(&SCRIPTS.enqueue_after, queue);
-            after_args(&mut cmd, &members, &places);
+            after_args(&mut cmd, &members, |job, dependency| places.named(job, dependency));
             async move {
                 let reply: Value = self.eval(&SCRIPTS.enqueue_after, &cmd, "enqueue", false).await?;
                 enqueued_after(&members, reply)
@@ -117,7 +112,9 @@ impl RedisStore {
         cmd.arg(now.0).arg(run_key(now));
         finish_args(&mut cmd, finish, now);
         let children: Vec<&NewJob> = finish.spawn.iter().collect();
-        after_args(&mut cmd, &children, &Places::default());
+        after_args(&mut cmd, &children, |_, _| {
+            unreachable!("a spawned child has no dependencies")
+        });
         let (applied, register): (u8, bool) = self.eval(&SCRIPTS.finish_spawning, &cmd, "finish", true).await?;
         self.register_written(std::iter::once((queue, register)), "finish")
             .await?;
@@ -149,8 +146,12 @@ impl RedisStore {
         cmd.arg(id.as_str())
             .arg(if read.dependents { "1" } else { "" })
             .arg(if read.results { "1" } else { "" });
-        let (dependencies, dependents, join): (Vec<Vec<String>>, Vec<Vec<String>>, String) =
+        let (mut dependencies, mut dependents, join): (Vec<Vec<String>>, Vec<Vec<String>>, String) =
             self.eval(&SCRIPTS.edges, &cmd, "edges", true).await?;
+        if self.is_cluster() {
+            self.read_remote_ends(id, &mut dependencies, &mut dependents, read.results)
+                .await?;
+        }
         let read_side = |rows: Vec<Vec<String>>| -> Result<Vec<Edge>, StoreError> {
             let mut edges = rows
                 .into_iter()
@@ -187,17 +188,35 @@ impl RedisStore {
 
 /// The queues that hold a batch's dependencies.
 #[derive(Default)]
-struct Places<'a> {
+pub(super) struct Places<'a> {
     /// The queues of the batch's jobs of each id.
     batch: HashMap<&'a str, Vec<&'a str>>,
     /// The queues of the store that hold each dependency the batch does not.
     store: HashMap<String, Vec<String>>,
 }
 
+/// A dependency as `enqueue_after.lua` takes it: the id of the job it stands for, its queue ('' for
+/// none, `~<queue>` for one in another slot of a cluster, see `outbox.rs`) and, for such one, the
+/// status it had ended in when it was linked ('' for a live one).
+pub(super) struct Named {
+    pub(super) id: String,
+    pub(super) queue: String,
+    pub(super) ended: String,
+}
+
 impl Places<'_> {
+    /// A dependency named by its own id and where it is.
+    pub(super) fn named(&self, job: &NewJob, dependency: &Dependency) -> Named {
+        Named {
+            id: dependency.id.to_string(),
+            queue: self.of(job, &dependency.id).unwrap_or("").to_string(),
+            ended: String::new(),
+        }
+    }
+
     /// The queue of a job's dependency: of the batch before the store (an id is unique within its
     /// queue only), the job's own queue before others, and `None` when no queue holds it.
-    fn of(&self, job: &NewJob, dependency: &JobId) -> Option<&str> {
+    pub(super) fn of(&self, job: &NewJob, dependency: &JobId) -> Option<&str> {
         let queues: Vec<&str> = match self.batch.get(dependency.as_str()) {
             Some(queues) => queues.clone(),
             None => self
@@ -251,24 +270,26 @@ fn edge_from(asked: &JobId, row: Vec<String>) -> Result<Edge, StoreError> {
 
 /// The arguments of `enqueue_after.lua`: the count, then per job its queue, the fields of shape 'E'
 /// of `enqueue.lua`, the number of its dependencies, how they combine (`all` or `any`, see
-/// [`crate::job::Join`]) and the dependencies (id, queue or '' for none, rule).
-fn after_args(cmd: &mut Cmd, jobs: &[&NewJob], places: &Places<'_>) {
+/// [`crate::job::Join`]) and the dependencies, each as `name` gives it.
+pub(super) fn after_args(cmd: &mut Cmd, jobs: &[&NewJob], name: impl Fn(&NewJob, &Dependency) -> Named) {
     cmd.arg(jobs.len());
     for job in jobs {
         cmd.arg(&job.queue);
         every_field(cmd, job);
         cmd.arg(job.after.len()).arg(job.join.as_str());
         for dependency in &job.after {
-            cmd.arg(dependency.id.as_str())
-                .arg(places.of(job, &dependency.id).unwrap_or(""))
-                .arg(dependency.on.as_str());
+            let named = name(job, dependency);
+            cmd.arg(named.id)
+                .arg(named.queue)
+                .arg(dependency.on.as_str())
+                .arg(named.ended);
         }
     }
 }
 
 /// The reply of `enqueue_after.lua`: `enqueue.lua`'s, or `{ 'U', ids }` for dependencies that name no
 /// job.
-fn enqueued_after(jobs: &[&NewJob], reply: Value) -> Result<(Vec<Enqueued>, bool), StoreError> {
+pub(super) fn enqueued_after(jobs: &[&NewJob], reply: Value) -> Result<(Vec<Enqueued>, bool), StoreError> {
     match reply {
         Value::Array(pair) if matches!(pair.first(), Some(Value::BulkString(u)) if u == b"U") => {
             let ids: Vec<String> = pair

@@ -65,6 +65,7 @@ mod flow;
 mod health;
 pub mod inbox;
 mod manage;
+mod outbox;
 mod schedules;
 mod scripts;
 mod settings;
@@ -130,6 +131,8 @@ pub struct RedisStore {
     connector: Connector,
     url: StoreUrl,
     settings: Arc<Settings>,
+    /// On a cluster, the queues whose outboxes hold releases for each queue this store claims from.
+    sources: outbox::Sources,
 }
 
 /// Written by hand: the client holds the password.
@@ -162,6 +165,7 @@ impl RedisStore {
             connector,
             url: url.clone(),
             settings: Arc::new(settings),
+            sources: outbox::Sources::default(),
         })
     }
 
@@ -334,7 +338,13 @@ impl Store for RedisStore {
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {
-        if claim.limit == 0 || claim.queues.is_empty() {
+        if claim.queues.is_empty() {
+            return Ok(Vec::new());
+        }
+        // On a cluster, the ends of dependencies in other slots that its queues' jobs wait for
+        // (even for a claim of none, as the contract says).
+        self.apply_outboxes(&claim.queues, claim.now).await?;
+        if claim.limit == 0 {
             return Ok(Vec::new());
         }
         // A claim that carries no flow control is the plain claim as it is.
@@ -699,12 +709,16 @@ impl Store for RedisStore {
             if left == 0 {
                 break;
             }
-            let mut cmd = self.queue_script(&SCRIPTS.cleanup, &q);
-            cmd.arg(opt_millis(cleanup.finished_before))
-                .arg(left)
-                .arg(if cleanup.dry_run { "1" } else { "0" });
-            push_list(&mut cmd, &wanted);
-            let (removed, emptied): (u64, bool) = self.eval(&SCRIPTS.cleanup, &cmd, "cleanup", true).await?;
+            let (mut removed, mut emptied, holds) = self.cleanup_queue(cleanup, &wanted, &q, left, &[]).await?;
+            // Jobs kept for dependents in other slots of a cluster: freed when those have ended.
+            let free = self.ended_remote_dependents(&holds).await?;
+            if !free.is_empty() {
+                let again = left.saturating_sub(if cleanup.dry_run { 0 } else { removed });
+                let (more, now_empty, _) = self.cleanup_queue(cleanup, &wanted, &q, again, &free).await?;
+                // A dry run counted the same jobs again, and the others.
+                removed = if cleanup.dry_run { more } else { removed + more };
+                emptied = now_empty;
+            }
             count += removed;
             if emptied {
                 self.forget_queue(&q).await?;

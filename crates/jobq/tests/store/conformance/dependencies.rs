@@ -328,24 +328,6 @@ pub(super) async fn a_dependency_rescued_dead_cancels_its_dependents(store: &Dyn
     assert_eq!(status(store, "after-twice").await, JobStatus::Blocked);
 }
 
-pub(super) async fn a_dependency_may_be_in_another_queue(store: &DynStore) {
-    add(store, spec("d")).await;
-    let job = new_job(after(spec("j").queue("elsewhere"), "d", DependOn::Success));
-    match store.enqueue(std::slice::from_ref(&job)).await {
-        Ok(answers) => assert_eq!(answers, [created("j")]),
-        // A Redis Cluster keeps a job's dependencies in its own queue's hash slot.
-        Err(StoreError::Unsupported {
-            store: jobq::store::StoreKind::Redis,
-            ..
-        }) => return,
-        Err(e) => panic!("enqueue: {e}"),
-    }
-    assert_eq!(status(store, "j").await, JobStatus::Blocked);
-    end(store, "d", succeeded(), at(1)).await;
-    assert_eq!(status(store, "j").await, JobStatus::Pending);
-    assert_eq!(ids(&claim(store, "elsewhere", WORKER, 10, at(2)).await), ["j"]);
-}
-
 pub(super) async fn an_import_that_replaces_a_dependency_hands_its_dependents_over(store: &DynStore) {
     add(store, spec("live")).await;
     add(store, spec("ended").run_at(at(1))).await;

@@ -14,10 +14,10 @@
 //! refuses, so the list cannot silently fall behind the cases.
 //!
 //! Where a store may answer `StoreError::Unsupported`: the inbox, on every store but Redis
-//! (`inbox::only_the_redis_store_has_an_inbox` checks that answer); a dependency in another queue,
-//! on a Redis Cluster (`dependencies::a_dependency_may_be_in_another_queue`). A backend that cannot do something
+//! (`inbox::only_the_redis_store_has_an_inbox` checks that answer). A backend that cannot do something
 //! is listed here and its case checks for that answer, rather than skipping.
 
+mod across_queues;
 mod cancel;
 mod claim;
 mod cleanup;
@@ -76,7 +76,11 @@ store_tests! {
         dependencies::a_resolved_dependency_releases_its_dependents,
         dependencies::a_retried_dependency_keeps_its_dependents_waiting,
         dependencies::a_dependency_rescued_dead_cancels_its_dependents,
-        dependencies::a_dependency_may_be_in_another_queue,
+        across_queues::a_dependency_in_another_queue_releases_its_dependent,
+        across_queues::a_dependency_in_another_queue_that_fails_cancels_down_the_chain,
+        across_queues::a_dependency_in_another_queue_that_has_ended_is_resolved_at_once,
+        across_queues::a_batch_may_wait_back_and_forth_between_queues,
+        across_queues::cleanup_keeps_a_dependency_until_its_dependent_in_another_queue_has_ended,
         dependencies::an_import_that_replaces_a_dependency_hands_its_dependents_over,
         dependencies::edges_name_both_sides_with_their_states_and_results,
         dependencies::a_deleted_dependent_leaves_its_dependencies_edges,

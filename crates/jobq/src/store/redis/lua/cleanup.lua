@@ -1,12 +1,16 @@
 -- KEYS: the queue's prefix. ARGV: finished before ('' for any time), limit, dry run (0/1), status
--- count, statuses…
+-- count, statuses…, then edges to another slot found free (`<id>\n~<queue>\n<dependent>`, each a
+-- dependent the caller found ended or gone)…
 -- Deletes (or counts) up to `limit` terminal jobs matching, with their dependency edges (`after:<id>`,
 -- `dependents:<id>`), but for a job that a job which has not ended waits or waited for. Returns how
--- many, and 1 when the queue is left without any job (its last keys, the wake-up stream and a
--- cluster's registration marker among them, are then deleted too, and the caller takes it out of the
--- queue registry), else 0.
+-- many, 1 when the queue is left without any job (its last keys, the wake-up stream and a cluster's
+-- registration marker among them, are then deleted too, and the caller takes it out of the queue
+-- registry), else 0, and the edges to dependents in another slot of a cluster (see `remote_queue`)
+-- for which it kept a job, as `<id>\n~<queue>\n<dependent>`: the caller reads those dependents and
+-- calls again with the ones it found ended or gone.
 local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
-local statuses = take(5, tonumber(ARGV[4]))
+local statuses, i = take(5, tonumber(ARGV[4]))
+local free = set_of((take(i, #ARGV - i + 1)))
 if #statuses == 0 then
   statuses = { 'succeeded', 'dead', 'cancelled', 'discarded' }
 end
@@ -14,17 +18,27 @@ local upper = '+inf'
 if before ~= '' then
   upper = '(' .. before
 end
+local holds = {}
 -- Whether a job that has not ended waits or waited for `id` (its `dependents:` hash names it): its
 -- result is still to be handed over, so cleanup keeps it.
 local function awaited(id)
+  local waits = false
   for _, member in ipairs(redis.call('HKEYS', dependents_key(Q, id))) do
     local q, dependent = string.match(member, '^([^\n]*)\n(.*)$')
-    local status = job_status(sibling(Q, q), dependent)
-    if status and not ENDED[status] then
-      return true
+    if remote_queue(q) then
+      local hold = id .. '\n' .. member
+      if not free[hold] then
+        holds[#holds + 1] = hold
+        waits = true
+      end
+    else
+      local status = job_status(sibling(Q, q), dependent)
+      if status and not ENDED[status] then
+        return true
+      end
     end
   end
-  return false
+  return waits
 end
 
 local count = 0
@@ -62,7 +76,7 @@ for _, s in ipairs(statuses) do
   end
 end
 if dry then
-  return { count, 0 }
+  return { count, 0, holds }
 end
 local prios = Q .. 'prios'
 for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
@@ -73,7 +87,7 @@ end
 local left = redis.call('EXISTS', prios, blocked_key(Q), Q .. 'run', Q .. 'wait', Q .. 'done:succeeded',
   Q .. 'done:dead', Q .. 'done:cancelled', Q .. 'done:discarded')
 if left > 0 then
-  return { count, 0 }
+  return { count, 0, holds }
 end
 redis.call('DEL', Q .. 'wake', Q .. 'uniq', Q .. 'listed', made_key(Q))
-return { count, 1 }
+return { count, 1, holds }

@@ -291,11 +291,24 @@ local function dependents_key(Q, id)
   return Q .. 'dependents:' .. id
 end
 
--- The prefix of queue `q` under the same key prefix as `Q`. A dependency and its dependent are of one
--- queue on a cluster (the enqueue refuses others there), so a script never leaves its slot there; on
--- a single server they may be of any queues.
+-- The prefix of queue `q` under the same key prefix as `Q`. On a cluster an edge between two slots is
+-- marked (see `remote_queue`) and never followed by a script, so a script never leaves its slot
+-- there; on a single server the ends of an edge may be of any queues.
 local function sibling(Q, q)
   return string.sub(Q, 1, -(#queue_of(Q) + 4)) .. '{' .. q .. '}:'
+end
+
+-- On a Redis Cluster, an edge between queues of two hash slots is marked by a `~` before the other
+-- end's queue (queue names hold none): `open success ~A` in the dependent's `after:` hash, `~B\n<id>`
+-- in the dependency's `dependents:` hash. No script reaches across such an edge: the end of its
+-- dependency goes into an outbox in the dependency's slot, `{A}:outbox:B`, one entry
+-- `<dependent>\n<dependency>\n<status>\n<time>` per edge, which workers of the dependent's queue
+-- apply (`outbox_apply.lua`, `redis/outbox.rs`). Returns the other queue of a marked edge, else nil.
+local function remote_queue(q)
+  if string.byte(q, 1) == 126 then
+    return string.sub(q, 2)
+  end
+  return nil
 end
 
 -- Whether a dependency that ended in `status` lets a job that waits for it by `rule` run (as
@@ -378,7 +391,12 @@ local function settle(ended, now, woken)
     local waiting = redis.call('HGETALL', dk)
     for f = 1, #waiting, 2 do
       local q, dependent = string.match(waiting[f], '^([^\n]*)\n(.*)$')
-      resolve_edge(sibling(Q, q), dependent, id, status, now, ended, woken)
+      local far = remote_queue(q)
+      if far then
+        redis.call('RPUSH', Q .. 'outbox:' .. far, dependent .. '\n' .. id .. '\n' .. status .. '\n' .. now)
+      else
+        resolve_edge(sibling(Q, q), dependent, id, status, now, ended, woken)
+      end
     end
     local k = jkey(Q, id)
     if redis.call('EXISTS', k) == 1 then
@@ -418,8 +436,10 @@ local function unlink_dependent(Q, id)
   local member = queue_of(Q) .. '\n' .. id
   for f = 1, #edges, 2 do
     local state, q = string.match(edges[f + 1], '^(%S+) %S+ (.*)$')
-    local DQ = sibling(Q, q)
-    if redis.call('HDEL', dependents_key(DQ, edges[f]), member) == 1 and state == 'open' then
+    -- (A dependency in another slot keeps its side: its end posts an entry the outbox's reader
+    -- drops, see `outbox_apply.lua`.)
+    local DQ = not remote_queue(q) and sibling(Q, q)
+    if DQ and redis.call('HDEL', dependents_key(DQ, edges[f]), member) == 1 and state == 'open' then
       local dk = jkey(DQ, edges[f])
       -- (On a dependency deleted in the same script, this makes and empties a hash, which Redis
       -- then removes.)

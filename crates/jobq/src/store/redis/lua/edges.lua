@@ -5,7 +5,9 @@
 -- { id, state, rule, queue, type, status, result }, with '' for a field that is not there (the type
 -- and status of a job that is gone, a result not asked for or never written), then with its
 -- dependents how its edges combine ('any' for `aj`, else ''). A dependent that is gone is left out.
--- Only reads.
+-- An edge to another slot of a cluster (its queue `~<queue>`, see `remote_queue`) is not followed:
+-- its row holds what this slot knows, '' for the rest (a dependent's state too), which the caller
+-- reads from the other slot. Only reads.
 local Q, id, with_dependents, with_results = KEYS[1], ARGV[1], ARGV[2] == '1', ARGV[3] == '1'
 local fields = { 't', 's' }
 if with_results then
@@ -16,7 +18,10 @@ local dependencies = {}
 local edges = redis.call('HGETALL', after_key(Q, id))
 for f = 1, #edges, 2 do
   local state, rule, q = string.match(edges[f + 1], '^(%S+) (%S+) (.*)$')
-  local h = redis.call('HMGET', jkey(sibling(Q, q), edges[f]), unpack(fields))
+  local h = {}
+  if not remote_queue(q) then
+    h = redis.call('HMGET', jkey(sibling(Q, q), edges[f]), unpack(fields))
+  end
   -- (A job enqueued and not touched since has no status field: it is pending.)
   local status = h[1] and (h[2] or 'pending') or ''
   dependencies[#dependencies + 1] = { edges[f], state, rule, q, h[1] or '', status, h[3] or '' }
@@ -27,11 +32,17 @@ if with_dependents then
   if redis.call('HGET', jkey(Q, id), 'aj') == '1' then
     join = 'any'
   end
-  for _, member in ipairs(redis.call('HKEYS', dependents_key(Q, id))) do
-    local q, x = string.match(member, '^([^\n]*)\n(.*)$')
-    local XQ = sibling(Q, q)
-    local edge = redis.call('HGET', after_key(XQ, x), id)
-    local h = redis.call('HMGET', jkey(XQ, x), 't', 's')
+  local members = redis.call('HGETALL', dependents_key(Q, id))
+  for f = 1, #members, 2 do
+    local q, x = string.match(members[f], '^([^\n]*)\n(.*)$')
+    local edge, h = nil, {}
+    if remote_queue(q) then
+      dependents[#dependents + 1] = { x, '', members[f + 1], q, '', '', '' }
+    else
+      local XQ = sibling(Q, q)
+      edge = redis.call('HGET', after_key(XQ, x), id)
+      h = redis.call('HMGET', jkey(XQ, x), 't', 's')
+    end
     if edge and h[1] then
       local state, rule = string.match(edge, '^(%S+) (%S+)')
       dependents[#dependents + 1] = { x, state, rule, q, h[1], h[2] or 'pending', '' }

@@ -3,7 +3,9 @@
 -- max_attempts, run_at key, unique key, timeout, created_at (the fields of shape 'E' of
 -- `enqueue.lua`, '' for absent optional ones), the number of its dependencies, how they combine
 -- ('all', or 'any': the job runs at the first met, see `resolve_edge`), and per dependency: id, queue
--- ('' when no queue holds it), rule (success, finish or failure).
+-- ('' when no queue holds it; on a cluster `~<queue>` for one in another slot, see `remote_queue`),
+-- rule (success, finish or failure), and for one in another slot the status it has ended in, or ''
+-- while it is live (the caller has then written the dependency's side of the edge, `link.lua`).
 -- A batch in which jobs wait for others (see `Store::enqueue`); batches without dependencies go to
 -- `enqueue.lua`, whose paths this leaves as they are. Returns { register, outcomes } as shape 'E' of
 -- `enqueue.lua` does, or { 'U', ids } when a job it would create names a dependency that is no job of
@@ -15,8 +17,9 @@
 -- cascading as the end of a job does. One script, so the batch is applied whole or not at all, and
 -- a job may name one that comes after it in the batch. On a single server the jobs and their
 -- dependencies may be of several queues, whose keys it builds beside KEYS[1] (see `sibling`); on a
--- cluster the caller sends one queue's jobs, whose dependencies are all of that queue, so that every
--- key is in the declared slot.
+-- cluster the caller sends one queue's jobs, and a dependency in another slot is taken as the caller
+-- found it: only this side of its edge is written here (and its queue into `{q}:sources`, the queues
+-- whose outboxes the queue's workers read), resolved at once when it had ended.
 local Q1, n = KEYS[1], tonumber(ARGV[1])
 
 -- Pass 1: each job's outcome. Jobs are told apart by their key (queue and id); `created` holds those
@@ -34,8 +37,11 @@ for j = 1, n do
   local nd = tonumber(ARGV[i + 11])
   i = i + 13
   for d = 1, nd do
-    job.deps[d] = { id = ARGV[i], q = ARGV[i + 1], rule = ARGV[i + 2] }
-    i = i + 3
+    job.deps[d] = { id = ARGV[i], q = ARGV[i + 1], rule = ARGV[i + 2], far = remote_queue(ARGV[i + 1]) }
+    if job.deps[d].far and ARGV[i + 3] ~= '' then
+      job.deps[d].ended = ARGV[i + 3]
+    end
+    i = i + 4
   end
   job.Q = sibling(Q1, job.q)
   job.k = jkey(job.Q, job.id)
@@ -64,7 +70,9 @@ local missing, named = {}, {}
 for _, job in ipairs(jobs) do
   if job.out == 'C' then
     for _, dep in ipairs(job.deps) do
-      if dep.q ~= '' then
+      if dep.far then
+        dep.target = dep.id
+      elseif dep.q ~= '' then
         dep.Q = sibling(Q1, dep.q)
         local dk = jkey(dep.Q, dep.id)
         if created[dk] then
@@ -95,7 +103,7 @@ for _, job in ipairs(jobs) do
   if job.out == 'C' then
     local edges, seen = {}, {}
     for _, dep in ipairs(job.deps) do
-      local dk = jkey(dep.Q, dep.target)
+      local dk = dep.far and dep.q .. '\n' .. dep.target or jkey(dep.Q, dep.target)
       if not seen[dk] then
         seen[dk] = true
         edges[#edges + 1] = dep
@@ -142,15 +150,17 @@ for _, job in ipairs(jobs) do
       -- The job's side in calls of up to 500 fields (Lua's `unpack` has a bound).
       local ak, side = after_key(Q, id), { after_key(Q, id) }
       for _, dep in ipairs(edges) do
-        local dk = jkey(dep.Q, dep.target)
         side[#side + 1] = dep.target
         side[#side + 1] = 'open ' .. dep.rule .. ' ' .. dep.q
         if #side > 1000 then
           redis.call('HSET', unpack(side))
           side = { ak }
         end
-        local status = not created[dk] and job_status(dep.Q, dep.target)
-        if status and ENDED[status] then
+        local dk = not dep.far and jkey(dep.Q, dep.target)
+        local status = dk and not created[dk] and job_status(dep.Q, dep.target)
+        if dep.far then
+          redis.call('SADD', Q .. 'sources', dep.far)
+        elseif status and ENDED[status] then
           dep.ended = status
         else
           redis.call('HSET', dependents_key(dep.Q, dep.target), job.q .. '\n' .. id, dep.rule)

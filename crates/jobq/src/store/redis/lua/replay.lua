@@ -7,7 +7,7 @@
 -- With cascade (see `Store::replay_dead`), the jobs that a replayed job's failure cancelled come back
 -- blocked, and theirs in turn, each returned after the replayed ones. Those jobs are found through
 -- the `dependents:` hashes, which outlive the end of their job; on a single server they may be in any
--- queue (a cluster keeps a job's dependencies in its own queue).
+-- queue, on a cluster in the replayed job's queue only (the cascade does not cross to another slot).
 local Q, nowkey, dry, limit = KEYS[1], ARGV[1], ARGV[2] == '1', tonumber(ARGV[3])
 local types, i = take(5, tonumber(ARGV[4]))
 local ids, j = take(i + 1, tonumber(ARGV[i]))
@@ -91,6 +91,10 @@ local function reopen(XQ, id, dep)
   local open, met = {}, {}
   for f = 1, #edges, 2 do
     local rule, q = string.match(edges[f + 1], '^%S+ (%S+) (.*)$')
+    -- (An edge to another slot of a cluster cannot be opened again from here: such a job stays.)
+    if remote_queue(q) then
+      return false
+    end
     local status = job_status(sibling(XQ, q), edges[f])
     if status and not ENDED[status] then
       open[#open + 1] = { edges[f], rule, q }
@@ -135,9 +139,9 @@ if cascade and not dry then
     local waiting = redis.call('HKEYS', dependents_key(DQ, dep))
     for _, m in ipairs(waiting) do
       local q, x = string.match(m, '^([^\n]*)\n(.*)$')
-      local XQ = sibling(DQ, q)
-      local key = XQ .. x
-      if not seen[key] then
+      local XQ = not remote_queue(q) and sibling(DQ, q)
+      local key = XQ and XQ .. x
+      if key and not seen[key] then
         seen[key] = true
         if reopen(XQ, x, dep) then
           level[#level + 1] = { XQ, x }
