@@ -20,8 +20,9 @@
 //! runs, which checks again and writes nothing when one names no job. On a single server one script
 //! takes the whole batch, whatever its queues and size (not cut into `ENQUEUE_CHUNK` calls: a job may
 //! name any other of the batch), and builds the keys of other queues from its own; on a cluster a
-//! script keeps to one hash slot, so a job's dependencies must be in its own queue and each queue's
-//! jobs go to a script of their own. An enqueue has no clock of its own: an edge to a dependency
+//! script keeps to one hash slot, so each queue's jobs go to a script of their own, and a batch with
+//! edges between queues is written in stages, each edge linked on its dependency's side first
+//! (`outbox.rs`). An enqueue has no clock of its own: an edge to a dependency
 //! that has already ended is resolved at the dependent's `created_at`. Batches without dependencies
 //! never come here: `enqueue.lua` keeps its paths as they are.
 
