@@ -7,7 +7,7 @@ import { flow } from '../graph.js';
 import { action, fill, h, jobLink, pretty, span, statusBadge, table, time } from '../ui.js';
 
 export const name = 'jobs';
-// The job, and for a job with edges its flow.
+// The job, and for a job with edges its flow (while the flow has a live job).
 export const requests = 2;
 
 const LIVE = ['blocked', 'pending', 'running', 'waiting'];
@@ -42,10 +42,17 @@ export function mount(el, route) {
     return h('div.actions', buttons);
   }
 
+  // The flow as last read: read again at each refresh while any of its jobs is live (or the job's
+  // own status moved, as a retry or replay from this page moves it), never for a flow that has ended.
+  let graph = null;
+  let graphOf = null;
   async function refresh() {
     const job = await api.get(path);
     const linked = (job.dependencies?.length ?? 0) + (job.dependents?.length ?? 0) > 0;
-    const graph = linked ? await api.get(`${path}/graph`) : null;
+    const settled = graph && graphOf === job.status && graph.jobs.every((j) => ENDED.includes(j.status));
+    if (!linked) graph = null;
+    else if (!settled) graph = await api.get(`${path}/graph`);
+    graphOf = job.status;
     resolver.show(job.status === 'waiting');
     const now = Date.now();
     const progress = job.progress
