@@ -423,6 +423,10 @@ impl Store for RedisStore {
 
     async fn finish_and_claim(&self, finishes: &[Finish], claim: &Claim) -> Result<FinishedAndClaimed, StoreError> {
         let limited = claim.limit > 0 && !claim.queues.is_empty() && matches!(claim.plan(), ClaimPlan::Limited);
+        if limited {
+            // As a claim does (see `claim`): a busy worker under limits may claim only this way.
+            self.apply_outboxes(&claim.queues, claim.now).await?;
+        }
         if limited
             && !finishes.iter().any(Finish::spawns)
             && let Some(done) = self.finish_and_claim_joined(finishes, claim).await?

@@ -13,7 +13,8 @@
 //! | `{B}:sources` | set | the queues whose outboxes may hold entries for B |
 //!
 //! A worker reads its queues' sources at most once a `SOURCES_FRESH`, so a workload without such
-//! edges pays one `SMEMBERS` per queue and second for them.
+//! edges pays one `SMEMBERS` per queue and second for them, and at once when its queue's wake-up
+//! stream says an enqueue gave the queue a new source (`subscribe.rs`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -14,6 +14,7 @@ use tokio::sync::Notify;
 
 use super::RedisStore;
 use super::connection::{Conn, Connector};
+use super::outbox::Sources;
 
 /// How long one `XREAD` blocks; between two, the inboxes are looked at.
 const BLOCK: Duration = Duration::from_millis(100);
@@ -29,9 +30,12 @@ type StreamReply = (String, Vec<(String, Vec<String>)>);
 
 pub(super) struct Listener {
     connector: Connector,
-    /// Per group of queues that one `XREAD` may name: their streams and inboxes.
-    groups: Vec<(Vec<String>, Vec<String>)>,
+    /// Per group of queues that one `XREAD` may name: the queues, their streams and inboxes.
+    groups: Vec<(Vec<String>, Vec<String>, Vec<String>)>,
     connect_timeout: Duration,
+    /// What the store has read of its queues' sources (see `outbox.rs`), forgotten for a queue whose
+    /// stream says it has a new one.
+    sources: Sources,
 }
 
 impl Listener {
@@ -41,15 +45,17 @@ impl Listener {
             .into_iter()
             .filter(|group| !group.is_empty())
             .map(|group| {
+                let names = group.iter().map(|q| q.to_string()).collect();
                 let streams = group.iter().map(|q| format!("{}wake", store.queue_prefix(q))).collect();
                 let inboxes = group.iter().map(|q| store.inbox_key(q)).collect();
-                (streams, inboxes)
+                (names, streams, inboxes)
             })
             .collect();
         Listener {
             connector: store.connector.clone(),
             groups,
             connect_timeout: store.settings.connect_timeout,
+            sources: store.sources.clone(),
         }
     }
 
@@ -58,12 +64,14 @@ impl Listener {
         // A JoinSet aborts its tasks when dropped: they end with this task, when the subscription is
         // dropped.
         let mut groups = tokio::task::JoinSet::new();
-        for (streams, inboxes) in self.groups {
+        for (queues, streams, inboxes) in self.groups {
             let group = Group {
                 connector: connector.clone(),
+                queues,
                 streams,
                 inboxes,
                 connect_timeout: self.connect_timeout,
+                sources: self.sources.clone(),
             };
             groups.spawn(group.run(notify.clone()));
         }
@@ -71,12 +79,14 @@ impl Listener {
     }
 }
 
-/// The streams of queues that one `XREAD` may name together, and their inboxes.
+/// The queues whose streams one `XREAD` may name together, their streams and their inboxes.
 struct Group {
     connector: Arc<Connector>,
+    queues: Vec<String>,
     streams: Vec<String>,
     inboxes: Vec<String>,
     connect_timeout: Duration,
+    sources: Sources,
 }
 
 impl Group {
@@ -129,9 +139,18 @@ impl Group {
             match reply {
                 Some(streams) => {
                     for (key, entries) in streams {
-                        if let (Some(n), Some((id, _))) = (self.streams.iter().position(|s| *s == key), entries.last())
-                        {
+                        let Some(n) = self.streams.iter().position(|s| *s == key) else {
+                            continue;
+                        };
+                        if let Some((id, _)) = entries.last() {
                             from[n] = id.clone();
+                        }
+                        // An enqueue that gave the queue a new source (`enqueue_after.lua`).
+                        if entries
+                            .iter()
+                            .any(|(_, fields)| fields.first().is_some_and(|f| f == "s"))
+                        {
+                            self.sources.forget(&self.queues[n]);
                         }
                     }
                     notify.notify_one();

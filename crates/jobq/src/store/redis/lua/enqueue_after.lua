@@ -159,7 +159,10 @@ for _, job in ipairs(jobs) do
         local dk = not dep.far and jkey(dep.Q, dep.target)
         local status = dk and not created[dk] and job_status(dep.Q, dep.target)
         if dep.far then
-          redis.call('SADD', Q .. 'sources', dep.far)
+          if redis.call('SADD', Q .. 'sources', dep.far) == 1 then
+            -- Told to the queue's workers, who read their sources afresh (`subscribe.rs`).
+            redis.call('XADD', Q .. 'wake', 'MAXLEN', '~', '64', '*', 's', dep.far)
+          end
         elseif status and ENDED[status] then
           dep.ended = status
         else
