@@ -322,28 +322,66 @@ local function met_by(rule, status)
   return true
 end
 
--- Resolves the open edge from job `id` of `Q` to its dependency `dep`, which ended in `status`: met
--- or broken by its rule. A blocked job becomes pending when it was its last open edge and none broke
--- (its queue goes into `woken`), or is cancelled at `now` when it broke (with the error of
--- `job::broken_dependency_error`), and then, if jobs wait for it, goes into `ended` so that its own
--- dependents are resolved in turn. A job that waits for any of its dependencies (`aj`, `Join::Any`)
--- becomes pending at its first met edge, and is cancelled (`job::NO_DEPENDENCY_MET_ERROR`) when its
--- last open edge breaks. A job that is not blocked any more has its edge marked, no more.
--- An edge that is not open (or a dependent that is gone) is left as it is.
-local function resolve_edge(Q, id, dep, status, now, ended, woken)
+-- Resolves the open edges from job `id` of `Q` to dependencies that ended, `edges` ({ dependency,
+-- status it ended in }, in the order they ended): each met or broken by its rule, all in one write
+-- of its `after:` hash and one of its count of open edges (a job after ten thousand others, whose ends
+-- come a batch at a time, is read and written once per batch, not once per end). A blocked job
+-- becomes pending when no edge is left open and none broke (its queue goes into `woken`), or is
+-- cancelled at `now` when one broke (with the error of `job::broken_dependency_error`, naming the
+-- first that broke), and then, if jobs wait for it, goes into `ended` so that its own dependents are
+-- resolved in turn. A job that waits for any of its dependencies (`aj`, `Join::Any`) becomes
+-- pending when one is met, and is cancelled (`job::NO_DEPENDENCY_MET_ERROR`) when no edge is left
+-- open and none was met. A job that is not blocked any more has its edges marked, no more. An edge
+-- that is not open (or a dependent that is gone) is left as it is, and a dependency named twice
+-- counts once.
+local function resolve_edges(Q, id, edges, now, ended, woken)
   local ak = after_key(Q, id)
-  local edge = redis.call('HGET', ak, dep)
-  if not edge then
+  local names, seen = {}, {}
+  for _, e in ipairs(edges) do
+    if not seen[e[1]] then
+      seen[e[1]] = true
+      names[#names + 1] = e
+    end
+  end
+  local marks, resolved, met_one, first_broken = { ak }, 0, false, nil
+  -- In calls of up to 500 fields (Lua's `unpack` has a bound).
+  for from = 1, #names, 500 do
+    local chunk, fields = {}, {}
+    for i = from, math.min(from + 499, #names) do
+      chunk[#chunk + 1] = names[i]
+      fields[#fields + 1] = names[i][1]
+    end
+    local current = redis.call('HMGET', ak, unpack(fields))
+    for i, e in ipairs(chunk) do
+      local state, rule, rest
+      if current[i] then
+        state, rule, rest = string.match(current[i], '^(%S+) (%S+) (.*)$')
+      end
+      if state == 'open' then
+        local met = met_by(rule, e[2])
+        marks[#marks + 1] = e[1]
+        marks[#marks + 1] = (met and 'met ' or 'broken ') .. rule .. ' ' .. rest
+        if #marks > 1000 then
+          redis.call('HSET', unpack(marks))
+          marks = { ak }
+        end
+        resolved = resolved + 1
+        if met then
+          met_one = true
+        elseif not first_broken then
+          first_broken = { e[1], e[2], rule }
+        end
+      end
+    end
+  end
+  if resolved == 0 then
     return
   end
-  local state, rule, rest = string.match(edge, '^(%S+) (%S+) (.*)$')
-  if state ~= 'open' then
-    return
+  if #marks > 1 then
+    redis.call('HSET', unpack(marks))
   end
-  local met = met_by(rule, status)
-  redis.call('HSET', ak, dep, (met and 'met ' or 'broken ') .. rule .. ' ' .. rest)
   local k = jkey(Q, id)
-  local open = redis.call('HINCRBY', k, 'ao', -1)
+  local open = redis.call('HINCRBY', k, 'ao', -resolved)
   if open <= 0 then
     redis.call('HDEL', k, 'ao')
   end
@@ -352,57 +390,86 @@ local function resolve_edge(Q, id, dep, status, now, ended, woken)
     return
   end
   local any = h[7] == '1'
-  if not met and any and open > 0 then
-    return
-  end
-  if not met then
-    redis.call('ZREM', blocked_key(Q), id)
-    redis.call('HSET', k, 's', 'cancelled', 'f', now)
-    local text = 'dependency ' .. dep .. ' ended ' .. status .. ', and this job runs only on its ' .. rule
-    if any then
+  local text
+  if any then
+    if not met_one then
+      if open > 0 then
+        return
+      end
       text = 'no dependency ended the way this job waits for, and it runs only at the first that does'
     end
+  elseif first_broken then
+    text = 'dependency ' .. first_broken[1] .. ' ended ' .. first_broken[2] .. ', and this job runs only on its '
+      .. first_broken[3]
+  elseif open > 0 then
+    return
+  end
+  redis.call('ZREM', blocked_key(Q), id)
+  if text then
+    redis.call('HSET', k, 's', 'cancelled', 'f', now)
     push_error(k, error_entry(h[5] or '0', now, text))
     redis.call('ZADD', Q .. 'done:cancelled', now, id)
     free_unique(Q, h[4], id)
     if h[6] then
       ended[#ended + 1] = { Q, id, 'cancelled' }
     end
-  elseif any or open <= 0 then
-    redis.call('ZREM', blocked_key(Q), id)
+  else
     redis.call('HSET', k, 's', 'pending')
     index_pending(Q, id, h[2], h[3])
     woken[Q] = true
   end
 end
 
+-- Resolves the open edge from job `id` of `Q` to its dependency `dep`, which ended in `status` (see
+-- `resolve_edges`).
+local function resolve_edge(Q, id, dep, status, now, ended, woken)
+  resolve_edges(Q, id, { { dep, status } }, now, ended, woken)
+end
+
 -- Resolves the open edges of the jobs that wait for each job of `ended` ({ queue prefix, id, status
--- it ended in }), and of those it cancels in turn (appended to `ended` as they are): a cascade, one
--- job after another rather than by recursion, so that a long chain cannot exhaust Lua's stack. Each
--- job's side of its edges is deleted once resolved. The queues where jobs became pending go into
--- `woken`, for the caller to wake once each. The `dependents:` hash of a job that is still there stays
--- (what `edges` reads), and goes with a job that was deleted.
+-- it ended in }), and of those it cancels in turn (appended to `ended` as they are): a cascade in
+-- rounds rather than by recursion, so that a long chain cannot exhaust Lua's stack. Each round
+-- gathers the ends by the job that waits for them, so that a job waiting for many of one round's jobs
+-- is resolved once (`resolve_edges`). Each job's side of its edges is deleted once resolved. The
+-- queues where jobs became pending go into `woken`, for the caller to wake once each. The
+-- `dependents:` hash of a job that is still there stays (what `edges` reads), and goes with a job
+-- that was deleted. An edge to another slot of a cluster goes to the outbox (see `remote_queue`).
 local function settle(ended, now, woken)
   local n = 1
   while ended[n] do
-    local Q, id, status = ended[n][1], ended[n][2], ended[n][3]
-    n = n + 1
-    local dk = dependents_key(Q, id)
-    local waiting = redis.call('HGETALL', dk)
-    for f = 1, #waiting, 2 do
-      local q, dependent = string.match(waiting[f], '^([^\n]*)\n(.*)$')
-      local far = remote_queue(q)
-      if far then
-        redis.call('RPUSH', Q .. 'outbox:' .. far, dependent .. '\n' .. id .. '\n' .. status .. '\n' .. now)
+    local last = #ended
+    local waiting_for, order = {}, {}
+    for e = n, last do
+      local Q, id, status = ended[e][1], ended[e][2], ended[e][3]
+      local dk = dependents_key(Q, id)
+      local waiting = redis.call('HGETALL', dk)
+      for f = 1, #waiting, 2 do
+        local q, dependent = string.match(waiting[f], '^([^\n]*)\n(.*)$')
+        local far = remote_queue(q)
+        if far then
+          redis.call('RPUSH', Q .. 'outbox:' .. far, dependent .. '\n' .. id .. '\n' .. status .. '\n' .. now)
+        else
+          local DQ = sibling(Q, q)
+          local key = jkey(DQ, dependent)
+          local group = waiting_for[key]
+          if not group then
+            group = { DQ, dependent, {} }
+            waiting_for[key] = group
+            order[#order + 1] = group
+          end
+          group[3][#group[3] + 1] = { id, status }
+        end
+      end
+      local k = jkey(Q, id)
+      if redis.call('EXISTS', k) == 1 then
+        redis.call('HDEL', k, 'dn')
       else
-        resolve_edge(sibling(Q, q), dependent, id, status, now, ended, woken)
+        redis.call('DEL', dk)
       end
     end
-    local k = jkey(Q, id)
-    if redis.call('EXISTS', k) == 1 then
-      redis.call('HDEL', k, 'dn')
-    else
-      redis.call('DEL', dk)
+    n = last + 1
+    for _, group in ipairs(order) do
+      resolve_edges(group[1], group[2], group[3], now, ended, woken)
     end
   end
 end

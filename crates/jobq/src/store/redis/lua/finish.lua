@@ -3,13 +3,14 @@
 -- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
 -- W waiting, Z snooze (value: run_at key; the attempt is given back and `sn` counted up). Returns per outcome 1 when applied, 0 when its lease no longer held.
 -- A job that ends (succeeded, dead, discarded) releases the jobs that wait for it, in this script
--- (`release_dependents`): so the end and its dependents' resolution are one step, and an outcome sent
--- twice, whose second is not applied, resolves nothing twice.
+-- (`release_all`, once for the batch's ends, so that a job after many of them is resolved once): so
+-- the end and its dependents' resolution are one step, and an outcome sent twice, whose second is not
+-- applied, resolves nothing twice.
 local Q, now, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded' }
 local run = Q .. 'run'
 local out = {}
-local stopped, done = {}, {}
+local stopped, done, ended = {}, {}, {}
 local i = 3
 for _ = 1, n do
   local id, a, w, kind, value, err, pg =
@@ -46,7 +47,7 @@ for _ = 1, n do
       batch_add(done, Q .. 'done:' .. s, now, id)
       free_unique(Q, h[5], id)
       if h[7] then
-        release_dependents(Q, id, s, now)
+        ended[#ended + 1] = { Q, id, s }
       end
     end
     out[#out + 1] = 1
@@ -54,6 +55,7 @@ for _ = 1, n do
     out[#out + 1] = 0
   end
 end
+release_all(ended, now)
 release_slots()
 batch_flush(stopped, 'ZREM')
 batch_flush(done, 'ZADD')
