@@ -16,7 +16,7 @@ use super::settings::DIALECT;
 use super::statements::{ID_TABLE, append_error, id_array, jobs_from_rows, text};
 use crate::job::{Job, JobStatus};
 use crate::store::batch::sort_in_claim_order;
-use crate::store::sql::{FinishRow, ReadRow, placeholders};
+use crate::store::sql::{FinishRow, Outcomes, ReadRow, placeholders};
 use crate::store::{Claim, Finish, Heartbeat, Lease, LeaseState, Rescue, Rescued};
 use crate::time::UnixMillis;
 
@@ -114,21 +114,29 @@ impl MysqlStore {
     /// one statement.
     pub(super) async fn finish_once(&self, finishes: &[&Finish], now: UnixMillis) -> Result<Vec<bool>, sqlx::Error> {
         let mut tx = self.sql.pool.begin().await?;
-        let applied = self.finish_on(&mut tx, finishes, now).await?;
+        let applied = self.finish_on(&mut tx, finishes, now, Outcomes::OfFreeJobs).await?;
         tx.commit().await?;
         Ok(applied)
     }
 
-    /// A chunk's outcomes in `tx`, which the caller commits: its own transaction, or a claim's that
-    /// follows them.
+    /// A chunk's outcomes in `tx`, which the caller commits: its own transaction, a claim's that
+    /// follows them, or that of `Sql::finish_with_dependents` (`Outcomes::OfAnyJob`).
     pub(super) async fn finish_on(
         &self,
         tx: &mut MySqlConnection,
         finishes: &[&Finish],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error> {
         let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
-        let applied = self.lock_leases(tx, &leases, " AND j.dependents = 0").await?;
+        let (free, count) = match which {
+            Outcomes::OfFreeJobs => (" AND j.dependents = 0", ""),
+            Outcomes::OfAnyJob => (
+                "",
+                ", j.dependents = IF(f.status IN ('succeeded', 'dead', 'discarded'), 0, j.dependents)",
+            ),
+        };
+        let applied = self.lock_leases(tx, &leases, free).await?;
         let rows: Vec<Value> = finishes
             .iter()
             .zip(&applied)
@@ -174,7 +182,7 @@ impl MysqlStore {
                  j.progress_message = IF(f.progress IS NULL, j.progress_message, f.message), \
                  j.finished_at = IF(f.finished = 1, ?, NULL), j.worker_id = NULL, \
                  j.errors = IF(f.error IS NULL, j.errors, {append}), \
-                 j.snoozes = j.snoozes + f.snoozed, j.attempt = j.attempt - f.snoozed \
+                 j.snoozes = j.snoozes + f.snoozed, j.attempt = j.attempt - f.snoozed{count} \
                  WHERE j.status = 'running' AND j.attempt = f.attempt AND j.worker_id = f.worker"
             ))
             .bind(Value::Array(rows).to_string())

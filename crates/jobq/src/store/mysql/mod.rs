@@ -32,7 +32,7 @@ use self::settings::{Settings, is_duplicate};
 use self::statements::TRANSIENT_TRIES;
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{Exec, Sql, SqlBackend, SqlPool, is_plain};
+use super::sql::{Exec, Outcomes, Sql, SqlBackend, SqlPool, is_plain};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Usage, WakeOn,
@@ -202,6 +202,7 @@ impl SqlBackend for MysqlStore {
         tx: &mut dyn Exec,
         finishes: &[Finish],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error> {
         let conn = tx.raw().mysql();
         let mut out = vec![false; finishes.len()];
@@ -210,7 +211,7 @@ impl SqlBackend for MysqlStore {
             .flat_map(|round| round.chunks(ROWS_PER_STATEMENT))
         {
             let refs: Vec<&Finish> = chunk.iter().map(|&i| &finishes[i]).collect();
-            let applied = self.finish_on(conn, &refs, now).await?;
+            let applied = self.finish_on(conn, &refs, now, which).await?;
             for (&i, applied) in chunk.iter().zip(applied) {
                 out[i] = applied;
             }

@@ -38,7 +38,7 @@ use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{Exec, FinishRow, Sql, SqlBackend, SqlPool, in_claim_order};
+use super::sql::{Exec, FinishRow, Outcomes, Sql, SqlBackend, SqlPool, in_claim_order};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Transition, Usage, WakeOn,
@@ -111,12 +111,15 @@ impl PostgresStore {
         conn: &mut PgConnection,
         leases: &[&Lease],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error> {
+        let (count, still_running) = outcomes_of(which);
+        let count = if count.is_empty() { "" } else { ", dependents = 0" };
         let sql = format!(
-            "UPDATE jobq_jobs AS j SET status = 'succeeded', result = NULL, finished_at = $5, worker_id = NULL \
+            "UPDATE jobq_jobs AS j SET status = 'succeeded', result = NULL, finished_at = $5, worker_id = NULL{count} \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[]) AS f(ord, id, attempt, worker) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND {STILL_RUNNING_FREE} RETURNING f.ord"
+             AND {still_running} RETURNING f.ord"
         );
         self.fenced(conn, &sql, leases, |query, chunk| {
             let (ids, attempts, workers) = lease_arrays(leases, chunk);
@@ -131,14 +134,16 @@ impl PostgresStore {
         conn: &mut PgConnection,
         finishes: &[Finish],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error> {
         if finishes.is_empty() {
             return Ok(Vec::new());
         }
         let leases: Vec<&Lease> = finishes.iter().map(|f| &f.lease).collect();
         if finishes.iter().all(is_plain_success) {
-            return self.finish_plain_successes(conn, &leases, now).await;
+            return self.finish_plain_successes(conn, &leases, now, which).await;
         }
+        let (count, still_running) = outcomes_of(which);
         let append = append_error("j.attempt", "$10::int8", "f.error");
         let sql = format!(
             "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
@@ -146,12 +151,12 @@ impl PostgresStore {
              progress = COALESCE(f.progress, j.progress), \
              progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
              errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END, \
-             attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed \
+             attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed{count} \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
              $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
              AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
-             AND {STILL_RUNNING_FREE} \
+             AND {still_running} \
              RETURNING f.ord"
         );
         let applied = self
@@ -193,6 +198,18 @@ impl PostgresStore {
             .await?;
         // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.
         Ok(applied)
+    }
+}
+
+/// For a finish statement of `which` outcomes: what it adds to its SET (the count of dependents of
+/// a job that ends, for `OfAnyJob`) and its check that a row is still running.
+fn outcomes_of(which: Outcomes) -> (&'static str, &'static str) {
+    match which {
+        Outcomes::OfFreeJobs => ("", STILL_RUNNING_FREE),
+        Outcomes::OfAnyJob => (
+            ", dependents = CASE WHEN f.status IN ('succeeded', 'dead', 'discarded') THEN 0 ELSE j.dependents END",
+            STILL_RUNNING,
+        ),
     }
 }
 
@@ -406,8 +423,9 @@ impl SqlBackend for PostgresStore {
         tx: &mut dyn Exec,
         finishes: &[Finish],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        self.finish_on(tx.raw().postgres(), finishes, now).await
+        self.finish_on(tx.raw().postgres(), finishes, now, which).await
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {

@@ -58,7 +58,7 @@ pub(crate) use filter::{LIVE_STATUSES, TERMINAL_STATUSES, cleanup_filter, placeh
 pub(crate) use kept::{KEPT, KeptConnections, ping_if_idle};
 pub(crate) use lease::{FinishRow, in_claim_order};
 pub(crate) use stmt::{Bind, Stmt};
-pub(crate) use store::SqlBackend;
+pub(crate) use store::{Outcomes, SqlBackend};
 use transfer::insert_whole;
 pub(crate) use transfer::{
     ImportPlan, ROWS_PER_INSERT, WHOLE_JOB_COLUMNS, WholeJobRow, select_key_holders, select_stored_ids,

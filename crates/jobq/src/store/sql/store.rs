@@ -65,17 +65,19 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
         let _turn = self.write_turn().await;
         let sql = self.shared();
         let mut conn = sql.connections.acquire().await.map_err(sql.fail("finish"))?;
-        self.finish_in(&mut *conn, finishes, now)
+        self.finish_in(&mut *conn, finishes, now, Outcomes::OfFreeJobs)
             .await
             .map_err(sql.fail("finish"))
     }
-    /// `finish`'s statements run in `tx`, which the caller commits: its own connection, or a limited
-    /// claim's transaction that takes the finished jobs' replacements ([`Store::finish_and_claim`]).
+    /// `finish`'s statements run in `tx`, which the caller commits: its own connection, a limited
+    /// claim's transaction that takes the finished jobs' replacements ([`Store::finish_and_claim`]),
+    /// or the transaction of [`Sql::finish_with_dependents`] (`Outcomes::OfAnyJob`).
     async fn finish_in(
         &self,
         tx: &mut dyn Exec,
         finishes: &[Finish],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error>;
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError>;
     async fn rescue(&self, rescue: &Rescue) -> Result<Vec<Rescued>, StoreError>;
@@ -106,6 +108,18 @@ pub(crate) trait SqlBackend: Send + Sync + fmt::Debug {
 
     /// See [`Store::sql_tables`].
     fn sql_tables(&self) -> SqlTables;
+}
+
+/// Which outcomes a store's finish statements apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcomes {
+    /// Only those of jobs that no job waits for: the others read as not applied, for
+    /// [`Sql::finish_with_dependents`] to apply with the release of what waits for them.
+    OfFreeJobs,
+    /// Those of any job, in the transaction of [`Sql::finish_with_dependents`], which locked the
+    /// rows and releases the dependents of the jobs that end: an outcome that ends a job also sets
+    /// its count of dependents to zero (one that does not end it keeps them waiting, and the count).
+    OfAnyJob,
 }
 
 /// Outcomes the store's statements passed over (`applied` false) may be those of jobs that others

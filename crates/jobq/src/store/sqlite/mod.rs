@@ -40,8 +40,8 @@ pub use self::watch::SETTLE;
 use super::SqlTables;
 use super::batch::rounds_by_id;
 use super::sql::{
-    EnqueuePlan, Exec, FinishRow, INSERT_NEW_JOBS, Sql, SqlBackend, SqlPool, all_created, in_claim_order, is_plain,
-    placeholders, push_new_jobs,
+    EnqueuePlan, Exec, FinishRow, INSERT_NEW_JOBS, Outcomes, Sql, SqlBackend, SqlPool, all_created, in_claim_order,
+    is_plain, placeholders, push_new_jobs,
 };
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, List, QueueStats,
@@ -150,7 +150,15 @@ impl SqliteStore {
         conn: &mut SqliteConnection,
         finishes: &[Finish],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error> {
+        let (count, free) = match which {
+            Outcomes::OfFreeJobs => ("", " AND jobq_jobs.dependents = 0"),
+            Outcomes::OfAnyJob => (
+                ", dependents = CASE WHEN f.status IN ('succeeded', 'dead', 'discarded') THEN 0 ELSE jobq_jobs.dependents END",
+                "",
+            ),
+        };
         let mut applied = vec![false; finishes.len()];
         let append = append_error("jobq_jobs.attempt", "f.at", "f.error");
         for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
@@ -179,10 +187,10 @@ impl SqliteStore {
                      progress = COALESCE(f.progress, jobq_jobs.progress), \
                      progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \
                      errors = CASE WHEN f.error IS NULL THEN jobq_jobs.errors ELSE {append} END, \
-                     attempt = jobq_jobs.attempt - f.snoozed, snoozes = jobq_jobs.snoozes + f.snoozed \
+                     attempt = jobq_jobs.attempt - f.snoozed, snoozes = jobq_jobs.snoozes + f.snoozed{count} \
                      FROM f WHERE jobq_jobs.id = f.id AND jobq_jobs.attempt = f.attempt \
-                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running' \
-                     AND jobq_jobs.dependents = 0 RETURNING jobq_jobs.id"
+                     AND jobq_jobs.worker_id = f.worker AND jobq_jobs.status = 'running'{free} \
+                     RETURNING jobq_jobs.id"
                 ));
                 self.fenced(conn, qb, &mut applied, chunk, |i| finishes[i].lease.id.as_str())
                     .await?;
@@ -411,8 +419,9 @@ impl SqlBackend for SqliteStore {
         tx: &mut dyn Exec,
         finishes: &[Finish],
         now: UnixMillis,
+        which: Outcomes,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        self.finish_on(tx.raw().sqlite(), finishes, now).await
+        self.finish_on(tx.raw().sqlite(), finishes, now, which).await
     }
 
     async fn release(&self, leases: &[Lease]) -> Result<Vec<bool>, StoreError> {

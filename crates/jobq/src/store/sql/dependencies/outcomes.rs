@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::super::manage::errors_text;
-use super::super::{Exec, Sql, SqlBackend};
+use super::super::{Exec, Outcomes, Sql, SqlBackend};
 use super::{Ended, Refused};
 use crate::job::{DependOn, JobError, JobStatus};
 use crate::store::manage::push_to_history;
@@ -17,10 +17,11 @@ impl Sql {
     /// Applies the outcomes the store's own statements do not take — those of jobs that others wait
     /// for, and those that spawn children or await them ([`Finish::spawns`]) — in one transaction:
     /// each job's row is locked and its lease checked; its children are inserted as an enqueue
-    /// inserts them; its count of dependents is set aside so that the store's statements take the
-    /// outcome (a retry, a snooze or `waiting` puts the count back), or, for an await, its row goes
-    /// back to `pending` with the attempt given back and then waits on its children; the jobs that
-    /// waited for a job that ended are resolved. Answers per input whether it applied; one whose
+    /// inserts them; the store's statements apply the outcome whoever waits for the job
+    /// (`Outcomes::OfAnyJob`: one that ends the job also zeroes its count of dependents; a retry, a
+    /// snooze or `waiting` keeps them waiting), or, for an await, its row goes back to `pending`
+    /// with the attempt given back and then waits on its children; the jobs that waited for a job
+    /// that ended are resolved. Answers per input whether it applied; one whose
     /// lease no longer holds did not, and wrote nothing.
     pub(crate) async fn finish_with_dependents<B: SqlBackend + ?Sized>(
         &self,
@@ -42,7 +43,6 @@ impl Sql {
             let lease = (f.lease.id.as_str(), i64::from(f.lease.attempt), f.lease.worker.as_str());
             by_lease.entry(lease).or_insert(i);
         }
-        let mut counts: HashMap<String, i64> = HashMap::new();
         let mut queues: HashMap<String, String> = HashMap::new();
         let mut held: Vec<usize> = Vec::new();
         for row in tx.fetch_all(&select).await? {
@@ -60,8 +60,7 @@ impl Sql {
                 && (dependents > 0 || finishes[i].spawns())
             {
                 held.push(i);
-                queues.insert(id.clone(), row.try_get_unchecked(5)?);
-                counts.insert(id, dependents);
+                queues.insert(id, row.try_get_unchecked(5)?);
             }
         }
         if held.is_empty() {
@@ -88,12 +87,7 @@ impl Sql {
             .iter()
             .partition(|&&i| !matches!(finishes[i].outcome, Transition::AwaitChildren));
         let mine: Vec<Finish> = mine_at.iter().map(|&i| finishes[i].clone()).collect();
-        if !mine.is_empty() {
-            let mut set_aside = self.stmt("UPDATE jobq_jobs SET dependents = 0 WHERE 1 = 1");
-            set_aside.any_of("id", mine.iter().map(|f| f.lease.id.to_string()));
-            tx.execute(&set_aside).await?;
-        }
-        let applied_mine = backend.finish_in(&mut *tx, &mine, now).await?;
+        let applied_mine = backend.finish_in(&mut *tx, &mine, now, Outcomes::OfAnyJob).await?;
         let mut applied = vec![false; finishes.len()];
         for i in awaits_at {
             applied[i] = true;
@@ -102,26 +96,19 @@ impl Sql {
         for (&i, ok) in mine_at.iter().zip(&applied_mine) {
             applied[i] = *ok;
             let id = finishes[i].lease.id.as_str();
-            match (ok, ended_as(&finishes[i].outcome)) {
-                (true, Some(status)) => ended.push(Ended {
+            // Not ended: the edges stay open, and the count with them.
+            if let (true, Some(status)) = (ok, ended_as(&finishes[i].outcome)) {
+                ended.push(Ended {
                     id: id.to_string(),
                     status,
-                }),
-                _ => {
-                    // Not ended: the edges stay open, and the count with them.
-                    if let Some(n) = counts.get(id).copied().filter(|n| *n > 0) {
-                        let mut restore = self.stmt("UPDATE jobq_jobs SET dependents = ");
-                        restore.bind(n).push(" WHERE id = ").bind(id);
-                        tx.execute(&restore).await?;
-                    }
-                }
+                });
             }
         }
         for (finish, answers) in awaited {
             let queue = &queues[finish.lease.id.as_str()];
             self.await_children(&mut *tx, finish, queue, &answers, now).await?;
         }
-        // Their counts were set aside above.
+        // Their counts were zeroed by the outcomes' statements.
         self.release(&mut *tx, ended, now, true).await?;
         tx.commit().await?;
         Ok(applied)

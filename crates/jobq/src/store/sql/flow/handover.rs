@@ -25,7 +25,7 @@ use std::sync::atomic::Ordering;
 
 use super::Locking;
 use crate::job::Job;
-use crate::store::sql::{Exec, Sql, SqlBackend};
+use crate::store::sql::{Exec, Outcomes, Sql, SqlBackend};
 use crate::store::{Admission, Candidate, Claim, Finish, Scope, StoreError};
 
 impl Sql {
@@ -53,7 +53,9 @@ impl Sql {
     ) -> Result<(Vec<bool>, Vec<Job>), sqlx::Error> {
         let scopes = Admission::limited_scopes(claim);
         let mut tx = self.connections.begin(self.dialect.begin_outcomes_and_claim()).await?;
-        let applied = backend.finish_in(&mut *tx, finishes, claim.now).await?;
+        let applied = backend
+            .finish_in(&mut *tx, finishes, claim.now, Outcomes::OfFreeJobs)
+            .await?;
         let jobs = if self.hands_over(claim, &scopes) {
             let freed = freed_slots(claim, finishes, &applied);
             let jobs = self.hand_over(&mut *tx, claim, &scopes, &freed).await?;
