@@ -147,8 +147,10 @@ impl RedisStore {
         cmd.arg(id.as_str())
             .arg(if read.dependents { "1" } else { "" })
             .arg(if read.results { "1" } else { "" });
-        let (mut dependencies, mut dependents, join): (Vec<Vec<String>>, Vec<Vec<String>>, String) =
+        let (dependencies, dependents, join): (Vec<Vec<u8>>, Vec<Vec<u8>>, String) =
             self.eval(&SCRIPTS.edges, &cmd, "edges", true).await?;
+        let unpack = |rows: Vec<Vec<u8>>| rows.iter().map(|row| unpacked(id, row)).collect::<Result<Vec<_>, _>>();
+        let (mut dependencies, mut dependents) = (unpack(dependencies)?, unpack(dependents)?);
         if self.is_cluster() {
             self.read_remote_ends(id, &mut dependencies, &mut dependents, read.results)
                 .await?;
@@ -228,6 +230,19 @@ impl Places<'_> {
         };
         queues.iter().find(|&&q| q == job.queue).or(queues.first()).copied()
     }
+}
+
+/// One row of `edges.lua` as its seven fields, split at byte 0xFF.
+fn unpacked(asked: &JobId, row: &[u8]) -> Result<Vec<String>, StoreError> {
+    row.split(|&b| b == 0xFF)
+        .map(|field| {
+            String::from_utf8(field.to_vec()).map_err(|e| StoreError::Corrupt {
+                kind: KIND,
+                id: asked.to_string(),
+                reason: format!("an edge that is not UTF-8: {e}"),
+            })
+        })
+        .collect()
 }
 
 /// One row of `edges.lua`: (id, state, rule, queue, type, status, result), '' where absent.
