@@ -7,8 +7,8 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease, LeaseState,
-    List, QueueStats, Rescue, Rescued, Stats, Transition,
+    Cancel, CancelTarget, Claim, Cleanup, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
+    LeaseState, List, QueueStats, Rescue, Rescued, Stats, Transition,
 };
 use jobq::time::UnixMillis;
 use serde_json::Value;
@@ -164,6 +164,17 @@ pub async fn get(store: &DynStore, id: &JobId) -> Job {
         .await
         .expect("get")
         .unwrap_or_else(|| panic!("job {id} should exist"))
+}
+
+/// What cleanup deletes, or counts on a dry run, of every finished job (up to 1,000).
+pub async fn clean_finished(store: &DynStore, dry_run: bool) -> u64 {
+    let cleanup = Cleanup {
+        filter: JobFilter::default(),
+        finished_before: None,
+        limit: 1_000,
+        dry_run,
+    };
+    store.cleanup(&cleanup).await.expect("cleanup")
 }
 
 /// The store's newest jobs, up to 10.

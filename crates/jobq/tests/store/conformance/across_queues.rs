@@ -4,7 +4,7 @@
 //! claims none (`deliver`) of the dependent's queue before it looks, so it holds on every store.
 
 use jobq::job::{DependOn, JobSpec, JobStatus};
-use jobq::store::{Cleanup, DynStore, EdgeState, Lease, ReadEdges, Transition};
+use jobq::store::{DynStore, EdgeState, Lease, ReadEdges, Transition};
 use jobq::time::UnixMillis;
 
 use crate::support::jobs::*;
@@ -144,27 +144,20 @@ pub(super) async fn a_batch_may_wait_back_and_forth_between_queues(store: &DynSt
     assert_eq!(status(store, "c").await, JobStatus::Pending);
 }
 
-/// What cleanup deletes, or counts on a dry run, of every finished job.
-async fn clean(store: &DynStore, dry_run: bool) -> u64 {
-    let cleanup = Cleanup {
-        filter: Default::default(),
-        finished_before: None,
-        limit: 1_000,
-        dry_run,
-    };
-    store.cleanup(&cleanup).await.expect("cleanup")
-}
-
 pub(super) async fn cleanup_keeps_a_dependency_until_its_dependent_in_another_queue_has_ended(store: &DynStore) {
     add(store, spec("d")).await;
     add(store, after(spec("j").queue(ELSEWHERE), "d", DependOn::Finish)).await;
     end(store, jobq::job::DEFAULT_QUEUE, "d", succeeded(), at(1)).await;
-    assert_eq!(clean(store, true).await, 0);
-    assert_eq!(clean(store, false).await, 0);
+    assert_eq!(clean_finished(store, true).await, 0);
+    assert_eq!(clean_finished(store, false).await, 0);
     deliver(store, ELSEWHERE, at(2)).await;
-    assert_eq!(clean(store, false).await, 0, "j has not run: d stays for its envelope");
+    assert_eq!(
+        clean_finished(store, false).await,
+        0,
+        "j has not run: d stays for its envelope"
+    );
     end(store, ELSEWHERE, "j", succeeded(), at(3)).await;
-    assert_eq!(clean(store, true).await, 2);
-    assert_eq!(clean(store, false).await, 2);
+    assert_eq!(clean_finished(store, true).await, 2);
+    assert_eq!(clean_finished(store, false).await, 2);
     assert!(store.get(&id("d")).await.unwrap().is_none());
 }

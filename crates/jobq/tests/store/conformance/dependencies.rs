@@ -2,9 +2,7 @@
 //! by each edge's rule, resolved in the same write as the dependency's end.
 
 use jobq::job::{DependOn, Job, JobSpec, JobStatus, Join, NO_DEPENDENCY_MET_ERROR};
-use jobq::store::{
-    Cleanup, Delete, DynStore, Edge, EdgeState, Import, Lease, OnConflict, ReadEdges, StoreError, Transition,
-};
+use jobq::store::{Delete, DynStore, Edge, EdgeState, Import, Lease, OnConflict, ReadEdges, StoreError, Transition};
 
 use crate::support::jobs::*;
 
@@ -486,17 +484,6 @@ pub(super) async fn a_deleted_dependent_leaves_its_dependencies_edges(store: &Dy
     );
 }
 
-/// What cleanup deletes, or counts on a dry run, of every finished job.
-async fn clean(store: &DynStore, dry_run: bool) -> u64 {
-    let cleanup = Cleanup {
-        filter: Default::default(),
-        finished_before: None,
-        limit: 1_000,
-        dry_run,
-    };
-    store.cleanup(&cleanup).await.expect("cleanup")
-}
-
 pub(super) async fn cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended(store: &DynStore) {
     add(store, spec("d1")).await;
     add(store, spec("d2")).await;
@@ -512,17 +499,17 @@ pub(super) async fn cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it
     end(store, "old", succeeded(), at(3)).await;
     // j has not run: its dependencies stay for its envelope, the job nobody waits for goes.
     assert_eq!(status(store, "j").await, JobStatus::Pending);
-    assert_eq!(clean(store, true).await, 1);
-    assert_eq!(clean(store, false).await, 1);
+    assert_eq!(clean_finished(store, true).await, 1);
+    assert_eq!(clean_finished(store, false).await, 1);
     for kept in ["d1", "d2"] {
         assert!(store.get(&id(kept)).await.unwrap().is_some(), "{kept} is kept");
     }
     assert!(store.get(&id("old")).await.unwrap().is_none());
     // Once it has ended, all three go.
     end(store, "j", succeeded(), LATER).await;
-    assert_eq!(clean(store, true).await, 3);
-    assert_eq!(clean(store, false).await, 3);
-    assert_eq!(clean(store, false).await, 0);
+    assert_eq!(clean_finished(store, true).await, 3);
+    assert_eq!(clean_finished(store, false).await, 3);
+    assert_eq!(clean_finished(store, false).await, 0);
 }
 
 pub(super) async fn a_blocked_job_that_waits_for_nothing_alive_is_found_stranded(store: &DynStore) {
