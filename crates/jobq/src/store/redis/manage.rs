@@ -1,6 +1,8 @@
-//! Resolve, delete and retry on Redis (see the contracts of [`crate::store::Store::resolve`],
+//! Cleanup, resolve, delete and retry on Redis (see the contracts of [`crate::store::Store::cleanup`],
+//! [`crate::store::Store::resolve`],
 //! [`crate::store::Store::delete`], [`crate::store::Store::delete_matching`] and
-//! [`crate::store::Store::retry`]): `resolve.lua`, `delete.lua` and `retry.lua`, one call per queue.
+//! [`crate::store::Store::retry`]): `cleanup.lua`, `resolve.lua`, `delete.lua` and `retry.lua`, one call
+//! per queue.
 //!
 //! These calls name jobs by id alone, so each job's queue is looked for first, as `cancel` does (see
 //! [`RedisStore::locate`]); the jobs of one queue then go to one script, in input order, which applies
@@ -10,17 +12,74 @@
 use futures_util::future::try_join_all;
 use redis::Cmd;
 
+use super::calls::{opt_millis, push_list};
 use super::codec::{job_from_pairs, packed_pairs, run_key};
 use super::scripts::{Lua, SCRIPTS};
 use super::{KIND, RedisStore};
 use crate::job::{JobId, JobStatus};
 use crate::store::{
-    Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry, RetryAnswer,
-    StoreError,
+    Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry,
+    RetryAnswer, StoreError,
 };
 use crate::time::UnixMillis;
 
 impl RedisStore {
+    /// [`crate::store::Store::cleanup`]: `cleanup.lua` queue by queue; on a cluster, a queue's jobs
+    /// kept only for dependents in other slots are freed by a second call once those have ended.
+    pub(super) async fn cleanup_jobs(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
+        let wanted: Vec<&str> = cleanup
+            .filter
+            .statuses
+            .iter()
+            .filter(|s| s.is_terminal())
+            .map(|s| s.as_str())
+            .collect();
+        if !cleanup.filter.statuses.is_empty() && wanted.is_empty() {
+            return Ok(0);
+        }
+        let mut count = 0u64;
+        for q in self.queues_or_all(&cleanup.filter.queues).await? {
+            let left = u64::from(cleanup.limit).saturating_sub(count);
+            if left == 0 {
+                break;
+            }
+            let (mut removed, mut emptied, holds) = self.cleanup_queue(cleanup, &wanted, &q, left, &[]).await?;
+            // Jobs kept for dependents in other slots of a cluster: freed when those have ended.
+            let free = self.ended_remote_dependents(&holds).await?;
+            if !free.is_empty() {
+                let again = left.saturating_sub(if cleanup.dry_run { 0 } else { removed });
+                let (more, now_empty, _) = self.cleanup_queue(cleanup, &wanted, &q, again, &free).await?;
+                // A dry run counted the same jobs again, and the others.
+                removed = if cleanup.dry_run { more } else { removed + more };
+                emptied = now_empty;
+            }
+            count += removed;
+            if emptied {
+                self.forget_queue(&q).await?;
+            }
+        }
+        Ok(count)
+    }
+
+    /// One `cleanup.lua` call over `queue`, with the edges to other slots found `free`: (how many,
+    /// whether it emptied the queue, the edges to other slots for which it kept a job).
+    pub(super) async fn cleanup_queue(
+        &self,
+        cleanup: &Cleanup,
+        statuses: &[&str],
+        queue: &str,
+        limit: u64,
+        free: &[String],
+    ) -> Result<(u64, bool, Vec<String>), StoreError> {
+        let mut cmd = self.queue_script(&SCRIPTS.cleanup, queue);
+        cmd.arg(opt_millis(cleanup.finished_before))
+            .arg(limit)
+            .arg(if cleanup.dry_run { "1" } else { "0" });
+        push_list(&mut cmd, statuses);
+        cmd.arg(free);
+        self.eval(&SCRIPTS.cleanup, &cmd, "cleanup", true).await
+    }
+
     /// Resolves waiting jobs, one `resolve.lua` call per queue.
     pub(super) async fn resolve_jobs(
         &self,

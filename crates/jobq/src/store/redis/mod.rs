@@ -3,7 +3,7 @@
 //!
 //! Every transition is one Lua script (`lua/*.lua`, each prefixed with `lua/common.lua`), so it is
 //! atomic on the server and costs one round trip per batch: enqueue, claim, heartbeat, finish,
-//! release, rescue, cancel, replay, cleanup, and resolve, delete and retry (`manage.rs`) each take any
+//! release, rescue, cancel, replay, and cleanup, resolve, delete and retry (`manage.rs`) each take any
 //! number of jobs of a queue in one call, and the calls for several queues go out together. Scripts run
 //! by `EVALSHA`, sent in full when the server (or cluster node) does not have them yet.
 //!
@@ -697,38 +697,7 @@ impl Store for RedisStore {
     }
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        let wanted: Vec<&str> = cleanup
-            .filter
-            .statuses
-            .iter()
-            .filter(|s| s.is_terminal())
-            .map(|s| s.as_str())
-            .collect();
-        if !cleanup.filter.statuses.is_empty() && wanted.is_empty() {
-            return Ok(0);
-        }
-        let mut count = 0u64;
-        for q in self.queues_or_all(&cleanup.filter.queues).await? {
-            let left = u64::from(cleanup.limit).saturating_sub(count);
-            if left == 0 {
-                break;
-            }
-            let (mut removed, mut emptied, holds) = self.cleanup_queue(cleanup, &wanted, &q, left, &[]).await?;
-            // Jobs kept for dependents in other slots of a cluster: freed when those have ended.
-            let free = self.ended_remote_dependents(&holds).await?;
-            if !free.is_empty() {
-                let again = left.saturating_sub(if cleanup.dry_run { 0 } else { removed });
-                let (more, now_empty, _) = self.cleanup_queue(cleanup, &wanted, &q, again, &free).await?;
-                // A dry run counted the same jobs again, and the others.
-                removed = if cleanup.dry_run { more } else { removed + more };
-                emptied = now_empty;
-            }
-            count += removed;
-            if emptied {
-                self.forget_queue(&q).await?;
-            }
-        }
-        Ok(count)
+        self.cleanup_jobs(cleanup).await
     }
 
     async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {

@@ -23,12 +23,12 @@ use std::time::{Duration, Instant};
 use futures_util::future::try_join_all;
 use redis::Value;
 
-use super::calls::{in_input_order, opt_millis, push_list};
+use super::calls::in_input_order;
 use super::dependencies::{Named, Places, after_args, enqueued_after};
 use super::scripts::SCRIPTS;
 use super::{KIND, RedisStore};
 use crate::job::{JobId, JobStatus, NewJob};
-use crate::store::{Cleanup, Enqueued, StoreError};
+use crate::store::{Enqueued, StoreError};
 use crate::time::UnixMillis;
 
 /// How long a worker trusts the sources it read for a queue.
@@ -269,25 +269,6 @@ fn in_stages<'a>(jobs: &'a [NewJob], places: &Places<'_>) -> Result<Vec<(&'a str
 }
 
 impl RedisStore {
-    /// One `cleanup.lua` call over `queue`, with the edges to other slots found `free`: (how many,
-    /// whether it emptied the queue, the edges to other slots for which it kept a job).
-    pub(super) async fn cleanup_queue(
-        &self,
-        cleanup: &Cleanup,
-        statuses: &[&str],
-        queue: &str,
-        limit: u64,
-        free: &[String],
-    ) -> Result<(u64, bool, Vec<String>), StoreError> {
-        let mut cmd = self.queue_script(&SCRIPTS.cleanup, queue);
-        cmd.arg(opt_millis(cleanup.finished_before))
-            .arg(limit)
-            .arg(if cleanup.dry_run { "1" } else { "0" });
-        push_list(&mut cmd, statuses);
-        cmd.arg(free);
-        self.eval(&SCRIPTS.cleanup, &cmd, "cleanup", true).await
-    }
-
     /// Of edges `<id>\n~<queue>\n<dependent>` for which cleanup kept a job, those whose dependent has
     /// ended or is gone.
     pub(super) async fn ended_remote_dependents(&self, holds: &[String]) -> Result<Vec<String>, StoreError> {
