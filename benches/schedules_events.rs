@@ -220,6 +220,9 @@ impl Store for Counting {
     async fn import(&self, import: &jobq::store::Import) -> Result<Vec<jobq::store::ImportAnswer>, StoreError> {
         self.inner.import(import).await
     }
+    async fn import_edges(&self, edges: &[jobq::store::ImportEdges], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        self.inner.import_edges(edges, now).await
+    }
     async fn flow_state(&self, now: UnixMillis) -> Result<jobq::store::FlowState, StoreError> {
         self.inner.flow_state(now).await
     }

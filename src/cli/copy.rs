@@ -11,13 +11,14 @@ use tokio::sync::mpsc;
 
 use super::export::PAGE;
 use super::filter::SelectArgs;
+use super::import::with_edges_to_write;
 use super::output::print_json;
 use super::{Context, OutputFormat, progress};
 use jobq::Error;
 use jobq::client::{Client, ImportOptions};
 use jobq::error::Input;
 use jobq::job::{Job, JobId, JobStatus};
-use jobq::store::{ImportAnswer, JobFilter, ListCursor, OnConflict, StoreUrl, Usage};
+use jobq::store::{ImportAnswer, ImportEdges, JobFilter, ListCursor, OnConflict, StoreUrl, Usage};
 
 /// Jobs per write into the target.
 const WRITE_BATCH: usize = 5000;
@@ -59,6 +60,9 @@ struct Tally {
     key_taken: u64,
     moved: u64,
     left_running: u64,
+    /// The edges of the jobs written, for the target once every job is in.
+    edges: Vec<ImportEdges>,
+    with_dependencies: u64,
 }
 
 /// Runs `jobq copy`.
@@ -139,11 +143,16 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
             break;
         }
     }
+    // Last: a job's dependencies come after it in the source's pages (newest first).
+    tally.with_dependencies = target.import_edges(&tally.edges).await.map_err(|e| {
+        anyhow::Error::new(e)
+            .context("the jobs were copied, not all of their dependencies; copying again with --resume writes them")
+    })?;
     bar.finish_and_clear();
     if format == OutputFormat::Json {
         print_json(&json!({
             "copied": tally.copied, "skipped": tally.skipped, "keyTaken": tally.key_taken,
-            "moved": tally.moved, "leftRunning": tally.left_running,
+            "moved": tally.moved, "leftRunning": tally.left_running, "withDependencies": tally.with_dependencies,
             "pauses": state.pauses, "schedules": state.schedules,
         }))?;
     } else if !ctx.quiet {
@@ -152,6 +161,9 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
             super::output::jobs(tally.copied, ""),
             started.elapsed().as_secs_f64()
         );
+        if tally.with_dependencies > 0 {
+            line.push_str(&format!(", {} with the jobs they wait for", tally.with_dependencies));
+        }
         if state.pauses > 0 || state.schedules > 0 {
             line.push_str(&format!(
                 ", with {} pauses and {} schedules' state",
@@ -235,7 +247,9 @@ impl Writer<'_> {
     /// Writes one batch into the target and, with `--move`, deletes from the source what the target
     /// committed.
     async fn write(&self, jobs: Vec<Job>, tally: &mut Tally) -> Result<(), Error> {
+        let waiting: Vec<ImportEdges> = jobs.iter().filter_map(ImportEdges::of).collect();
         let report = self.target.import(jobs, self.options).await?;
+        tally.edges.extend(with_edges_to_write(waiting, &report.answers));
         let mut committed: Vec<String> = Vec::new();
         for (id, answer) in &report.answers {
             match answer {

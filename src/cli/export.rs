@@ -11,6 +11,7 @@ use super::filter::SelectArgs;
 use super::{Context, progress};
 use jobq::Error;
 use jobq::error::Input;
+use jobq::job::ExportLine;
 use jobq::store::ListCursor;
 
 /// Jobs read per page.
@@ -19,7 +20,7 @@ pub(super) const PAGE: u32 = 1000;
 /// Arguments of `jobq export`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Each line is a job as `jobq show -o json` prints it, state included; `jobq import` restores it\nexactly into any store.\nExamples:\n  jobq export > jobs.ndjson\n  jobq export --queue mail --status dead --file dead-mail.ndjson"
+    after_help = "Each line is a job as `jobq show -o json` prints it, state included, and for a job that waits\nfor others its side of those edges (after, join); `jobq import` restores it exactly into any store.\nExamples:\n  jobq export > jobs.ndjson\n  jobq export --queue mail --status dead --file dead-mail.ndjson"
 )]
 pub struct ExportArgs {
     #[command(flatten)]
@@ -51,7 +52,7 @@ pub async fn run(ctx: &Context, args: ExportArgs) -> anyhow::Result<()> {
     loop {
         let page = client.export_page(&filter, after.take(), PAGE).await?;
         for job in &page {
-            serde_json::to_writer(&mut out, job)?;
+            serde_json::to_writer(&mut out, &ExportLine(job))?;
             out.write_all(b"\n")?;
         }
         written += page.len() as u64;

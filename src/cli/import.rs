@@ -2,6 +2,7 @@
 //! histories, results, times and unique keys — into the configured store. Every line is read and
 //! checked before anything is written: one bad line refuses the whole file, naming the line.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,8 +17,8 @@ use super::{Context, OutputFormat, progress};
 use jobq::Error;
 use jobq::client::{ImportOptions, ImportReport};
 use jobq::error::Input;
-use jobq::job::Job;
-use jobq::store::{ImportAnswer, OnConflict};
+use jobq::job::{Job, JobId};
+use jobq::store::{ImportAnswer, ImportEdges, OnConflict};
 
 /// Jobs per store call.
 const BATCH: usize = 5000;
@@ -80,21 +81,45 @@ pub async fn run(ctx: &Context, args: ImportArgs) -> anyhow::Result<()> {
     }
     let bar = progress::counter(total as u64, "importing", ctx.quiet);
     let mut report = ImportReport::default();
+    let mut edges = Vec::new();
     let mut batches = parse_ahead(text, name.clone());
     while let Some(batch) = batches.recv().await {
         let jobs: Vec<Job> = batch?.into_iter().map(|(_, job)| job).collect();
         let n = jobs.len() as u64;
+        let waiting: Vec<ImportEdges> = jobs.iter().filter_map(ImportEdges::of).collect();
         let done = client.import(jobs, options).await.map_err(|e| {
             anyhow::Error::new(e).context(format!(
                 "{} jobs of {name} were imported before this failure; importing the file again skips them",
                 report.answers.len()
             ))
         })?;
+        edges.extend(with_edges_to_write(waiting, &done.answers));
         report.answers.extend(done.answers);
         bar.inc(n);
     }
+    // Last: a job's dependencies come after it in an export (newest first).
+    let with_dependencies = if args.dry_run {
+        0
+    } else {
+        client.import_edges(&edges).await.map_err(|e| {
+            anyhow::Error::new(e).context(format!(
+                "the jobs of {name} were imported, not all of their dependencies; importing the file again writes them"
+            ))
+        })?
+    };
     bar.finish_and_clear();
-    summarize(ctx, format, &report, &name, args.dry_run, started)
+    summarize(ctx, format, &report, with_dependencies, &name, args.dry_run, started)
+}
+
+/// The edges of the jobs a batch wrote, or skipped as held (a resumed import may have written
+/// the job and not its edges: the store leaves a job that has edges as it is).
+pub(super) fn with_edges_to_write(waiting: Vec<ImportEdges>, answers: &[(JobId, ImportAnswer)]) -> Vec<ImportEdges> {
+    let written: HashSet<&JobId> = answers
+        .iter()
+        .filter(|(_, a)| !matches!(a, ImportAnswer::KeyTaken { .. }))
+        .map(|(id, _)| id)
+        .collect();
+    waiting.into_iter().filter(|e| written.contains(&e.job)).collect()
 }
 
 /// One job of an export line by line, named by its line number (1-based) for errors.
@@ -182,6 +207,7 @@ fn summarize(
     ctx: &Context,
     format: OutputFormat,
     report: &ImportReport,
+    with_dependencies: u64,
     name: &str,
     dry_run: bool,
     started: Instant,
@@ -200,7 +226,7 @@ fn summarize(
     if format == OutputFormat::Json {
         print_json(&json!({
             "imported": imported, "replaced": replaced, "skipped": skipped, "keyTaken": key_taken.len(),
-            "dryRun": dry_run,
+            "withDependencies": with_dependencies, "dryRun": dry_run,
         }))?;
         return Ok(());
     }
@@ -218,6 +244,9 @@ fn summarize(
     );
     if replaced > 0 {
         line.push_str(&format!(" ({replaced} replacing stored ones)"));
+    }
+    if with_dependencies > 0 {
+        line.push_str(&format!(", {with_dependencies} with the jobs they wait for"));
     }
     if skipped > 0 {
         line.push_str(&format!("; {skipped} skipped: the store holds their ids"));

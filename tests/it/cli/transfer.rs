@@ -1,7 +1,7 @@
 //! `jobq export`, `import` and `copy`: jobs of every status, with unicode and a 1 MiB payload, go
 //! round SQLite → PostgreSQL → MySQL → Redis → SQLite and come back with every field as it was; a bad
 //! line refuses the whole file; held ids are skipped, replaced or refuse the import; a copy resumes and
-//! moves.
+//! moves; a flow in flight goes round with its edges and goes on where it arrives.
 
 use jobq::store::Transition;
 use jobq::time::UnixMillis;
@@ -175,7 +175,7 @@ fn held_ids_are_skipped_replaced_or_refuse_and_a_copy_resumes_and_moves() {
         env.run(["--url", to, "show", &first]).code == 3,
         "fail wrote the job it does not hold"
     );
-    let counts = |imported: u64, replaced: u64, skipped: u64| serde_json::json!({"imported": imported, "replaced": replaced, "skipped": skipped, "keyTaken": 0, "dryRun": false});
+    let counts = |imported: u64, replaced: u64, skipped: u64| serde_json::json!({"imported": imported, "replaced": replaced, "skipped": skipped, "keyTaken": 0, "withDependencies": 0, "dryRun": false});
     assert_eq!(env.json(["--url", to, "import", file, "-o", "json"]), counts(1, 0, 1));
     let replace = ["--url", to, "import", file, "--on-conflict", "replace", "-o", "json"];
     assert_eq!(env.json(replace), counts(0, 2, 0));
@@ -221,4 +221,89 @@ fn held_ids_are_skipped_replaced_or_refuse_and_a_copy_resumes_and_moves() {
     );
     assert_eq!(env.ok(["export"]), "");
     assert_eq!(env.ok(["--url", redis.url(), "export"]).lines().count(), 3);
+}
+
+#[test]
+fn a_flow_in_flight_goes_round_every_store_with_its_edges_and_goes_on_there() {
+    let env = Sandbox::new();
+    env.write(
+        "etl.json",
+        r#"{"jobs": [
+            {"ref": "extract", "type": "etl.extract", "queue": "etl"},
+            {"ref": "load", "type": "etl.load", "queue": "etl", "after": ["extract"]},
+            {"ref": "audit", "type": "etl.audit", "queue": "audit",
+             "after": [{"ref": "extract", "on": "finish"}, "load"]},
+            {"ref": "alert", "type": "etl.alert", "queue": "audit", "join": "any",
+             "after": [{"ref": "extract", "on": "failure"}, {"ref": "load", "on": "failure"}]}
+        ]}"#,
+    );
+    let ids = env.json(["flow", "etl.json", "-o", "json"]);
+    let id = |r: &str| ids[r].as_str().unwrap().to_string();
+    // Half-way: extract has succeeded, load may run, audit and alert still wait for it.
+    env.settle("etl", Transition::Succeeded { result: None }, UnixMillis::now());
+    let exported = env.ok(["export"]);
+    let audit_line = exported
+        .lines()
+        .find(|l| l.contains(&id("audit")))
+        .expect("audit's line");
+    assert!(audit_line.contains(r#""after":[{"#), "{audit_line}");
+
+    let (pg, mysql, redis, sqlite) = stores();
+    let mut from = env.url();
+    for to in [pg.url(), mysql.url(), redis.url(), sqlite.url()] {
+        let run = env.run(["--url", &from, "copy", "--to", to]);
+        assert_eq!(run.code, 0, "copy {from} → {to}:\n{}", run.stderr);
+        assert!(
+            run.stderr.contains("copied 4 jobs") && run.stderr.contains(", 3 with the jobs they wait for"),
+            "{}",
+            run.stderr
+        );
+        from = to.to_string();
+    }
+    let back = env.ok(["--url", sqlite.url(), "export"]);
+    assert_eq!(
+        sorted_lines(&back),
+        sorted_lines(&exported),
+        "every job came back with its edges as they stood"
+    );
+
+    // The flow goes on where it arrived: load's end releases audit, and cancels alert (nothing failed).
+    let run = env.run([
+        "--url",
+        sqlite.url(),
+        "worker",
+        "--queue",
+        "etl",
+        "--queue",
+        "audit",
+        "--burst",
+        "--handler",
+        "etl.load=builtin:noop",
+        "--handler",
+        "etl.audit=builtin:noop",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let status = |name: &str| env.json(["--url", sqlite.url(), "show", &id(name), "-o", "json"])["status"].clone();
+    assert_eq!(
+        [status("load"), status("audit"), status("alert")],
+        ["succeeded", "succeeded", "cancelled"]
+    );
+
+    // An import of the export into a fresh store does the same, whatever the order of its lines.
+    let (pg, _mysql, _redis, _sqlite) = stores();
+    let reversed: Vec<&str> = exported.lines().rev().collect();
+    let file = env.write("etl.ndjson", reversed.join("\n"));
+    let imported = env.json(["--url", pg.url(), "import", file.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(
+        (&imported["imported"], &imported["withDependencies"]),
+        (&serde_json::json!(4), &serde_json::json!(3))
+    );
+    let blocked = env.json(["--url", pg.url(), "list", "--status", "blocked", "-o", "json"]);
+    assert_eq!(blocked.as_array().map(Vec::len), Some(2), "{blocked}");
+    let doctor = env.run(["--url", pg.url(), "doctor"]);
+    assert!(
+        !doctor.stdout.contains("stranded") && !doctor.stderr.contains("stranded"),
+        "{}",
+        doctor.snapshot()
+    );
 }

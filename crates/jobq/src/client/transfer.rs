@@ -1,12 +1,17 @@
 //! `Client`'s calls that move jobs whole: the pages of jobs that `jobq export` and `jobq copy` read,
-//! and `import`, which writes jobs back exactly as another store (or an export) held them.
+//! and `import`, which writes jobs back exactly as another store (or an export) held them, then
+//! `import_edges`, which gives them back the edges to the jobs they wait for.
 
 use super::{Client, validate_filter};
 use crate::error::Result;
 use crate::job::{Job, JobId};
 use crate::store::{
-    Import, ImportAnswer, JobFilter, List, ListCursor, OnConflict, ScheduleKey, ScheduleState, SetPaused,
+    Import, ImportAnswer, ImportEdges, JobFilter, List, ListCursor, OnConflict, ReadEdges, ScheduleKey, ScheduleState,
+    SetPaused,
 };
+
+/// Jobs per [`Client::import_edges`] call to the store.
+const EDGES_PER_CALL: usize = 500;
 
 /// How [`Client::import`] writes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -45,10 +50,12 @@ pub struct StateCopied {
 
 impl Client {
     /// Up to `limit` jobs matching `filter`, newest first, after `after` (the last job of the page
-    /// before): a keyset page, as fast however deep, for reading every job of a store.
+    /// before): a keyset page, as fast however deep, for reading every job of a store. A job with
+    /// dependencies carries its side of their edges in [`Job::deps`] (each dependency's id, queue,
+    /// rule and state; no results) and [`Job::join`], for [`Client::import_edges`].
     pub async fn export_page(&self, filter: &JobFilter, after: Option<ListCursor>, limit: u32) -> Result<Vec<Job>> {
         validate_filter(filter)?;
-        Ok(self
+        let mut jobs = self
             .store
             .list(&List {
                 filter: filter.clone(),
@@ -56,11 +63,26 @@ impl Client {
                 offset: 0,
                 after,
             })
-            .await?)
+            .await?;
+        let waiting: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].has_dependencies).collect();
+        if !waiting.is_empty() {
+            let read = ReadEdges {
+                ids: waiting.iter().map(|&i| jobs[i].id.clone()).collect(),
+                queue: None,
+                dependents: false,
+                results: false,
+            };
+            for (i, edges) in waiting.into_iter().zip(self.store.edges(&read).await?) {
+                jobs[i].deps = edges.dependencies;
+            }
+        }
+        Ok(jobs)
     }
 
     /// Writes jobs exactly as given (see [`crate::store::Store::import`]); running ones arrive
-    /// pending unless `keep_running`.
+    /// pending unless `keep_running`. Their edges are not written here: an export lists a job
+    /// before those it waits for, so they go in once every job is in, by [`Client::import_edges`]
+    /// (with [`ImportEdges::of`] each imported job that has dependencies).
     pub async fn import(&self, jobs: Vec<Job>, options: ImportOptions) -> Result<ImportReport> {
         let jobs: Vec<Job> = if options.keep_running {
             jobs
@@ -79,6 +101,17 @@ impl Client {
         Ok(ImportReport {
             answers: ids.into_iter().zip(answers).collect(),
         })
+    }
+
+    /// Writes the dependencies of imported jobs (see [`crate::store::Store::import_edges`]), once
+    /// every job of the import is written; returns how many jobs got theirs.
+    pub async fn import_edges(&self, edges: &[ImportEdges]) -> Result<u64> {
+        let mut written = 0;
+        for chunk in edges.chunks(EDGES_PER_CALL) {
+            let answers = self.store.import_edges(chunk, self.now()).await?;
+            written += answers.iter().filter(|w| **w).count() as u64;
+        }
+        Ok(written)
     }
 
     /// The position among `jobs` of the first whose id the store holds, by a dry run (nothing is

@@ -227,8 +227,9 @@ fn stranded(facts: &Facts, doctor: &Doctor) -> Option<Finding> {
                 if n == 1 { "it" } else { "they" },
                 if n == 1 { "it" } else { "they" },
             ),
-            "look at what it waits for with jobq show ID, and report it as a bug in jobq unless it was \
-             imported without its dependencies; cancel it (jobq cancel ID), then run it again if it should \
+            "look at what it waits for with jobq show ID, and report it as a bug in jobq unless an import \
+             or copy stopped before it wrote the jobs' dependencies (importing the file again, or copying \
+             with --resume, writes them); cancel it (jobq cancel ID), then run it again if it should \
              (jobq retry ID)"
                 .into(),
         )

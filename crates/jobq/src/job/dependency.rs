@@ -131,7 +131,7 @@ impl Dependency {
 }
 
 /// Where an edge stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EdgeState {
     /// Its dependency has not ended.

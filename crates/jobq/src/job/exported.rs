@@ -2,14 +2,20 @@
 //! included) and `jobq import` restores exactly. Strict where [`super::JobSpec`] is lenient: every
 //! field is taken as written (an import that guessed would not restore), a field this version does
 //! not know is refused, and so is a line of a version this build does not know, by its number.
+//! A job that waits (or waited) for others also carries its side of those edges (`after`, `join`):
+//! an import writes them once every job is written ([`crate::store::Store::import_edges`]).
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::{Job, JobError, JobId, JobStatus, MAX_UNIQUE_KEY_BYTES, Progress, validate_queue, validate_type};
+use super::{
+    DependOn, Edge, EdgeState, Job, JobError, JobId, JobStatus, Join, MAX_UNIQUE_KEY_BYTES, Progress, validate_queue,
+    validate_type,
+};
 use crate::input::{Input, InvalidInput};
 use crate::time::UnixMillis;
 
@@ -44,6 +50,51 @@ struct Line {
     heartbeat_at: Option<UnixMillis>,
     worker_id: Option<String>,
     snoozes: u32,
+    /// Present (possibly empty) for a job with dependencies.
+    #[serde(default)]
+    after: Option<Vec<ExportedEdge>>,
+    #[serde(default)]
+    join: Join,
+}
+
+/// One dependency of an exported job: the job waited for, its queue (null once it was deleted), the
+/// rule and where the edge stood.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExportedEdge {
+    id: String,
+    queue: Option<String>,
+    on: DependOn,
+    state: EdgeState,
+}
+
+/// A job as `jobq export` writes it: the job JSON (`Job`'s `Serialize`), and for a job with
+/// dependencies its side of their edges, read into [`Job::deps`] and [`Job::join`] by the export:
+/// `"after": [{"id", "queue", "on", "state"}, …]` and `"join"` (`all` or `any`).
+pub struct ExportLine<'a>(pub &'a Job);
+
+impl Serialize for ExportLine<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let job = self.0;
+        if !job.has_dependencies {
+            return job.serialize(s);
+        }
+        let mut m = s.serialize_struct("Job", 25)?;
+        super::write_job_fields(job, &mut m)?;
+        let after: Vec<ExportedEdge> = job
+            .deps
+            .iter()
+            .map(|e| ExportedEdge {
+                id: e.job_id.to_string(),
+                queue: e.queue.clone(),
+                on: e.on,
+                state: e.state,
+            })
+            .collect();
+        m.serialize_field("after", &after)?;
+        m.serialize_field("join", &job.join)?;
+        m.end()
+    }
 }
 
 /// `meta` as written, or `[]`: PHP's `json_encode` writes an empty map as an empty array, and a job
@@ -61,6 +112,24 @@ fn meta_or_empty_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMa
         Err(_) => Err(serde::de::Error::custom(
             "meta must be an object of strings (or [] when empty)",
         )),
+    }
+}
+
+impl ExportedEdge {
+    /// The edge as [`Job::deps`] holds it: the other job's type, status and result are not carried.
+    fn into_edge(self) -> Result<Edge, InvalidInput> {
+        if let Some(q) = &self.queue {
+            validate_queue(q)?;
+        }
+        Ok(Edge {
+            job_id: JobId::parse(&self.id)?,
+            job_type: None,
+            queue: self.queue,
+            status: None,
+            on: self.on,
+            state: self.state,
+            result: None,
+        })
     }
 }
 
@@ -136,8 +205,14 @@ impl Job {
             heartbeat_at: l.heartbeat_at,
             worker_id: l.worker_id,
             snoozes: l.snoozes,
-            has_dependencies: false,
-            deps: Vec::new(),
+            has_dependencies: l.after.is_some(),
+            join: l.join,
+            deps: l
+                .after
+                .unwrap_or_default()
+                .into_iter()
+                .map(ExportedEdge::into_edge)
+                .collect::<Result<_, _>>()?,
         })
     }
 
@@ -191,6 +266,7 @@ mod tests {
             worker_id: Some("w-1".into()),
             snoozes: 3,
             has_dependencies: false,
+            join: Join::All,
             deps: Vec::new(),
         }
     }
@@ -200,6 +276,77 @@ mod tests {
         let line = serde_json::to_string(&job()).unwrap();
         let back = Job::from_exported(&line).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), line);
+    }
+
+    #[test]
+    fn a_job_without_dependencies_exports_as_its_job_json() {
+        let job = job();
+        assert_eq!(
+            serde_json::to_string(&ExportLine(&job)).unwrap(),
+            serde_json::to_string(&job).unwrap()
+        );
+        assert!(
+            !Job::from_exported(&serde_json::to_string(&job).unwrap())
+                .unwrap()
+                .has_dependencies
+        );
+    }
+
+    #[test]
+    fn a_job_with_dependencies_exports_its_edges_and_reads_them_back() {
+        let mut job = job();
+        job.status = JobStatus::Blocked;
+        job.has_dependencies = true;
+        job.join = Join::Any;
+        let edge = |id: &str, queue: Option<&str>, on, state| Edge {
+            job_id: JobId::parse(id).unwrap(),
+            job_type: Some("ignored".into()),
+            queue: queue.map(str::to_string),
+            status: Some(JobStatus::Succeeded),
+            on,
+            state,
+            result: None,
+        };
+        job.deps = vec![
+            edge("a", Some("mail"), DependOn::Success, EdgeState::Met),
+            edge("b", None, DependOn::Finish, EdgeState::Broken),
+            edge("c", Some("other"), DependOn::Failure, EdgeState::Open),
+        ];
+        let line = serde_json::to_string(&ExportLine(&job)).unwrap();
+        assert!(
+            line.ends_with(
+                r#""after":[{"id":"a","queue":"mail","on":"success","state":"met"},{"id":"b","queue":null,"on":"finish","state":"broken"},{"id":"c","queue":"other","on":"failure","state":"open"}],"join":"any"}"#
+            ),
+            "{line}"
+        );
+        let back = Job::from_exported(&line).unwrap();
+        assert_eq!((back.has_dependencies, back.join), (true, Join::Any));
+        let edges: Vec<_> = back
+            .deps
+            .iter()
+            .map(|e| (e.job_id.to_string(), e.queue.clone(), e.on, e.state))
+            .collect();
+        assert_eq!(
+            edges,
+            [
+                (
+                    "a".to_string(),
+                    Some("mail".to_string()),
+                    DependOn::Success,
+                    EdgeState::Met
+                ),
+                ("b".to_string(), None, DependOn::Finish, EdgeState::Broken),
+                (
+                    "c".to_string(),
+                    Some("other".to_string()),
+                    DependOn::Failure,
+                    EdgeState::Open
+                ),
+            ]
+        );
+        assert_eq!(serde_json::to_string(&ExportLine(&back)).unwrap(), line);
+        let bad = line.replacen(r#""state":"met""#, r#""state":"done""#, 1);
+        assert!(Job::from_exported(&bad).is_err());
     }
 
     #[test]

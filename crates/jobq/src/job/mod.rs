@@ -18,7 +18,7 @@ mod tests;
 mod typed;
 
 pub use dependency::{DependOn, Dependency, Edge, EdgeState, Join, NO_DEPENDENCY_MET_ERROR, broken_dependency_error};
-pub use exported::JOB_JSON_VERSION;
+pub use exported::{ExportLine, JOB_JSON_VERSION};
 pub use graph::{Flow, FlowDependency, FlowJob, ids_by_ref};
 pub use new::{Limits, NewJob, validate_queue, validate_type};
 pub use spawn::{MAX_SPAWN_KEY_BYTES, Spawn, children};
@@ -253,6 +253,8 @@ pub struct Job {
     pub snoozes: u32,
     /// It was enqueued after other jobs (`after`): its envelope carries how they ended.
     pub has_dependencies: bool,
+    /// How its dependencies combine ([`Join::All`] for a job without).
+    pub join: Join,
     /// How its dependencies ended, as the worker read them before running it (what the envelope
     /// hands its handler as `deps`); empty as a store returns a job.
     pub deps: Vec<Edge>,
@@ -284,18 +286,23 @@ impl Job {
 impl Serialize for Job {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_struct("Job", 23)?;
-        write_envelope_fields(self, &mut m)?;
-        m.serialize_field("status", &self.status)?;
-        m.serialize_field("progress", &self.progress)?;
-        m.serialize_field("result", &self.result)?;
-        m.serialize_field("errors", &self.errors)?;
-        m.serialize_field("startedAt", &self.started_at)?;
-        m.serialize_field("finishedAt", &self.finished_at)?;
-        m.serialize_field("heartbeatAt", &self.heartbeat_at)?;
-        m.serialize_field("workerId", &self.worker_id)?;
-        m.serialize_field("snoozes", &self.snoozes)?;
+        write_job_fields(self, &mut m)?;
         m.end()
     }
+}
+
+/// The fields of the job JSON, envelope then state (what an export line adds to).
+fn write_job_fields<M: SerializeStruct>(job: &Job, m: &mut M) -> Result<(), M::Error> {
+    write_envelope_fields(job, m)?;
+    m.serialize_field("status", &job.status)?;
+    m.serialize_field("progress", &job.progress)?;
+    m.serialize_field("result", &job.result)?;
+    m.serialize_field("errors", &job.errors)?;
+    m.serialize_field("startedAt", &job.started_at)?;
+    m.serialize_field("finishedAt", &job.finished_at)?;
+    m.serialize_field("heartbeatAt", &job.heartbeat_at)?;
+    m.serialize_field("workerId", &job.worker_id)?;
+    m.serialize_field("snoozes", &job.snoozes)
 }
 
 fn write_envelope_fields<M: SerializeStruct>(job: &Job, m: &mut M) -> Result<(), M::Error> {
@@ -393,6 +400,7 @@ pub(crate) fn test_job(job_type: &str, payload: &str) -> Job {
         worker_id: Some("w-1".into()),
         snoozes: 0,
         has_dependencies: false,
+        join: Join::All,
         deps: Vec::new(),
     }
 }

@@ -225,6 +225,7 @@ fn job_json_round_trips_through_the_lenient_reader() {
         worker_id: None,
         snoozes: 0,
         has_dependencies: false,
+        join: Join::All,
         deps: Vec::new(),
     };
     let text = serde_json::to_string(&job).unwrap();

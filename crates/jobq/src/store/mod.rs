@@ -65,7 +65,7 @@ pub use schedules::{Overlap, ScheduleKey, ScheduleState, SetSchedulePaused, Tick
 pub use sql::exec::{AppConnection, AppDatabase};
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 pub use sql::in_transaction::SqlTables;
-pub use transfer::{Import, ImportAnswer, OnConflict};
+pub use transfer::{Import, ImportAnswer, ImportEdge, ImportEdges, OnConflict};
 pub use url::{RedactedUrl, StoreKind, StoreUrl};
 
 /// A store shared by the tasks of a process.
@@ -659,6 +659,20 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// one per input, in input order, as if applied one after another (a job given twice is
     /// `Skipped` or `Replaced` the second time). Atomic per call on the SQL stores, per queue on Redis.
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError>;
+
+    /// Writes the dependencies of imported jobs, once every job of the import is written (an
+    /// export lists dependents before the jobs they wait for): for each job of `edges` that the
+    /// store holds and that has no edge yet (a job imported, or skipped by a resumed import that
+    /// wrote it but not its edges), its edges as given (rule and state) and its join. An open edge
+    /// counts in its dependency's count of dependents while that job is live; one whose dependency
+    /// has ended is resolved by how it ended, and one whose dependency the store does not hold is
+    /// broken as a deletion breaks it (as cancelled), so that nothing waits for a job that will not
+    /// come. Then a blocked job among them with no open edge left runs or is cancelled by its rules,
+    /// as at a dependency's end, and a cancel cascades. On a Redis Cluster an edge to another slot
+    /// is written as an enqueue writes it (its dependency's side first). Answers per input, in input
+    /// order, whether it wrote the job's edges. Atomic per call on the SQL stores, per queue of
+    /// the dependents on Redis.
+    async fn import_edges(&self, edges: &[ImportEdges], now: UnixMillis) -> Result<Vec<bool>, StoreError>;
 
     // The worker registry.
 

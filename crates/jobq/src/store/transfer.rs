@@ -1,7 +1,7 @@
 //! The parameters and answers of [`super::Store::import`]: jobs written back exactly as another store
 //! (or an export) held them, for `jobq import` and `jobq copy`.
 
-use crate::job::{Job, JobId};
+use crate::job::{DependOn, EdgeState, Job, JobId, Join};
 
 /// Parameters of [`super::Store::import`].
 #[derive(Debug, Clone)]
@@ -40,4 +40,52 @@ pub enum ImportAnswer {
         /// The live job holding the key.
         holder: JobId,
     },
+}
+
+/// One job's side of its edges, as an export read them, for [`super::Store::import_edges`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportEdges {
+    /// The job that waits (or waited).
+    pub job: JobId,
+    /// Its queue.
+    pub queue: String,
+    /// How its dependencies combine.
+    pub join: Join,
+    /// Its dependencies, oldest first.
+    pub after: Vec<ImportEdge>,
+}
+
+/// One dependency of an [`ImportEdges`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportEdge {
+    /// The job waited for.
+    pub id: JobId,
+    /// Its queue; `None` when it had been deleted (its edge then broke, as a cancel breaks one).
+    pub queue: Option<String>,
+    /// The rule.
+    pub on: DependOn,
+    /// Where the edge stood.
+    pub state: EdgeState,
+}
+
+impl ImportEdges {
+    /// The edges an imported job carries (`Job::deps`, `Job::join`, from an export line or a page
+    /// of [`crate::Client::export_page`]), or `None` for a job without dependencies.
+    pub fn of(job: &Job) -> Option<ImportEdges> {
+        job.has_dependencies.then(|| ImportEdges {
+            job: job.id.clone(),
+            queue: job.queue.clone(),
+            join: job.join,
+            after: job
+                .deps
+                .iter()
+                .map(|e| ImportEdge {
+                    id: e.job_id.clone(),
+                    queue: e.queue.clone(),
+                    on: e.on,
+                    state: e.state,
+                })
+                .collect(),
+        })
+    }
 }

@@ -30,6 +30,7 @@ fn job(id: &str, job_type: &str, queue: &str, tenant: &str) -> Job {
         worker_id: None,
         snoozes: 0,
         has_dependencies: false,
+        join: crate::job::Join::All,
         deps: Vec::new(),
     }
 }

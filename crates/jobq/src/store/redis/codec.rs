@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use crate::job::{DEFAULT_MAX_ATTEMPTS, Job, JobError, JobId, JobStatus, Progress};
+use crate::job::{DEFAULT_MAX_ATTEMPTS, Job, JobError, JobId, JobStatus, Join, Progress};
 use crate::store::{StoreError, StoreKind};
 use crate::time::UnixMillis;
 
@@ -142,6 +142,7 @@ pub(crate) fn job_from_pairs(pairs: &[(&str, &str)]) -> Result<Job, StoreError> 
         worker_id: text("w").map(str::to_string),
         snoozes: int("sn")?.unwrap_or(0).max(0) as u32,
         has_dependencies: text("af").is_some(),
+        join: if text("aj") == Some("1") { Join::Any } else { Join::All },
         deps: Vec::new(),
         id: JobId::from_stored(id.to_string()),
     })

@@ -95,11 +95,11 @@ use super::error::DriverError;
 use super::{
     Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
     DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount,
-    FlowState, Health, Heartbeat, Import, ImportAnswer, JobEdges, Lease, LeaseState, List, Load, OftenRescued,
-    QueueLoad, QueueStats, ReadEdges, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem, ReplayDead, Rescue,
-    Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused,
-    Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput, Tick, TickOutcome,
-    WakeOn, WorkerInfo,
+    FlowState, Health, Heartbeat, Import, ImportAnswer, ImportEdges, JobEdges, Lease, LeaseState, List, Load,
+    OftenRescued, QueueLoad, QueueStats, ReadEdges, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem,
+    ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused,
+    SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput,
+    Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::time::UnixMillis;
@@ -718,6 +718,10 @@ impl Store for RedisStore {
 
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
         self.import_jobs(import).await
+    }
+
+    async fn import_edges(&self, edges: &[ImportEdges], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        RedisStore::import_edges(self, edges, now).await
     }
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {

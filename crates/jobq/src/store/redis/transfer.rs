@@ -1,5 +1,7 @@
 //! Import on Redis (see [`crate::store::Store::import`]): `import.lua` once per queue, each call
-//! writing its jobs whole with their indexes; the queue registry as `enqueue` keeps it.
+//! writing its jobs whole with their indexes; the queue registry as `enqueue` keeps it. Then the
+//! imported jobs' edges (`import_edges.lua`, per queue of the dependents; on a cluster an edge to
+//! another slot linked first on its dependency's side, `link.lua`, as an enqueue links it).
 
 use futures_util::future::try_join_all;
 use redis::Value;
@@ -8,8 +10,11 @@ use super::calls::{by_queue, in_input_order};
 use super::codec::{job_fields, run_key};
 use super::scripts::SCRIPTS;
 use super::{KIND, RedisStore};
-use crate::job::{Job, JobId, JobStatus};
-use crate::store::{Import, ImportAnswer, OnConflict, StoreError};
+use std::collections::{BTreeMap, HashMap};
+
+use crate::job::{EdgeState, Job, JobId, JobStatus};
+use crate::store::{Import, ImportAnswer, ImportEdges, OnConflict, StoreError};
+use crate::time::UnixMillis;
 
 /// Jobs per script call: a call holds Redis for its whole run, and imported jobs may be large.
 const IMPORT_CHUNK: usize = 200;
@@ -67,6 +72,112 @@ impl RedisStore {
         .await?;
         let answers = replies.into_iter().map(|(a, _)| a).collect();
         Ok(in_input_order(jobs.len(), &groups, answers))
+    }
+}
+
+impl RedisStore {
+    /// [`crate::store::Store::import_edges`]: the dependents' queues side by side, each in calls of
+    /// [`IMPORT_CHUNK`] jobs.
+    pub(super) async fn import_edges(&self, edges: &[ImportEdges], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        if edges.is_empty() {
+            return Ok(Vec::new());
+        }
+        let groups = by_queue(edges, |e| e.queue.as_str());
+        let cluster = self.is_cluster();
+        let per_queue = groups.iter().map(|(queue, positions)| async move {
+            let mut written = Vec::with_capacity(positions.len());
+            for chunk in positions.chunks(IMPORT_CHUNK) {
+                let jobs: Vec<&ImportEdges> = chunk.iter().map(|&n| &edges[n]).collect();
+                let far = if cluster {
+                    self.link_far_edges(queue, &jobs).await?
+                } else {
+                    HashMap::new()
+                };
+                let mut cmd = self.queue_script(&SCRIPTS.import_edges, queue);
+                cmd.arg(now.0).arg(jobs.len());
+                for job in &jobs {
+                    cmd.arg(job.job.as_str()).arg(job.join.as_str()).arg(job.after.len());
+                    for edge in &job.after {
+                        let (queue_arg, far_end) = match edge.queue.as_deref() {
+                            Some(q) if cluster && q != *queue => {
+                                let end = far.get(&(job.job.as_str(), edge.id.as_str())).cloned();
+                                (format!("~{q}"), end.unwrap_or_default())
+                            }
+                            Some(q) => (q.to_string(), String::new()),
+                            None => (String::new(), String::new()),
+                        };
+                        cmd.arg(edge.id.as_str())
+                            .arg(queue_arg)
+                            .arg(edge.on.as_str())
+                            .arg(edge.state.as_str())
+                            .arg(far_end);
+                    }
+                }
+                let reply: Vec<String> = self.eval(&SCRIPTS.import_edges, &cmd, "import edges", false).await?;
+                if reply.len() != jobs.len() {
+                    return Err(StoreError::query(KIND, "import edges", "a reply that does not parse"));
+                }
+                written.extend(reply.iter().map(|w| w == "1"));
+            }
+            // Its workers read its sources afresh: it may have a new one.
+            self.sources.forget(queue);
+            Ok::<_, StoreError>(written)
+        });
+        let replies = try_join_all(per_queue).await?;
+        Ok(in_input_order(edges.len(), &groups, replies))
+    }
+
+    /// On a cluster, the dependency's side of each open edge of `jobs` (of `queue`) to a job of
+    /// another queue, written first (`link.lua`, per queue of the dependencies), as an enqueue
+    /// writes it: per (dependent, dependency), '' when the dependency is live and now names the
+    /// dependent, the status it has ended in, or '-' when that queue holds no such job.
+    async fn link_far_edges<'a>(
+        &self,
+        queue: &str,
+        jobs: &[&'a ImportEdges],
+    ) -> Result<HashMap<(&'a str, &'a str), String>, StoreError> {
+        let mut by_queue: BTreeMap<&str, Vec<(&'a str, &'a str, &'a str)>> = BTreeMap::new();
+        for job in jobs {
+            for edge in job.after.iter().filter(|e| e.state == EdgeState::Open) {
+                if let Some(q) = edge.queue.as_deref().filter(|q| *q != queue) {
+                    by_queue
+                        .entry(q)
+                        .or_default()
+                        .push((edge.id.as_str(), job.job.as_str(), edge.on.as_str()));
+                }
+            }
+        }
+        let mut ends = HashMap::new();
+        for (q, mut links) in by_queue {
+            loop {
+                let mut link = self.queue_script(&SCRIPTS.link, q);
+                link.arg(queue);
+                for (dependency, dependent, rule) in &links {
+                    link.arg(*dependency).arg(*dependent).arg(*rule);
+                }
+                let (tag, reply): (String, Vec<String>) =
+                    self.eval(&SCRIPTS.link, &link, "import edges", false).await?;
+                if tag == "U" {
+                    // It wrote nothing: those are left out, and the rest linked again.
+                    links.retain(|(dependency, dependent, _)| {
+                        let gone = reply.iter().any(|id| id == dependency);
+                        if gone {
+                            ends.insert((*dependent, *dependency), "-".to_string());
+                        }
+                        !gone
+                    });
+                    if links.is_empty() {
+                        break;
+                    }
+                    continue;
+                }
+                for ((dependency, dependent, _), status) in links.iter().zip(reply) {
+                    ends.insert((*dependent, *dependency), status);
+                }
+                break;
+            }
+        }
+        Ok(ends)
     }
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sqlx::Row as _;
 
-use crate::job::{Job, JobError, JobId, JobStatus, Progress};
+use crate::job::{Job, JobError, JobId, JobStatus, Join, Progress};
 use crate::store::{Rescued, StoreError, StoreKind, WorkerInfo};
 use crate::time::UnixMillis;
 
@@ -128,6 +128,7 @@ pub(crate) fn decode_job(row: &(impl JobCells + ?Sized), kind: StoreKind) -> Res
         worker_id: opt_text(&d, 20)?,
         snoozes: int(&d, 21)?.max(0) as u32,
         has_dependencies: int(&d, 22)? != 0,
+        join: if int(&d, 23)? != 0 { Join::Any } else { Join::All },
         deps: Vec::new(),
         id: JobId::from_stored(d.id.clone()),
     })

@@ -18,6 +18,7 @@ use crate::store::manage::push_to_history;
 use crate::store::{EnqueueOutcome, Enqueued, StoreError};
 use crate::time::UnixMillis;
 
+mod imported;
 mod outcomes;
 
 pub(crate) use outcomes::DYING_LEFT_TO_SHARED;
@@ -214,61 +215,105 @@ impl Sql {
     async fn release(
         &self,
         tx: &mut dyn Exec,
+        ended: Vec<Ended>,
+        now: UnixMillis,
+        counts_cleared: bool,
+    ) -> Result<(), sqlx::Error> {
+        self.cascade(tx, ended, now, counts_cleared, BTreeSet::new()).await
+    }
+
+    /// Decides the blocked jobs among `ids` whose edges were written or changed other than by a
+    /// dependency's end (an import's, [`crate::store::Store::import_edges`]): each runs, is
+    /// cancelled (and its own dependents resolved), or stays blocked, by its rules and every edge it
+    /// has, as [`Sql::release_dependents`] decides a job whose dependency ended.
+    pub(crate) async fn recheck_blocked(
+        &self,
+        tx: &mut dyn Exec,
+        ids: &BTreeSet<String>,
+        now: UnixMillis,
+    ) -> Result<(), sqlx::Error> {
+        let mut ready = BTreeSet::new();
+        let ended = self.decide_blocked(tx, ids, ids, now, &mut ready).await?;
+        self.cascade(tx, ended, now, false, ready).await
+    }
+
+    /// The release's rounds: the edges waiting for `ended` resolved, their blocked dependents
+    /// decided, those cancelled resolved in turn; then the queues in `ready` (with those where jobs
+    /// became pending) told.
+    async fn cascade(
+        &self,
+        tx: &mut dyn Exec,
         mut ended: Vec<Ended>,
         now: UnixMillis,
         mut counts_cleared: bool,
+        mut ready: BTreeSet<String>,
     ) -> Result<(), sqlx::Error> {
-        let mut ready: BTreeSet<String> = BTreeSet::new();
         while !ended.is_empty() {
             let how: HashMap<String, JobStatus> = ended.into_iter().map(|e| (e.id, e.status)).collect();
             let (dependents, broke) = self.resolve_edges(tx, &how, counts_cleared).await?;
             // The jobs the cascade cancels next have their counts still.
             counts_cleared = false;
-            ended = Vec::new();
             if dependents.is_empty() {
                 break;
             }
-            let still_blocked = self.blocked_of(tx, &dependents).await?;
-            // A blocked job had no broken edge before this round (one cancels a job that waits for
-            // all, and one that waits for any is not asked): only the jobs with an edge broken now
-            // are looked at (none, as children succeed into a join by `finish` or `success`).
-            let broke: Vec<&String> = still_blocked.keys().filter(|id| broke.contains(*id)).collect();
-            let broken = self.first_broken_edges(tx, &broke).await?;
-            let open = self.with_open_edges(tx, &still_blocked).await?;
-            let met = self.with_met_edges(tx, &still_blocked).await?;
-            let mut released = Vec::new();
-            for (id, job) in &still_blocked {
-                // Why it can never run, if it cannot.
-                let unmet = match job.any {
-                    true => (!met.contains(id) && !open.contains(id)).then(|| NO_DEPENDENCY_MET_ERROR.to_string()),
-                    false => broken
-                        .get(id)
-                        .map(|(dependency, status, on)| broken_dependency_error(dependency, *status, *on)),
-                };
-                let runs = match job.any {
-                    true => met.contains(id),
-                    false => !open.contains(id),
-                };
-                if let Some(error) = unmet {
-                    self.cancel_broken(tx, id, &job.errors, &error, now).await?;
-                    if job.dependents > 0 {
-                        ended.push(Ended {
-                            id: id.clone(),
-                            status: JobStatus::Cancelled,
-                        });
-                    }
-                } else if runs {
-                    released.push(id.as_str());
-                    ready.insert(job.queue.clone());
-                }
-            }
-            for chunk in released.chunks(IDS_PER_STATEMENT) {
-                let mut update = self.stmt("UPDATE jobq_jobs SET status = 'pending' WHERE status = 'blocked'");
-                update.any_of("id", chunk.iter().map(|id| id.to_string()));
-                tx.execute(&update).await?;
-            }
+            ended = self.decide_blocked(tx, &dependents, &broke, now, &mut ready).await?;
         }
         self.notify_ready(tx, ready.iter().map(String::as_str)).await
+    }
+
+    /// Of `dependents`, the blocked jobs, locked: each with no open edge left (or, waiting for any,
+    /// with one met) becomes `pending`, its queue into `ready`; one that can never run is cancelled
+    /// at `now` with the reason. Only the jobs of `broke` are looked at for a broken edge. Returns
+    /// the cancelled jobs that others wait for, whose edges are resolved next.
+    async fn decide_blocked(
+        &self,
+        tx: &mut dyn Exec,
+        dependents: &BTreeSet<String>,
+        broke: &BTreeSet<String>,
+        now: UnixMillis,
+        ready: &mut BTreeSet<String>,
+    ) -> Result<Vec<Ended>, sqlx::Error> {
+        let mut ended = Vec::new();
+        let still_blocked = self.blocked_of(tx, dependents).await?;
+        // A blocked job had no broken edge before this round (one cancels a job that waits for
+        // all, and one that waits for any is not asked): only the jobs with an edge broken now
+        // are looked at (none, as children succeed into a join by `finish` or `success`).
+        let broke: Vec<&String> = still_blocked.keys().filter(|id| broke.contains(*id)).collect();
+        let broken = self.first_broken_edges(tx, &broke).await?;
+        let open = self.with_open_edges(tx, &still_blocked).await?;
+        let met = self.with_met_edges(tx, &still_blocked).await?;
+        let mut released = Vec::new();
+        for (id, job) in &still_blocked {
+            // Why it can never run, if it cannot.
+            let unmet = match job.any {
+                true => (!met.contains(id) && !open.contains(id)).then(|| NO_DEPENDENCY_MET_ERROR.to_string()),
+                false => broken
+                    .get(id)
+                    .map(|(dependency, status, on)| broken_dependency_error(dependency, *status, *on)),
+            };
+            let runs = match job.any {
+                true => met.contains(id),
+                false => !open.contains(id),
+            };
+            if let Some(error) = unmet {
+                self.cancel_broken(tx, id, &job.errors, &error, now).await?;
+                if job.dependents > 0 {
+                    ended.push(Ended {
+                        id: id.clone(),
+                        status: JobStatus::Cancelled,
+                    });
+                }
+            } else if runs {
+                released.push(id.as_str());
+                ready.insert(job.queue.clone());
+            }
+        }
+        for chunk in released.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt("UPDATE jobq_jobs SET status = 'pending' WHERE status = 'blocked'");
+            update.any_of("id", chunk.iter().map(|id| id.to_string()));
+            tx.execute(&update).await?;
+        }
+        Ok(ended)
     }
 
     /// Marks the open edges waiting for the jobs of `ended` met or broken, by their rules and how

@@ -18,10 +18,10 @@ use crate::store::batch::finish_spawning_apart;
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
     EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount, FlowState, Health,
-    Heartbeat, Import, ImportAnswer, JobEdges, Lease, LeaseState, List, Load, OftenRescued, QueueLoad, ReadEdges,
-    RecordLimits, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey,
-    ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind,
-    Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
+    Heartbeat, Import, ImportAnswer, ImportEdges, JobEdges, Lease, LeaseState, List, Load, OftenRescued, QueueLoad,
+    ReadEdges, RecordLimits, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer,
+    ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo,
+    StoreKind, Subscription, Throughput, Tick, TickOutcome, WakeOn, WorkerInfo,
 };
 use crate::time::UnixMillis;
 
@@ -382,6 +382,18 @@ impl<T: SqlBackend> Store for T {
     async fn import(&self, import: &Import) -> Result<Vec<ImportAnswer>, StoreError> {
         let _turn = self.write_turn().await;
         SqlBackend::import(self, import).await
+    }
+
+    async fn import_edges(&self, edges: &[ImportEdges], now: UnixMillis) -> Result<Vec<bool>, StoreError> {
+        if edges.is_empty() {
+            return Ok(Vec::new());
+        }
+        // A dependency may have arrived a moment ago (SQLite), and must be found where it is looked for.
+        self.settle().await?;
+        let _turn = self.write_turn().await;
+        let sql = self.shared();
+        sql.retrying("import edges", |_| false, || sql.import_edges(edges, now))
+            .await
     }
 
     async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), StoreError> {

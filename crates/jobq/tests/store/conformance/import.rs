@@ -45,6 +45,7 @@ fn whole(name: &str, status: JobStatus) -> Job {
         worker_id: (status == JobStatus::Running).then(|| "gone-worker".to_string()),
         snoozes: if live { 1 } else { 0 },
         has_dependencies: false,
+        join: jobq::job::Join::All,
         deps: Vec::new(),
     }
 }

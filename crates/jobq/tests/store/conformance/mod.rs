@@ -29,6 +29,7 @@ mod finish_and_claim;
 mod flow;
 mod health;
 mod import;
+mod import_edges;
 mod inbox;
 mod lease;
 mod read;
@@ -82,6 +83,10 @@ store_tests! {
         across_queues::a_batch_may_wait_back_and_forth_between_queues,
         across_queues::cleanup_keeps_a_dependency_until_its_dependent_in_another_queue_has_ended,
         dependencies::an_import_that_replaces_a_dependency_hands_its_dependents_over,
+        import_edges::imported_edges_wait_for_dependencies_imported_after_their_dependents,
+        import_edges::an_imported_edge_to_a_job_that_ended_is_resolved_by_its_end,
+        import_edges::an_imported_edge_to_a_job_the_store_lacks_breaks_as_a_deletion_does,
+        import_edges::imported_edges_keep_their_states_and_join,
         dependencies::edges_name_both_sides_with_their_states_and_results,
         dependencies::a_deleted_dependent_leaves_its_dependencies_edges,
         dependencies::cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended,

@@ -322,6 +322,35 @@ local function met_by(rule, status)
   return true
 end
 
+-- Why a blocked job can never run: `job::NO_DEPENDENCY_MET_ERROR` for one that waits for any of its
+-- dependencies, `job::broken_dependency_error` for one that waits for all.
+local NO_DEPENDENCY_MET = 'no dependency ended the way this job waits for, and it runs only at the first that does'
+
+local function broken_dependency(dep, status, rule)
+  return 'dependency ' .. dep .. ' ended ' .. status .. ', and this job runs only on its ' .. rule
+end
+
+-- Takes blocked job `id` of `Q` (its hash's 's', 'pr', 'r', 'u', 'a', 'dn' in `h`) out of waiting:
+-- cancelled at `now` with the error `text` (and into `ended` if jobs wait for it, so that they are
+-- resolved in turn), or, without a text, pending, its queue into `woken`.
+local function unblock(Q, id, h, text, now, ended, woken)
+  local k = jkey(Q, id)
+  redis.call('ZREM', blocked_key(Q), id)
+  if text then
+    redis.call('HSET', k, 's', 'cancelled', 'f', now)
+    push_error(k, error_entry(h[5] or '0', now, text))
+    redis.call('ZADD', Q .. 'done:cancelled', now, id)
+    free_unique(Q, h[4], id)
+    if h[6] then
+      ended[#ended + 1] = { Q, id, 'cancelled' }
+    end
+  else
+    redis.call('HSET', k, 's', 'pending')
+    index_pending(Q, id, h[2], h[3])
+    woken[Q] = true
+  end
+end
+
 -- Resolves the open edges from job `id` of `Q` to dependencies that ended, `edges` ({ dependency,
 -- status it ended in }, in the order they ended): each met or broken by its rule, all in one write
 -- of its `after:` hash and one of its count of open edges (a job after ten thousand others, whose ends
@@ -396,28 +425,14 @@ local function resolve_edges(Q, id, edges, now, ended, woken)
       if open > 0 then
         return
       end
-      text = 'no dependency ended the way this job waits for, and it runs only at the first that does'
+      text = NO_DEPENDENCY_MET
     end
   elseif first_broken then
-    text = 'dependency ' .. first_broken[1] .. ' ended ' .. first_broken[2] .. ', and this job runs only on its '
-      .. first_broken[3]
+    text = broken_dependency(first_broken[1], first_broken[2], first_broken[3])
   elseif open > 0 then
     return
   end
-  redis.call('ZREM', blocked_key(Q), id)
-  if text then
-    redis.call('HSET', k, 's', 'cancelled', 'f', now)
-    push_error(k, error_entry(h[5] or '0', now, text))
-    redis.call('ZADD', Q .. 'done:cancelled', now, id)
-    free_unique(Q, h[4], id)
-    if h[6] then
-      ended[#ended + 1] = { Q, id, 'cancelled' }
-    end
-  else
-    redis.call('HSET', k, 's', 'pending')
-    index_pending(Q, id, h[2], h[3])
-    woken[Q] = true
-  end
+  unblock(Q, id, h, text, now, ended, woken)
 end
 
 -- Resolves the open edge from job `id` of `Q` to its dependency `dep`, which ended in `status` (see
