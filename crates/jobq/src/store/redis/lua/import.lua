@@ -2,8 +2,9 @@
 -- ('S' skip or 'R' replace a job whose id the queue holds), dry ('1': decide, write nothing), count,
 -- then per job: id, status, priority ('' for 0), run_at key, live unique key ('' for none), index
 -- score (heartbeat of a running job, finish time of a waiting or finished one, creation time of a
--- blocked one, which arrives without its dependency edges: they are not exported), created_at, the
--- number of hash fields, then the fields and values of its hash as `codec::job_fields` spells them.
+-- blocked one, whose edges `import_edges.lua` writes once every job of the import is in),
+-- created_at, the number of hash fields, then the fields and values of its hash as
+-- `codec::job_fields` spells them.
 -- Returns { register, answers }: per job 'I' imported, 'S' skipped, 'R' replaced, or 'K' and the id of
 -- the live job holding its unique key; register as in `enqueue.lua`. One script per queue, so an import
 -- is atomic per queue, and the jobs of one call are decided one after another.
@@ -11,7 +12,7 @@
 -- releases them when it arrives ended, at its finish time (`release_dependents`): either way they
 -- are not left waiting for an end that no script would see. Its own open edges go with it
 -- (`unlink_dependent`), unless it arrives blocked, which it then keeps waiting on (an imported job
--- brings no edges of its own).
+-- brings no edges here: they come after, by `import_edges.lua`, which leaves a job that has edges).
 local Q, mode, dry, n = KEYS[1], ARGV[1], ARGV[2] == '1', tonumber(ARGV[3])
 local uniq = Q .. 'uniq'
 local out = {}
