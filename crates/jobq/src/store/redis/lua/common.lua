@@ -493,9 +493,10 @@ end
 -- { queue prefix, id, terminal status } per job, each a job whose hash holds `dn` (a job that no one
 -- waits for then costs one field of a read the script makes anyway). A script that ends several
 -- jobs may gather them and release them all at the end, as the SQL stores release a statement's jobs
--- after it: then a job it ends itself is not first ended by a cascade from another.
-local function release_all(ended, now)
-  local woken = {}
+-- after it: then a job it ends itself is not first ended by a cascade from another. The queues in
+-- `woken` (if given: where the script made jobs pending itself) are woken with the rest.
+local function release_all(ended, now, woken)
+  woken = woken or {}
   settle(ended, now, woken)
   for WQ in pairs(woken) do
     wake(WQ)

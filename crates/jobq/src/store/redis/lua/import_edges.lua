@@ -103,8 +103,5 @@ for j = 1, n do
     end
   end
 end
-settle(ended, now, woken)
-for WQ in pairs(woken) do
-  wake(WQ)
-end
+release_all(ended, now, woken)
 return out

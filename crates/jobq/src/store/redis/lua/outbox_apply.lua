@@ -22,8 +22,5 @@ for i = 3, #ARGV do
     done[#done + 1] = 0
   end
 end
-settle(ended, now, woken)
-for WQ in pairs(woken) do
-  wake(WQ)
-end
+release_all(ended, now, woken)
 return done
