@@ -477,7 +477,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Go on after an interrupted copy: skip the jobs the target holds already')
-            [CompletionResult]::new('--move', '--move', [CompletionResultType]::ParameterName, 'Delete from the source each job once the target has committed it (running jobs stay)')
+            [CompletionResult]::new('--move', '--move', [CompletionResultType]::ParameterName, 'Delete from the source the jobs the target has committed (running jobs stay; live ones go last)')
             [CompletionResult]::new('--keep-running', '--keep-running', [CompletionResultType]::ParameterName, 'Keep running jobs running in the target')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')

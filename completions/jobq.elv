@@ -451,7 +451,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand -o 'Output format'
             cand --output 'Output format'
             cand --resume 'Go on after an interrupted copy: skip the jobs the target holds already'
-            cand --move 'Delete from the source each job once the target has committed it (running jobs stay)'
+            cand --move 'Delete from the source the jobs the target has committed (running jobs stay; live ones go last)'
             cand --keep-running 'Keep running jobs running in the target'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

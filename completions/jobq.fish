@@ -370,7 +370,7 @@ json\t'One JSON document'
 ndjson\t'One JSON object per line (list)'
 prometheus\t'Prometheus text exposition format (stats)'"
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l resume -d 'Go on after an interrupted copy: skip the jobs the target holds already'
-complete -c jobq -n "__fish_jobq_using_subcommand copy" -l move -d 'Delete from the source each job once the target has committed it (running jobs stay)'
+complete -c jobq -n "__fish_jobq_using_subcommand copy" -l move -d 'Delete from the source the jobs the target has committed (running jobs stay; live ones go last)'
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l keep-running -d 'Keep running jobs running in the target'
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -s q -l quiet -d 'Print only errors'
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -s v -l verbose -d 'Print more (repeat for debug logs)'

@@ -3,6 +3,7 @@
 //! interrupted copy (what the target holds is skipped); `--move` deletes from the source what the
 //! target has committed, and leaves running jobs where their workers hold them.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use clap::Args;
@@ -43,7 +44,7 @@ pub struct CopyArgs {
     #[arg(long)]
     pub resume: bool,
 
-    /// Delete from the source each job once the target has committed it (running jobs stay)
+    /// Delete from the source the jobs the target has committed (running jobs stay; live ones go last)
     #[arg(long = "move")]
     pub move_jobs: bool,
 
@@ -62,6 +63,8 @@ struct Tally {
     left_running: u64,
     /// The edges of the jobs written, for the target once every job is in.
     edges: Vec<ImportEdges>,
+    /// With `--move`, the live jobs copied, deleted from the source once every job is copied.
+    move_last: Vec<String>,
     with_dependencies: u64,
 }
 
@@ -148,6 +151,8 @@ pub async fn run(ctx: &Context, args: CopyArgs) -> anyhow::Result<()> {
         anyhow::Error::new(e)
             .context("the jobs were copied, not all of their dependencies; copying again with --resume writes them")
     })?;
+    let last = std::mem::take(&mut tally.move_last);
+    tally.moved += writer.delete_from_source(&last).await?;
     bar.finish_and_clear();
     if format == OutputFormat::Json {
         print_json(&json!({
@@ -248,29 +253,51 @@ impl Writer<'_> {
     /// committed.
     async fn write(&self, jobs: Vec<Job>, tally: &mut Tally) -> Result<(), Error> {
         let waiting: Vec<ImportEdges> = jobs.iter().filter_map(ImportEdges::of).collect();
+        let live: HashSet<JobId> = jobs
+            .iter()
+            .filter(|j| !j.status.is_terminal())
+            .map(|j| j.id.clone())
+            .collect();
         let report = self.target.import(jobs, self.options).await?;
         tally.edges.extend(with_edges_to_write(waiting, &report.answers));
         let mut committed: Vec<String> = Vec::new();
         for (id, answer) in &report.answers {
-            match answer {
+            let moved = match answer {
                 ImportAnswer::Imported | ImportAnswer::Replaced => {
                     tally.copied += 1;
-                    committed.push(id.to_string());
+                    true
                 }
                 // Only a resumed copy gets here: the target holds the job from the copy before.
                 ImportAnswer::Skipped => {
                     tally.skipped += 1;
-                    committed.push(id.to_string());
+                    true
                 }
-                _ => tally.key_taken += 1,
+                _ => {
+                    tally.key_taken += 1;
+                    false
+                }
+            };
+            // A live job leaves the source last: deleted now, it would break, in the source, the
+            // edges of jobs that wait for it and are not copied yet (a flow lists its parent
+            // before its children), and the copy would carry their cancel.
+            match (moved && self.args.move_jobs, live.contains(id)) {
+                (true, true) => tally.move_last.push(id.to_string()),
+                (true, false) => committed.push(id.to_string()),
+                _ => {}
             }
         }
-        if self.args.move_jobs && !committed.is_empty() {
-            // Forced, for waiting jobs: they move to the target, where `resolve` now finds them.
-            let deleted = self.source.delete(&committed, true).await?;
-            tally.moved += deleted.deleted.len() as u64;
-        }
+        tally.moved += self.delete_from_source(&committed).await?;
         Ok(())
+    }
+
+    /// Deletes copied jobs from the source, forced, for waiting jobs: they move to the target, where
+    /// `resolve` now finds them.
+    async fn delete_from_source(&self, ids: &[String]) -> Result<u64, Error> {
+        let mut moved = 0;
+        for chunk in ids.chunks(PAGE as usize) {
+            moved += self.source.delete(chunk, true).await?.deleted.len() as u64;
+        }
+        Ok(moved)
     }
 }
 

@@ -267,10 +267,19 @@ fn a_flow_in_flight_goes_round_every_store_with_its_edges_and_goes_on_there() {
         "every job came back with its edges as they stood"
     );
 
+    // Moved once more, the live jobs leave the source last, with nothing broken on the way.
+    let (moved, _mysql, _redis, _sqlite) = stores();
+    let run = env.run(["--url", sqlite.url(), "copy", "--to", moved.url(), "--move"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("4 deleted from the source"), "{}", run.stderr);
+    assert_eq!(env.ok(["--url", sqlite.url(), "export"]), "");
+    let there = env.ok(["--url", moved.url(), "export"]);
+    assert_eq!(sorted_lines(&there), sorted_lines(&exported));
+
     // The flow goes on where it arrived: load's end releases audit, and cancels alert (nothing failed).
     let run = env.run([
         "--url",
-        sqlite.url(),
+        moved.url(),
         "worker",
         "--queue",
         "etl",
@@ -283,7 +292,7 @@ fn a_flow_in_flight_goes_round_every_store_with_its_edges_and_goes_on_there() {
         "etl.audit=builtin:noop",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let status = |name: &str| env.json(["--url", sqlite.url(), "show", &id(name), "-o", "json"])["status"].clone();
+    let status = |name: &str| env.json(["--url", moved.url(), "show", &id(name), "-o", "json"])["status"].clone();
     assert_eq!(
         [status("load"), status("audit"), status("alert")],
         ["succeeded", "succeeded", "cancelled"]
