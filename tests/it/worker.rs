@@ -1836,6 +1836,7 @@ store_tests! {
         max_jobs_stops_the_worker_after_that_many,
         jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation,
         dag::random_graphs_end_as_the_model_says_through_a_kill,
+        dag::random_graphs_end_as_the_model_says_across_an_export_and_import,
         a_handler_spawns_children_awaits_them_and_runs_again_with_their_outcomes,
         a_child_that_cannot_be_written_fails_the_attempt,
         retention_deletes_finished_jobs_older_than_it,

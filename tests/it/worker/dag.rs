@@ -4,11 +4,13 @@
 //! then succeed or die as its payload asks; cancelled when they never will), and no job started
 //! before the dependencies its start relied on had ended (by the order of the handlers' own lines in
 //! one file: a dependency's last line is written before its outcome, its outcome before the release,
-//! the release before the dependent's first line).
+//! the release before the dependent's first line). A second run exports the graph partway, deletes
+//! it, imports it back (`Client::import`, then `Client::import_edges`) and lets the graph end there.
 
 use std::collections::BTreeMap;
 
 use jobq::job::Join;
+use jobq::store::{ImportAnswer, ImportEdges};
 
 use super::*;
 
@@ -90,6 +92,73 @@ fn model(nodes: &[Node]) -> Vec<JobStatus> {
 
 pub(super) async fn random_graphs_end_as_the_model_says_through_a_kill(store: TestStore) {
     let world = World::new(store, QUICK).await;
+    let (seed, nodes, expected) = enqueue_a_graph(&world).await;
+
+    // Two workers; one is killed once a few jobs have ended, and a third takes its place.
+    let serve = ["--concurrency", "4", "--queue", "default,side"];
+    let first = world.worker("first", &serve);
+    let second = world.worker("second", &serve);
+    eventually("a few jobs to end", secs(60), async || {
+        let stats = world.client.stats(&[]).await.unwrap();
+        stats.queues.iter().map(|q| q.succeeded + q.dead).sum::<u64>() >= 10
+    })
+    .await;
+    first.signal(libc::SIGKILL);
+    first.exit(secs(5)).await;
+    let third = world.worker("third", &serve);
+
+    let jobs = every_job_ended(&world, seed).await;
+    check_against_the_model(&world, seed, &nodes, &expected, &jobs);
+    for w in [&second, &third] {
+        w.signal(libc::SIGTERM);
+        assert!(w.exit(secs(15)).await.success(), "{}", w.log());
+    }
+}
+
+pub(super) async fn random_graphs_end_as_the_model_says_across_an_export_and_import(store: TestStore) {
+    let world = World::new(store, QUICK).await;
+    let (seed, nodes, expected) = enqueue_a_graph(&world).await;
+    let serve = ["--concurrency", "4", "--queue", "default,side"];
+    let first = world.worker("first", &serve);
+    eventually("a few jobs to end", secs(60), async || {
+        let stats = world.client.stats(&[]).await.unwrap();
+        stats.queues.iter().map(|q| q.succeeded + q.dead).sum::<u64>() >= 10
+    })
+    .await;
+    // Stopped, it gives its running jobs back; then the graph leaves the store, as an export
+    // reads it (a job before those it waits for), and comes back.
+    first.signal(libc::SIGTERM);
+    assert!(first.exit(secs(15)).await.success(), "{}", first.log());
+    let filter = jobq::store::JobFilter::default();
+    let exported = world.client.export_page(&filter, None, JOBS as u32).await.unwrap();
+    assert_eq!(exported.len(), JOBS, "seed {seed}");
+    while world
+        .client
+        .delete_matching(filter.clone(), true)
+        .await
+        .unwrap()
+        .deleted
+        > 0
+    {}
+    let edges: Vec<ImportEdges> = exported.iter().filter_map(ImportEdges::of).collect();
+    let report = world.client.import(exported, Default::default()).await.unwrap();
+    assert_eq!(
+        report.count(|a| *a == ImportAnswer::Imported),
+        JOBS as u64,
+        "seed {seed}"
+    );
+    world.client.import_edges(&edges).await.unwrap();
+
+    let second = world.worker("second", &serve);
+    let jobs = every_job_ended(&world, seed).await;
+    check_against_the_model(&world, seed, &nodes, &expected, &jobs);
+    second.signal(libc::SIGTERM);
+    assert!(second.exit(secs(15)).await.success(), "{}", second.log());
+}
+
+/// The graph's handler (a line at its start and its end in `trace`), then a random graph enqueued
+/// (the seed in every failure's message), with how each of its jobs must end.
+async fn enqueue_a_graph(world: &World) -> (u64, Vec<Node>, Vec<JobStatus>) {
     // A line at its start and its end, a short nap between, then the payload's verdict: exit 1 with
     // one attempt allowed is dead.
     world.exec_handler(
@@ -126,27 +195,18 @@ case "$(cat)" in *'"fail":true'*) exit 1 ;; esac"#,
         })
         .collect();
     world.client.enqueue_many(specs).await.unwrap();
+    (seed, nodes, expected)
+}
 
-    // Two workers; one is killed once a few jobs have ended, and a third takes its place.
-    let serve = ["--concurrency", "4", "--queue", "default,side"];
-    let first = world.worker("first", &serve);
-    let second = world.worker("second", &serve);
-    eventually("a few jobs to end", secs(60), async || {
-        let stats = world.client.stats(&[]).await.unwrap();
-        stats.queues.iter().map(|q| q.succeeded + q.dead).sum::<u64>() >= 10
-    })
-    .await;
-    first.signal(libc::SIGKILL);
-    first.exit(secs(5)).await;
-    let third = world.worker("third", &serve);
-
+/// Every job of the graph, once none is live.
+async fn every_job_ended(world: &World, seed: u64) -> BTreeMap<String, Job> {
     let all = jobq::store::List {
         filter: Default::default(),
         limit: JOBS as u32,
         offset: 0,
         after: None,
     };
-    let jobs: BTreeMap<String, Job> = eventually("every job to end", secs(120), async || {
+    eventually("every job to end", secs(120), async || {
         let jobs = world.client.list(&all).await.unwrap();
         let live: Vec<String> = jobs
             .iter()
@@ -158,7 +218,19 @@ case "$(cat)" in *'"fail":true'*) exit 1 ;; esac"#,
             false => Err(lazy(move || format!("seed {seed}: still live {live:?}"))),
         }
     })
-    .await;
+    .await
+}
+
+/// Each job ended as the model says, and none started before the dependencies its start relied on
+/// had ended (by the handlers' trace).
+fn check_against_the_model(
+    world: &World,
+    seed: u64,
+    nodes: &[Node],
+    expected: &[JobStatus],
+    jobs: &BTreeMap<String, Job>,
+) {
+    let name = |i: usize| format!("n{i:02}");
     let trace = std::fs::read_to_string(world.path("trace")).unwrap_or_default();
     let mut first_start: BTreeMap<String, usize> = BTreeMap::new();
     let mut end_of: BTreeMap<(String, u32), usize> = BTreeMap::new();
@@ -207,9 +279,5 @@ case "$(cat)" in *'"fail":true'*) exit 1 ;; esac"#,
             Join::Any => node.after.iter().any(ended_before),
         };
         assert!(held, "{}\n{trace}", context());
-    }
-    for w in [&second, &third] {
-        w.signal(libc::SIGTERM);
-        assert!(w.exit(secs(15)).await.success(), "{}", w.log());
     }
 }

@@ -161,3 +161,29 @@ pub(super) async fn cleanup_keeps_a_dependency_until_its_dependent_in_another_qu
     assert_eq!(clean_finished(store, false).await, 2);
     assert!(store.get(&id("d")).await.unwrap().is_none());
 }
+
+pub(super) async fn jobs_written_again_under_the_same_ids_do_not_take_their_former_selves_ends(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("j").queue(ELSEWHERE), "d", DependOn::Success)).await;
+    // The dependent goes, then its dependency: on a cluster the dependency's end (as cancelled)
+    // waits in the outbox for a dependent that is not there.
+    for name in ["j", "d"] {
+        let delete = jobq::store::Delete {
+            ids: vec![id(name)],
+            force: true,
+        };
+        store.delete(&delete).await.expect("delete");
+    }
+    // Both again, under the same ids (an import back, or a producer's own ids).
+    add(store, spec("d")).await;
+    add(store, after(spec("j").queue(ELSEWHERE), "d", DependOn::Success)).await;
+    deliver(store, ELSEWHERE, at(1)).await;
+    assert_eq!(
+        status(store, "j").await,
+        JobStatus::Blocked,
+        "the former d's end left j alone"
+    );
+    end(store, jobq::job::DEFAULT_QUEUE, "d", succeeded(), at(2)).await;
+    deliver(store, ELSEWHERE, at(3)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Pending);
+}
