@@ -293,9 +293,21 @@ end
 
 -- The prefix of queue `q` under the same key prefix as `Q`. On a cluster an edge between two slots is
 -- marked (see `remote_queue`) and never followed by a script, so a script never leaves its slot
--- there; on a single server the ends of an edge may be of any queues.
+-- there; on a single server the ends of an edge may be of any queues. Remembered for the script's
+-- run: a flow's insert and a parent's edges ask it once per edge, of a queue or two.
+local siblings = {}
 local function sibling(Q, q)
-  return string.sub(Q, 1, -(#queue_of(Q) + 4)) .. '{' .. q .. '}:'
+  local of_Q = siblings[Q]
+  if not of_Q then
+    of_Q = {}
+    siblings[Q] = of_Q
+  end
+  local prefix = of_Q[q]
+  if not prefix then
+    prefix = string.sub(Q, 1, -(#queue_of(Q) + 4)) .. '{' .. q .. '}:'
+    of_Q[q] = prefix
+  end
+  return prefix
 end
 
 -- On a Redis Cluster, an edge between queues of two hash slots is marked by a `~` before the other
