@@ -652,23 +652,25 @@ impl Store for RedisStore {
                 push_list(&mut cmd, &replay.filter.job_types);
                 cmd.arg(0).arg(cascade);
                 async move {
-                    self.eval::<Vec<Value>>(&SCRIPTS.replay, &cmd, "replay dead jobs", false)
+                    self.eval::<(Vec<Value>, Vec<String>)>(&SCRIPTS.replay, &cmd, "replay dead jobs", false)
                         .await
                 }
             }))
             .await?;
-            let mut jobs = Vec::new();
-            for reply in replies {
+            let (mut jobs, mut far) = (Vec::new(), Vec::new());
+            for (reply, elsewhere) in replies {
                 jobs.extend(jobs_from(reply, "replay dead jobs", self)?);
+                far.extend(elsewhere);
             }
             // A dry run answers oldest death first across queues, as a replay would take them.
             jobs.sort_by(|a, b| (a.finished_at, &a.id).cmp(&(b.finished_at, &b.id)));
+            self.reopen_across_slots(far, &mut jobs, replay.now).await?;
             return Ok(jobs);
         }
         // Oldest death first across queues: each run of candidates of one queue is one script, which
         // checks each again (type, unique key) and replays up to what the limit leaves.
         let cands = self.replay_candidates(replay).await?;
-        let mut out = Vec::new();
+        let (mut out, mut far) = (Vec::new(), Vec::new());
         let mut start = 0;
         while start < cands.len() {
             // (The jobs a cascade brought back, blocked, count for nothing.)
@@ -689,10 +691,13 @@ impl Store for RedisStore {
                 cmd.arg(&c.1);
             }
             cmd.arg(cascade);
-            let reply: Vec<Value> = self.eval(&SCRIPTS.replay, &cmd, "replay dead jobs", false).await?;
+            let (reply, elsewhere): (Vec<Value>, Vec<String>) =
+                self.eval(&SCRIPTS.replay, &cmd, "replay dead jobs", false).await?;
             out.extend(jobs_from(reply, "replay dead jobs", self)?);
+            far.extend(elsewhere);
             start = end;
         }
+        self.reopen_across_slots(far, &mut out, replay.now).await?;
         Ok(out)
     }
 

@@ -12,6 +12,10 @@
 //! | `{A}:outbox:B` | list | ends of A's jobs that jobs of B wait for: `<dependent>\n<dependency>\n<status>\n<time>` |
 //! | `{B}:sources` | set | the queues whose outboxes may hold entries for B |
 //!
+//! A replay's cascade crosses slots the same way (`reopen_across_slots`): the replayed job counts
+//! its dependents of other slots at once, and each of their queues brings back its own
+//! (`reopen_far.lua`).
+//!
 //! A worker reads its queues' sources at most once a `SOURCES_FRESH`, so a workload without such
 //! edges pays one `SMEMBERS` per queue and second for them, and at once when its queue's wake-up
 //! stream says an enqueue gave the queue a new source (`subscribe.rs`).
@@ -23,11 +27,11 @@ use std::time::{Duration, Instant};
 use futures_util::future::try_join_all;
 use redis::Value;
 
-use super::calls::in_input_order;
+use super::calls::{in_input_order, jobs_from};
 use super::dependencies::{Named, Places, after_args, enqueued_after};
 use super::scripts::SCRIPTS;
 use super::{KIND, RedisStore};
-use crate::job::{JobId, JobStatus, NewJob};
+use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::store::{Enqueued, StoreError};
 use crate::time::UnixMillis;
 
@@ -357,6 +361,92 @@ impl RedisStore {
             kept.push(row);
         }
         *dependents = kept;
+        Ok(())
+    }
+}
+
+impl RedisStore {
+    /// The part of a replay's cascade beyond the slots its scripts ran in, on a cluster: `far` as
+    /// `replay.lua` answers it (per dependent of another slot: dependency, its queue, the
+    /// dependent's queue, the dependent), each dependent's queue in turn (`reopen_far.lua`), until no
+    /// job brought back has a dependent elsewhere. The jobs brought back are appended to `jobs`.
+    pub(super) async fn reopen_across_slots(
+        &self,
+        mut far: Vec<String>,
+        jobs: &mut Vec<Job>,
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        while !far.is_empty() {
+            // By the dependents' queue and the job they wait for.
+            let mut groups: BTreeMap<(String, String, String), Vec<String>> = BTreeMap::new();
+            for row in far.chunks_exact(4) {
+                let place = (row[2].clone(), row[0].clone(), row[1].clone());
+                groups.entry(place).or_default().push(row[3].clone());
+            }
+            far = Vec::new();
+            for ((queue, dependency, dependency_queue), dependents) in groups {
+                let mut cmd = self.queue_script(&SCRIPTS.reopen_far, &queue);
+                cmd.arg(&dependency).arg(&dependents);
+                let (reply, more): (Vec<Value>, Vec<String>) =
+                    self.eval(&SCRIPTS.reopen_far, &cmd, "replay dead jobs", false).await?;
+                let back = jobs_from(reply, "replay dead jobs", self)?;
+                let waiting: Vec<&str> = back
+                    .iter()
+                    .filter(|j| dependents.iter().any(|d| d == j.id.as_str()))
+                    .map(|j| j.id.as_str())
+                    .collect();
+                self.deliver_an_end_that_came_first(&dependency, &dependency_queue, &queue, &waiting, now)
+                    .await?;
+                jobs.extend(back);
+                far.extend(more);
+            }
+        }
+        Ok(())
+    }
+
+    /// The dependency brought back may have ended again before the jobs of `queue` that wait for it
+    /// were: its end then found their edges broken and changed nothing. Its end, read now, is
+    /// applied to those edges (`outbox_apply.lua`), once, as a delivered end is; an end that comes
+    /// later goes through the outbox.
+    async fn deliver_an_end_that_came_first(
+        &self,
+        dependency: &str,
+        dependency_queue: &str,
+        queue: &str,
+        waiting: &[&str],
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        let key = format!("{}job:{dependency}", self.queue_prefix(dependency_queue));
+        let (job_type, status, finished): (Option<String>, Option<String>, Option<i64>) = self
+            .query(
+                redis::cmd("HMGET").arg(key).arg("t").arg("s").arg("f"),
+                "replay dead jobs",
+            )
+            .await?;
+        let ended = match (job_type, status.as_deref().map(str::parse::<JobStatus>)) {
+            // Deleted meanwhile: as a deletion ends it.
+            (None, _) => Some((JobStatus::Cancelled, now.0)),
+            (Some(_), Some(Ok(s))) if s.is_terminal() => Some((s, finished.unwrap_or(now.0))),
+            _ => None,
+        };
+        let Some((status, at)) = ended else {
+            return Ok(());
+        };
+        let entries: Vec<String> = waiting
+            .iter()
+            .map(|dependent| format!("{dependent}\n{dependency}\n{status}\n{at}"))
+            .collect();
+        let mut apply = self.queue_script(&SCRIPTS.outbox_apply, queue);
+        apply
+            .arg(now.0)
+            .arg(MISSING_DEPENDENT_GRACE.as_millis() as u64)
+            .arg(&entries);
+        let _: Vec<u8> = self
+            .eval(&SCRIPTS.outbox_apply, &apply, "replay dead jobs", true)
+            .await?;
         Ok(())
     }
 }

@@ -122,7 +122,8 @@ macro_rules! scripts {
 scripts!(
     enqueue, enqueue_after, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats,
     inbox_take, inbox_done, schedules, tick, schedule_pause, emit, claim_limited, block, resolve, delete, retry,
-    queue_load, often_rescued, throughput, reindex, import, schedule_restore, stranded, edges, link, outbox_apply, outbox_done, import_edges;
+    queue_load, often_rescued, throughput, reindex, import, schedule_restore, stranded, edges, link, outbox_apply, outbox_done, import_edges,
+    reopen_far;
     joined: finish_and_claim = finish + claim_limited, finish_spawning = finish + enqueue_after;
     single_server: get,
 );

@@ -187,3 +187,42 @@ pub(super) async fn jobs_written_again_under_the_same_ids_do_not_take_their_form
     deliver(store, ELSEWHERE, at(3)).await;
     assert_eq!(status(store, "j").await, JobStatus::Pending);
 }
+
+pub(super) async fn a_replay_with_cascade_brings_back_what_the_failure_cancelled_in_other_queues(store: &DynStore) {
+    add(store, spec("d")).await;
+    add(store, after(spec("j").queue(ELSEWHERE), "d", DependOn::Success)).await;
+    // Back to the first queue: the cancel, and the replay's cascade, cross twice.
+    add(store, after(spec("k"), "j", DependOn::Success)).await;
+    let dead = Transition::Dead {
+        error: "failed for good".into(),
+    };
+    end(store, jobq::job::DEFAULT_QUEUE, "d", dead, at(1)).await;
+    deliver(store, ELSEWHERE, at(2)).await;
+    deliver(store, jobq::job::DEFAULT_QUEUE, at(3)).await;
+    assert_eq!(status(store, "k").await, JobStatus::Cancelled);
+
+    let replay = jobq::store::ReplayDead {
+        ids: vec![id("d")],
+        now: at(4),
+        cascade: true,
+        ..Default::default()
+    };
+    let back = store.replay_dead(&replay).await.expect("replay");
+    let moved: Vec<(String, JobStatus)> = back.iter().map(|j| (j.id.to_string(), j.status)).collect();
+    assert_eq!(
+        moved,
+        [
+            ("d".to_string(), JobStatus::Pending),
+            ("j".to_string(), JobStatus::Blocked),
+            ("k".to_string(), JobStatus::Blocked)
+        ]
+    );
+    // They wait for d again, each edge once, and run in turn.
+    end(store, jobq::job::DEFAULT_QUEUE, "d", succeeded(), at(5)).await;
+    deliver(store, ELSEWHERE, at(6)).await;
+    assert_eq!(status(store, "k").await, JobStatus::Blocked);
+    end(store, ELSEWHERE, "j", succeeded(), at(7)).await;
+    deliver(store, jobq::job::DEFAULT_QUEUE, at(8)).await;
+    end(store, jobq::job::DEFAULT_QUEUE, "k", succeeded(), at(9)).await;
+    assert!(store.stranded(10).await.expect("stranded").is_empty());
+}

@@ -83,6 +83,7 @@ store_tests! {
         across_queues::a_batch_may_wait_back_and_forth_between_queues,
         across_queues::cleanup_keeps_a_dependency_until_its_dependent_in_another_queue_has_ended,
         across_queues::jobs_written_again_under_the_same_ids_do_not_take_their_former_selves_ends,
+        across_queues::a_replay_with_cascade_brings_back_what_the_failure_cancelled_in_other_queues,
         dependencies::an_import_that_replaces_a_dependency_hands_its_dependents_over,
         import_edges::imported_edges_wait_for_dependencies_imported_after_their_dependents,
         import_edges::an_imported_edge_to_a_job_that_ended_is_resolved_by_its_end,

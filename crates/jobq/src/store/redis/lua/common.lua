@@ -520,6 +520,115 @@ local function release_dependents(Q, id, status, now)
   release_all({ { Q, id, status } }, now)
 end
 
+-- Whether the last error of a job names `dep` as the dependency that cancelled it (the text of
+-- `job::broken_dependency_error`), in the job's history `errors` (JSON).
+local function cancelled_by(errors, dep)
+  if not errors then
+    return false
+  end
+  local history = cjson.decode(errors)
+  local last = history[#history]
+  return last ~= nil and type(last.error) == 'string'
+    and string.find(last.error, 'dependency ' .. dep .. ' ended ', 1, true) == 1
+end
+
+-- Brings back the cancelled job `id` of `XQ`, whose edge to `dep` broke, when its last error names
+-- `dep`, each of its dependencies is live or ended the way its rule asks, and its unique key is
+-- free: its edges open again to the live ones (their `dn` counts it) and met to the others, and it is
+-- blocked. An edge to another slot of a cluster cannot be read from here: the one to `dep` (brought
+-- back itself, so live) opens again, its side kept by the `dependents:` hash of `dep` (whose `dn` the
+-- caller's slot counted); another stays as it stands (an open one is still linked there), unless it
+-- broke. Returns whether it came back.
+local function reopen(XQ, id, dep)
+  local k = jkey(XQ, id)
+  local h = redis.call('HMGET', k, 't', 's', 'u', 'e', 'c')
+  if not h[1] or h[2] ~= 'cancelled' or not cancelled_by(h[4], dep) then
+    return false
+  end
+  local ak = after_key(XQ, id)
+  local edges = redis.call('HGETALL', ak)
+  local open, met, kept = {}, {}, 0
+  for f = 1, #edges, 2 do
+    local state, rule, q = string.match(edges[f + 1], '^(%S+) (%S+) (.*)$')
+    if remote_queue(q) then
+      if edges[f] == dep then
+        open[#open + 1] = { edges[f], rule, q, true }
+      elseif state == 'broken' then
+        return false
+      elseif state == 'open' then
+        kept = kept + 1
+      end
+    else
+      local status = job_status(sibling(XQ, q), edges[f])
+      if status and not ENDED[status] then
+        open[#open + 1] = { edges[f], rule, q }
+      elseif status and met_by(rule, status) then
+        met[#met + 1] = { edges[f], rule, q }
+      else
+        return false
+      end
+    end
+  end
+  if #open + kept == 0 then
+    return false
+  end
+  if h[3] and redis.call('HSETNX', XQ .. 'uniq', h[3], id) == 0 then
+    return false
+  end
+  local member = queue_of(XQ) .. '\n' .. id
+  for _, e in ipairs(open) do
+    redis.call('HSET', ak, e[1], 'open ' .. e[2] .. ' ' .. e[3])
+    if not e[4] then
+      local DQ = sibling(XQ, e[3])
+      redis.call('HSET', dependents_key(DQ, e[1]), member, e[2])
+      redis.call('HINCRBY', jkey(DQ, e[1]), 'dn', 1)
+    end
+  end
+  for _, e in ipairs(met) do
+    redis.call('HSET', ak, e[1], 'met ' .. e[2] .. ' ' .. e[3])
+  end
+  redis.call('HSET', k, 's', 'blocked', 'ao', #open + kept)
+  redis.call('HDEL', k, 'f')
+  redis.call('ZREM', XQ .. 'done:cancelled', id)
+  redis.call('ZADD', blocked_key(XQ), h[5] or 0, id)
+  return true
+end
+
+-- The cascade of a replay (see `replay.lua`): from each job of `level` ({ queue prefix, id }, jobs
+-- just brought back), the jobs its failure cancelled come back (`reopen`), and theirs in turn, each
+-- appended to `out` packed. A dependent in another slot of a cluster cannot be reached: the job it
+-- waits for counts it in `dn` at once (it may come back, and an extra count only costs its end a
+-- read), and { dependency, its queue, the dependent's queue, the dependent } goes into `far`.
+local function reopen_cascade(level, out, far)
+  local n, seen = 1, {}
+  while level[n] do
+    local DQ, dep = level[n][1], level[n][2]
+    n = n + 1
+    local waiting = redis.call('HKEYS', dependents_key(DQ, dep))
+    for _, m in ipairs(waiting) do
+      local q, x = string.match(m, '^([^\n]*)\n(.*)$')
+      local there = remote_queue(q)
+      if there then
+        redis.call('HINCRBY', jkey(DQ, dep), 'dn', 1)
+        far[#far + 1] = dep
+        far[#far + 1] = queue_of(DQ)
+        far[#far + 1] = there
+        far[#far + 1] = x
+      else
+        local XQ = sibling(DQ, q)
+        local key = XQ .. x
+        if not seen[key] then
+          seen[key] = true
+          if reopen(XQ, x, dep) then
+            level[#level + 1] = { XQ, x }
+            out[#out + 1] = packed(redis.call('HGETALL', jkey(XQ, x)), q, x)
+          end
+        end
+      end
+    end
+  end
+end
+
 -- For a job that leaves the store while it may still wait (deleted, or replaced by an import): takes
 -- its edges out of its dependencies' `dependents:` hashes (the open ones out of their counts too),
 -- and deletes its `after:` hash. Call it only for a job whose hash holds `ao`. (A dependency that

@@ -5,9 +5,11 @@
 -- replayed, one packed string each (see `packed`), as they are after the replay. A dry run picks the
 -- same jobs by the same rules, changes nothing, and returns them as they are.
 -- With cascade (see `Store::replay_dead`), the jobs that a replayed job's failure cancelled come back
--- blocked, and theirs in turn, each returned after the replayed ones. Those jobs are found through
--- the `dependents:` hashes, which outlive the end of their job; on a single server they may be in any
--- queue, on a cluster in the replayed job's queue only (the cascade does not cross to another slot).
+-- blocked, and theirs in turn, each returned after the replayed ones (`reopen_cascade`). Those jobs
+-- are found through the `dependents:` hashes, which outlive the end of their job; on a single server
+-- they may be in any queue. On a cluster those of another slot are returned as `far` ({ dependency,
+-- its queue, the dependent's queue, the dependent } each), for the caller to bring back there
+-- (`reopen_far.lua`). Returns { jobs, far }.
 local Q, nowkey, dry, limit = KEYS[1], ARGV[1], ARGV[2] == '1', tonumber(ARGV[3])
 local types, i = take(5, tonumber(ARGV[4]))
 local ids, j = take(i + 1, tonumber(ARGV[i]))
@@ -64,95 +66,16 @@ for _, c in ipairs(cands) do
     replayed[#replayed + 1] = id
   end
 end
--- Whether the last error of a job names `dep` as the dependency that cancelled it (the text of
--- `job::broken_dependency_error`), in the job's history `errors` (JSON).
-local function cancelled_by(errors, dep)
-  if not errors then
-    return false
-  end
-  local history = cjson.decode(errors)
-  local last = history[#history]
-  return last ~= nil and type(last.error) == 'string'
-    and string.find(last.error, 'dependency ' .. dep .. ' ended ', 1, true) == 1
-end
-
--- Brings back the cancelled job `id` of `XQ`, whose edge to `dep` broke, when its last error names
--- `dep`, each of its dependencies is live or ended the way its rule asks, and its unique key is
--- free: its edges open again to the live ones (their `dn` counts it) and met to the others, and it is
--- blocked. Returns whether it came back.
-local function reopen(XQ, id, dep)
-  local k = jkey(XQ, id)
-  local h = redis.call('HMGET', k, 't', 's', 'u', 'e', 'c')
-  if not h[1] or h[2] ~= 'cancelled' or not cancelled_by(h[4], dep) then
-    return false
-  end
-  local ak = after_key(XQ, id)
-  local edges = redis.call('HGETALL', ak)
-  local open, met = {}, {}
-  for f = 1, #edges, 2 do
-    local rule, q = string.match(edges[f + 1], '^%S+ (%S+) (.*)$')
-    -- (An edge to another slot of a cluster cannot be opened again from here: such a job stays.)
-    if remote_queue(q) then
-      return false
-    end
-    local status = job_status(sibling(XQ, q), edges[f])
-    if status and not ENDED[status] then
-      open[#open + 1] = { edges[f], rule, q }
-    elseif status and met_by(rule, status) then
-      met[#met + 1] = { edges[f], rule, q }
-    else
-      return false
-    end
-  end
-  if #open == 0 then
-    return false
-  end
-  if h[3] and redis.call('HSETNX', XQ .. 'uniq', h[3], id) == 0 then
-    return false
-  end
-  local member = queue_of(XQ) .. '\n' .. id
-  for _, e in ipairs(open) do
-    local DQ = sibling(XQ, e[3])
-    redis.call('HSET', ak, e[1], 'open ' .. e[2] .. ' ' .. e[3])
-    redis.call('HSET', dependents_key(DQ, e[1]), member, e[2])
-    redis.call('HINCRBY', jkey(DQ, e[1]), 'dn', 1)
-  end
-  for _, e in ipairs(met) do
-    redis.call('HSET', ak, e[1], 'met ' .. e[2] .. ' ' .. e[3])
-  end
-  redis.call('HSET', k, 's', 'blocked', 'ao', #open)
-  redis.call('HDEL', k, 'f')
-  redis.call('ZREM', XQ .. 'done:cancelled', id)
-  redis.call('ZADD', blocked_key(XQ), h[5] or 0, id)
-  return true
-end
-
+local far = {}
 if cascade and not dry then
-  local level, n = {}, 1
+  local level = {}
   for _, id in ipairs(replayed) do
     level[#level + 1] = { Q, id }
   end
-  local seen = {}
-  while level[n] do
-    local DQ, dep = level[n][1], level[n][2]
-    n = n + 1
-    local waiting = redis.call('HKEYS', dependents_key(DQ, dep))
-    for _, m in ipairs(waiting) do
-      local q, x = string.match(m, '^([^\n]*)\n(.*)$')
-      local XQ = not remote_queue(q) and sibling(DQ, q)
-      local key = XQ and XQ .. x
-      if key and not seen[key] then
-        seen[key] = true
-        if reopen(XQ, x, dep) then
-          level[#level + 1] = { XQ, x }
-          out[#out + 1] = packed(redis.call('HGETALL', jkey(XQ, x)), q, x)
-        end
-      end
-    end
-  end
+  reopen_cascade(level, out, far)
 end
 
 if #out > 0 and not dry then
   wake(Q)
 end
-return out
+return { out, far }
