@@ -85,16 +85,22 @@ pub(super) async fn a_dependency_in_another_queue_releases_its_dependent(store: 
     assert_eq!(to_d.result.as_ref().map(|r| r.get()), Some("{\"rows\":3}"));
 }
 
-pub(super) async fn a_dependency_in_another_queue_that_fails_cancels_down_the_chain(store: &DynStore) {
+/// A chain d ← j ← k that crosses to another queue and back, d dead at 1: its end delivered to j's
+/// queue at 2.
+async fn a_chain_across_queues_whose_head_dies(store: &DynStore) {
     add(store, spec("d")).await;
     add(store, after(spec("j").queue(ELSEWHERE), "d", DependOn::Success)).await;
-    // Back to the first queue: the cancel of j crosses again.
     add(store, after(spec("k"), "j", DependOn::Success)).await;
     let dead = Transition::Dead {
         error: "failed for good".into(),
     };
     end(store, jobq::job::DEFAULT_QUEUE, "d", dead, at(1)).await;
     deliver(store, ELSEWHERE, at(2)).await;
+}
+
+pub(super) async fn a_dependency_in_another_queue_that_fails_cancels_down_the_chain(store: &DynStore) {
+    // Back to the first queue: the cancel of j crosses again.
+    a_chain_across_queues_whose_head_dies(store).await;
     let j = get(store, &id("j")).await;
     assert_eq!(j.status, JobStatus::Cancelled);
     assert!(
@@ -189,15 +195,8 @@ pub(super) async fn jobs_written_again_under_the_same_ids_do_not_take_their_form
 }
 
 pub(super) async fn a_replay_with_cascade_brings_back_what_the_failure_cancelled_in_other_queues(store: &DynStore) {
-    add(store, spec("d")).await;
-    add(store, after(spec("j").queue(ELSEWHERE), "d", DependOn::Success)).await;
-    // Back to the first queue: the cancel, and the replay's cascade, cross twice.
-    add(store, after(spec("k"), "j", DependOn::Success)).await;
-    let dead = Transition::Dead {
-        error: "failed for good".into(),
-    };
-    end(store, jobq::job::DEFAULT_QUEUE, "d", dead, at(1)).await;
-    deliver(store, ELSEWHERE, at(2)).await;
+    // The cancel, and the replay's cascade, cross twice.
+    a_chain_across_queues_whose_head_dies(store).await;
     deliver(store, jobq::job::DEFAULT_QUEUE, at(3)).await;
     assert_eq!(status(store, "k").await, JobStatus::Cancelled);
 
