@@ -868,13 +868,14 @@ async fn jobs_after_others_run_in_order_and_a_failure_runs_only_its_compensation
 /// spawns the same children again writes none twice.
 async fn a_handler_spawns_children_awaits_them_and_runs_again_with_their_outcomes(store: TestStore) {
     let world = World::new(store, FAST).await;
-    // First run: two children and an await. The run after: the same spawn lines again (as a handler
-    // that does not look at its envelope would print them), its envelope kept, and a success.
+    // First run: two children (the second after the first) and an await. The run after: the same
+    // spawn lines again (as a handler that does not look at its envelope would print them), its
+    // envelope kept, and a success.
     world.exec_handler(
         "fanout",
         r#"env=$(cat)
 echo '::spawn {"type":"leaf","key":"a","payload":{"n":1}}'
-echo '::spawn {"type":"leaf","payload":{"n":2}}'
+echo '::spawn {"type":"leaf","payload":{"n":2},"after":["a"]}'
 case "$env" in
   *'"deps"'*) printf '%s' "$env" > $D/fanout-again.json ;;
   *) echo '::await-children' ;;
@@ -934,6 +935,11 @@ esac"#,
         worker.log()
     );
     let leaves = std::fs::read_to_string(world.path("leaves.txt")).unwrap();
+    let at = |id: &str| leaves.lines().position(|l| l == id);
+    assert!(
+        at("fan.a") < at("fan.2"),
+        "a child ran before the sibling it waits for:\n{leaves}"
+    );
     let mut ran: Vec<&str> = leaves.lines().collect();
     ran.sort();
     assert_eq!(ran, ["fan.2", "fan.a", "flaky.x2"], "each child runs once");

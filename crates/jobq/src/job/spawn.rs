@@ -3,13 +3,14 @@
 //! in Rust. The worker writes them with the attempt's outcome, and only with a success or an
 //! await of its children; a child's id comes from its parent's and its key (or its place among the
 //! attempt's spawns), so an attempt that runs again names the same children and writes none twice.
+//! A child may wait for its siblings (`after`, by their keys): a small flow, written with the outcome.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::graph::spec_of_object;
-use super::{JobId, JobSpec, Limits, NewJob};
+use super::{DependOn, Dependency, JobId, JobSpec, Limits, NewJob};
 use crate::input::{Input, InvalidInput};
 use crate::time::UnixMillis;
 
@@ -24,12 +25,18 @@ pub struct Spawn {
     pub key: Option<String>,
     /// The job, without an id (derived) and dependencies; its queue is its parent's unless given.
     pub spec: JobSpec,
+    /// The siblings it waits for, by their keys (spawned by the same attempt), with the rule.
+    pub after: Vec<(String, DependOn)>,
 }
 
 impl Spawn {
     /// A child named by its place among the attempt's spawns.
     pub fn new(spec: JobSpec) -> Spawn {
-        Spawn { key: None, spec }
+        Spawn {
+            key: None,
+            spec,
+            after: Vec::new(),
+        }
     }
 
     /// A child named by `key`.
@@ -37,11 +44,19 @@ impl Spawn {
         Spawn {
             key: Some(key.into()),
             spec,
+            after: Vec::new(),
         }
     }
 
+    /// Waits for the sibling named `key` (spawned by the same attempt), by `on`.
+    pub fn after(mut self, key: impl Into<String>, on: DependOn) -> Spawn {
+        self.after.push((key.into(), on));
+        self
+    }
+
     /// Reads a child as a handler writes it: the job JSON (`type` or `jobType`, `payload` and any
-    /// enqueue option) with an optional `key`; no `jobId` (the id is derived) and no `after`.
+    /// enqueue option) with an optional `key`, and `after`: the keys of siblings it waits for, each a
+    /// key or `{"key", "on"}`; no `jobId` (the id is derived).
     pub fn from_json(value: Value) -> Result<Spawn, InvalidInput> {
         let refused = |what: String| InvalidInput::new(Input::Envelope, what);
         let Value::Object(mut map) = value else {
@@ -58,24 +73,59 @@ impl Spawn {
                 "a spawned child has no jobId: its id is its parent's and its key; give a \"key\"".into(),
             ));
         }
-        if map.contains_key("after") {
-            return Err(refused(
-                "a spawned child cannot wait for other jobs (\"after\"); its parent can await it".into(),
-            ));
-        }
         let whose = match &key {
             Some(key) => format!("the spawned child {key:?}"),
             None => "a spawned child".to_string(),
         };
+        let after = match map.remove("after") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list
+                .into_iter()
+                .map(|entry| sibling_of(entry).map_err(|why| refused(format!("{whose}: {why}"))))
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(refused(format!(
+                    "{whose}: \"after\" is a list of its siblings' keys, got {other}"
+                )));
+            }
+        };
         let spec = spec_of_object(map, &whose)?;
-        Ok(Spawn { key, spec })
+        Ok(Spawn { key, spec, after })
+    }
+}
+
+/// One entry of a spawned child's `after`: a sibling's key, or `{"key", "on"}`.
+fn sibling_of(entry: Value) -> Result<(String, DependOn), String> {
+    match entry {
+        Value::String(key) => Ok((key, DependOn::default())),
+        Value::Number(n) => Ok((n.to_string(), DependOn::default())),
+        Value::Object(mut map) => {
+            let key = match map.remove("key") {
+                Some(Value::String(key)) => key,
+                Some(Value::Number(n)) => n.to_string(),
+                _ => return Err("each of \"after\" names a sibling by its \"key\"".into()),
+            };
+            let on = match map.remove("on") {
+                None | Some(Value::Null) => DependOn::default(),
+                Some(Value::String(on)) => on.parse()?,
+                Some(other) => return Err(format!("\"on\" is success, finish or failure, got {other}")),
+            };
+            if let Some(field) = map.keys().next() {
+                return Err(format!(
+                    "an entry of \"after\" has no {field:?} (a child waits for its siblings only)"
+                ));
+            }
+            Ok((key, on))
+        }
+        other => Err(format!("each of \"after\" is a sibling's key, got {other}")),
     }
 }
 
 /// The jobs `spawns` ask for, as children of the job `parent` of `queue`, created `now`: each with its
 /// derived id (`<parent>.<key>`, or `<parent>.<n>` for the n-th spawn without a key), its parent's
-/// queue unless it names one, and the limits every enqueue is checked against. A refusal names the
-/// child.
+/// queue unless it names one, its siblings' ids in `after`, and the limits every enqueue is checked
+/// against. A refusal names the child: one that waits for no sibling of that name, for itself, or
+/// (through others) in a circle.
 pub fn children(
     parent: &JobId,
     queue: &str,
@@ -83,22 +133,26 @@ pub fn children(
     now: UnixMillis,
     limits: &Limits,
 ) -> Result<Vec<NewJob>, InvalidInput> {
+    let names: Vec<String> = spawns
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.key.clone().unwrap_or_else(|| (i + 1).to_string()))
+        .collect();
+    let place: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    waits_in_no_circle(&spawns, &names, &place)?;
     let mut ids = HashSet::with_capacity(spawns.len());
     let mut jobs = Vec::with_capacity(spawns.len());
-    for (i, Spawn { key, mut spec }) in spawns.into_iter().enumerate() {
-        let name = match &key {
-            Some(key) => {
-                check_key(key)?;
-                key.clone()
-            }
-            None => (i + 1).to_string(),
-        };
+    for (i, Spawn { key, mut spec, after }) in spawns.into_iter().enumerate() {
+        let name = names[i].clone();
+        if let Some(key) = &key {
+            check_key(key)?;
+        }
         let whose = format!("the spawned child {name:?}");
         if spec.id.is_some() || !spec.after.is_empty() {
             return Err(InvalidInput::new(
                 Input::Envelope,
                 format!(
-                    "{whose} names an id or dependencies; a child's id is derived from its key, and its parent awaits it"
+                    "{whose} names an id or dependencies in its spec; a child's id is derived from its key, and it waits for its siblings by their keys (`after`)"
                 ),
             ));
         }
@@ -110,11 +164,71 @@ pub fn children(
             ));
         }
         spec.id = Some(id);
+        spec.after = after
+            .iter()
+            .map(|(sibling, on)| {
+                let id = JobId::parse(&format!("{parent}.{sibling}"))?;
+                Ok(Dependency::new(id, *on))
+            })
+            .collect::<Result<_, InvalidInput>>()?;
         spec.queue.get_or_insert_with(|| queue.to_string());
         spec.created_at = None;
         jobs.push(NewJob::check(spec, now, limits).map_err(|e| e.at(&whose))?);
     }
     Ok(jobs)
+}
+
+/// Refuses a child that waits for a sibling the attempt does not spawn, for itself, or in a circle.
+fn waits_in_no_circle(spawns: &[Spawn], names: &[String], place: &HashMap<&str, usize>) -> Result<(), InvalidInput> {
+    let refused = |what: String| Err(InvalidInput::new(Input::Envelope, what));
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(spawns.len());
+    for (i, spawn) in spawns.iter().enumerate() {
+        let mut to = Vec::with_capacity(spawn.after.len());
+        for (sibling, _) in &spawn.after {
+            match place.get(sibling.as_str()) {
+                None => {
+                    return refused(format!(
+                        "the spawned child {:?} waits for {sibling:?}, which this attempt does not spawn",
+                        names[i]
+                    ));
+                }
+                Some(&j) if j == i => {
+                    return refused(format!("the spawned child {:?} cannot wait for itself", names[i]));
+                }
+                Some(&j) => to.push(j),
+            }
+        }
+        edges.push(to);
+    }
+    // Depth first: 1 while on the path, 2 once done.
+    let mut mark = vec![0u8; spawns.len()];
+    fn visit(at: usize, edges: &[Vec<usize>], mark: &mut [u8]) -> Option<usize> {
+        mark[at] = 1;
+        for &next in &edges[at] {
+            match mark[next] {
+                1 => return Some(next),
+                0 => {
+                    if let Some(found) = visit(next, edges, mark) {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        mark[at] = 2;
+        None
+    }
+    for start in 0..spawns.len() {
+        if mark[start] == 0
+            && let Some(on) = visit(start, &edges, &mut mark)
+        {
+            return refused(format!(
+                "the spawned children wait for each other in a circle (through {:?})",
+                names[on]
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_key(key: &str) -> Result<(), InvalidInput> {
@@ -160,8 +274,10 @@ mod tests {
     fn a_child_with_an_id_after_or_a_bad_key_is_refused_by_name() {
         let e = Spawn::from_json(json!({"type": "t", "jobId": "x"})).unwrap_err();
         assert!(e.to_string().contains("has no jobId"), "{e}");
-        let e = Spawn::from_json(json!({"type": "t", "after": ["x"]})).unwrap_err();
-        assert!(e.to_string().contains("cannot wait"), "{e}");
+        let e = Spawn::from_json(json!({"type": "t", "after": "x"})).unwrap_err();
+        assert!(e.to_string().contains("list of its siblings' keys"), "{e}");
+        let e = Spawn::from_json(json!({"type": "t", "after": [{"id": "x"}]})).unwrap_err();
+        assert!(e.to_string().contains("by its \"key\""), "{e}");
         let e = Spawn::from_json(json!({"payload": 1, "key": "k"})).unwrap_err();
         assert!(e.to_string().contains("\"k\" has no type"), "{e}");
         let bad = vec![Spawn::keyed("a.b", JobSpec::new("t", json!(null)))];
@@ -173,5 +289,49 @@ mod tests {
         ];
         let e = children(&parent(), "q", twice, UnixMillis(1), &Limits::default()).unwrap_err();
         assert!(e.to_string().contains("two spawned children are named \"2\""), "{e}");
+    }
+
+    #[test]
+    fn a_child_waits_for_its_siblings_by_key() {
+        let spawns = vec![
+            Spawn::from_json(
+                json!({"type": "t", "key": "load", "after": ["extract", {"key": "audit", "on": "finish"}]}),
+            )
+            .unwrap(),
+            Spawn::from_json(json!({"type": "t", "key": "extract"})).unwrap(),
+            Spawn::keyed("audit", JobSpec::new("t", json!(null))).after("extract", DependOn::Failure),
+        ];
+        let jobs = children(&parent(), "q", spawns, UnixMillis(1), &Limits::default()).unwrap();
+        let after =
+            |i: usize| -> Vec<(String, DependOn)> { jobs[i].after.iter().map(|d| (d.id.to_string(), d.on)).collect() };
+        assert_eq!(
+            after(0),
+            [
+                ("p1.extract".to_string(), DependOn::Success),
+                ("p1.audit".to_string(), DependOn::Finish)
+            ]
+        );
+        assert!(after(1).is_empty());
+        assert_eq!(after(2), [("p1.extract".to_string(), DependOn::Failure)]);
+    }
+
+    #[test]
+    fn a_child_after_an_unknown_sibling_itself_or_in_a_circle_is_refused() {
+        let t = || JobSpec::new("t", json!(null));
+        let refused = |spawns: Vec<Spawn>| {
+            children(&parent(), "q", spawns, UnixMillis(1), &Limits::default())
+                .unwrap_err()
+                .to_string()
+        };
+        let e = refused(vec![Spawn::keyed("a", t()).after("b", DependOn::Success)]);
+        assert!(e.contains("waits for \"b\", which this attempt does not spawn"), "{e}");
+        let e = refused(vec![Spawn::keyed("a", t()).after("a", DependOn::Success)]);
+        assert!(e.contains("cannot wait for itself"), "{e}");
+        let e = refused(vec![
+            Spawn::keyed("a", t()).after("b", DependOn::Success),
+            Spawn::keyed("b", t()).after("c", DependOn::Success),
+            Spawn::keyed("c", t()).after("a", DependOn::Success),
+        ]);
+        assert!(e.contains("in a circle"), "{e}");
     }
 }

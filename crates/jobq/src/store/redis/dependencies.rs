@@ -113,8 +113,15 @@ impl RedisStore {
         cmd.arg(now.0).arg(run_key(now));
         finish_args(&mut cmd, finish, now);
         let children: Vec<&NewJob> = finish.spawn.iter().collect();
-        after_args(&mut cmd, &children, |_, _| {
-            unreachable!("a spawned child has no dependencies")
+        // A child waits only for its siblings (`job::children`), all written by this script; on a
+        // cluster they are of its parent's queue.
+        after_args(&mut cmd, &children, |_, dependency| {
+            let sibling = children.iter().find(|c| c.id == dependency.id);
+            Named {
+                id: dependency.id.to_string(),
+                queue: sibling.map(|c| c.queue.clone()).unwrap_or_default(),
+                ended: String::new(),
+            }
         });
         let (applied, register): (u8, bool) = self.eval(&SCRIPTS.finish_spawning, &cmd, "finish", true).await?;
         self.register_written(std::iter::once((queue, register)), "finish")

@@ -100,6 +100,7 @@ store_tests! {
         spawn::an_await_of_children_that_have_ended_runs_the_job_again_at_once,
         spawn::a_child_may_go_to_another_queue_where_the_store_allows_it,
         spawn::a_stale_outcome_beside_the_current_one_writes_no_child,
+        spawn::children_may_wait_for_their_siblings_and_the_parent_awaits_them_all,
         claim::claim_orders_by_priority_then_run_at,
         claim::claim_ignores_future_run_at,
         claim::claim_respects_limit,

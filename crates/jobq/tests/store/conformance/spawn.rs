@@ -233,3 +233,34 @@ pub(super) async fn a_stale_outcome_beside_the_current_one_writes_no_child(store
     assert!(!exists(store, "p.old").await);
     assert!(exists(store, "p.new").await);
 }
+
+pub(super) async fn children_may_wait_for_their_siblings_and_the_parent_awaits_them_all(store: &DynStore) {
+    add(store, spec("p")).await;
+    let p = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(1)).await;
+    // extract ← load (success), extract ← alert (failure), as `job::children` derives them.
+    let extract = new_job(spec("p.extract"));
+    let load = new_job(spec("p.load").after_on(id("p.extract"), DependOn::Success));
+    let alert = new_job(spec("p.alert").after_on(id("p.extract"), DependOn::Failure));
+    let children = vec![load, extract, alert];
+    assert!(spawn(store, &Lease::of(&p), Transition::AwaitChildren, children, at(2)).await);
+    assert_eq!(get(store, &id("p.load")).await.status, JobStatus::Blocked);
+    assert_eq!(get(store, &id("p.alert")).await.status, JobStatus::Blocked);
+    assert_eq!(get(store, &id("p")).await.status, JobStatus::Blocked);
+
+    let next = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(3)).await;
+    assert_eq!(next.id.as_str(), "p.extract");
+    assert!(finish(store, &Lease::of(&next), succeeded(), at(4)).await);
+    // Its end releases load and cancels alert in the same write; the parent still waits for load.
+    assert_eq!(get(store, &id("p.load")).await.status, JobStatus::Pending);
+    assert_eq!(get(store, &id("p.alert")).await.status, JobStatus::Cancelled);
+    assert_eq!(get(store, &id("p")).await.status, JobStatus::Blocked);
+    let next = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(5)).await;
+    assert_eq!(next.id.as_str(), "p.load");
+    assert!(finish(store, &Lease::of(&next), succeeded(), at(6)).await);
+    let again = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(7)).await;
+    assert_eq!(
+        again.id.as_str(),
+        "p",
+        "the parent runs again once every child has ended"
+    );
+}

@@ -1,8 +1,8 @@
 -- KEYS: the prefix of the job's queue, then on a single server the queue registry. ARGV: now, the
 -- run key of now, then the outcome as `finish.lua` takes one (id, attempt, worker, kind, value, error
 -- entry, progress JSON), with kind 'A' for an await of the children; then the children as
--- `enqueue_after.lua` takes its jobs (count, then per child its queue, the fields of shape 'E', 0
--- dependencies and their join).
+-- `enqueue_after.lua` takes its jobs (count, then per child its queue, the fields of shape 'E', and
+-- its dependencies: siblings it waits for, written by this script too).
 -- One outcome that spawns children or awaits them (see `Store::finish`), joined with
 -- `finish.lua` and `enqueue_after.lua` (`finish_script`, `enqueue_after_script`): when the lease
 -- holds, the children are written as an enqueue writes them (an id taken is not written again, a
@@ -43,8 +43,9 @@ local member = queue_of(Q) .. '\n' .. id
 local open, j = 0, 11
 for c = 1, n do
   local cq, cid = ARGV[j], ARGV[j + 1]
-  -- The child's queue, its ten fields of shape 'E', its count of dependencies (none) and their join.
-  j = j + 13
+  -- The child's queue, its ten fields of shape 'E', its count of dependencies and their join, then
+  -- four arguments per dependency.
+  j = j + 13 + 4 * tonumber(ARGV[j + 11])
   local target = cid
   if string.sub(outcomes[c], 1, 1) == 'K' then
     target = string.sub(outcomes[c], 2)

@@ -73,10 +73,13 @@ impl Sql {
         let mut awaited: Vec<(&Finish, Vec<Enqueued>)> = Vec::new();
         for &i in &held {
             let finish = &finishes[i];
-            let answers = self
-                .enqueue_all(&mut *tx, &tables, &finish.spawn)
-                .await
-                .map_err(Refused::into_sql)?;
+            // Children that wait for their siblings are written with their edges, as a flow is.
+            let answers = if finish.spawn.iter().any(|child| !child.after.is_empty()) {
+                self.enqueue_after_in(&mut *tx, &tables, &finish.spawn).await
+            } else {
+                self.enqueue_all(&mut *tx, &tables, &finish.spawn).await
+            }
+            .map_err(Refused::into_sql)?;
             if matches!(finish.outcome, Transition::AwaitChildren) {
                 awaited.push((finish, answers));
             }
