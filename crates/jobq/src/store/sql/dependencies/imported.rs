@@ -23,7 +23,7 @@ impl Sql {
         let with_edges = self
             .texts_among(
                 &mut *tx,
-                "SELECT d.dependent FROM jobq_deps AS d WHERE 1 = 1",
+                "SELECT DISTINCT d.dependent FROM jobq_deps AS d WHERE 1 = 1",
                 "d.dependent",
                 &ids,
             )
