@@ -13,7 +13,7 @@
 //   jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
 //   jobq enqueue hello '{"fail":"no such user"}'     # dead at once
 //   jobq enqueue hello '[1,2]'                       # discarded: not an object
-//   jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, awaited, then their greetings
+//   jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, one after the other, awaited
 
 const { setTimeout: sleep } = require('node:timers/promises');
 const { run, progress, spawn, AwaitChildren, Discard, Fail, Retry } = require('./jobq-handler');
@@ -30,7 +30,12 @@ run(async (job, signal) => {
   if (payload.sleepMs) await sleep(payload.sleepMs, undefined, { signal });
   if ('fanout' in payload) {
     if (!job.deps) {
-      for (const name of payload.fanout) spawn(job, 'hello', { name }, name);
+      // One after the other: each child waits for the one before it (by its key).
+      let before = [];
+      for (const name of payload.fanout) {
+        spawn(job, 'hello', { name }, name, { after: before });
+        before = [name];
+      }
       throw new AwaitChildren();
     }
     // Run again once the children have ended: their results are in deps.

@@ -11,7 +11,7 @@
 //   jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
 //   jobq enqueue hello '{"fail":"no such user"}'     # dead at once
 //   jobq enqueue hello '"Ada"'                       # discarded: not an object
-//   jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, awaited, then their greetings
+//   jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, one after the other, awaited
 
 declare(strict_types=1);
 
@@ -34,8 +34,11 @@ Jobq\run(function (array $job): array {
     }
     if (isset($payload['fanout'])) {
         if (!isset($job['deps'])) {
+            // One after the other: each child waits for the one before it (by its key).
+            $before = [];
             foreach ($payload['fanout'] as $name) {
-                Jobq\spawn($job, 'hello', ['name' => $name], (string) $name);
+                Jobq\spawn($job, 'hello', ['name' => $name], (string) $name, ['after' => $before]);
+                $before = [(string) $name];
             }
             throw new AwaitChildren();
         }

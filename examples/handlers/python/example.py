@@ -10,7 +10,7 @@
     jobq enqueue hello '{"retry":"mail server busy"}' # a retry in 5s
     jobq enqueue hello '{"fail":"no such user"}'     # dead at once
     jobq enqueue hello '[1,2]'                       # discarded: not an object
-    jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, awaited, then their greetings
+    jobq enqueue hello '{"fanout":["Ada","Grace"]}'  # a child per name, one after the other, awaited
 """
 
 from jobq_handler import AwaitChildren, Discard, Fail, Retry, progress, run, spawn
@@ -28,8 +28,11 @@ def handle(job):
         raise Retry(payload["retry"], delay="5s")
     if "fanout" in payload:
         if "deps" not in job:
+            # One after the other: each child waits for the one before it (by its key).
+            before = []
             for name in payload["fanout"]:
-                spawn(job, "hello", {"name": name}, key=name)
+                spawn(job, "hello", {"name": name}, key=name, after=before)
+                before = [name]
             raise AwaitChildren()
         # Run again once the children have ended: their results are in deps.
         return {"greetings": sorted(dep["result"]["greeting"] for dep in job["deps"])}

@@ -161,8 +161,8 @@ async fn the_php_kit_spawns_children_and_awaits_them(store: TestStore) {
     a_kit_spawns_children_and_awaits_them(store, "php", "php/example.php").await;
 }
 
-/// A kit's `spawn` and `AwaitChildren`: a child per name, awaited, and the parent run again with
-/// their results in `deps`; each child runs once.
+/// A kit's `spawn` and `AwaitChildren`: a child per name, each after the one before (`after`),
+/// awaited, and the parent run again with their results in `deps`; each child runs once, in turn.
 async fn a_kit_spawns_children_and_awaits_them(store: TestStore, interpreter: &str, example: &str) {
     let example = format!("{KITS}/{example}");
     let config = format!(
@@ -183,6 +183,7 @@ async fn a_kit_spawns_children_and_awaits_them(store: TestStore, interpreter: &s
     );
     // The await spent no attempt: the run after it is the first attempt again.
     assert_eq!(job.attempt, 1);
+    let mut children = Vec::new();
     for name in ["Ada", "Grace"] {
         let child = world.job(&JobId::parse(&format!("greet.{name}")).unwrap()).await;
         assert_eq!(
@@ -191,7 +192,14 @@ async fn a_kit_spawns_children_and_awaits_them(store: TestStore, interpreter: &s
             "{}",
             json!(child)
         );
+        children.push(child);
     }
+    assert!(
+        children[1].started_at >= children[0].finished_at,
+        "Grace started before Ada, which it waits for: {} {}",
+        json!(children[0]),
+        json!(children[1])
+    );
 }
 
 async fn the_node_kit_answers_every_outcome(store: TestStore) {
