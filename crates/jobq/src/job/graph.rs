@@ -140,7 +140,7 @@ impl Flow {
 
 /// A cycle of `edges` (job → the jobs it waits for), as the jobs along it with the first repeated at
 /// the end; the one found first from the lowest index.
-fn first_cycle(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
+pub(super) fn first_cycle(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
     #[derive(Clone, Copy, PartialEq)]
     enum Seen {
         No,

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::graph::spec_of_object;
+use super::graph::{first_cycle, spec_of_object};
 use super::{DependOn, Dependency, JobId, JobSpec, Limits, NewJob};
 use crate::input::{Input, InvalidInput};
 use crate::time::UnixMillis;
@@ -200,33 +200,13 @@ fn waits_in_no_circle(spawns: &[Spawn], names: &[String], place: &HashMap<&str, 
         }
         edges.push(to);
     }
-    // Depth first: 1 while on the path, 2 once done.
-    let mut mark = vec![0u8; spawns.len()];
-    fn visit(at: usize, edges: &[Vec<usize>], mark: &mut [u8]) -> Option<usize> {
-        mark[at] = 1;
-        for &next in &edges[at] {
-            match mark[next] {
-                1 => return Some(next),
-                0 => {
-                    if let Some(found) = visit(next, edges, mark) {
-                        return Some(found);
-                    }
-                }
-                _ => {}
-            }
-        }
-        mark[at] = 2;
-        None
-    }
-    for start in 0..spawns.len() {
-        if mark[start] == 0
-            && let Some(on) = visit(start, &edges, &mut mark)
-        {
-            return refused(format!(
-                "the spawned children wait for each other in a circle (through {:?})",
-                names[on]
-            ));
-        }
+    // Checked as a flow is (`job::graph`), without recursion: a chain of children may be long.
+    if let Some(cycle) = first_cycle(&edges) {
+        let names: Vec<&str> = cycle.iter().map(|&i| names[i].as_str()).collect();
+        return refused(format!(
+            "the spawned children wait for each other in a circle: {}",
+            names.join(" → ")
+        ));
     }
     Ok(())
 }
