@@ -115,13 +115,15 @@ impl RedisStore {
         let children: Vec<&NewJob> = finish.spawn.iter().collect();
         // A child waits only for its siblings (`job::children`), all written by this script; on a
         // cluster they are of its parent's queue.
-        after_args(&mut cmd, &children, |_, dependency| {
-            let sibling = children.iter().find(|c| c.id == dependency.id);
-            Named {
-                id: dependency.id.to_string(),
-                queue: sibling.map(|c| c.queue.clone()).unwrap_or_default(),
-                ended: String::new(),
-            }
+        let queues: HashMap<&str, &str> = children.iter().map(|c| (c.id.as_str(), c.queue.as_str())).collect();
+        after_args(&mut cmd, &children, |_, dependency| Named {
+            id: dependency.id.to_string(),
+            queue: queues
+                .get(dependency.id.as_str())
+                .copied()
+                .unwrap_or_default()
+                .to_string(),
+            ended: String::new(),
         });
         let (applied, register): (u8, bool) = self.eval(&SCRIPTS.finish_spawning, &cmd, "finish", true).await?;
         self.register_written(std::iter::once((queue, register)), "finish")
