@@ -38,7 +38,8 @@ for j = 1, n do
           status = (far_end == '-' and 'cancelled') or (far_end ~= '' and far_end) or (state ~= 'open' and '') or nil
         elseif q == '' then
           status = 'cancelled'
-        else
+        elseif state ~= 'met' then
+          -- (A met edge needs no read: only an open one is resolved, and a broken one names it.)
           status = job_status(sibling(Q, q), dep) or 'cancelled'
           if not ENDED[status] then
             status = nil
