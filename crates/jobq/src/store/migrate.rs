@@ -81,6 +81,11 @@ const SQLITE: &[Migration] = &[
         name: "join_any",
         sql: include_str!("migrations/sqlite/0009_join_any.sql"),
     },
+    Migration {
+        version: 10,
+        name: "waiting_for",
+        sql: include_str!("migrations/sqlite/0010_waiting_for.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -129,6 +134,11 @@ const POSTGRES: &[Migration] = &[
         name: "join_any",
         sql: include_str!("migrations/postgres/0009_join_any.sql"),
     },
+    Migration {
+        version: 10,
+        name: "waiting_for",
+        sql: include_str!("migrations/postgres/0010_waiting_for.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -176,6 +186,11 @@ const MYSQL: &[Migration] = &[
         version: 9,
         name: "join_any",
         sql: include_str!("migrations/mysql/0009_join_any.sql"),
+    },
+    Migration {
+        version: 10,
+        name: "waiting_for",
+        sql: include_str!("migrations/mysql/0010_waiting_for.sql"),
     },
 ];
 

@@ -2,11 +2,22 @@
 //! [`crate::store::Store::enqueue`]).
 //!
 //! An edge is a row of `jobq_deps`; a job counts the open edges that wait for it in its `dependents`
-//! column. Writing an edge locks its dependency's row first, and a job's end writes that row, so the
-//! two are ordered: either the edge is written before the end, which then resolves it, or the
-//! enqueue finds the dependency ended and resolves the edge itself. [`Sql::release_dependents`]
-//! runs in the transaction of whatever ended the jobs, and resolves each open edge once: a
-//! transition written twice finds no open edge the second time.
+//! column, and those it waits by in its `waiting_for` column. Writing an edge locks its dependency's
+//! row first, and a job's end writes that row, so the two are ordered: either the edge is written
+//! before the end, which then resolves it, or the enqueue finds the dependency ended and resolves
+//! the edge itself. [`Sql::release_dependents`] runs in the transaction of whatever ended the jobs,
+//! and resolves each open edge once: only a job's first end (a lease's outcome, a cancel or deletion
+//! of a live job) releases, and it zeroes the job's count of dependents.
+//!
+//! The row of an edge its dependency's end meets is not written: that end, stored in the
+//! dependency's row in the same transaction, is the edge's record, and the dependent's count drops.
+//! An edge's state therefore reads as: `broken` or `met` when its `resolved` column says so (an
+//! end that breaks an edge marks it, as do an import and a reopen), otherwise open while its
+//! dependency is live and met once that has ended or is gone (a live job's deletion breaks or meets
+//! its edges as its cancel would). Whatever makes an ended job live again (a replay, a retry, a
+//! reopen, an import over it) first marks its unmarked edges `met` ([`Sql::settle_edges`]), so that
+//! they keep reading as they did. A flow's ten thousand children thus write their parent's row once
+//! per batch of ends, not ten thousand edge rows.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -134,6 +145,7 @@ impl Sql {
         let targets: BTreeSet<&str> = edges.iter().map(|(d, _, _)| d.as_str()).collect();
         let statuses = self.locked_statuses(tx, targets.iter().copied()).await?;
         let mut open: BTreeMap<&str, i64> = BTreeMap::new();
+        let mut waiting: BTreeMap<&str, i64> = BTreeMap::new();
         let mut blocked: BTreeSet<&str> = BTreeSet::new();
         let mut broken: BTreeMap<&str, (&str, JobStatus, DependOn)> = BTreeMap::new();
         let mut met: BTreeSet<&str> = BTreeSet::new();
@@ -152,6 +164,7 @@ impl Sql {
                 }
             } else {
                 *open.entry(dependency.as_str()).or_default() += 1;
+                *waiting.entry(dependent.as_str()).or_default() += 1;
                 blocked.insert(dependent.as_str());
                 None
             };
@@ -160,7 +173,8 @@ impl Sql {
         self.insert_edges(tx, &rows).await?;
         let waiting_jobs: BTreeSet<&str> = rows.iter().map(|(_, dependent, _, _)| *dependent).collect();
         self.mark(tx, "waits", &waiting_jobs).await?;
-        self.count_dependents(tx, &open).await?;
+        self.add_to_counts(tx, "dependents", &open).await?;
+        self.add_to_counts(tx, "waiting_for", &waiting).await?;
         self.mark(tx, "wait_any", &any).await?;
         // A job that waits for all of its dependencies runs once none is open, unless one broke; one
         // that waits for any runs at once if one was met, and is cancelled if none was and none is
@@ -280,20 +294,20 @@ impl Sql {
         // are looked at (none, as children succeed into a join by `finish` or `success`).
         let broke: Vec<&String> = still_blocked.keys().filter(|id| broke.contains(*id)).collect();
         let broken = self.first_broken_edges(tx, &broke).await?;
-        let open = self.with_open_edges(tx, &still_blocked).await?;
         let met = self.with_met_edges(tx, &still_blocked).await?;
         let mut released = Vec::new();
         for (id, job) in &still_blocked {
+            let open = job.waiting_for > 0;
             // Why it can never run, if it cannot.
             let unmet = match job.any {
-                true => (!met.contains(id) && !open.contains(id)).then(|| NO_DEPENDENCY_MET_ERROR.to_string()),
+                true => (!met.contains(id) && !open).then(|| NO_DEPENDENCY_MET_ERROR.to_string()),
                 false => broken
                     .get(id)
                     .map(|(dependency, status, on)| broken_dependency_error(dependency, *status, *on)),
             };
             let runs = match job.any {
                 true => met.contains(id),
-                false => !open.contains(id),
+                false => !open,
             };
             if let Some(error) = unmet {
                 self.cancel_broken(tx, id, &job.errors, &error, now).await?;
@@ -316,26 +330,28 @@ impl Sql {
         Ok(ended)
     }
 
-    /// Marks the open edges waiting for the jobs of `ended` met or broken, by their rules and how
-    /// each job ended, and sets those jobs' counts of dependents to zero (unless `counts_cleared`);
-    /// returns the dependents, and those of them with an edge that broke.
+    /// Resolves the open edges that wait for the jobs of `ended` (each job's first end), by their
+    /// rules and how each job ended: an edge the end meets is left unwritten (it reads as met from
+    /// now on), one it breaks is marked `broken`; each dependent's count of the edges it waits by
+    /// drops by those resolved, and the ended jobs' counts of dependents go to zero (unless
+    /// `counts_cleared`). Returns the dependents, and those of them with an edge that broke.
     async fn resolve_edges(
         &self,
         tx: &mut dyn Exec,
         ended: &HashMap<String, JobStatus>,
         counts_cleared: bool,
     ) -> Result<(BTreeSet<String>, BTreeSet<String>), sqlx::Error> {
-        if self.dialect.update_returning {
-            return self.resolve_edges_returning(tx, ended, counts_cleared).await;
-        }
         let ids: Vec<&String> = ended.keys().collect();
         let mut dependents = BTreeSet::new();
         let mut broke = BTreeSet::new();
+        let mut resolved: BTreeMap<String, i64> = BTreeMap::new();
+        let mut breaking: BTreeMap<JobStatus, BTreeSet<String>> = BTreeMap::new();
+        let mut waited_for: Vec<String> = Vec::new();
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut select =
                 self.stmt("SELECT d.dependency, d.dependent, d.rule FROM jobq_deps AS d WHERE d.resolved IS NULL");
             select.any_of("d.dependency", chunk.iter().map(|id| id.to_string()));
-            let mut waited_for: BTreeMap<JobStatus, BTreeSet<String>> = BTreeMap::new();
+            let mut seen: HashSet<String> = HashSet::new();
             for row in tx.fetch_all(&select).await? {
                 let dependency: String = row.try_get_unchecked(0)?;
                 let dependent: String = row.try_get_unchecked(1)?;
@@ -346,68 +362,57 @@ impl Sql {
                 let status = ended[&dependency];
                 if !on.met_by(status) {
                     broke.insert(dependent.clone());
+                    breaking.entry(status).or_default().insert(dependency.clone());
                 }
+                *resolved.entry(dependent.clone()).or_default() += 1;
                 dependents.insert(dependent);
-                waited_for.entry(status).or_default().insert(dependency);
-            }
-            for (status, ids) in waited_for {
-                tx.execute(&self.resolving(status, ids.iter().cloned())).await?;
-                if !counts_cleared {
-                    self.clear_counts(tx, ids).await?;
+                if seen.insert(dependency.clone()) {
+                    waited_for.push(dependency);
                 }
             }
         }
-        Ok((dependents, broke))
-    }
-
-    /// [`Sql::resolve_edges`] where an `UPDATE` hands back the rows it changed: the edges of the jobs
-    /// that ended one way are resolved and read in one statement, with no read before it.
-    async fn resolve_edges_returning(
-        &self,
-        tx: &mut dyn Exec,
-        ended: &HashMap<String, JobStatus>,
-        counts_cleared: bool,
-    ) -> Result<(BTreeSet<String>, BTreeSet<String>), sqlx::Error> {
-        let mut by_status: BTreeMap<JobStatus, Vec<String>> = BTreeMap::new();
-        for (id, status) in ended {
-            by_status.entry(*status).or_default().push(id.clone());
-        }
-        let mut dependents = BTreeSet::new();
-        let mut broke = BTreeSet::new();
-        for (status, ids) in by_status {
+        for (status, ids) in breaking {
+            let ids: Vec<String> = ids.into_iter().collect();
             for chunk in ids.chunks(IDS_PER_STATEMENT) {
-                let mut update = self.resolving(status, chunk.iter().cloned());
-                update.push(" RETURNING dependency, dependent, resolved");
-                let mut waited_for = BTreeSet::new();
-                for row in tx.fetch_all(&update).await? {
-                    waited_for.insert(row.try_get_unchecked::<String>(0)?);
-                    let dependent: String = row.try_get_unchecked(1)?;
-                    if row.try_get_unchecked::<String>(2)? == "broken" {
-                        broke.insert(dependent.clone());
-                    }
-                    dependents.insert(dependent);
-                }
-                if !counts_cleared && !waited_for.is_empty() {
-                    self.clear_counts(tx, waited_for).await?;
-                }
+                tx.execute(&self.breaking(status, chunk.iter().cloned())).await?;
+            }
+        }
+        let lowered: BTreeMap<&str, i64> = resolved.iter().map(|(id, n)| (id.as_str(), -n)).collect();
+        self.add_to_counts(tx, "waiting_for", &lowered).await?;
+        if !counts_cleared {
+            for chunk in waited_for.chunks(IDS_PER_STATEMENT) {
+                self.clear_counts(tx, chunk.iter().cloned()).await?;
             }
         }
         Ok((dependents, broke))
     }
 
-    /// The statement that marks the open edges waiting for `ids` (jobs that ended in `status`) met
-    /// or broken, by their rules.
-    fn resolving(&self, status: JobStatus, ids: impl IntoIterator<Item = String>) -> Stmt {
-        let met = DependOn::ALL
+    /// The statement that marks `broken` the open edges waiting for `ids` (jobs that ended in
+    /// `status`) whose rules that end does not meet.
+    fn breaking(&self, status: JobStatus, ids: impl IntoIterator<Item = String>) -> Stmt {
+        let unmet = DependOn::ALL
             .into_iter()
-            .filter(|on| on.met_by(status))
+            .filter(|on| !on.met_by(status))
             .map(|on| on.as_str().to_string());
-        let mut update = self.stmt("UPDATE jobq_deps SET resolved = CASE WHEN rule IN ");
+        let mut update = self.stmt("UPDATE jobq_deps SET resolved = 'broken' WHERE resolved IS NULL AND rule IN ");
+        update.list(unmet).any_of("dependency", ids);
         update
-            .list(met)
-            .push(" THEN 'met' ELSE 'broken' END WHERE resolved IS NULL")
-            .any_of("dependency", ids);
-        update
+    }
+
+    /// Marks `met` the unmarked edges that wait for those of `ids` that have ended (or for nothing
+    /// the store holds): read until now as met by that end, they would read as open once the job
+    /// is live again. Called by whatever brings an ended job back (a replay, a retry, a reopen, an
+    /// import that replaces it) before it does.
+    pub(crate) async fn settle_edges(&self, tx: &mut dyn Exec, ids: &[String]) -> Result<(), sqlx::Error> {
+        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+            let mut update = self.stmt(format!(
+                "UPDATE jobq_deps SET resolved = 'met' WHERE resolved IS NULL AND NOT EXISTS (SELECT 1 \
+                 FROM jobq_jobs AS k WHERE k.id = jobq_deps.dependency AND k.status IN {LIVE_STATUSES})"
+            ));
+            update.any_of("dependency", chunk.iter().cloned());
+            tx.execute(&update).await?;
+        }
+        Ok(())
     }
 
     /// Sets the counts of dependents of `ids` (jobs that ended) to zero.
@@ -428,7 +433,7 @@ impl Sql {
         let mut found = BTreeMap::new();
         for chunk in all.chunks(IDS_PER_STATEMENT) {
             let mut select = self.stmt(format!(
-                "SELECT j.id, j.queue, {}, j.dependents, CASE WHEN j.wait_any THEN 1 ELSE 0 END \
+                "SELECT j.id, j.queue, {}, j.dependents, CASE WHEN j.wait_any THEN 1 ELSE 0 END, j.waiting_for \
                  FROM jobq_jobs AS j WHERE j.status = 'blocked'",
                 self.dialect.errors_text
             ));
@@ -444,6 +449,7 @@ impl Sql {
                     errors,
                     dependents: i64::from(row.try_get_unchecked::<i32>(3)?),
                     any: row.try_get_unchecked::<i32>(4)? != 0,
+                    waiting_for: i64::from(row.try_get_unchecked::<i32>(5)?),
                 };
                 found.insert(id, job);
             }
@@ -486,22 +492,9 @@ impl Sql {
         Ok(first)
     }
 
-    /// Which of `jobs` still wait for a dependency that has not ended.
-    async fn with_open_edges(
-        &self,
-        tx: &mut dyn Exec,
-        jobs: &BTreeMap<String, BlockedJob>,
-    ) -> Result<HashSet<String>, sqlx::Error> {
-        let ids: Vec<&str> = jobs.keys().map(String::as_str).collect();
-        // One probe of `jobq_deps_open` per job: a job after ten thousand others is asked this at each
-        // of their ends, and must not read its edges each time.
-        let head = "SELECT j.id FROM jobq_jobs AS j WHERE EXISTS (SELECT 1 FROM jobq_deps AS d \
-                    WHERE d.dependent = j.id AND d.resolved IS NULL)";
-        self.texts_among(tx, head, "j.id", &ids).await
-    }
-
     /// Which of `jobs` that wait for any of their dependencies ([`Join::Any`]) have one met: those
-    /// run. Asked of none when no such job is among them.
+    /// run. Asked of none when no such job is among them. An unmarked edge whose dependency has
+    /// ended or is gone is met (see the module's doc).
     async fn with_met_edges(
         &self,
         tx: &mut dyn Exec,
@@ -512,9 +505,12 @@ impl Sql {
             .filter(|(_, job)| job.any)
             .map(|(id, _)| id.as_str())
             .collect();
-        let head = "SELECT j.id FROM jobq_jobs AS j WHERE EXISTS (SELECT 1 FROM jobq_deps AS d \
-                    WHERE d.dependent = j.id AND d.resolved = 'met')";
-        self.texts_among(tx, head, "j.id", &ids).await
+        let head = format!(
+            "SELECT j.id FROM jobq_jobs AS j WHERE EXISTS (SELECT 1 FROM jobq_deps AS d \
+             LEFT JOIN jobq_jobs AS k ON k.id = d.dependency WHERE d.dependent = j.id AND (d.resolved = 'met' \
+             OR (d.resolved IS NULL AND (k.id IS NULL OR k.status NOT IN {LIVE_STATUSES}))))"
+        );
+        self.texts_among(tx, &head, "j.id", &ids).await
     }
 
     /// The text of the first column of `head` (a selection ending in a condition), run over `ids` a
@@ -648,16 +644,22 @@ impl Sql {
         Ok(())
     }
 
-    /// Adds to each dependency's count of the open edges that wait for it: one statement per count
+    /// Adds to a count of open edges of each job of `by_job` (`dependents`, the edges that wait for
+    /// it; `waiting_for`, those it waits by; a negative number lowers it): one statement per number
     /// and bounded number of ids (a join of ten thousand jobs counts one on each).
-    async fn count_dependents(&self, tx: &mut dyn Exec, open: &BTreeMap<&str, i64>) -> Result<(), sqlx::Error> {
+    async fn add_to_counts(
+        &self,
+        tx: &mut dyn Exec,
+        column: &str,
+        by_job: &BTreeMap<&str, i64>,
+    ) -> Result<(), sqlx::Error> {
         let mut by_count: BTreeMap<i64, Vec<&str>> = BTreeMap::new();
-        for (dependency, n) in open {
-            by_count.entry(*n).or_default().push(dependency);
+        for (id, n) in by_job.iter().filter(|(_, n)| **n != 0) {
+            by_count.entry(*n).or_default().push(id);
         }
         for (n, ids) in by_count {
             for chunk in ids.chunks(IDS_PER_STATEMENT) {
-                let mut update = self.stmt("UPDATE jobq_jobs SET dependents = dependents + ");
+                let mut update = self.stmt(format!("UPDATE jobq_jobs SET {column} = {column} + "));
                 update
                     .bind(n)
                     .push(" WHERE 1 = 1")
@@ -724,4 +726,6 @@ struct BlockedJob {
     dependents: i64,
     /// Whether it waits for any of its dependencies rather than all ([`Join::Any`]).
     any: bool,
+    /// How many of its edges are open.
+    waiting_for: i64,
 }

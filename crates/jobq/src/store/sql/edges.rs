@@ -1,7 +1,8 @@
 //! [`crate::store::Store::edges`] for the three SQL stores: the rows of `jobq_deps` on either side
 //! of the jobs asked about, each joined to the job at its other end. A job's dependencies are read
-//! through `jobq_deps_open` (dependent, resolved), its dependents through the primary key (which leads with the
-//! dependency); a bounded number of ids at a time.
+//! through `jobq_deps_dependent`, its dependents through the primary key (which leads with the
+//! dependency); a bounded number of ids at a time. An edge left unmarked reads as open while its
+//! dependency is live, and as met once that has ended or is gone (see `dependencies.rs`).
 
 use std::collections::HashMap;
 
@@ -53,13 +54,18 @@ impl Sql {
     }
 
     /// The edges on `side` of the jobs of `ids`, each with the id it was asked for, in order of
-    /// (asked id, other end's id). The other end is `LEFT JOIN`ed: a dependency may be gone.
+    /// (asked id, other end's id). The other end is `LEFT JOIN`ed: a dependency may be gone. The
+    /// dependency's status (`k`) is what an unmarked edge's state reads from.
     async fn edges_on(&self, side: Side, ids: &[&str], results: bool) -> Result<Vec<(String, Edge)>, StoreError> {
         let (asked, other) = side.columns();
         let result = if results { self.dialect.result_text } else { "NULL" };
+        let dependency_status = match side {
+            Side::Dependencies => "j.status",
+            Side::Dependents => "(SELECT k.status FROM jobq_jobs AS k WHERE k.id = d.dependency)",
+        };
         let mut select = self.stmt(format!(
-            "SELECT d.{asked}, d.{other}, d.rule, d.resolved, j.job_type, j.queue, j.status, {result} \
-             FROM jobq_deps AS d LEFT JOIN jobq_jobs AS j ON j.id = d.{other} WHERE 1 = 1"
+            "SELECT d.{asked}, d.{other}, d.rule, d.resolved, j.job_type, j.queue, j.status, {result}, \
+             {dependency_status} FROM jobq_deps AS d LEFT JOIN jobq_jobs AS j ON j.id = d.{other} WHERE 1 = 1"
         ));
         select.any_of(&format!("d.{asked}"), ids.iter().map(|id| id.to_string()));
         select.push(&format!(" ORDER BY d.{asked}, d.{other}"));
@@ -78,7 +84,11 @@ impl Sql {
             d.id = text(&d, 0)?.unwrap_or_default();
             let asked = d.id.clone();
             let on: DependOn = text(&d, 2)?.unwrap_or_default().parse().map_err(|e| d.corrupt(e))?;
-            let state = edge_state(text(&d, 3)?.as_deref());
+            let dependency_ended = match text(&d, 8)? {
+                Some(status) => d.status(&status)?.is_terminal(),
+                None => true,
+            };
+            let state = edge_state(text(&d, 3)?.as_deref(), dependency_ended);
             d.id = text(&d, 1)?.unwrap_or_default();
             let status = text(&d, 6)?.map(|s| d.status(&s)).transpose()?;
             let result = text(&d, 7)?.map(|r| d.raw("result", compact_json(r))).transpose()?;
@@ -114,11 +124,13 @@ impl Sql {
     }
 }
 
-/// The state an edge's `resolved` column stands for (`NULL` while open).
-fn edge_state(resolved: Option<&str>) -> EdgeState {
+/// The state of an edge by its `resolved` column and whether its dependency has ended (or is gone):
+/// unmarked, it is open until then and met from then on.
+fn edge_state(resolved: Option<&str>, dependency_ended: bool) -> EdgeState {
     match resolved {
         Some("met") => EdgeState::Met,
         Some("broken") => EdgeState::Broken,
+        _ if dependency_ended => EdgeState::Met,
         _ => EdgeState::Open,
     }
 }

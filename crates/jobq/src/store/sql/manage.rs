@@ -118,7 +118,7 @@ impl Sql {
                 Some(&status) if !delete.force && is_held(status) => DeleteAnswer::Refused { status },
                 Some(&previous) => {
                     statuses.remove(id.as_str());
-                    doomed.push(id.to_string());
+                    doomed.push((id.to_string(), previous));
                     DeleteAnswer::Deleted { previous }
                 }
             };
@@ -139,7 +139,7 @@ impl Sql {
 
     async fn delete_matching_once(&self, delete: &DeleteMatching) -> Result<DeletedCount, sqlx::Error> {
         let mut tx = self.connections.begin(self.dialect.begin_write).await?;
-        let mut select = self.stmt("SELECT j.id FROM jobq_jobs AS j WHERE 1 = 1");
+        let mut select = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
         select.filter("j", &delete.filter);
         if !delete.force {
             select.push(&format!(" AND j.status NOT IN {HELD_STATUSES}"));
@@ -148,11 +148,7 @@ impl Sql {
             .push(" ORDER BY j.id LIMIT ")
             .bind(i64::from(delete.limit))
             .push(self.dialect.for_update);
-        let rows = tx.fetch_all(&select).await?;
-        let doomed = rows
-            .iter()
-            .map(|r| r.try_get_unchecked::<String>(0))
-            .collect::<Result<Vec<_>, _>>()?;
+        let doomed = self.read_statuses(&select, &mut tx).await?;
         self.delete_by_id(&doomed, &mut tx).await?;
         let mut refused = 0;
         if !delete.force {
@@ -172,18 +168,22 @@ impl Sql {
         })
     }
 
-    /// Deletes the jobs of `ids` (locked by the caller), a bounded number a statement. A job deleted
-    /// before it ended is, to the jobs that wait for it, cancelled (now: a delete names no time).
-    async fn delete_by_id(&self, ids: &[String], conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
+    /// Deletes the jobs of `doomed` (locked by the caller, each with its status), a bounded number a
+    /// statement. A job deleted before it ended is, to the jobs that wait for it, cancelled (now: a
+    /// delete names no time); one that had ended resolved them when it did.
+    async fn delete_by_id(&self, doomed: &[(String, JobStatus)], conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
+        for chunk in doomed.chunks(IDS_PER_STATEMENT) {
             let mut delete = self.stmt("DELETE FROM jobq_jobs WHERE 1 = 1");
-            delete.any_of("id", chunk.iter().cloned());
+            delete.any_of("id", chunk.iter().map(|(id, _)| id.clone()));
             conn.execute(&delete).await?;
         }
-        let gone = ids.iter().map(|id| super::dependencies::Ended {
-            id: id.clone(),
-            status: JobStatus::Cancelled,
-        });
+        let gone = doomed
+            .iter()
+            .filter(|(_, status)| !status.is_terminal())
+            .map(|(id, _)| super::dependencies::Ended {
+                id: id.clone(),
+                status: JobStatus::Cancelled,
+            });
         self.release_dependents(conn, gone.collect(), UnixMillis::now()).await
     }
 
@@ -219,6 +219,7 @@ impl Sql {
                 continue;
             }
             retry_job(job, retry.now);
+            self.settle_edges(&mut *tx, &[id.to_string()]).await?;
             let mut update = self.stmt(
                 "UPDATE jobq_jobs SET status = 'pending', attempt = 0, snoozes = 0, result = NULL, started_at = NULL, \
                  finished_at = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \

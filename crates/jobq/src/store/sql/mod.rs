@@ -747,6 +747,7 @@ impl Sql {
             return Ok(jobs);
         }
         let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
+        self.settle_edges(&mut *tx, &ids).await?;
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut update = self.stmt(
                 "UPDATE jobq_jobs SET status = 'pending', attempt = 0, snoozes = 0, finished_at = NULL, result = NULL, \

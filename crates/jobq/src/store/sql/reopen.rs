@@ -7,7 +7,8 @@
 //! dependencies is live or ended the way its rule asks (one deleted, or ended against its rule,
 //! would cancel it again), and when no live job holds its unique key. Its edges are recounted: open
 //! again to each live dependency (whose row is locked first, in id order, as an enqueue locks it, so
-//! that its end sees the edge), met to the others.
+//! that its end sees the edge), met to the others; and the edges that wait for it, which its cancel
+//! left reading as met, are marked so before it is live again.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -145,8 +146,14 @@ impl Sql {
                 return Ok(false);
             }
         }
-        let mut update = self.stmt("UPDATE jobq_jobs SET status = 'blocked', finished_at = NULL WHERE id = ");
-        update.bind(id).push(" AND status = 'cancelled'");
+        // What its cancel met keeps reading as met once it is live again.
+        self.settle_edges(tx, &[id.to_string()]).await?;
+        let mut update = self.stmt("UPDATE jobq_jobs SET status = 'blocked', finished_at = NULL, waiting_for = ");
+        update
+            .bind(open.len() as i64)
+            .push(" WHERE id = ")
+            .bind(id)
+            .push(" AND status = 'cancelled'");
         if tx.execute(&update).await? == 0 {
             return Ok(false);
         }

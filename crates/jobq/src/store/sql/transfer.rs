@@ -46,6 +46,8 @@ impl Sql {
             return Ok(plan.answers);
         }
         let waited_for = self.dependents_of(&mut tx, &plan.replaced).await?;
+        // What waited for a replaced job that had ended stays met, whatever replaces it.
+        self.settle_edges(&mut tx, &plan.replaced).await?;
         for delete in plan.deletes(d) {
             tx.execute(&delete).await?;
         }

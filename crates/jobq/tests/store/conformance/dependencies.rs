@@ -310,6 +310,107 @@ pub(super) async fn a_retried_dependency_keeps_its_dependents_waiting(store: &Dy
     assert_eq!(status(store, "j").await, JobStatus::Pending);
 }
 
+/// An edge its dependency's end met stays met whatever becomes of that dependency afterwards: deleted
+/// while its dependent still waits for another job, retried, or replayed and ended again the other
+/// way. The dependent is neither cancelled nor released twice, and waits for its other edges as
+/// before.
+pub(super) async fn an_edge_met_stays_met_whatever_becomes_of_its_dependency(store: &DynStore) {
+    add(store, spec("gone")).await;
+    add(store, spec("retried")).await;
+    add(store, spec("replayed").max_attempts(1)).await;
+    add(store, spec("last").run_at(LATER)).await;
+    let waits = after(
+        after(
+            after(
+                after(spec("j").run_at(LATER), "gone", DependOn::Success),
+                "retried",
+                DependOn::Finish,
+            ),
+            "replayed",
+            DependOn::Failure,
+        ),
+        "last",
+        DependOn::Success,
+    );
+    add(store, waits).await;
+    // In claim order: by id.
+    end(store, "gone", succeeded(), at(1)).await;
+    end(store, "replayed", dead(), at(2)).await;
+    end(store, "retried", succeeded(), at(3)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+
+    let delete = Delete {
+        ids: vec![id("gone")],
+        force: true,
+    };
+    store.delete(&delete).await.expect("delete");
+    let retry = jobq::store::Retry {
+        ids: vec![id("retried")],
+        now: at(4),
+    };
+    store.retry(&retry).await.expect("retry");
+    let replay = jobq::store::ReplayDead {
+        filter: Default::default(),
+        ids: vec![id("replayed")],
+        limit: None,
+        now: at(5),
+        dry_run: false,
+        cascade: true,
+    };
+    assert_eq!(store.replay_dead(&replay).await.expect("replay").len(), 1);
+    let read = store.edges(&edges_of(&["j"], false, false)).await.expect("edges");
+    let mut states: Vec<(String, EdgeState)> = read[0]
+        .dependencies
+        .iter()
+        .map(|e| (e.job_id.to_string(), e.state))
+        .collect();
+    states.sort_by(|a, b| a.0.cmp(&b.0));
+    let expected = [
+        ("gone", EdgeState::Met),
+        ("last", EdgeState::Open),
+        ("replayed", EdgeState::Met),
+        ("retried", EdgeState::Met),
+    ];
+    let mut expected: Vec<(String, EdgeState)> = expected.iter().map(|(n, s)| (id(n).to_string(), *s)).collect();
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(states, expected);
+
+    // The two come back and end again, the other way each: j still waits, for `last` alone.
+    end(store, "retried", dead(), at(6)).await;
+    end(store, "replayed", succeeded(), at(7)).await;
+    assert_eq!(status(store, "j").await, JobStatus::Blocked);
+    end(store, "last", succeeded(), LATER).await;
+    let j = get(store, &id("j")).await;
+    assert_eq!((j.status, j.errors.len()), (JobStatus::Pending, 0));
+}
+
+/// A job that a replay brings back keeps, for the jobs that waited for it, what its cancel met: one
+/// that ran on its end by `finish` does not wait for it again, nor is it cancelled when it ends.
+pub(super) async fn a_job_a_replay_brings_back_keeps_what_its_cancel_met(store: &DynStore) {
+    add(store, spec("d").max_attempts(1)).await;
+    add(store, after(spec("c"), "d", DependOn::Success)).await;
+    add(store, after(spec("e").run_at(LATER), "c", DependOn::Finish)).await;
+    end(store, "d", dead(), at(1)).await;
+    assert_eq!(status(store, "c").await, JobStatus::Cancelled);
+    assert_eq!(status(store, "e").await, JobStatus::Pending);
+    let replay = jobq::store::ReplayDead {
+        filter: Default::default(),
+        ids: vec![id("d")],
+        limit: None,
+        now: at(2),
+        dry_run: false,
+        cascade: true,
+    };
+    store.replay_dead(&replay).await.expect("replay");
+    assert_eq!(status(store, "c").await, JobStatus::Blocked);
+    let read = store.edges(&edges_of(&["e"], false, false)).await.expect("edges");
+    assert_eq!(read[0].dependencies[0].state, EdgeState::Met);
+    end(store, "d", succeeded(), at(3)).await;
+    end(store, "c", dead(), at(4)).await;
+    let e = get(store, &id("e")).await;
+    assert_eq!((e.status, e.errors.len()), (JobStatus::Pending, 0));
+}
+
 pub(super) async fn a_dependency_rescued_dead_cancels_its_dependents(store: &DynStore) {
     add(store, spec("once").max_attempts(1)).await;
     add(store, spec("twice").max_attempts(2).run_at(at(1))).await;

@@ -77,6 +77,8 @@ store_tests! {
         dependencies::a_resolved_dependency_releases_its_dependents,
         dependencies::a_retried_dependency_keeps_its_dependents_waiting,
         dependencies::a_dependency_rescued_dead_cancels_its_dependents,
+        dependencies::an_edge_met_stays_met_whatever_becomes_of_its_dependency,
+        dependencies::a_job_a_replay_brings_back_keeps_what_its_cancel_met,
         across_queues::a_dependency_in_another_queue_releases_its_dependent,
         across_queues::a_dependency_in_another_queue_that_fails_cancels_down_the_chain,
         across_queues::a_dependency_in_another_queue_that_has_ended_is_resolved_at_once,

@@ -49,6 +49,7 @@ impl Sql {
 
         let mut rows: Vec<(&str, &str, DependOn, Option<&'static str>)> = Vec::new();
         let mut open: BTreeMap<&str, i64> = BTreeMap::new();
+        let mut waiting: BTreeMap<&str, i64> = BTreeMap::new();
         let mut written: BTreeSet<&str> = BTreeSet::new();
         let mut any: BTreeSet<&str> = BTreeSet::new();
         let mut blocked: BTreeSet<String> = BTreeSet::new();
@@ -75,6 +76,7 @@ impl Sql {
                             Some(if edge.on.met_by(status) { "met" } else { "broken" })
                         } else {
                             *open.entry(dependency).or_default() += 1;
+                            *waiting.entry(id).or_default() += 1;
                             None
                         }
                     }
@@ -89,7 +91,8 @@ impl Sql {
         self.insert_edges(&mut *tx, &rows).await?;
         self.mark(&mut *tx, "waits", &written).await?;
         self.mark(&mut *tx, "wait_any", &any).await?;
-        self.count_dependents(&mut *tx, &open).await?;
+        self.add_to_counts(&mut *tx, "dependents", &open).await?;
+        self.add_to_counts(&mut *tx, "waiting_for", &waiting).await?;
         self.recheck_blocked(&mut *tx, &blocked, now).await?;
         tx.commit().await?;
         Ok(writes)

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use super::super::exec::Transaction;
 use super::super::manage::errors_text;
 use super::super::{Exec, Outcomes, Sql, SqlBackend};
 use super::{Ended, Refused};
@@ -30,6 +31,9 @@ impl Sql {
         now: UnixMillis,
     ) -> Result<Vec<bool>, sqlx::Error> {
         let mut tx = self.connections.begin(self.dialect.begin_write).await?;
+        if !finishes.iter().any(Finish::spawns) {
+            return self.finish_releasing(backend, tx, finishes, now).await;
+        }
         let mut select = self.stmt(
             "SELECT j.id, j.status, j.attempt, j.worker_id, j.dependents, j.queue FROM jobq_jobs AS j WHERE 1 = 1",
         );
@@ -117,6 +121,34 @@ impl Sql {
         Ok(applied)
     }
 
+    /// [`Sql::finish_with_dependents`] of outcomes that write nothing but their jobs: the store's
+    /// statements check each lease as they apply it (`Outcomes::OfAnyJob`), with no read before
+    /// them, and the jobs that ended release what waited for them.
+    async fn finish_releasing<B: SqlBackend + ?Sized>(
+        &self,
+        backend: &B,
+        mut tx: Box<dyn Transaction>,
+        finishes: &[Finish],
+        now: UnixMillis,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        let applied = backend.finish_in(&mut *tx, finishes, now, Outcomes::OfAnyJob).await?;
+        let ended: Vec<Ended> = finishes
+            .iter()
+            .zip(&applied)
+            .filter(|(_, ok)| **ok)
+            .filter_map(|(f, _)| {
+                ended_as(&f.outcome).map(|status| Ended {
+                    id: f.lease.id.to_string(),
+                    status,
+                })
+            })
+            .collect();
+        // Their counts were zeroed by the outcomes' statements.
+        self.release(&mut *tx, ended, now, true).await?;
+        tx.commit().await?;
+        Ok(applied)
+    }
+
     /// Puts a job whose attempt awaits its children (its row locked, its lease checked) back to
     /// `pending` with the attempt given back, then makes it wait for each child it has no edge to
     /// yet (`answers`: a child coalesced onto a holder stands for it), with the rule `finish`:
@@ -170,7 +202,10 @@ impl Sql {
         }
         self.insert_edges(tx, &rows).await?;
         self.mark(tx, "waits", &BTreeSet::from([id])).await?;
-        self.count_dependents(tx, &open).await?;
+        self.add_to_counts(tx, "dependents", &open).await?;
+        let waiting = open.len() as i64;
+        self.add_to_counts(tx, "waiting_for", &BTreeMap::from([(id, waiting)]))
+            .await?;
         if open.is_empty() {
             self.notify_ready(tx, std::iter::once(queue)).await
         } else {

@@ -1,0 +1,22 @@
+-- 0010_waiting_for: a job counts the open edges it waits by (`waiting_for`), as a job counts those
+-- that wait for it (`dependents`). A dependency's end no longer rewrites the edges it meets: it
+-- lowers its dependents' counts, and an edge whose dependency has ended (or is gone) reads as met
+-- unless it is marked broken. On a flow of ten thousand children, the parent's row is written once
+-- per batch of ends instead of ten thousand edge rows, one by one. Since most edges now keep
+-- `resolved` NULL for good, an index on it tells nothing: the dependent alone is indexed again (as
+-- before 8), and a release's read of the edges of the jobs that ended goes by the primary key.
+--
+-- Transition: jobq schema version 9 → 10, three statements under the migrator's GET_LOCK (the DDL
+-- commits itself; IF NOT EXISTS and a count set, not added, make a second run harmless). Every edge
+-- still open until now (`resolved` NULL) is counted on its dependent.
+
+ALTER TABLE jobq_jobs ADD COLUMN IF NOT EXISTS waiting_for INT NOT NULL DEFAULT 0;
+
+UPDATE jobq_jobs AS j
+JOIN (SELECT dependent, COUNT(*) AS n FROM jobq_deps WHERE resolved IS NULL GROUP BY dependent) AS o
+    ON o.dependent = j.id
+SET j.waiting_for = o.n;
+
+ALTER TABLE jobq_deps
+    ADD KEY IF NOT EXISTS jobq_deps_dependent (dependent),
+    DROP KEY IF EXISTS jobq_deps_open;
