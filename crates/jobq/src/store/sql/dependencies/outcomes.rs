@@ -16,8 +16,9 @@ use crate::time::UnixMillis;
 
 impl Sql {
     /// Applies the outcomes the store's own statements do not take — those of jobs that others wait
-    /// for, and those that spawn children or await them ([`Finish::spawns`]) — in one transaction:
-    /// each job's row is locked and its lease checked; its children are inserted as an enqueue
+    /// for, and those that spawn children or await them ([`Finish::spawns`]) — in one transaction.
+    /// Where none spawns, the store's statements take them at once ([`Sql::finish_releasing`]).
+    /// Otherwise each job's row is locked and its lease checked; its children are inserted as an enqueue
     /// inserts them; the store's statements apply the outcome whoever waits for the job
     /// (`Outcomes::OfAnyJob`: one that ends the job also zeroes its count of dependents; a retry, a
     /// snooze or `waiting` keeps them waiting), or, for an await, its row goes back to `pending`
