@@ -1,10 +1,12 @@
-//! The edges of jobs that wait for others leave with their dependents, on each SQL store: whatever
-//! deletes a job (delete, cleanup, retention) deletes the rows of `jobq_deps` it waited by, read here
-//! through an application's own connection to the store's database.
+//! The edges of jobs that wait for others, on each SQL store, read and written here through an
+//! application's own connection to the store's database: whatever deletes a job (delete, cleanup,
+//! retention) deletes the rows of `jobq_deps` it waited by; and the upgrade to schema version 10
+//! counts on each dependent the edges still open (`waiting_for`).
 
 use std::time::Duration;
 
-use jobq::store::{Delete, DynStore};
+use jobq::job::{DependOn, JobStatus};
+use jobq::store::{Delete, DynStore, Lease, Transition};
 use jobq::{Client, JobId, JobSpec};
 use serde_json::json;
 
@@ -42,6 +44,64 @@ async fn edges_go_with_their_dependents(store: &DynStore, count: impl AsyncFn() 
     assert_eq!(count().await, 0);
 }
 
+/// A job after three others, one of which has ended, as schema version 9 left it (the ended one's
+/// edge marked `met`, no count of open edges on the dependent), then the upgrade's count (the
+/// statement of `0010_waiting_for` that sets `waiting_for`): the job waits for the two others,
+/// and runs once both have ended. Without the count it would run at the first of them.
+async fn the_upgrade_to_10_counts_the_edges_still_open(store: &DynStore, exec: impl AsyncFn(&str)) {
+    use crate::support::jobs::{T0, WORKER, at, claim_one, finish, get, id, spec};
+    for name in ["d1", "d2", "d3"] {
+        store
+            .enqueue(&[crate::support::jobs::new_job(spec(name))])
+            .await
+            .unwrap();
+    }
+    let j = ["d1", "d2", "d3"]
+        .iter()
+        .fold(spec("j").run_at(at(1_000)), |j, d| j.after_on(id(d), DependOn::Finish));
+    store.enqueue(&[crate::support::jobs::new_job(j)]).await.unwrap();
+    let queue = jobq::job::DEFAULT_QUEUE;
+    let done = Transition::Succeeded { result: None };
+    let d1 = claim_one(store, queue, WORKER, T0).await;
+    assert!(finish(store, &Lease::of(&d1), done.clone(), at(1)).await);
+
+    let tables = store.sql_tables().expect("a SQL store");
+    let (jobs, deps) = (tables.jobs(), tables.jobs().replace("jobq_jobs", "jobq_deps"));
+    exec(&format!(
+        "UPDATE {deps} SET resolved = 'met' WHERE dependency = '{}'",
+        d1.id
+    ))
+    .await;
+    exec(&format!("UPDATE {jobs} SET waiting_for = 0")).await;
+    let migration = jobq::store::migrate::migrations(store.kind())
+        .iter()
+        .find(|m| m.version == 10)
+        .expect("migration 10");
+    let count = jobq::store::migrate::statements(migration.sql)
+        .into_iter()
+        .find(|s| s.starts_with("UPDATE"))
+        .expect("the migration's count");
+    let unqualified = tables.jobs() == "jobq_jobs";
+    let count = if unqualified {
+        count
+    } else {
+        count.replace("jobq_jobs", &jobs).replace("jobq_deps", &deps)
+    };
+    exec(&count).await;
+
+    for (name, at_ms, blocked) in [("d2", 2, true), ("d3", 3, false)] {
+        let d = claim_one(store, queue, WORKER, at(at_ms)).await;
+        assert_eq!(d.id.as_str(), name);
+        assert!(finish(store, &Lease::of(&d), done.clone(), at(at_ms)).await);
+        let expected = if blocked {
+            JobStatus::Blocked
+        } else {
+            JobStatus::Pending
+        };
+        assert_eq!(get(store, &id("j")).await.status, expected, "after {name}");
+    }
+}
+
 #[tokio::test]
 async fn sqlite() {
     let store = support::sqlite_store().await;
@@ -52,6 +112,10 @@ async fn sqlite() {
     let sql = format!("SELECT COUNT(*) FROM {}", edges_table(store.store()));
     edges_go_with_their_dependents(store.store(), async || {
         sqlx::query_scalar::<_, i64>(&sql).fetch_one(&pool).await.unwrap()
+    })
+    .await;
+    the_upgrade_to_10_counts_the_edges_still_open(store.store(), async |statement: &str| {
+        sqlx::query(statement).execute(&pool).await.unwrap();
     })
     .await;
 }
@@ -67,6 +131,10 @@ async fn postgres() {
         sqlx::query_scalar::<_, i64>(&sql).fetch_one(&pool).await.unwrap()
     })
     .await;
+    the_upgrade_to_10_counts_the_edges_still_open(store.store(), async |statement: &str| {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -78,6 +146,10 @@ async fn mysql() {
     let sql = format!("SELECT COUNT(*) FROM {}", edges_table(store.store()));
     edges_go_with_their_dependents(store.store(), async || {
         sqlx::query_scalar::<_, i64>(&sql).fetch_one(&pool).await.unwrap()
+    })
+    .await;
+    the_upgrade_to_10_counts_the_edges_still_open(store.store(), async |statement: &str| {
+        sqlx::query(statement).execute(&pool).await.unwrap();
     })
     .await;
 }
