@@ -1,7 +1,8 @@
 //! The edges of jobs that wait for others, on each SQL store, read and written here through an
 //! application's own connection to the store's database: whatever deletes a job (delete, cleanup,
-//! retention) deletes the rows of `jobq_deps` it waited by; and the upgrade to schema version 10
-//! counts on each dependent the edges still open (`waiting_for`).
+//! retention) deletes the rows of `jobq_deps` it waited by; the upgrade to schema version 10
+//! counts on each dependent the edges still open (`waiting_for`); and an enqueue that deadlocks
+//! with another transaction over the jobs it names is tried again.
 
 use std::time::Duration;
 
@@ -148,4 +149,47 @@ async fn mysql() {
         sqlx::query(statement).execute(&pool).await.unwrap();
     })
     .await;
+}
+
+/// An enqueue after running jobs locks them in id order; another transaction (here the
+/// application's, as an outcome statement may, in its plan's order) holding the second and then
+/// asking for the first deadlocks with it. PostgreSQL breaks the deadlock by failing the enqueue,
+/// whose wait began first; the enqueue is then tried again, whole, and goes in once the other
+/// transaction has committed.
+#[tokio::test]
+async fn postgres_an_enqueue_that_deadlocks_is_tried_again() {
+    use crate::support::jobs::{get, id, new_job, spec};
+    let store = support::postgres_store().await;
+    let pool = sqlx::PgPool::connect(&app_url(&store))
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e}", support::server_hint(jobq::store::StoreKind::Postgres)));
+    let dynstore = store.store().clone();
+    dynstore
+        .enqueue(&[new_job(spec("a")), new_job(spec("b"))])
+        .await
+        .unwrap();
+    let tables = dynstore.sql_tables().expect("a SQL store");
+    let lock = |name: &str| format!("SELECT id FROM {} WHERE id = '{}' FOR UPDATE", tables.jobs(), id(name));
+
+    let mut other = pool.begin().await.unwrap();
+    sqlx::query(&lock("b")).execute(&mut *other).await.unwrap();
+    let enqueue = tokio::spawn({
+        let store = dynstore.clone();
+        let j = spec("j")
+            .after_on(id("a"), DependOn::Success)
+            .after_on(id("b"), DependOn::Success);
+        async move { store.enqueue(&[new_job(j)]).await }
+    });
+    // The enqueue holds `a` and waits for `b`.
+    let waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() \
+                   AND wait_event_type = 'Lock'";
+    while sqlx::query_scalar::<_, i64>(waiting).fetch_one(&pool).await.unwrap() == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    sqlx::query(&lock("a")).execute(&mut *other).await.unwrap();
+    other.commit().await.unwrap();
+
+    let answers = enqueue.await.unwrap().expect("the enqueue, tried again");
+    assert_eq!(answers[0].outcome, jobq::store::EnqueueOutcome::Created);
+    assert_eq!(get(&dynstore, &id("j")).await.status, JobStatus::Blocked);
 }

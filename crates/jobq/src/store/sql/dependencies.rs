@@ -72,21 +72,34 @@ impl Sql {
     /// transaction inserts the jobs (as an application's transaction would, `tables` naming them),
     /// then writes their edges, resolving at once those whose dependency has ended.
     pub(crate) async fn enqueue_after(&self, tables: &SqlTables, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
-        let mut tx = self
-            .connections
-            .begin(self.dialect.begin_write)
-            .await
-            .map_err(self.fail("enqueue"))?;
-        match self.enqueue_after_in(&mut tx, tables, jobs).await {
-            Ok(answers) => {
-                tx.commit().await.map_err(self.fail("enqueue"))?;
-                Ok(answers)
-            }
-            // Nothing of the batch is written; rolled back at once, so that the rows it locked are free.
-            Err(Refused::Unknown(ids)) => {
-                tx.rollback().await.map_err(self.fail("enqueue"))?;
-                Err(StoreError::UnknownDependency { ids })
-            }
+        // A deadlock with outcomes that lock the same running dependencies in another order (an
+        // outcome statement locks its rows in its plan's order) is tried again, whole: a failed
+        // attempt wrote nothing.
+        let decided = self
+            .retrying(
+                "enqueue",
+                |_| false,
+                || async {
+                    let mut tx = self.connections.begin(self.dialect.begin_write).await?;
+                    match self.enqueue_after_in(&mut tx, tables, jobs).await {
+                        Ok(answers) => {
+                            tx.commit().await?;
+                            Ok(Ok(answers))
+                        }
+                        Err(Refused::Sql(e)) => Err(e),
+                        // Nothing of the batch is written; rolled back at once, so that the rows it
+                        // locked are free.
+                        Err(refused) => {
+                            tx.rollback().await?;
+                            Ok(Err(refused))
+                        }
+                    }
+                },
+            )
+            .await?;
+        match decided {
+            Ok(answers) => Ok(answers),
+            Err(Refused::Unknown(ids)) => Err(StoreError::UnknownDependency { ids }),
             Err(Refused::Store(e)) => Err(e),
             Err(Refused::Sql(e)) => Err(self.fail("enqueue")(e)),
         }
