@@ -95,17 +95,12 @@ pub(super) async fn random_graphs_end_as_the_model_says_through_a_kill(store: Te
     let (seed, nodes, expected) = enqueue_a_graph(&world).await;
 
     // Two workers; one is killed once a few jobs have ended, and a third takes its place.
-    let serve = ["--concurrency", "4", "--queue", "default,side"];
-    let first = world.worker("first", &serve);
-    let second = world.worker("second", &serve);
-    eventually("a few jobs to end", secs(60), async || {
-        let stats = world.client.stats(&[]).await.unwrap();
-        stats.queues.iter().map(|q| q.succeeded + q.dead).sum::<u64>() >= 10
-    })
-    .await;
+    let first = world.worker("first", SERVE);
+    let second = world.worker("second", SERVE);
+    a_few_jobs_ended(&world).await;
     first.signal(libc::SIGKILL);
     first.exit(secs(5)).await;
-    let third = world.worker("third", &serve);
+    let third = world.worker("third", SERVE);
 
     let jobs = every_job_ended(&world, seed).await;
     check_against_the_model(&world, seed, &nodes, &expected, &jobs);
@@ -118,13 +113,8 @@ pub(super) async fn random_graphs_end_as_the_model_says_through_a_kill(store: Te
 pub(super) async fn random_graphs_end_as_the_model_says_across_an_export_and_import(store: TestStore) {
     let world = World::new(store, QUICK).await;
     let (seed, nodes, expected) = enqueue_a_graph(&world).await;
-    let serve = ["--concurrency", "4", "--queue", "default,side"];
-    let first = world.worker("first", &serve);
-    eventually("a few jobs to end", secs(60), async || {
-        let stats = world.client.stats(&[]).await.unwrap();
-        stats.queues.iter().map(|q| q.succeeded + q.dead).sum::<u64>() >= 10
-    })
-    .await;
+    let first = world.worker("first", SERVE);
+    a_few_jobs_ended(&world).await;
     // Stopped, it gives its running jobs back; then the graph leaves the store, as an export
     // reads it (a job before those it waits for), and comes back.
     first.signal(libc::SIGTERM);
@@ -149,11 +139,23 @@ pub(super) async fn random_graphs_end_as_the_model_says_across_an_export_and_imp
     );
     world.client.import_edges(&edges).await.unwrap();
 
-    let second = world.worker("second", &serve);
+    let second = world.worker("second", SERVE);
     let jobs = every_job_ended(&world, seed).await;
     check_against_the_model(&world, seed, &nodes, &expected, &jobs);
     second.signal(libc::SIGTERM);
     assert!(second.exit(secs(15)).await.success(), "{}", second.log());
+}
+
+/// How the workers of the model tests serve the graph's two queues.
+const SERVE: &[&str] = &["--concurrency", "4", "--queue", "default,side"];
+
+/// Waits until a few of the graph's jobs have ended, so that a stop or a kill falls mid-run.
+async fn a_few_jobs_ended(world: &World) {
+    eventually("a few jobs to end", secs(60), async || {
+        let stats = world.client.stats(&[]).await.unwrap();
+        stats.queues.iter().map(|q| q.succeeded + q.dead).sum::<u64>() >= 10
+    })
+    .await;
 }
 
 /// The graph's handler (a line at its start and its end in `trace`), then a random graph enqueued

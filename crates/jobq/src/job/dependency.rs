@@ -29,6 +29,16 @@ pub enum DependOn {
 }
 
 impl DependOn {
+    /// The rule an `after` entry's `"on"` names, as every reader of job JSON takes it (absent or
+    /// null: `success`), or why it names none.
+    pub(crate) fn of_entry(on: Option<serde_json::Value>) -> Result<DependOn, String> {
+        match on {
+            None | Some(serde_json::Value::Null) => Ok(DependOn::Success),
+            Some(serde_json::Value::String(on)) => on.parse().map_err(|e: String| format!("after[].on: {e}")),
+            Some(other) => Err(format!("after[].on must be a string, got {other}")),
+        }
+    }
+
     /// Every rule.
     pub const ALL: [DependOn; 3] = [DependOn::Success, DependOn::Finish, DependOn::Failure];
 

@@ -223,11 +223,7 @@ fn dependency_from_json(item: Value) -> Result<FlowDependency, InvalidInput> {
     match item {
         Value::String(name) => Ok(FlowDependency::Ref(name, DependOn::Success)),
         Value::Object(mut o) => {
-            let on = match o.remove("on") {
-                None | Some(Value::Null) => DependOn::Success,
-                Some(Value::String(on)) => on.parse().map_err(|e: String| refused(format!("after[].on: {e}")))?,
-                Some(other) => return Err(refused(format!("after[].on must be a string, got {other}"))),
-            };
+            let on = DependOn::of_entry(o.remove("on")).map_err(refused)?;
             match (o.remove("ref"), o.remove("id")) {
                 (Some(Value::String(name)), None) => Ok(FlowDependency::Ref(name, on)),
                 (None, Some(Value::String(id))) => Ok(FlowDependency::Id(JobId::parse(&id)?, on)),

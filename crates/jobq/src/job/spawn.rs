@@ -105,11 +105,7 @@ fn sibling_of(entry: Value) -> Result<(String, DependOn), String> {
                 Some(Value::Number(n)) => n.to_string(),
                 _ => return Err("each of \"after\" names a sibling by its \"key\"".into()),
             };
-            let on = match map.remove("on") {
-                None | Some(Value::Null) => DependOn::default(),
-                Some(Value::String(on)) => on.parse()?,
-                Some(other) => return Err(format!("\"on\" is success, finish or failure, got {other}")),
-            };
+            let on = DependOn::of_entry(map.remove("on"))?;
             if let Some(field) = map.keys().next() {
                 return Err(format!(
                     "an entry of \"after\" has no {field:?} (a child waits for its siblings only)"

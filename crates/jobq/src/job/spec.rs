@@ -389,13 +389,7 @@ fn after_field(value: Value) -> Result<Vec<Dependency>, InvalidInput> {
                         Some(Value::String(id)) => id,
                         other => return Err(refused(format!("after[].id must be a job id, got {other:?}"))),
                     };
-                    let on = match o.remove("on") {
-                        None | Some(Value::Null) => DependOn::Success,
-                        Some(Value::String(on)) => {
-                            on.parse().map_err(|e: String| refused(format!("after[].on: {e}")))?
-                        }
-                        Some(other) => return Err(refused(format!("after[].on must be a string, got {other}"))),
-                    };
+                    let on = DependOn::of_entry(o.remove("on")).map_err(refused)?;
                     (id, on)
                 }
                 other => {

@@ -99,6 +99,28 @@ async fn the_upgrade_to_10_counts_the_edges_still_open(store: &DynStore, exec: i
     }
 }
 
+/// Runs the cases above on a test store through the application's own pool, whatever its database.
+macro_rules! through_the_applications_pool {
+    ($store:expr, $pool:expr) => {{
+        let (store, pool) = (&$store, &$pool);
+        let sql = format!("SELECT COUNT(*) FROM {}", edges_table(store.store()));
+        edges_go_with_their_dependents(store.store(), async || {
+            sqlx::query_scalar::<_, i64>(&sql).fetch_one(pool).await.unwrap()
+        })
+        .await;
+        the_upgrade_to_10_counts_the_edges_still_open(store.store(), async |statement: &str| {
+            sqlx::query(statement).execute(pool).await.unwrap();
+        })
+        .await;
+    }};
+}
+
+async fn postgres_pool(store: &TestStore) -> sqlx::PgPool {
+    sqlx::PgPool::connect(&app_url(store))
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e}", support::server_hint(jobq::store::StoreKind::Postgres)))
+}
+
 #[tokio::test]
 async fn sqlite() {
     let store = support::sqlite_store().await;
@@ -106,32 +128,14 @@ async fn sqlite() {
     let pool = sqlx::SqlitePool::connect_with(options.busy_timeout(Duration::from_secs(10)))
         .await
         .unwrap();
-    let sql = format!("SELECT COUNT(*) FROM {}", edges_table(store.store()));
-    edges_go_with_their_dependents(store.store(), async || {
-        sqlx::query_scalar::<_, i64>(&sql).fetch_one(&pool).await.unwrap()
-    })
-    .await;
-    the_upgrade_to_10_counts_the_edges_still_open(store.store(), async |statement: &str| {
-        sqlx::query(statement).execute(&pool).await.unwrap();
-    })
-    .await;
+    through_the_applications_pool!(store, pool);
 }
 
 #[tokio::test]
 async fn postgres() {
     let store = support::postgres_store().await;
-    let pool = sqlx::PgPool::connect(&app_url(&store))
-        .await
-        .unwrap_or_else(|e| panic!("{}: {e}", support::server_hint(jobq::store::StoreKind::Postgres)));
-    let sql = format!("SELECT COUNT(*) FROM {}", edges_table(store.store()));
-    edges_go_with_their_dependents(store.store(), async || {
-        sqlx::query_scalar::<_, i64>(&sql).fetch_one(&pool).await.unwrap()
-    })
-    .await;
-    the_upgrade_to_10_counts_the_edges_still_open(store.store(), async |statement: &str| {
-        sqlx::query(statement).execute(&pool).await.unwrap();
-    })
-    .await;
+    let pool = postgres_pool(&store).await;
+    through_the_applications_pool!(store, pool);
 }
 
 #[tokio::test]
@@ -140,15 +144,7 @@ async fn mysql() {
     let pool = sqlx::MySqlPool::connect(&app_url(&store))
         .await
         .unwrap_or_else(|e| panic!("{}: {e}", support::server_hint(jobq::store::StoreKind::Mysql)));
-    let sql = format!("SELECT COUNT(*) FROM {}", edges_table(store.store()));
-    edges_go_with_their_dependents(store.store(), async || {
-        sqlx::query_scalar::<_, i64>(&sql).fetch_one(&pool).await.unwrap()
-    })
-    .await;
-    the_upgrade_to_10_counts_the_edges_still_open(store.store(), async |statement: &str| {
-        sqlx::query(statement).execute(&pool).await.unwrap();
-    })
-    .await;
+    through_the_applications_pool!(store, pool);
 }
 
 /// An enqueue after running jobs locks them in id order; another transaction (here the
@@ -160,9 +156,7 @@ async fn mysql() {
 async fn postgres_an_enqueue_that_deadlocks_is_tried_again() {
     use crate::support::jobs::{get, id, new_job, spec};
     let store = support::postgres_store().await;
-    let pool = sqlx::PgPool::connect(&app_url(&store))
-        .await
-        .unwrap_or_else(|e| panic!("{}: {e}", support::server_hint(jobq::store::StoreKind::Postgres)));
+    let pool = postgres_pool(&store).await;
     let dynstore = store.store().clone();
     dynstore
         .enqueue(&[new_job(spec("a")), new_job(spec("b"))])

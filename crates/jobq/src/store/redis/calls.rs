@@ -63,6 +63,11 @@ impl RedisStore {
         format!("{}{{{queue}}}:", self.settings.prefix)
     }
 
+    /// The hash of job `id` of `queue` (`jkey` in the scripts).
+    pub(super) fn job_key(&self, queue: &str, id: &str) -> String {
+        format!("{}job:{id}", self.queue_prefix(queue))
+    }
+
     pub(super) fn fail(&self, operation: &'static str) -> impl Fn(redis::RedisError) -> StoreError + '_ {
         move |e| {
             if is_unreachable(&e) {
@@ -246,7 +251,7 @@ impl RedisStore {
         let probes = ids.iter().flat_map(|id| {
             queues.iter().map(move |q| {
                 let mut cmd = redis::cmd("EXISTS");
-                cmd.arg(format!("{}job:{id}", self.queue_prefix(q)));
+                cmd.arg(self.job_key(q, id.as_str()));
                 async move { self.query::<bool>(&cmd, operation).await }
             })
         });

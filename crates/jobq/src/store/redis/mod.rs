@@ -513,7 +513,7 @@ impl Store for RedisStore {
         let queues = self.known_queues().await?;
         let found = try_join_all(queues.iter().map(|q| {
             let mut cmd = redis::cmd("HGETALL");
-            cmd.arg(format!("{}job:{id}", self.queue_prefix(q)));
+            cmd.arg(self.job_key(q, id.as_str()));
             async move { self.query::<Vec<String>>(&cmd, "get").await }
         }))
         .await?;

@@ -279,7 +279,7 @@ impl RedisStore {
         let reads = holds.iter().map(|hold| async move {
             let mut parts = hold.splitn(3, '\n');
             let (_, queue, dependent) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-            let key = format!("{}job:{dependent}", self.queue_prefix(queue.trim_start_matches('~')));
+            let key = self.job_key(queue.trim_start_matches('~'), dependent);
             let (job_type, status): (Option<String>, Option<String>) = self
                 .query(redis::cmd("HMGET").arg(key).arg("t").arg("s"), "cleanup")
                 .await?;
@@ -308,9 +308,7 @@ impl RedisStore {
                 continue;
             };
             let mut read = redis::cmd("HMGET");
-            read.arg(format!("{}job:{}", self.queue_prefix(&queue), row[0]))
-                .arg("t")
-                .arg("s");
+            read.arg(self.job_key(&queue, &row[0])).arg("t").arg("s");
             if results {
                 read.arg("res");
             }
@@ -419,7 +417,7 @@ impl RedisStore {
         if waiting.is_empty() {
             return Ok(());
         }
-        let key = format!("{}job:{dependency}", self.queue_prefix(dependency_queue));
+        let key = self.job_key(dependency_queue, dependency);
         let (job_type, status, finished): (Option<String>, Option<String>, Option<i64>) = self
             .query(
                 redis::cmd("HMGET").arg(key).arg("t").arg("s").arg("f"),

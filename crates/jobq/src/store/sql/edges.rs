@@ -59,13 +59,15 @@ impl Sql {
     async fn edges_on(&self, side: Side, ids: &[&str], results: bool) -> Result<Vec<(String, Edge)>, StoreError> {
         let (asked, other) = side.columns();
         let result = if results { self.dialect.result_text } else { "NULL" };
-        let dependency_status = match side {
-            Side::Dependencies => "j.status",
-            Side::Dependents => "(SELECT k.status FROM jobq_jobs AS k WHERE k.id = d.dependency)",
+        // The dependency's row: the other end's, or (asked for its dependents) the asked job's.
+        let (dependency_status, dependency_join) = match side {
+            Side::Dependencies => ("j.status", ""),
+            Side::Dependents => ("k.status", " LEFT JOIN jobq_jobs AS k ON k.id = d.dependency"),
         };
         let mut select = self.stmt(format!(
             "SELECT d.{asked}, d.{other}, d.rule, d.resolved, j.job_type, j.queue, j.status, {result}, \
-             {dependency_status} FROM jobq_deps AS d LEFT JOIN jobq_jobs AS j ON j.id = d.{other} WHERE 1 = 1"
+             {dependency_status} FROM jobq_deps AS d LEFT JOIN jobq_jobs AS j ON j.id = d.{other}{dependency_join} \
+             WHERE 1 = 1"
         ));
         select.any_of(&format!("d.{asked}"), ids.iter().map(|id| id.to_string()));
         select.push(&format!(" ORDER BY d.{asked}, d.{other}"));

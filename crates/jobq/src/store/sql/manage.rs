@@ -203,6 +203,14 @@ impl Sql {
         let mut jobs = self.locked_jobs(retry.ids.iter(), &mut tx).await?;
         let mut answers = Vec::with_capacity(retry.ids.len());
         let mut ready = BTreeSet::new();
+        // Before any of them is live again; one statement for the call (a job left as it is, its
+        // key taken, keeps its edges reading as they did either way).
+        let ended: Vec<String> = jobs
+            .values()
+            .filter(|job| job.status.is_terminal())
+            .map(|job| job.id.to_string())
+            .collect();
+        self.settle_edges(&mut tx, &ended).await?;
         for id in &retry.ids {
             let Some(job) = jobs.get_mut(id.as_str()) else {
                 answers.push(RetryAnswer::NotFound);
@@ -219,7 +227,6 @@ impl Sql {
                 continue;
             }
             retry_job(job, retry.now);
-            self.settle_edges(&mut *tx, &[id.to_string()]).await?;
             let mut update = self.stmt(
                 "UPDATE jobq_jobs SET status = 'pending', attempt = 0, snoozes = 0, result = NULL, started_at = NULL, \
                  finished_at = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \

@@ -200,14 +200,7 @@ pub(super) async fn a_replay_with_cascade_brings_back_what_the_failure_cancelled
     deliver(store, jobq::job::DEFAULT_QUEUE, at(3)).await;
     assert_eq!(status(store, "k").await, JobStatus::Cancelled);
 
-    let replay = jobq::store::ReplayDead {
-        ids: vec![id("d")],
-        now: at(4),
-        cascade: true,
-        ..Default::default()
-    };
-    let back = store.replay_dead(&replay).await.expect("replay");
-    let moved: Vec<(String, JobStatus)> = back.iter().map(|j| (j.id.to_string(), j.status)).collect();
+    let moved = super::dependencies::replay_with_cascade(store, "d", at(4)).await;
     assert_eq!(
         moved,
         [

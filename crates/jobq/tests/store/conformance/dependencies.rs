@@ -21,7 +21,7 @@ fn succeeded() -> Transition {
 }
 
 /// Claims the named job, the next ready one of the default queue, and applies `outcome` at `now`.
-async fn end(store: &DynStore, name: &str, outcome: Transition, now: jobq::time::UnixMillis) -> Job {
+pub(super) async fn end(store: &DynStore, name: &str, outcome: Transition, now: jobq::time::UnixMillis) -> Job {
     let job = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, now).await;
     assert_eq!(job.id.as_str(), name, "the next ready job");
     assert!(finish(store, &Lease::of(&job), outcome, now).await);
@@ -35,6 +35,23 @@ const LATER: jobq::time::UnixMillis = jobq::time::UnixMillis(T0.0 + 10_000);
 
 async fn status(store: &DynStore, name: &str) -> JobStatus {
     get(store, &id(name)).await.status
+}
+
+/// Replays the dead job `name` at `now`, with its cascade: the jobs that came back, in order, each
+/// with its status.
+pub(super) async fn replay_with_cascade(
+    store: &DynStore,
+    name: &str,
+    now: jobq::time::UnixMillis,
+) -> Vec<(String, JobStatus)> {
+    let replay = jobq::store::ReplayDead {
+        ids: vec![id(name)],
+        now,
+        cascade: true,
+        ..Default::default()
+    };
+    let back = store.replay_dead(&replay).await.expect("replay");
+    back.iter().map(|j| (j.id.to_string(), j.status)).collect()
 }
 
 pub(super) async fn a_dependent_is_blocked_until_its_dependency_succeeds(store: &DynStore) {
@@ -349,15 +366,7 @@ pub(super) async fn an_edge_met_stays_met_whatever_becomes_of_its_dependency(sto
         now: at(4),
     };
     store.retry(&retry).await.expect("retry");
-    let replay = jobq::store::ReplayDead {
-        filter: Default::default(),
-        ids: vec![id("replayed")],
-        limit: None,
-        now: at(5),
-        dry_run: false,
-        cascade: true,
-    };
-    assert_eq!(store.replay_dead(&replay).await.expect("replay").len(), 1);
+    assert_eq!(replay_with_cascade(store, "replayed", at(5)).await.len(), 1);
     let read = store.edges(&edges_of(&["j"], false, false)).await.expect("edges");
     let mut states: Vec<(String, EdgeState)> = read[0]
         .dependencies
@@ -393,15 +402,7 @@ pub(super) async fn a_job_a_replay_brings_back_keeps_what_its_cancel_met(store: 
     end(store, "d", dead(), at(1)).await;
     assert_eq!(status(store, "c").await, JobStatus::Cancelled);
     assert_eq!(status(store, "e").await, JobStatus::Pending);
-    let replay = jobq::store::ReplayDead {
-        filter: Default::default(),
-        ids: vec![id("d")],
-        limit: None,
-        now: at(2),
-        dry_run: false,
-        cascade: true,
-    };
-    store.replay_dead(&replay).await.expect("replay");
+    replay_with_cascade(store, "d", at(2)).await;
     assert_eq!(status(store, "c").await, JobStatus::Blocked);
     let read = store.edges(&edges_of(&["e"], false, false)).await.expect("edges");
     assert_eq!(read[0].dependencies[0].state, EdgeState::Met);
@@ -669,14 +670,7 @@ pub(super) async fn a_replay_with_cascade_brings_back_what_the_failure_cancelled
     }
     assert_eq!(status(store, "z").await, JobStatus::Pending);
 
-    let replay = jobq::store::ReplayDead {
-        ids: vec![id("d")],
-        now: at(4),
-        cascade: true,
-        ..Default::default()
-    };
-    let back = store.replay_dead(&replay).await.expect("replay");
-    let moved: Vec<(String, JobStatus)> = back.iter().map(|j| (j.id.to_string(), j.status)).collect();
+    let moved = replay_with_cascade(store, "d", at(4)).await;
     assert_eq!(
         moved,
         [

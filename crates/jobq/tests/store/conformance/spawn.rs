@@ -7,6 +7,7 @@ use jobq::job::{DependOn, JobSpec, JobStatus, NewJob};
 use jobq::store::{DynStore, EdgeState, Finish, Lease, ReadEdges, Transition};
 use jobq::time::UnixMillis;
 
+use super::dependencies::end;
 use crate::support::jobs::*;
 
 /// Children are due after every claim of the cases, so that a child is never the next ready job
@@ -247,16 +248,12 @@ pub(super) async fn children_may_wait_for_their_siblings_and_the_parent_awaits_t
     assert_eq!(get(store, &id("p.alert")).await.status, JobStatus::Blocked);
     assert_eq!(get(store, &id("p")).await.status, JobStatus::Blocked);
 
-    let next = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(3)).await;
-    assert_eq!(next.id.as_str(), "p.extract");
-    assert!(finish(store, &Lease::of(&next), succeeded(), at(4)).await);
+    end(store, "p.extract", succeeded(), at(4)).await;
     // Its end releases load and cancels alert in the same write; the parent still waits for load.
     assert_eq!(get(store, &id("p.load")).await.status, JobStatus::Pending);
     assert_eq!(get(store, &id("p.alert")).await.status, JobStatus::Cancelled);
     assert_eq!(get(store, &id("p")).await.status, JobStatus::Blocked);
-    let next = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(5)).await;
-    assert_eq!(next.id.as_str(), "p.load");
-    assert!(finish(store, &Lease::of(&next), succeeded(), at(6)).await);
+    end(store, "p.load", succeeded(), at(6)).await;
     let again = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(7)).await;
     assert_eq!(
         again.id.as_str(),
