@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::future::Future;
 
 use futures_util::future::try_join_all;
-use redis::{Cmd, FromRedisValue, Value};
+use redis::{Cmd, FromRedisValue, Pipeline, Value};
 
 use super::codec::{error_entry, job_from_pairs, packed_pairs, run_key};
 use super::scripts::{Lua, SCRIPTS};
@@ -121,6 +121,22 @@ impl RedisStore {
         match cmd.query_async::<T>(&mut conn).await {
             Err(e) if e.is_connection_dropped() || e.is_io_error() => {
                 cmd.query_async::<T>(&mut conn).await.map_err(self.fail(operation))
+            }
+            other => other.map_err(self.fail(operation)),
+        }
+    }
+
+    /// A pipeline of plain commands (each of one hash slot on a cluster), sent again whole over a new
+    /// connection when the old one dropped: fit for reads only.
+    pub(super) async fn query_pipe<T: FromRedisValue>(
+        &self,
+        pipe: &Pipeline,
+        operation: &'static str,
+    ) -> Result<T, StoreError> {
+        let mut conn = self.conn.clone();
+        match pipe.query_async::<T>(&mut conn).await {
+            Err(e) if e.is_connection_dropped() || e.is_io_error() => {
+                pipe.query_async::<T>(&mut conn).await.map_err(self.fail(operation))
             }
             other => other.map_err(self.fail(operation)),
         }

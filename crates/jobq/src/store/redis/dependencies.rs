@@ -13,8 +13,11 @@
 //! | `{q}:dependents:<id>` | hash | the jobs whose edge to it is open: `<queue>\n<id>` → rule (deleted once it ends) |
 //!
 //! and in a job's hash `ao`, how many of its edges are open, `dn`, how many jobs wait for it (only
-//! while any does, so that a finish reads one field more for a job without dependents), and `aj`
-//! for a job that waits for any of its dependencies rather than all ([`crate::job::Join::Any`]).
+//! while any does, so that a finish reads one field more for a job without dependents), `d1`, the
+//! `dependents:` member of the one job that waits for it while only one does (so that the end of a
+//! flow's child reads no `dependents:` hash; `count_dependent` in `lua/common.lua` keeps it true),
+//! and `aj` for a job that waits for any of its dependencies rather than all
+//! ([`crate::job::Join::Any`]).
 //!
 //! A dependency is a job of the batch or of the store, found here in every queue before the script
 //! runs, which checks again and writes nothing when one names no job. On a single server one script
@@ -153,16 +156,20 @@ impl RedisStore {
 
     async fn edges_of(&self, id: &JobId, queue: &str, read: &ReadEdges) -> Result<JobEdges, StoreError> {
         let mut cmd = self.queue_script(&SCRIPTS.edges, queue);
-        cmd.arg(id.as_str())
-            .arg(if read.dependents { "1" } else { "" })
-            .arg(if read.results { "1" } else { "" });
-        let (dependencies, dependents, join): (Vec<Vec<u8>>, Vec<Vec<u8>>, String) =
+        cmd.arg(id.as_str()).arg(if read.dependents { "1" } else { "" });
+        let (after, dependents, join): (Vec<String>, Vec<Vec<u8>>, String) =
             self.eval(&SCRIPTS.edges, &cmd, "edges", true).await?;
-        let unpack = |rows: Vec<Vec<u8>>| rows.iter().map(|row| unpacked(id, row)).collect::<Result<Vec<_>, _>>();
-        let (mut dependencies, mut dependents) = (unpack(dependencies)?, unpack(dependents)?);
+        let mut dependencies = after
+            .chunks_exact(2)
+            .map(|pair| after_row(id, &pair[0], &pair[1]))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.read_dependencies(&mut dependencies, read.results).await?;
+        let mut dependents = dependents
+            .iter()
+            .map(|row| unpacked(id, row))
+            .collect::<Result<Vec<_>, _>>()?;
         if self.is_cluster() {
-            self.read_remote_ends(id, &mut dependencies, &mut dependents, read.results)
-                .await?;
+            self.read_remote_dependents(id, &mut dependents).await?;
         }
         let read_side = |rows: Vec<Vec<String>>| -> Result<Vec<Edge>, StoreError> {
             let mut edges = rows
@@ -177,6 +184,56 @@ impl RedisStore {
             dependents: read_side(dependents)?,
             join: if join == "any" { Join::Any } else { Join::All },
         })
+    }
+
+    /// Fills in each dependency's type, status and (with `results`) result in rows of `after_row`:
+    /// one pipeline of `HMGET`s per queue (its hash slot on a cluster), the queues at once. Ten
+    /// thousand dependencies read this way cost the server about half what one script reading
+    /// them took, and hold no other client up while they are read.
+    async fn read_dependencies(&self, rows: &mut [Vec<String>], results: bool) -> Result<(), StoreError> {
+        let mut by_queue: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (n, row) in rows.iter().enumerate() {
+            if !row[3].is_empty() {
+                by_queue.entry(row[3].as_str()).or_default().push(n);
+            }
+        }
+        let reads = by_queue.iter().map(|(queue, members)| {
+            let mut pipe = redis::pipe();
+            for &n in members {
+                let read = pipe
+                    .cmd("HMGET")
+                    .arg(self.job_key(queue, &rows[n][0]))
+                    .arg("t")
+                    .arg("s");
+                if results {
+                    read.arg("res");
+                }
+            }
+            async move { self.query_pipe::<Vec<Vec<Option<String>>>>(&pipe, "edges").await }
+        });
+        let answers = try_join_all(reads).await?;
+        let filled: Vec<(usize, Vec<Option<String>>)> = by_queue
+            .into_values()
+            .zip(answers)
+            .flat_map(|(members, fields)| members.into_iter().zip(fields))
+            .collect();
+        for (n, fields) in filled {
+            let mut fields = fields.into_iter();
+            let (job_type, status, result) = (
+                fields.next().flatten(),
+                fields.next().flatten(),
+                fields.next().flatten(),
+            );
+            let row = &mut rows[n];
+            // (A job enqueued and not touched since has no status field: it is pending.)
+            row[5] = match &job_type {
+                Some(_) => status.unwrap_or_else(|| "pending".into()),
+                None => String::new(),
+            };
+            row[4] = job_type.unwrap_or_default();
+            row[6] = result.unwrap_or_default();
+        }
+        Ok(())
     }
 
     /// Where the batch's dependencies are: the queues of the batch's jobs by id, and the queues of the
@@ -254,7 +311,26 @@ fn unpacked(asked: &JobId, row: &[u8]) -> Result<Vec<String>, StoreError> {
         .collect()
 }
 
-/// One row of `edges.lua`: (id, state, rule, queue, type, status, result), '' where absent.
+/// A dependency's row, (id, state, rule, queue), from its field and value in the job's `after:`
+/// hash (`<state> <rule> <queue>`, the queue marked `~` when in another slot of a cluster; unmarked
+/// here, since the dependency is read where it is); its type, status and result '' until read.
+fn after_row(asked: &JobId, dependency: &str, edge: &str) -> Result<Vec<String>, StoreError> {
+    let mut parts = edge.splitn(3, ' ');
+    let (Some(state), Some(rule), Some(queue)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(StoreError::Corrupt {
+            kind: KIND,
+            id: asked.to_string(),
+            reason: format!("an edge {edge:?}"),
+        });
+    };
+    let queue = queue.strip_prefix('~').unwrap_or(queue);
+    Ok([dependency, state, rule, queue, "", "", ""]
+        .map(str::to_string)
+        .to_vec())
+}
+
+/// One row of an edge, `edges.lua`'s for a dependent: (id, state, rule, queue, type, status,
+/// result), '' where absent.
 fn edge_from(asked: &JobId, row: Vec<String>) -> Result<Edge, StoreError> {
     let corrupt = |reason: String| StoreError::Corrupt {
         kind: KIND,

@@ -292,39 +292,14 @@ impl RedisStore {
 }
 
 impl RedisStore {
-    /// Fills in the rows of `edges.lua` for edges to another slot of a cluster (queue `~<queue>`),
-    /// which the script could not follow: a dependency's type, status and (with `results`) result; a
-    /// dependent's state, type and status, or its row taken out when it is gone. The queue loses
-    /// its mark.
-    pub(super) async fn read_remote_ends(
+    /// Fills in the rows of `edges.lua` for dependents in another slot of a cluster (queue
+    /// `~<queue>`), which the script could not follow: their state, type and status, or the row
+    /// taken out when the dependent is gone. The queue loses its mark.
+    pub(super) async fn read_remote_dependents(
         &self,
         id: &JobId,
-        dependencies: &mut [Vec<String>],
         dependents: &mut Vec<Vec<String>>,
-        results: bool,
     ) -> Result<(), StoreError> {
-        for row in dependencies.iter_mut() {
-            let Some(queue) = row[3].strip_prefix('~').map(str::to_string) else {
-                continue;
-            };
-            let mut read = redis::cmd("HMGET");
-            read.arg(self.job_key(&queue, &row[0])).arg("t").arg("s");
-            if results {
-                read.arg("res");
-            }
-            let fields: Vec<Option<String>> = self.query(&read, "edges").await?;
-            let mut fields = fields.into_iter();
-            let job_type = fields.next().flatten();
-            let status = fields.next().flatten();
-            // (A job enqueued and not touched since has no status field: it is pending.)
-            row[5] = match &job_type {
-                Some(_) => status.unwrap_or_else(|| "pending".into()),
-                None => String::new(),
-            };
-            row[4] = job_type.unwrap_or_default();
-            row[6] = fields.next().flatten().unwrap_or_default();
-            row[3] = queue;
-        }
         let mut kept = Vec::with_capacity(dependents.len());
         for mut row in dependents.drain(..) {
             let Some(queue) = row[3].strip_prefix('~').map(str::to_string) else {

@@ -586,6 +586,49 @@ pub(super) async fn a_deleted_dependent_leaves_its_dependencies_edges(store: &Dy
     );
 }
 
+/// The jobs that wait for a dependency change while it runs (one deleted, another enqueued after it,
+/// a third beside it): its end releases those that wait then, and only those. (Redis keeps the one
+/// job that waits for a dependency in the dependency's own hash while it is the only one; this walks
+/// it through one, two, none, one again, and two with one left.)
+pub(super) async fn a_dependency_releases_whichever_jobs_wait_for_it_when_it_ends(store: &DynStore) {
+    let delete = |name: &str| Delete {
+        ids: vec![id(name)],
+        force: false,
+    };
+    add(store, spec("f")).await;
+    add(store, after(spec("p").run_at(LATER), "f", DependOn::Success)).await;
+    add(store, after(spec("q").run_at(LATER), "f", DependOn::Success)).await;
+    end(store, "f", succeeded(), at(1)).await;
+    assert_eq!(
+        (status(store, "p").await, status(store, "q").await),
+        (JobStatus::Pending, JobStatus::Pending)
+    );
+    add(store, spec("d").run_at(at(1))).await;
+    add(store, after(spec("a").run_at(LATER), "d", DependOn::Success)).await;
+    store.delete(&delete("a")).await.expect("delete");
+    add(store, after(spec("b").run_at(LATER), "d", DependOn::Success)).await;
+    add(store, after(spec("c").run_at(LATER), "d", DependOn::Finish)).await;
+    store.delete(&delete("b")).await.expect("delete");
+    add(store, spec("e").run_at(at(2))).await;
+    add(store, after(spec("x").run_at(LATER), "e", DependOn::Success)).await;
+    store.delete(&delete("x")).await.expect("delete");
+    add(store, after(spec("y").run_at(LATER), "e", DependOn::Success)).await;
+    end(store, "d", succeeded(), at(3)).await;
+    assert_eq!(status(store, "c").await, JobStatus::Pending);
+    assert_eq!(status(store, "y").await, JobStatus::Blocked);
+    end(store, "e", succeeded(), at(4)).await;
+    assert_eq!(status(store, "y").await, JobStatus::Pending);
+    let read = store.edges(&edges_of(&["d", "e"], true, false)).await.expect("edges");
+    assert_eq!(
+        seen(&read[0].dependents),
+        [("c".into(), Some(JobStatus::Pending), DependOn::Finish, EdgeState::Met)]
+    );
+    assert_eq!(
+        seen(&read[1].dependents),
+        [("y".into(), Some(JobStatus::Pending), DependOn::Success, EdgeState::Met)]
+    );
+}
+
 pub(super) async fn cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended(store: &DynStore) {
     add(store, spec("d1")).await;
     add(store, spec("d2")).await;

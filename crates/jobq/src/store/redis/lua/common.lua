@@ -277,10 +277,12 @@ end
 -- open, met or broken; rule success, finish or failure) and its hash's `ao` counts the open edges;
 -- the dependency's `dependents:<id>` hash maps '<queue>\n<id>' of each dependent whose edge is open
 -- to the rule, and its hash's `dn` counts them, so that a script that ends a job learns whether any
--- job waits for it from the HMGET it makes anyway. Every edge is resolved once: the dependency's
--- `dn` is deleted when it ends, and the dependent's edge leaves the state open once. Both hashes stay
--- as long as their job does (`jobq show` lists both sides), and a job with dependencies holds `af`
--- for good (its envelope carries how they ended).
+-- job waits for it from the HMGET it makes anyway. When one job waits for it, its hash also names that
+-- job's member in `d1` (see `count_dependent`), so that its end, in a flow of thousands of children
+-- each awaited by one parent, reads no `dependents:` hash. Every edge is resolved once: the
+-- dependency's `dn` (and `d1`) is deleted when it ends, and the dependent's edge leaves the state
+-- open once. Both hashes stay as long as their job does (`jobq show` lists both sides), and a job
+-- with dependencies holds `af` for good (its envelope carries how they ended).
 local ENDED = { succeeded = true, dead = true, cancelled = true, discarded = true }
 
 local function after_key(Q, id)
@@ -289,6 +291,27 @@ end
 
 local function dependents_key(Q, id)
   return Q .. 'dependents:' .. id
+end
+
+-- Counts in job key `k`'s `dn` one more job whose edge to it is open, `member` of its `dependents:`
+-- hash, which the caller has written there. `d1` names the member while it is the only one counted:
+-- set when `dn` becomes 1, deleted when it becomes 2 and when `dn` goes (see `uncount_dependent`,
+-- `settle`), so that a hash holding `d1` holds `dn` 1 and no other member of its `dependents:` hash
+-- has an open edge.
+local function count_dependent(k, member)
+  local n = redis.call('HINCRBY', k, 'dn', 1)
+  if n == 1 then
+    redis.call('HSET', k, 'd1', member)
+  elseif n == 2 then
+    redis.call('HDEL', k, 'd1')
+  end
+end
+
+-- Counts in job key `k`'s `dn` one job fewer whose edge to it is open (see `count_dependent`).
+local function uncount_dependent(k)
+  if redis.call('HINCRBY', k, 'dn', -1) <= 0 then
+    redis.call('HDEL', k, 'dn', 'd1')
+  end
 end
 
 -- The prefix of queue `q` under the same key prefix as `Q`. On a cluster an edge between two slots is
@@ -342,9 +365,9 @@ local function broken_dependency(dep, status, rule)
   return 'dependency ' .. dep .. ' ended ' .. status .. ', and this job runs only on its ' .. rule
 end
 
--- Takes blocked job `id` of `Q` (its hash's 's', 'pr', 'r', 'u', 'a', 'dn' in `h`) out of waiting:
--- cancelled at `now` with the error `text` (and into `ended` if jobs wait for it, so that they are
--- resolved in turn), or, without a text, pending, its queue into `woken`.
+-- Takes blocked job `id` of `Q` (its hash's 's', 'pr', 'r', 'u', 'a', 'dn', 'aj', 'd1' in `h`) out
+-- of waiting: cancelled at `now` with the error `text` (and into `ended` if jobs wait for it, so that
+-- they are resolved in turn), or, without a text, pending, its queue into `woken`.
 local function unblock(Q, id, h, text, now, ended, woken)
   local k = jkey(Q, id)
   redis.call('ZREM', blocked_key(Q), id)
@@ -354,7 +377,7 @@ local function unblock(Q, id, h, text, now, ended, woken)
     redis.call('ZADD', Q .. 'done:cancelled', now, id)
     free_unique(Q, h[4], id)
     if h[6] then
-      ended[#ended + 1] = { Q, id, 'cancelled' }
+      ended[#ended + 1] = { Q, id, 'cancelled', h[8] }
     end
   else
     redis.call('HSET', k, 's', 'pending')
@@ -426,7 +449,7 @@ local function resolve_edges(Q, id, edges, now, ended, woken)
   if open <= 0 then
     redis.call('HDEL', k, 'ao')
   end
-  local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'dn', 'aj')
+  local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'dn', 'aj', 'd1')
   if h[1] ~= 'blocked' then
     return
   end
@@ -454,24 +477,26 @@ local function resolve_edge(Q, id, dep, status, now, ended, woken)
 end
 
 -- Resolves the open edges of the jobs that wait for each job of `ended` ({ queue prefix, id, status
--- it ended in }), and of those it cancels in turn (appended to `ended` as they are): a cascade in
--- rounds rather than by recursion, so that a long chain cannot exhaust Lua's stack. Each round
--- gathers the ends by the job that waits for them, so that a job waiting for many of one round's jobs
--- is resolved once (`resolve_edges`). Each job's side of its edges is deleted once resolved. The
--- queues where jobs became pending go into `woken`, for the caller to wake once each. The
--- `dependents:` hash of a job that is still there stays (what `edges` reads), and goes with a job
--- that was deleted. An edge to another slot of a cluster goes to the outbox (see `remote_queue`).
+-- it ended in, its `d1` if its hash held one, true if the job was deleted }), and of those it cancels
+-- in turn (appended to `ended` as they are): a cascade in rounds rather than by recursion, so that a
+-- long chain cannot exhaust Lua's stack. Each round gathers the ends by the job that waits for them,
+-- so that a job waiting for many of one round's jobs is resolved once (`resolve_edges`). A job's `d1`
+-- stands for its `dependents:` hash, which is then not read. Each job's side of its edges is deleted
+-- once resolved. The queues where jobs became pending go into `woken`, for the caller to wake once
+-- each. The `dependents:` hash of a job that is still there stays (what `edges` reads), and goes
+-- with a job that was deleted. An edge to another slot of a cluster goes to the outbox (see
+-- `remote_queue`).
 local function settle(ended, now, woken)
   local n = 1
   while ended[n] do
     local last = #ended
     local waiting_for, order = {}, {}
     for e = n, last do
-      local Q, id, status = ended[e][1], ended[e][2], ended[e][3]
+      local Q, id, status, only, deleted = ended[e][1], ended[e][2], ended[e][3], ended[e][4], ended[e][5]
       local dk = dependents_key(Q, id)
-      local waiting = redis.call('HGETALL', dk)
-      for f = 1, #waiting, 2 do
-        local q, dependent = string.match(waiting[f], '^([^\n]*)\n(.*)$')
+      local waiting = only and { only } or redis.call('HKEYS', dk)
+      for _, member in ipairs(waiting) do
+        local q, dependent = string.match(member, '^([^\n]*)\n(.*)$')
         local far = remote_queue(q)
         if far then
           redis.call('RPUSH', Q .. 'outbox:' .. far, dependent .. '\n' .. id .. '\n' .. status .. '\n' .. now)
@@ -487,11 +512,10 @@ local function settle(ended, now, woken)
           group[3][#group[3] + 1] = { id, status }
         end
       end
-      local k = jkey(Q, id)
-      if redis.call('EXISTS', k) == 1 then
-        redis.call('HDEL', k, 'dn')
-      else
+      if deleted then
         redis.call('DEL', dk)
+      else
+        redis.call('HDEL', jkey(Q, id), 'dn', 'd1')
       end
     end
     n = last + 1
@@ -502,11 +526,12 @@ local function settle(ended, now, woken)
 end
 
 -- The release of the dependents of jobs that have ended, in the script that ends them: `ended` holds
--- { queue prefix, id, terminal status } per job, each a job whose hash holds `dn` (a job that no one
--- waits for then costs one field of a read the script makes anyway). A script that ends several
--- jobs may gather them and release them all at the end, as the SQL stores release a statement's jobs
--- after it: then a job it ends itself is not first ended by a cascade from another. The queues in
--- `woken` (if given: where the script made jobs pending itself) are woken with the rest.
+-- { queue prefix, id, terminal status, its `d1`, deleted } per job (see `settle`), each a job whose
+-- hash holds (or held, before the script deleted it) `dn` (a job that no one waits for then costs
+-- one field of a read the script makes anyway). A script that ends several jobs may gather them and
+-- release them all at the end, as the SQL stores release a statement's jobs after it: then a job it
+-- ends itself is not first ended by a cascade from another. The queues in `woken` (if given: where
+-- the script made jobs pending itself) are woken with the rest.
 local function release_all(ended, now, woken)
   woken = woken or {}
   settle(ended, now, woken)
@@ -581,7 +606,7 @@ local function reopen(XQ, id, dep)
     if not e[4] then
       local DQ = sibling(XQ, e[3])
       redis.call('HSET', dependents_key(DQ, e[1]), member, e[2])
-      redis.call('HINCRBY', jkey(DQ, e[1]), 'dn', 1)
+      count_dependent(jkey(DQ, e[1]), member)
     end
   end
   for _, e in ipairs(met) do
@@ -609,7 +634,7 @@ local function reopen_cascade(level, out, far)
       local q, x = string.match(m, '^([^\n]*)\n(.*)$')
       local there = remote_queue(q)
       if there then
-        redis.call('HINCRBY', jkey(DQ, dep), 'dn', 1)
+        count_dependent(jkey(DQ, dep), m)
         far[#far + 1] = dep
         far[#far + 1] = queue_of(DQ)
         far[#far + 1] = there
@@ -644,12 +669,9 @@ local function unlink_dependent(Q, id)
     -- drops, see `outbox_apply.lua`.)
     local DQ = not remote_queue(q) and sibling(Q, q)
     if DQ and redis.call('HDEL', dependents_key(DQ, edges[f]), member) == 1 and state == 'open' then
-      local dk = jkey(DQ, edges[f])
       -- (On a dependency deleted in the same script, this makes and empties a hash, which Redis
       -- then removes.)
-      if redis.call('HINCRBY', dk, 'dn', -1) <= 0 then
-        redis.call('HDEL', dk, 'dn')
-      end
+      uncount_dependent(jkey(DQ, edges[f]))
     end
   end
   redis.call('DEL', ak)

@@ -32,7 +32,7 @@ local function remove(id, k, h)
   end
   if h[9] then
     -- Its `dependents:` hash stays until `release_all` has read it.
-    ended[#ended + 1] = { Q, id, 'cancelled' }
+    ended[#ended + 1] = { Q, id, 'cancelled', nil, true }
     redis.call('DEL', k, after_key(Q, id))
   else
     redis.call('DEL', k, after_key(Q, id), dependents_key(Q, id))

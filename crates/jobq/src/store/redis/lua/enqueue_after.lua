@@ -95,10 +95,10 @@ if #missing > 0 then
 end
 
 -- Each created job's edges, each dependency once (two names may stand for one job through one that
--- coalesced), and how many of them wait for each job the batch creates: that count (`dn`) is written
--- with the job, not edge by edge (a job after ten thousand of the batch's makes ten thousand calls
--- fewer).
-local waited = {}
+-- coalesced), and how many of them wait for each job the batch creates: that count (`dn`), and the
+-- member of the one that waits when it is one (`d1`, see `count_dependent`), are written with the
+-- job, not edge by edge (a job after ten thousand of the batch's makes ten thousand calls fewer).
+local waited, first_waiting = {}, {}
 for _, job in ipairs(jobs) do
   if job.out == 'C' then
     local edges, seen = {}, {}
@@ -109,6 +109,7 @@ for _, job in ipairs(jobs) do
         edges[#edges + 1] = dep
         if created[dk] then
           waited[dk] = (waited[dk] or 0) + 1
+          first_waiting[dk] = first_waiting[dk] or job.q .. '\n' .. job.id
         end
       end
     end
@@ -127,6 +128,10 @@ for _, job in ipairs(jobs) do
     if waited[job.k] then
       fields[#fields + 1] = 'dn'
       fields[#fields + 1] = waited[job.k]
+      if waited[job.k] == 1 then
+        fields[#fields + 1] = 'd1'
+        fields[#fields + 1] = first_waiting[job.k]
+      end
     end
     local edges = job.distinct
     if #edges == 0 then
@@ -166,9 +171,10 @@ for _, job in ipairs(jobs) do
         elseif status and ENDED[status] then
           dep.ended = status
         else
-          redis.call('HSET', dependents_key(dep.Q, dep.target), job.q .. '\n' .. id, dep.rule)
+          local member = job.q .. '\n' .. id
+          redis.call('HSET', dependents_key(dep.Q, dep.target), member, dep.rule)
           if not created[dk] then
-            redis.call('HINCRBY', dk, 'dn', 1)
+            count_dependent(dk, member)
           end
         end
       end

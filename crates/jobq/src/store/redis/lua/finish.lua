@@ -17,7 +17,7 @@ for _ = 1, n do
     ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   i = i + 7
   local k = jkey(Q, id)
-  local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u', 'sl', 'dn')
+  local h = redis.call('HMGET', k, 's', 'a', 'w', 'pr', 'u', 'sl', 'dn', 'd1')
   if h[1] == 'running' and h[2] == a and h[3] == w then
     batch_add(stopped, run, id)
     free_slots(Q, id, a, h[6])
@@ -47,7 +47,7 @@ for _ = 1, n do
       batch_add(done, Q .. 'done:' .. s, now, id)
       free_unique(Q, h[5], id)
       if h[7] then
-        ended[#ended + 1] = { Q, id, s }
+        ended[#ended + 1] = { Q, id, s, h[8] }
       end
     end
     out[#out + 1] = 1

@@ -58,7 +58,7 @@ for c = 1, n do
     else
       redis.call('HSET', ak, target, 'open finish ' .. cq)
       redis.call('HSET', dependents_key(CQ, target), member, 'finish')
-      redis.call('HINCRBY', jkey(CQ, target), 'dn', 1)
+      count_dependent(jkey(CQ, target), member)
       open = open + 1
     end
   end

@@ -36,7 +36,7 @@ for j = 1, n do
       local kept_edges, waited_for = false, false
       if exists then
         -- The job it replaces leaves its index, its key and its slots.
-        local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'sl', 'dn', 'ao')
+        local h = redis.call('HMGET', k, 's', 'pr', 'r', 'u', 'a', 'sl', 'dn', 'ao', 'd1')
         if h[1] == 'running' then
           free_slots(Q, id, h[5], h[6])
         end
@@ -51,7 +51,11 @@ for j = 1, n do
         else
           redis.call('DEL', after_key(Q, id))
         end
-        waited_for = h[7]
+        -- (Its count of the jobs that wait for it, and its `d1`, go to the job that replaces it.)
+        waited_for = h[7] and { 'dn', h[7] }
+        if waited_for and h[9] then
+          waited_for[3], waited_for[4] = 'd1', h[9]
+        end
       end
       redis.call('HSET', k, unpack(ARGV, first, i - 1))
       if kept_edges then
@@ -74,7 +78,7 @@ for j = 1, n do
       end
       batch_add(made, made_key(Q), c, id)
       if waited_for and not ENDED[s] then
-        redis.call('HSET', k, 'dn', waited_for)
+        redis.call('HSET', k, unpack(waited_for))
       elseif waited_for then
         release_dependents(Q, id, s, score)
       end

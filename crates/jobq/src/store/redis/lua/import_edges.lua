@@ -57,7 +57,7 @@ for j = 1, n do
           else
             local DQ = sibling(Q, q)
             if redis.call('HSETNX', dependents_key(DQ, dep), member, rule) == 1 then
-              redis.call('HINCRBY', jkey(DQ, dep), 'dn', 1)
+              count_dependent(jkey(DQ, dep), member)
             end
             open = open + 1
           end

@@ -31,8 +31,9 @@ for i = 2, #ARGV, 3 do
     out[#out + 1] = status
   else
     out[#out + 1] = ''
-    if redis.call('HSETNX', dependents_key(Q, dep), '~' .. far .. '\n' .. ARGV[i + 1], ARGV[i + 2]) == 1 then
-      redis.call('HINCRBY', jkey(Q, dep), 'dn', 1)
+    local member = '~' .. far .. '\n' .. ARGV[i + 1]
+    if redis.call('HSETNX', dependents_key(Q, dep), member, ARGV[i + 2]) == 1 then
+      count_dependent(jkey(Q, dep), member)
       linked[ARGV[i + 1] .. '\n' .. dep .. '\n'] = true
     end
   end
