@@ -3,7 +3,7 @@
 # flows it does not have): drain (20,000 jobs, in process) and one-at-a-time enqueue (5,000 jobs),
 # every store, the builds taking turns. Each build gets its own database, file or key prefix, since
 # a newer build migrates its store past what the older one accepts. Needs the local servers.
-# usage: benches/probes/ab_no_dependencies.sh OLD_BIN NEW_BIN ROUNDS OUT
+# usage: [STORES='redis …'] benches/probes/ab_no_dependencies.sh OLD_BIN NEW_BIN ROUNDS OUT
 # each line of OUT: round store build drain <jobs/s> <wall s> enqueue1 <jobs/s>
 set -u
 OLD=$1 NEW=$2 ROUNDS=$3 OUT=$4
@@ -20,7 +20,7 @@ url() { # build store
   esac
 }
 for r in $(seq 1 "$ROUNDS"); do
-  for store in sqlite postgres mysql redis; do
+  for store in ${STORES:-sqlite postgres mysql redis}; do
     for b in old new; do
       bin=$OLD; [ $b = new ] && bin=$NEW
       u=$(url $b $store)

@@ -102,6 +102,8 @@ local waited, first_waiting = {}, {}
 for _, job in ipairs(jobs) do
   if job.out == 'C' then
     local edges, seen = {}, {}
+    -- (Its member in its dependencies' `dependents:` hashes.)
+    job.member = job.q .. '\n' .. job.id
     for _, dep in ipairs(job.deps) do
       local dk = dep.far and dep.q .. '\n' .. dep.target or jkey(dep.Q, dep.target)
       if not seen[dk] then
@@ -109,7 +111,7 @@ for _, job in ipairs(jobs) do
         edges[#edges + 1] = dep
         if created[dk] then
           waited[dk] = (waited[dk] or 0) + 1
-          first_waiting[dk] = first_waiting[dk] or job.q .. '\n' .. job.id
+          first_waiting[dk] = first_waiting[dk] or job.member
         end
       end
     end
@@ -171,10 +173,9 @@ for _, job in ipairs(jobs) do
         elseif status and ENDED[status] then
           dep.ended = status
         else
-          local member = job.q .. '\n' .. id
-          redis.call('HSET', dependents_key(dep.Q, dep.target), member, dep.rule)
+          redis.call('HSET', dependents_key(dep.Q, dep.target), job.member, dep.rule)
           if not created[dk] then
-            count_dependent(dk, member)
+            count_dependent(dk, job.member)
           end
         end
       end
