@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # handler, `jobq serve` or the broker clients, and without debug info (the `demo` profile).
 # `cargo build` with the default features builds the whole jobq.
 cargo build --quiet --manifest-path "$here/../../Cargo.toml" --profile demo -p jobq-cli --no-default-features --features sqlite
-bin="$here/../../target/demo/jobq"
+# (Where cargo put it: its target folder, or the one CARGO_TARGET_DIR names.)
+bin="${CARGO_TARGET_DIR:-$here/../../target}/demo/jobq"
 jobq() { "$bin" --config "$here/jobq.toml" "$@"; }
 rm -f "$here"/demo.db "$here"/demo.db-wal "$here"/demo.db-shm
 
