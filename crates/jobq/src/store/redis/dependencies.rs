@@ -197,7 +197,8 @@ impl RedisStore {
                 by_queue.entry(row[3].as_str()).or_default().push(n);
             }
         }
-        let reads = by_queue.iter().map(|(queue, members)| {
+        let groups: Vec<(&str, Vec<usize>)> = by_queue.into_iter().collect();
+        let reads = groups.iter().map(|(queue, members)| {
             let mut pipe = redis::pipe();
             for &n in members {
                 let read = pipe
@@ -212,10 +213,10 @@ impl RedisStore {
             async move { self.query_pipe::<Vec<Vec<Option<String>>>>(&pipe, "edges").await }
         });
         let answers = try_join_all(reads).await?;
-        let filled: Vec<(usize, Vec<Option<String>>)> = by_queue
-            .into_values()
+        let filled: Vec<(usize, Vec<Option<String>>)> = groups
+            .into_iter()
             .zip(answers)
-            .flat_map(|(members, fields)| members.into_iter().zip(fields))
+            .flat_map(|((_, members), fields)| members.into_iter().zip(fields))
             .collect();
         for (n, fields) in filled {
             let mut fields = fields.into_iter();
