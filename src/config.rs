@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use jobq::error::{Error, Result};
 use jobq::events::Subscriptions;
-use jobq::job::{DEFAULT_MAX_PAYLOAD_BYTES, Limits};
+use jobq::job::{DEFAULT_MAX_PAYLOAD_BYTES, JobStatus, Limits};
 use jobq::retry::RetryPolicy;
 use jobq::schedule::Schedule;
 use jobq::store::StoreUrl;
@@ -55,6 +55,9 @@ pub struct FileConfig {
     /// Worker settings.
     #[serde(default)]
     pub worker: WorkerFile,
+    /// `[retention]`: how long finished jobs of each status are kept (over `[worker] retention`).
+    #[serde(default)]
+    pub retention: RetentionFile,
     /// Handlers by job type (`*` for every other type).
     #[serde(default)]
     pub handlers: BTreeMap<String, HandlerFile>,
@@ -108,6 +111,33 @@ pub struct WorkerFile {
     pub poll_interval: Option<String>,
     /// Run the scheduler (default true).
     pub schedules: Option<bool>,
+}
+
+/// `[retention]`: how long a worker keeps finished jobs of each terminal status before deleting them;
+/// a status not named here is kept for `[worker] retention` (or for good without it).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetentionFile {
+    /// Jobs that succeeded.
+    pub succeeded: Option<String>,
+    /// Dead letters.
+    pub dead: Option<String>,
+    /// Cancelled jobs.
+    pub cancelled: Option<String>,
+    /// Jobs their handler discarded.
+    pub discarded: Option<String>,
+}
+
+impl RetentionFile {
+    /// Each status the file names, with its time as written.
+    fn named(&self) -> [(JobStatus, &Option<String>); 4] {
+        [
+            (JobStatus::Succeeded, &self.succeeded),
+            (JobStatus::Dead, &self.dead),
+            (JobStatus::Cancelled, &self.cancelled),
+            (JobStatus::Discarded, &self.discarded),
+        ]
+    }
 }
 
 /// Where the store URL came from, for messages.
@@ -311,6 +341,12 @@ impl Config {
             worker.poll_interval = d;
         }
         worker.retention = dur(&w.retention, "retention")?;
+        for (status, keep) in f.retention.named() {
+            if let Some(keep) = keep {
+                let keep = parse_duration(keep).map_err(|e| in_file(&format!("[retention] {status}"), e))?;
+                worker.retention_by_status.insert(status, keep);
+            }
+        }
         if let Some(on) = w.schedules {
             worker.schedules = on;
         }
@@ -545,6 +581,9 @@ heartbeat = "10s"
 stale_after = "60s"
 shutdown_timeout = "30s"
 retention = "7d"
+[retention]
+succeeded = "1h"
+dead = "30d"
 [handlers."order.paid.notify"]
 exec = ["./bin/notify", "--fast"]
 timeout = "30s"
@@ -565,6 +604,13 @@ exec = ["python3", "dispatch.py"]
         .unwrap();
         assert_eq!(c.worker.queues, vec!["default", "mail"]);
         assert_eq!(c.worker.retention, Some(Duration::from_secs(7 * 86_400)));
+        assert_eq!(
+            c.worker.retention_by_status,
+            BTreeMap::from([
+                (JobStatus::Succeeded, Duration::from_secs(3_600)),
+                (JobStatus::Dead, Duration::from_secs(30 * 86_400)),
+            ])
+        );
         let notify = &c.handlers["order.paid.notify"];
         assert_eq!(notify.retry.max_attempts, 10);
         assert_eq!(notify.concurrency, Some(2));
@@ -592,6 +638,8 @@ exec = ["python3", "dispatch.py"]
     fn bad_files_name_the_problem() {
         let cases = [
             ("colour = 1", "unknown field"),
+            ("[retention]\nrunning = \"1h\"", "unknown field `running`"),
+            ("[retention]\ndead = \"a month\"", "[retention] dead"),
             ("[worker]\nheartbeat = \"often\"", "heartbeat"),
             ("[handlers.x]\nexec = [\"a\"]\nbuiltin = \"noop\"", "exactly one"),
             ("[handlers.x]\nbuiltin = \"nope\"", "unknown builtin"),

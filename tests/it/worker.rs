@@ -1001,6 +1001,48 @@ async fn retention_deletes_finished_jobs_older_than_it(store: TestStore) {
     .await;
 }
 
+/// `[retention]` keeps dead letters for a month while `[worker] retention` deletes the other
+/// finished jobs after a second.
+async fn retention_by_status_keeps_each_status_for_its_own_time(store: TestStore) {
+    let world = World::new(
+        store,
+        &format!(
+            "{}\n[retention]\ndead = \"30d\"\n\n[handlers.n]\nbuiltin = \"noop\"\n[handlers.bad]\nbuiltin = \"fail\"\n",
+            FAST.replace("[retry]", "retention = \"1s\"\n\n[retry]")
+        ),
+    )
+    .await;
+    let _worker = world.worker("w", &[]);
+    let dead = world.enqueue(JobSpec::new("bad", json!({})).max_attempts(1)).await;
+    world.wait_status(&dead, JobStatus::Dead, secs(20)).await;
+    let done = world.enqueue(JobSpec::new("n", json!({}))).await;
+    world.wait_status(&done, JobStatus::Succeeded, secs(20)).await;
+    let world = &world;
+    eventually("the succeeded job to be deleted", secs(20), async || {
+        match world.client.get(done.as_str()).await {
+            Ok(job) => Err(lazy(move || format!("job is {}\n{}", json!(job), world.logs()))),
+            Err(_) => Ok(()),
+        }
+    })
+    .await;
+    // The dead job finished before the one that retention deleted, and is still there.
+    let kept = world.client.get(dead.as_str()).await.expect("the dead job is kept");
+    assert_eq!(kept.status, JobStatus::Dead);
+    assert!(
+        world
+            .logs()
+            .contains("retention: deleted 1 finished jobs (succeeded, cancelled, discarded) older than 1s"),
+        "{}",
+        world.logs()
+    );
+    // From Rust, a retention for a status that is not an end is refused when the worker is built.
+    let refused = Worker::builder(world.client.store().clone())
+        .retention_for(JobStatus::Running, Duration::from_secs(60))
+        .build();
+    let error = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(error.contains("retention for running"), "{error}");
+}
+
 async fn wait_exits_with_the_outcome_and_workers_lists_the_worker(store: TestStore) {
     let world = World::new(store, &format!(
         "{FAST}\n[handlers.ok]\nbuiltin = \"echo\"\n[handlers.bad]\nbuiltin = \"fail\"\n[handlers.nap]\nbuiltin = \"sleep\"\n"
@@ -1846,6 +1888,7 @@ store_tests! {
         a_handler_spawns_children_awaits_them_and_runs_again_with_their_outcomes,
         a_child_that_cannot_be_written_fails_the_attempt,
         retention_deletes_finished_jobs_older_than_it,
+        retention_by_status_keeps_each_status_for_its_own_time,
         wait_exits_with_the_outcome_and_workers_lists_the_worker,
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,
         typed_jobs_arrive_decoded_and_a_payload_that_does_not_decode_fails_for_good,

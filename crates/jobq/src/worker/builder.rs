@@ -21,8 +21,8 @@ use super::{Shared, State, Worker, shutdown};
 use crate::error::{Error, Input, Result};
 use crate::events::Subscriptions;
 use crate::handler::{DEFAULT_KILL_GRACE, Handler, HandlerSpec, JobContext, Outcome, TypedHandler};
-use crate::job::JobType;
 use crate::job::Limits;
+use crate::job::{JobStatus, JobType};
 use crate::retry::RetryPolicy;
 use crate::schedule::Schedule;
 use crate::store::{DynStore, WorkerInfo};
@@ -206,9 +206,18 @@ impl WorkerBuilder {
         self
     }
 
-    /// Deletes terminal jobs older than this in the background.
+    /// Deletes terminal jobs older than this in the background (those of a status that
+    /// [`WorkerBuilder::retention_for`] names: after its own time instead).
     pub fn retention(mut self, keep: Option<Duration>) -> WorkerBuilder {
         self.settings.retention = keep;
+        self
+    }
+
+    /// Keeps terminal jobs of `status` for `keep`, whatever [`WorkerBuilder::retention`] says for
+    /// the others (`build` refuses a status that is not terminal: retention deletes only finished
+    /// jobs).
+    pub fn retention_for(mut self, status: JobStatus, keep: Duration) -> WorkerBuilder {
+        self.settings.retention_by_status.insert(status, keep);
         self
     }
 
@@ -344,6 +353,14 @@ impl WorkerBuilder {
         }
         if self.max_jobs == Some(0) {
             return Err(Error::invalid(Input::MaxJobs, "max jobs must be at least 1"));
+        }
+        if let Some(status) = s.retention_by_status.keys().find(|s| !s.is_terminal()) {
+            return Err(Error::invalid(
+                Input::Status,
+                format!(
+                    "retention for {status}: only finished jobs (succeeded, dead, cancelled, discarded) are ever deleted"
+                ),
+            ));
         }
         Ok(())
     }

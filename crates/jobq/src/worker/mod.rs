@@ -201,8 +201,9 @@ fn spawn_background(s: &Arc<Shared>, stop: &CancellationToken) -> Vec<JoinHandle
             stop.clone(),
         )));
     }
-    if let Some(keep) = s.settings.retention {
-        tasks.push(tokio::spawn(sweep::run(s.clone(), keep, stop.clone())));
+    let retention = sweep::plan(&s.settings);
+    if !retention.is_empty() {
+        tasks.push(tokio::spawn(sweep::run(s.clone(), retention, stop.clone())));
     }
     if let Some(limit) = s.max_memory {
         tasks.push(tokio::spawn(shutdown::watch_memory(

@@ -2,7 +2,10 @@
 //! retention, polling, the scheduler, queue limits), resolved. The application reads them from its
 //! config file and flags; the worker only takes them.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
+
+use crate::job::JobStatus;
 
 /// Worker settings, resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,8 +21,12 @@ pub struct WorkerSettings {
     pub stale_after: Duration,
     /// Shutdown grace.
     pub shutdown_timeout: Duration,
-    /// Delete terminal jobs older than this.
+    /// Delete terminal jobs older than this (every terminal status that `retention_by_status` does
+    /// not name).
     pub retention: Option<Duration>,
+    /// How long terminal jobs of a status are kept, in place of `retention` for that status (dead
+    /// letters for 30 days, successes for an hour). Only terminal statuses count.
+    pub retention_by_status: BTreeMap<JobStatus, Duration>,
     /// Idle poll interval.
     pub poll_interval: Duration,
     /// Runs the scheduler beside the dispatcher.
@@ -37,6 +44,7 @@ impl Default for WorkerSettings {
             stale_after: Duration::from_secs(60),
             shutdown_timeout: Duration::from_secs(30),
             retention: None,
+            retention_by_status: BTreeMap::new(),
             poll_interval: Duration::from_millis(200),
             schedules: true,
             queue_limits: Vec::new(),
