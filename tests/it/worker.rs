@@ -979,19 +979,16 @@ async fn max_jobs_stops_the_worker_after_that_many(store: TestStore) {
     assert_eq!((stats.queues[0].succeeded, stats.queues[0].ready), (4, 6), "{stats:?}");
 }
 
-async fn retention_deletes_finished_jobs_older_than_it(store: TestStore) {
-    let world = World::new(
-        store,
-        &format!(
-            "{}\n[handlers.n]\nbuiltin = \"noop\"\n",
-            FAST.replace("[retry]", "retention = \"1s\"\n\n[retry]")
-        ),
+/// A config with `[worker] retention = "1s"`, `also` after it, and the handler `n` (noop).
+fn retention_config(also: &str) -> String {
+    format!(
+        "{}\n{also}\n[handlers.n]\nbuiltin = \"noop\"\n",
+        FAST.replace("[retry]", "retention = \"1s\"\n\n[retry]")
     )
-    .await;
-    let id = world.enqueue(JobSpec::new("n", json!({}))).await;
-    let _worker = world.worker("w", &[]);
-    world.wait_status(&id, JobStatus::Succeeded, secs(20)).await;
-    let world = &world;
+}
+
+/// Waits for retention to delete job `id`.
+async fn deleted(world: &World, id: &JobId) {
     eventually("the job to be deleted", secs(20), async || {
         match world.client.get(id.as_str()).await {
             Ok(job) => Err(lazy(move || format!("job is {}\n{}", json!(job), world.logs()))),
@@ -1001,15 +998,20 @@ async fn retention_deletes_finished_jobs_older_than_it(store: TestStore) {
     .await;
 }
 
+async fn retention_deletes_finished_jobs_older_than_it(store: TestStore) {
+    let world = World::new(store, &retention_config("")).await;
+    let id = world.enqueue(JobSpec::new("n", json!({}))).await;
+    let _worker = world.worker("w", &[]);
+    world.wait_status(&id, JobStatus::Succeeded, secs(20)).await;
+    deleted(&world, &id).await;
+}
+
 /// `[retention]` keeps dead letters for a month while `[worker] retention` deletes the other
 /// finished jobs after a second.
 async fn retention_by_status_keeps_each_status_for_its_own_time(store: TestStore) {
     let world = World::new(
         store,
-        &format!(
-            "{}\n[retention]\ndead = \"30d\"\n\n[handlers.n]\nbuiltin = \"noop\"\n[handlers.bad]\nbuiltin = \"fail\"\n",
-            FAST.replace("[retry]", "retention = \"1s\"\n\n[retry]")
-        ),
+        &retention_config("[retention]\ndead = \"30d\"\n\n[handlers.bad]\nbuiltin = \"fail\""),
     )
     .await;
     let _worker = world.worker("w", &[]);
@@ -1017,14 +1019,7 @@ async fn retention_by_status_keeps_each_status_for_its_own_time(store: TestStore
     world.wait_status(&dead, JobStatus::Dead, secs(20)).await;
     let done = world.enqueue(JobSpec::new("n", json!({}))).await;
     world.wait_status(&done, JobStatus::Succeeded, secs(20)).await;
-    let world = &world;
-    eventually("the succeeded job to be deleted", secs(20), async || {
-        match world.client.get(done.as_str()).await {
-            Ok(job) => Err(lazy(move || format!("job is {}\n{}", json!(job), world.logs()))),
-            Err(_) => Ok(()),
-        }
-    })
-    .await;
+    deleted(&world, &done).await;
     // The dead job finished before the one that retention deleted, and is still there.
     let kept = world.client.get(dead.as_str()).await.expect("the dead job is kept");
     assert_eq!(kept.status, JobStatus::Dead);
