@@ -102,8 +102,11 @@ local waited, first_waiting = {}, {}
 for _, job in ipairs(jobs) do
   if job.out == 'C' then
     local edges, seen = {}, {}
-    -- (Its member in its dependencies' `dependents:` hashes.)
-    job.member = job.q .. '\n' .. job.id
+    -- (Its member in its dependencies' `dependents:` hashes; a flow's children, which wait for
+    -- nothing, need none.)
+    if #job.deps > 0 then
+      job.member = job.q .. '\n' .. job.id
+    end
     for _, dep in ipairs(job.deps) do
       local dk = dep.far and dep.q .. '\n' .. dep.target or jkey(dep.Q, dep.target)
       if not seen[dk] then
