@@ -156,14 +156,37 @@ impl RedisStore {
 
     async fn edges_of(&self, id: &JobId, queue: &str, read: &ReadEdges) -> Result<JobEdges, StoreError> {
         let mut cmd = self.queue_script(&SCRIPTS.edges, queue);
-        cmd.arg(id.as_str()).arg(if read.dependents { "1" } else { "" });
-        let (after, dependents, join): (Vec<String>, Vec<Vec<u8>>, String) =
+        cmd.arg(id.as_str())
+            .arg(if read.dependents { "1" } else { "" })
+            .arg(if read.results { "1" } else { "" });
+        let (shape, dependencies, dependents, join): (String, Vec<Vec<u8>>, Vec<Vec<u8>>, String) =
             self.eval(&SCRIPTS.edges, &cmd, "edges", true).await?;
-        let mut dependencies = after
-            .chunks_exact(2)
-            .map(|pair| after_row(id, &pair[0], &pair[1]))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.read_dependencies(&mut dependencies, read.results).await?;
+        // Rows the script filled in, but for the ends in another slot of a cluster (queue
+        // `~<queue>`); or, for a job after many others, its `after:` hash, every end to be read.
+        let mut dependencies = if shape == "after" {
+            dependencies
+                .chunks_exact(2)
+                .map(|pair| after_row(id, &utf8(id, &pair[0])?, &utf8(id, &pair[1])?))
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            dependencies
+                .iter()
+                .map(|row| unpacked(id, row))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        let unread: Vec<usize> = if shape == "after" {
+            (0..dependencies.len()).collect()
+        } else {
+            let mut far = Vec::new();
+            for (n, row) in dependencies.iter_mut().enumerate() {
+                if let Some(queue) = row[3].strip_prefix('~') {
+                    row[3] = queue.to_string();
+                    far.push(n);
+                }
+            }
+            far
+        };
+        self.read_dependencies(&mut dependencies, &unread, read.results).await?;
         let mut dependents = dependents
             .iter()
             .map(|row| unpacked(id, row))
@@ -186,13 +209,19 @@ impl RedisStore {
         })
     }
 
-    /// Fills in each dependency's type, status and (with `results`) result in rows of `after_row`:
-    /// one pipeline of `HMGET`s per queue (its hash slot on a cluster), the queues at once. Ten
-    /// thousand dependencies read this way cost the server about half what one script reading
-    /// them took, and hold no other client up while they are read.
-    async fn read_dependencies(&self, rows: &mut [Vec<String>], results: bool) -> Result<(), StoreError> {
+    /// Fills in the type, status and (with `results`) result of the dependencies of rows `unread`
+    /// (their queues unmarked): one pipeline of `HMGET`s per queue (its hash slot on a cluster), the
+    /// queues at once. Ten thousand dependencies read this way cost the server about half what one
+    /// script reading them took, and hold no other client up while they are read.
+    async fn read_dependencies(
+        &self,
+        rows: &mut [Vec<String>],
+        unread: &[usize],
+        results: bool,
+    ) -> Result<(), StoreError> {
         let mut by_queue: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (n, row) in rows.iter().enumerate() {
+        for &n in unread {
+            let row = &rows[n];
             if !row[3].is_empty() {
                 by_queue.entry(row[3].as_str()).or_default().push(n);
             }
@@ -301,15 +330,16 @@ impl Places<'_> {
 
 /// One row of `edges.lua` as its seven fields, split at byte 0xFF.
 fn unpacked(asked: &JobId, row: &[u8]) -> Result<Vec<String>, StoreError> {
-    row.split(|&b| b == 0xFF)
-        .map(|field| {
-            String::from_utf8(field.to_vec()).map_err(|e| StoreError::Corrupt {
-                kind: KIND,
-                id: asked.to_string(),
-                reason: format!("an edge that is not UTF-8: {e}"),
-            })
-        })
-        .collect()
+    row.split(|&b| b == 0xFF).map(|field| utf8(asked, field)).collect()
+}
+
+/// A field of an edge as text.
+fn utf8(asked: &JobId, field: &[u8]) -> Result<String, StoreError> {
+    String::from_utf8(field.to_vec()).map_err(|e| StoreError::Corrupt {
+        kind: KIND,
+        id: asked.to_string(),
+        reason: format!("an edge that is not UTF-8: {e}"),
+    })
 }
 
 /// A dependency's row, (id, state, rule, queue), from its field and value in the job's `after:`

@@ -562,6 +562,50 @@ pub(super) async fn edges_name_both_sides_with_their_states_and_results(store: &
     assert_eq!(status(store, "j").await, JobStatus::Pending);
 }
 
+/// A job after many others (more than Redis reads in its one script) has every end read, with its
+/// result.
+pub(super) async fn edges_of_a_job_after_many_others_read_every_end(store: &DynStore) {
+    let names: Vec<String> = (0..70).map(|n| format!("d{n:02}")).collect();
+    let mut j = spec("j").run_at(LATER);
+    for name in &names {
+        add(store, spec(name)).await;
+        j = after(j, name, DependOn::Finish);
+    }
+    add(store, j).await;
+    let d00 = claim_one(store, jobq::job::DEFAULT_QUEUE, WORKER, at(1)).await;
+    let result = serde_json::value::RawValue::from_string(r#"{"rows":3}"#.into()).unwrap();
+    assert!(
+        finish(
+            store,
+            &Lease::of(&d00),
+            Transition::Succeeded { result: Some(result) },
+            at(2)
+        )
+        .await
+    );
+    let read = store.edges(&edges_of(&["j"], false, true)).await.expect("edges");
+    let dependencies = &read[0].dependencies;
+    assert_eq!(
+        dependencies.iter().map(|e| e.job_id.to_string()).collect::<Vec<_>>(),
+        names
+    );
+    assert_eq!(
+        (
+            dependencies[0].status,
+            dependencies[0].state,
+            dependencies[0].result.as_ref().map(|r| r.get())
+        ),
+        (Some(JobStatus::Succeeded), EdgeState::Met, Some(r#"{"rows":3}"#))
+    );
+    assert!(
+        dependencies[1..]
+            .iter()
+            .all(|e| (e.status, e.state, e.job_type.as_deref())
+                == (Some(JobStatus::Pending), EdgeState::Open, Some(JOB_TYPE))),
+        "{dependencies:?}"
+    );
+}
+
 pub(super) async fn a_deleted_dependent_leaves_its_dependencies_edges(store: &DynStore) {
     add(store, spec("d")).await;
     add(store, after(spec("a").run_at(LATER), "d", DependOn::Success)).await;

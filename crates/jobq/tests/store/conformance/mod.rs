@@ -94,6 +94,7 @@ store_tests! {
         dependencies::edges_name_both_sides_with_their_states_and_results,
         dependencies::a_deleted_dependent_leaves_its_dependencies_edges,
         dependencies::a_dependency_releases_whichever_jobs_wait_for_it_when_it_ends,
+        dependencies::edges_of_a_job_after_many_others_read_every_end,
         dependencies::cleanup_keeps_a_finished_job_until_the_jobs_that_wait_for_it_have_ended,
         dependencies::a_blocked_job_that_waits_for_nothing_alive_is_found_stranded,
         dependencies::a_replay_with_cascade_brings_back_what_the_failure_cancelled,
