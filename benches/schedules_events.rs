@@ -191,6 +191,9 @@ impl Store for Counting {
     async fn cleanup(&self, cleanup: &jobq::store::Cleanup) -> Result<u64, StoreError> {
         self.inner.cleanup(cleanup).await
     }
+    async fn expire(&self, expire: &jobq::store::Expire) -> Result<u64, StoreError> {
+        self.inner.expire(expire).await
+    }
     async fn resolve(
         &self,
         resolves: &[jobq::store::Resolve],

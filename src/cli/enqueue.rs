@@ -83,7 +83,7 @@ pub struct EnqueueArgs {
     #[arg(long, value_name = "JOIN", requires = "after", value_parser = parse_join)]
     pub join: Option<Join>,
 
-    /// Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)
+    /// Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired)
     #[arg(long, conflicts_with = "file")]
     pub wait: bool,
 

@@ -30,6 +30,8 @@ pub enum Exit {
     Cancelled,
     /// 6: the waited-for job was discarded.
     Discarded,
+    /// 7: the waited-for job expired before it started.
+    Expired,
 }
 
 impl Exit {
@@ -43,6 +45,7 @@ impl Exit {
             Exit::Dead => 4,
             Exit::Cancelled => 5,
             Exit::Discarded => 6,
+            Exit::Expired => 7,
         }
     }
 
@@ -53,6 +56,7 @@ impl Exit {
             JobStatus::Dead => Exit::Dead,
             JobStatus::Cancelled => Exit::Cancelled,
             JobStatus::Discarded => Exit::Discarded,
+            JobStatus::Expired => Exit::Expired,
             JobStatus::Blocked | JobStatus::Pending | JobStatus::Running | JobStatus::Waiting => Exit::Failure,
         }
     }
@@ -398,7 +402,7 @@ mod tests {
             .into_iter()
             .map(|s| Exit::of_outcome(s).code())
             .collect();
-        assert_eq!(codes, vec![0, 4, 5, 6]);
+        assert_eq!(codes, vec![0, 4, 5, 6, 7]);
         let not_found = anyhow::Error::from(jobq::Error::not_found("j1"));
         assert_eq!(Exit::of_error(&not_found), Exit::NotFound);
         let invalid = anyhow::Error::from(jobq::Error::invalid(jobq::error::Input::Queue, "bad")).context("while x");

@@ -95,7 +95,7 @@ pub fn status_cell(status: JobStatus) -> Cell {
         JobStatus::Succeeded => cell.fg(Color::Green),
         JobStatus::Dead => cell.fg(Color::Red),
         JobStatus::Running => cell.fg(Color::Cyan),
-        JobStatus::Cancelled | JobStatus::Discarded => cell.fg(Color::DarkGrey),
+        JobStatus::Cancelled | JobStatus::Discarded | JobStatus::Expired => cell.fg(Color::DarkGrey),
         JobStatus::Blocked | JobStatus::Pending | JobStatus::Waiting => cell.fg(Color::Yellow),
     }
 }

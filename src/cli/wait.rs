@@ -1,5 +1,5 @@
 //! `jobq wait ID`: follow one job until it ends, with a progress bar on a terminal; the exit code
-//! tells how it ended (0 succeeded, 4 dead, 5 cancelled, 6 discarded). Also behind `enqueue --wait`.
+//! tells how it ended (0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired). Also behind `enqueue --wait`.
 
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use jobq::{Client, Error};
 
 /// Arguments of `jobq wait`.
 #[derive(Debug, Args)]
-#[command(after_help = "Exit codes: 0 succeeded, 4 dead, 5 cancelled, 6 discarded, 3 no such job, 1 timed out")]
+#[command(after_help = "Exit codes: 0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired, 3 no such job, 1 timed out")]
 pub struct WaitArgs {
     /// The job's id
     #[arg(value_name = "ID")]

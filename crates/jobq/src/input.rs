@@ -32,6 +32,8 @@ pub enum Input {
     UniqueKey,
     /// A job's own time-out.
     Timeout,
+    /// When a job that has not started is given up: its expiry or the time to it.
+    Expiry,
     /// The jobs a job waits for.
     After,
     /// A graph of jobs as a whole: its refs and the edges between them.
@@ -95,6 +97,7 @@ impl Input {
             Input::CreatedAt => "createdAt",
             Input::UniqueKey => "uniqueKey",
             Input::Timeout => "timeoutMs",
+            Input::Expiry => "expiresAt",
             Input::After => "after",
             Input::Flow => "flow",
             Input::Status => "status",

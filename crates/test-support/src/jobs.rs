@@ -7,7 +7,7 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, Cleanup, DynStore, EnqueueOutcome, Enqueued, Finish, Heartbeat, JobFilter, Lease,
+    Cancel, CancelTarget, Claim, Cleanup, DynStore, EnqueueOutcome, Enqueued, Expire, Finish, Heartbeat, JobFilter, Lease,
     LeaseState, List, QueueStats, Rescue, Rescued, Stats, Transition,
 };
 use jobq::time::UnixMillis;
@@ -302,10 +302,24 @@ pub async fn make(store: &DynStore, spec: JobSpec, status: JobStatus, now: UnixM
         assert_eq!(job.status, JobStatus::Blocked);
         return job;
     }
+    if status == JobStatus::Expired {
+        // Expiring a millisecond after its run time or `T0` (long past by the store's clock), it is
+        // ended by the sweep, as a worker's would end it.
+        let run_at = spec.run_at.expect("set above");
+        let id = add(store, spec.expires_at(UnixMillis(run_at.0.max(T0.0) + 1))).await;
+        let expire = Expire {
+            queues: vec![queue.clone()],
+            limit: 10_000,
+        };
+        store.expire(&expire).await.expect("expire");
+        let job = get(store, &id).await;
+        assert_eq!(job.status, JobStatus::Expired, "expiring {id}");
+        return job;
+    }
     let id = add(store, spec).await;
     let outcome = match status {
         JobStatus::Pending => return get(store, &id).await,
-        JobStatus::Blocked => unreachable!("made above"),
+        JobStatus::Blocked | JobStatus::Expired => unreachable!("made above"),
         JobStatus::Cancelled => {
             let target = CancelTarget::Ids(vec![id.clone()]);
             let cancelled = store.cancel(&Cancel { target, now }).await.expect("cancel");

@@ -88,6 +88,7 @@ impl Subscriptions {
                     run_at: now,
                     unique_key: None,
                     timeout_ms: s.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
+                    expires_at: None,
                     created_at: now,
                     after: Vec::new(),
                     join: Join::All,

@@ -40,6 +40,9 @@ struct Line {
     run_at: UnixMillis,
     unique_key: Option<String>,
     timeout_ms: Option<u64>,
+    /// Absent from exports of a jobq before expiry.
+    #[serde(default)]
+    expires_at: Option<UnixMillis>,
     created_at: UnixMillis,
     status: JobStatus,
     progress: Option<Progress>,
@@ -196,6 +199,7 @@ impl Job {
             run_at: l.run_at,
             unique_key: l.unique_key,
             timeout_ms: l.timeout_ms,
+            expires_at: l.expires_at,
             progress: l.progress,
             result: l.result,
             errors: l.errors,
@@ -249,6 +253,7 @@ mod tests {
             run_at: UnixMillis(1_700_000_000_123),
             unique_key: Some("k".into()),
             timeout_ms: Some(30_000),
+            expires_at: None,
             progress: Some(Progress {
                 percent: 40,
                 message: Some("half".into()),

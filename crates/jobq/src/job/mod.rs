@@ -119,11 +119,13 @@ pub enum JobStatus {
     Cancelled,
     /// Dropped by its handler.
     Discarded,
+    /// Not started before its expiry (`expires_at`): never run.
+    Expired,
 }
 
 impl JobStatus {
     /// Every status, in lifecycle order.
-    pub const ALL: [JobStatus; 8] = [
+    pub const ALL: [JobStatus; 9] = [
         JobStatus::Blocked,
         JobStatus::Pending,
         JobStatus::Running,
@@ -132,14 +134,16 @@ impl JobStatus {
         JobStatus::Dead,
         JobStatus::Cancelled,
         JobStatus::Discarded,
+        JobStatus::Expired,
     ];
 
     /// The statuses a job never leaves by itself (only `replay-dead` brings a dead job back).
-    pub const TERMINAL: [JobStatus; 4] = [
+    pub const TERMINAL: [JobStatus; 5] = [
         JobStatus::Succeeded,
         JobStatus::Dead,
         JobStatus::Cancelled,
         JobStatus::Discarded,
+        JobStatus::Expired,
     ];
 
     /// The lowercase word used everywhere.
@@ -153,10 +157,11 @@ impl JobStatus {
             JobStatus::Dead => "dead",
             JobStatus::Cancelled => "cancelled",
             JobStatus::Discarded => "discarded",
+            JobStatus::Expired => "expired",
         }
     }
 
-    /// True for succeeded, dead, cancelled and discarded.
+    /// True for succeeded, dead, cancelled, discarded and expired.
     pub fn is_terminal(self) -> bool {
         Self::TERMINAL.contains(&self)
     }
@@ -179,7 +184,7 @@ impl FromStr for JobStatus {
             .find(|st| st.as_str() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown status {s:?} (expected one of blocked, pending, running, waiting, succeeded, dead, cancelled, discarded)"
+                    "unknown status {s:?} (expected one of blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired)"
                 )
             })
     }
@@ -233,6 +238,9 @@ pub struct Job {
     pub unique_key: Option<String>,
     /// Overrides the handler's time-out for this job.
     pub timeout_ms: Option<u64>,
+    /// Not to be started at or after this instant, by the store's clock: a job still unstarted then
+    /// ends `expired`.
+    pub expires_at: Option<UnixMillis>,
     /// Last progress reported while running.
     pub progress: Option<Progress>,
     /// What the handler returned on success.
@@ -285,7 +293,7 @@ impl Job {
 /// absent values are `null`, so every key is always present.
 impl Serialize for Job {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_struct("Job", 23)?;
+        let mut m = s.serialize_struct("Job", 24)?;
         write_job_fields(self, &mut m)?;
         m.end()
     }
@@ -318,6 +326,7 @@ fn write_envelope_fields<M: SerializeStruct>(job: &Job, m: &mut M) -> Result<(),
     m.serialize_field("runAt", &job.run_at)?;
     m.serialize_field("uniqueKey", &job.unique_key)?;
     m.serialize_field("timeoutMs", &job.timeout_ms)?;
+    m.serialize_field("expiresAt", &job.expires_at)?;
     m.serialize_field("createdAt", &job.created_at)
 }
 
@@ -390,6 +399,7 @@ pub(crate) fn test_job(job_type: &str, payload: &str) -> Job {
         run_at: UnixMillis(1_800_000_000_000),
         unique_key: None,
         timeout_ms: None,
+        expires_at: None,
         progress: None,
         result: None,
         errors: Vec::new(),

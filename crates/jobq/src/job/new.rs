@@ -48,6 +48,8 @@ pub struct NewJob {
     pub unique_key: Option<String>,
     /// Per-job time-out, positive.
     pub timeout_ms: Option<u64>,
+    /// Never started at or after this instant (after `run_at` and the enqueue time).
+    pub expires_at: Option<UnixMillis>,
     /// Creation time.
     pub created_at: UnixMillis,
     /// Jobs it waits for, each named once and none of them itself: it is created `blocked` while
@@ -136,6 +138,7 @@ impl NewJob {
             return Err(InvalidInput::new(Input::Meta, "meta keys must not be empty"));
         }
         let run_at = spec.run_at.or_else(|| spec.delay.map(|d| now.plus(d))).unwrap_or(now);
+        let expires_at = expiry(spec.expires_at, spec.expires_in, now, run_at)?;
         let after = dependencies(spec.after, &id)?;
         Ok(NewJob {
             id,
@@ -148,11 +151,33 @@ impl NewJob {
             run_at,
             unique_key: spec.unique_key,
             timeout_ms: spec.timeout_ms,
+            expires_at,
             created_at: spec.created_at.unwrap_or(now),
             after,
             join: spec.join,
         })
     }
+}
+
+/// A job's expiry: `expires_at`, else `expires_in` from `now`. One that has passed, or that comes no
+/// later than the job's first run, is refused: such a job could never start.
+fn expiry(
+    expires_at: Option<UnixMillis>,
+    expires_in: Option<std::time::Duration>,
+    now: UnixMillis,
+    run_at: UnixMillis,
+) -> Result<Option<UnixMillis>, InvalidInput> {
+    let Some(at) = expires_at.or_else(|| expires_in.map(|d| now.plus(d))) else {
+        return Ok(None);
+    };
+    let refuse = |reason: String| Err(InvalidInput::new(Input::Expiry, reason));
+    if at <= now {
+        return refuse(format!("expiry {at} has already passed (now is {now})"));
+    }
+    if at <= run_at {
+        return refuse(format!("expiry {at} is not after the job's run time {run_at}: it could never start"));
+    }
+    Ok(Some(at))
 }
 
 /// A job's dependencies, each named once (a second naming of one job must not ask another rule) and

@@ -39,6 +39,10 @@ pub struct JobSpec {
     pub unique_key: Option<String>,
     /// Per-job handler time-out.
     pub timeout_ms: Option<u64>,
+    /// Never started at or after this instant: a job not started by then ends `expired`.
+    pub expires_at: Option<UnixMillis>,
+    /// Expires this long from now (ignored when `expires_at` is set).
+    pub expires_in: Option<Duration>,
     /// The producer's creation time; enqueue time when absent.
     pub created_at: Option<UnixMillis>,
     /// Jobs it waits for: it stays `blocked` until they have ended (see [`Dependency`]).
@@ -114,6 +118,18 @@ impl JobSpec {
     /// Runs at the first of its dependencies met rather than once all are ([`Join::Any`]).
     pub fn join(mut self, join: Join) -> Self {
         self.join = join;
+        self
+    }
+
+    /// Gives the job up if it has not started by `at` (it ends `expired`).
+    pub fn expires_at(mut self, at: UnixMillis) -> Self {
+        self.expires_at = Some(at);
+        self
+    }
+
+    /// Gives the job up if it has not started `within` from its enqueue (it ends `expired`).
+    pub fn expires_in(mut self, within: Duration) -> Self {
+        self.expires_in = Some(within);
         self
     }
 
@@ -206,6 +222,8 @@ struct LineFields<'a> {
     unique_key: Option<Value>,
     #[serde(rename = "timeoutMs", default, deserialize_with = "present")]
     timeout_ms: Option<Value>,
+    #[serde(rename = "expiresAt", default, deserialize_with = "present")]
+    expires_at: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     meta: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -247,6 +265,7 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
         ("maxAttempts", fields.max_attempts),
         ("uniqueKey", fields.unique_key),
         ("timeoutMs", fields.timeout_ms),
+        ("expiresAt", fields.expires_at),
         ("meta", fields.meta),
         ("after", fields.after),
         ("join", fields.join),
@@ -308,6 +327,7 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             "maxAttempts" => spec.max_attempts = Some(int_field(Input::MaxAttempts, &key, &value)?),
             "timeoutMs" => spec.timeout_ms = Some(int_field(Input::Timeout, &key, &value)?),
             "runAt" => spec.run_at = Some(instant_field(Input::RunAt, &key, &value)?),
+            "expiresAt" => spec.expires_at = Some(instant_field(Input::Expiry, &key, &value)?),
             "createdAt" => spec.created_at = Some(instant_field(Input::CreatedAt, &key, &value)?),
             "meta" => spec.meta = meta_field(value)?,
             "after" => spec.after = after_field(value)?,

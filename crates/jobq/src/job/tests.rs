@@ -208,6 +208,7 @@ fn job_json_round_trips_through_the_lenient_reader() {
         run_at: new.run_at,
         unique_key: new.unique_key.clone(),
         timeout_ms: new.timeout_ms,
+        expires_at: new.expires_at,
         progress: Some(Progress {
             percent: 40,
             message: Some("half".into()),

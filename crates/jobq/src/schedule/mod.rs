@@ -128,6 +128,7 @@ impl Schedule {
             run_at,
             unique_key: None,
             timeout_ms: self.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
+            expires_at: None,
             created_at: now,
             after: Vec::new(),
             join: Join::All,

@@ -86,6 +86,11 @@ const SQLITE: &[Migration] = &[
         name: "waiting_for",
         sql: include_str!("migrations/sqlite/0010_waiting_for.sql"),
     },
+    Migration {
+        version: 11,
+        name: "expiry",
+        sql: include_str!("migrations/sqlite/0011_expiry.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -139,6 +144,11 @@ const POSTGRES: &[Migration] = &[
         name: "waiting_for",
         sql: include_str!("migrations/postgres/0010_waiting_for.sql"),
     },
+    Migration {
+        version: 11,
+        name: "expiry",
+        sql: include_str!("migrations/postgres/0011_expiry.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -191,6 +201,11 @@ const MYSQL: &[Migration] = &[
         version: 10,
         name: "waiting_for",
         sql: include_str!("migrations/mysql/0010_waiting_for.sql"),
+    },
+    Migration {
+        version: 11,
+        name: "expiry",
+        sql: include_str!("migrations/mysql/0011_expiry.sql"),
     },
 ];
 

@@ -383,6 +383,15 @@ pub struct Cleanup {
     pub dry_run: bool,
 }
 
+/// Parameters of [`Store::expire`].
+#[derive(Debug, Clone, Default)]
+pub struct Expire {
+    /// These queues (every queue when empty).
+    pub queues: Vec<String>,
+    /// End at most this many in this call (bounded batches keep locks short).
+    pub limit: u32,
+}
+
 /// What a store says about itself, for `stats` and `bench`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -612,6 +621,15 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
+
+    /// Ends `expired` up to `limit` jobs of `queues` that have not started (blocked or pending) and
+    /// whose expiry has passed by the store's own clock (never a worker's): the finish time is the
+    /// store's clock too, and the jobs that wait for them are resolved as for any end, in the same
+    /// transaction or script (an expired job meets a `finish` edge and breaks the others). Jobs a
+    /// concurrent claim holds are passed over, not waited for. Returns how many ended; a caller
+    /// calls again while a full batch comes back. [`Store::claim`] never leases an expired job, swept
+    /// or not: this keeps them out of the ready set, so that claims do not read past them.
+    async fn expire(&self, expire: &Expire) -> Result<u64, StoreError>;
 
     /// Finishes waiting jobs from outside, each atomically: only a job that is `waiting` at that moment
     /// (after `attempt`, when the input names one) changes; two racing resolves of one job never both

@@ -85,6 +85,8 @@ pub struct QueueStats {
     pub cancelled: u64,
     /// Discarded.
     pub discarded: u64,
+    /// Expired: not started before their expiry.
+    pub expired: u64,
     /// `run_at` of the oldest ready job: how long the queue has kept someone waiting.
     pub oldest_ready_at: Option<UnixMillis>,
 }
@@ -102,6 +104,7 @@ impl QueueStats {
             Ok(JobStatus::Dead) => self.dead = n,
             Ok(JobStatus::Cancelled) => self.cancelled = n,
             Ok(JobStatus::Discarded) => self.discarded = n,
+            Ok(JobStatus::Expired) => self.expired = n,
             Err(_) => {}
         }
     }
@@ -125,6 +128,7 @@ impl QueueStats {
             + self.dead
             + self.cancelled
             + self.discarded
+            + self.expired
     }
 
     /// The count for one status (`pending` is ready + scheduled).
@@ -138,6 +142,7 @@ impl QueueStats {
             JobStatus::Dead => self.dead,
             JobStatus::Cancelled => self.cancelled,
             JobStatus::Discarded => self.discarded,
+            JobStatus::Expired => self.expired,
         }
     }
 }

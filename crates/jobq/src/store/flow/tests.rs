@@ -20,6 +20,7 @@ fn job(id: &str, job_type: &str, queue: &str, tenant: &str) -> Job {
         run_at: UnixMillis(0),
         unique_key: None,
         timeout_ms: None,
+        expires_at: None,
         progress: None,
         result: None,
         errors: Vec::new(),

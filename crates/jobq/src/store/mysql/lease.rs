@@ -42,9 +42,10 @@ impl MysqlStore {
         };
         let select = format!(
             "SELECT {} FROM jobq_jobs AS j FORCE INDEX (jobq_jobs_ready) \
-             WHERE queue = ? AND status = 'pending' AND run_at <= ?{exclude} \
+             WHERE queue = ? AND status = 'pending' AND run_at <= ?{exclude}{} \
              ORDER BY priority, run_at, id LIMIT ? FOR UPDATE SKIP LOCKED",
-            DIALECT.job_columns
+            DIALECT.job_columns,
+            DIALECT.unexpired("")
         );
         let mut tx = self.sql.pool.begin().await?;
         let mut rows = Vec::new();

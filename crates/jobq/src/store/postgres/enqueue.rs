@@ -49,6 +49,7 @@ impl PostgresStore {
         let keys: Vec<Option<&str>> = rows.iter().map(|r| r.unique_key).collect();
         let timeouts: Vec<Option<i64>> = rows.iter().map(|r| r.timeout_ms).collect();
         let created: Vec<i64> = rows.iter().map(|r| r.created_at).collect();
+        let expiries: Vec<Option<i64>> = rows.iter().map(|r| r.expires_at).collect();
         // status, attempt and errors take the column defaults. With Skip, rows go in input order (ORDER
         // BY ord), so a later job of the batch coalesces into an earlier one, and ON CONFLICT DO NOTHING
         // with no target covers both the primary key (duplicate id) and the partial unique index of
@@ -59,13 +60,13 @@ impl PostgresStore {
         };
         let sql = format!(
             "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
-             timeout_ms, created_at) \
+             timeout_ms, created_at, expires_at) \
              SELECT t.id, t.queue, t.job_type, t.payload::json, t.meta::json, t.priority, t.max_attempts, t.run_at, \
-             t.unique_key, t.timeout_ms, t.created_at \
+             t.unique_key, t.timeout_ms, t.created_at, t.expires_at \
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int4[], $7::int4[], \
-             $8::int8[], $9::text[], $10::int8[], $11::int8[]) WITH ORDINALITY \
+             $8::int8[], $9::text[], $10::int8[], $11::int8[], $12::int8[]) WITH ORDINALITY \
              AS t(id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, \
-             created_at, ord) {tail}"
+             created_at, expires_at, ord) {tail}"
         );
         let query = sqlx::query(&sql)
             .bind(&ids)
@@ -78,7 +79,8 @@ impl PostgresStore {
             .bind(run_ats)
             .bind(keys)
             .bind(timeouts)
-            .bind(created);
+            .bind(created)
+            .bind(expiries);
         match clashes {
             Clashes::Skip => Ok(query
                 .fetch_all(&mut *conn)
@@ -245,13 +247,13 @@ pub(super) fn enqueue_chunks<'a>(jobs: &[NewJob], indexes: &'a [usize]) -> Vec<&
 async fn insert_one(conn: &mut PgConnection, job: &NewJob) -> Result<(), sqlx::Error> {
     let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(
         "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
-         timeout_ms, created_at) SELECT t.id, t.queue, t.job_type, t.payload::json, t.meta::json, t.priority, \
-         t.max_attempts, t.run_at, t.unique_key, t.timeout_ms, t.created_at FROM (",
+         timeout_ms, created_at, expires_at) SELECT t.id, t.queue, t.job_type, t.payload::json, t.meta::json, \
+         t.priority, t.max_attempts, t.run_at, t.unique_key, t.timeout_ms, t.created_at, t.expires_at FROM (",
     );
     push_new_jobs(&mut qb, [job]);
     qb.push(
         ") AS t(id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, \
-         created_at)",
+         created_at, expires_at)",
     );
     qb.build().execute(conn).await.map(|_| ())
 }

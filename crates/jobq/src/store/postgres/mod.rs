@@ -312,15 +312,21 @@ impl SqlBackend for PostgresStore {
         // sorts a whole backlog; the few extra rows stay locked only until the statement ends. Joined to
         // the CTE instead of `= ANY(ARRAY(…))`, the update tends to hash the whole table for a batch of
         // a few hundred.
+        let unexpired = DIALECT.unexpired("j.");
         let candidates = if queues.len() == 1 {
-            "SELECT j.ctid FROM jobq_jobs j WHERE j.status = 'pending' AND j.queue = $1[1] AND j.run_at <= $2 \
-             AND j.job_type <> ALL($3) ORDER BY j.priority, j.run_at, j.id LIMIT $4 FOR UPDATE SKIP LOCKED"
+            format!(
+                "SELECT j.ctid FROM jobq_jobs j WHERE j.status = 'pending' AND j.queue = $1[1] AND j.run_at <= $2 \
+                 AND j.job_type <> ALL($3){unexpired} ORDER BY j.priority, j.run_at, j.id LIMIT $4 \
+                 FOR UPDATE SKIP LOCKED"
+            )
         } else {
-            "SELECT l.ctid FROM unnest($1::text[]) AS qn(queue) CROSS JOIN LATERAL (\
-             SELECT j.ctid, j.priority, j.run_at, j.id FROM jobq_jobs j WHERE j.status = 'pending' \
-             AND j.queue = qn.queue AND j.run_at <= $2 AND j.job_type <> ALL($3) \
-             ORDER BY j.priority, j.run_at, j.id LIMIT $4 FOR UPDATE SKIP LOCKED) AS l \
-             ORDER BY l.priority, l.run_at, l.id LIMIT $4"
+            format!(
+                "SELECT l.ctid FROM unnest($1::text[]) AS qn(queue) CROSS JOIN LATERAL (\
+                 SELECT j.ctid, j.priority, j.run_at, j.id FROM jobq_jobs j WHERE j.status = 'pending' \
+                 AND j.queue = qn.queue AND j.run_at <= $2 AND j.job_type <> ALL($3){unexpired} \
+                 ORDER BY j.priority, j.run_at, j.id LIMIT $4 FOR UPDATE SKIP LOCKED) AS l \
+                 ORDER BY l.priority, l.run_at, l.id LIMIT $4"
+            )
         };
         // The update finds the locked rows by their physical address (`ctid = ANY(ARRAY(…))`, a TID
         // scan): a row locked by this statement stays where it is until the statement ends, and it saves

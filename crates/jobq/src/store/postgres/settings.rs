@@ -33,7 +33,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     job_columns: "j.id, j.queue, j.job_type, j.payload::text, j.meta::text, j.priority, j.status, j.attempt, \
          j.max_attempts, j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result::text, \
          j.errors::text, j.created_at, j.started_at, j.finished_at, j.heartbeat_at, j.worker_id, j.snoozes, \
-         j.waits::int, j.wait_any::int",
+         j.waits::int, j.wait_any::int, j.expires_at",
     skip_locked: " FOR UPDATE SKIP LOCKED",
     queues_in: ("ARRAY(SELECT json_array_elements_text(", "::json))"),
     queues_out: "array_to_json(queues)::text",
@@ -41,6 +41,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     inserts_notify: true,
     writable_cte: true,
     now_millis: "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+    expiry_due: "j.status IN ('blocked', 'pending') AND j.expires_at <= ",
     migrations_exist: "SELECT 1 WHERE to_regclass('jobq_migrations') IS NOT NULL",
     migrations_table: "CREATE TABLE IF NOT EXISTS jobq_migrations (version integer NOT NULL PRIMARY KEY, \
      name text NOT NULL, checksum text NOT NULL, applied_at bigint NOT NULL)",

@@ -208,7 +208,8 @@ impl RedisStore {
     ) -> Result<QueueStats, StoreError> {
         let mut cmd = self.queue_script(&SCRIPTS.stats, queue);
         cmd.arg(run_key(now));
-        let (blocked, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, oldest): (
+        let (blocked, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, expired, oldest): (
+            u64,
             u64,
             u64,
             u64,
@@ -231,6 +232,7 @@ impl RedisStore {
             dead,
             cancelled,
             discarded,
+            expired,
             oldest_ready_at: super::codec::from_run_key(&oldest),
         })
     }

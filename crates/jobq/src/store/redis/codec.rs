@@ -131,6 +131,7 @@ pub(crate) fn job_from_pairs(pairs: &[(&str, &str)]) -> Result<Job, StoreError> 
         run_at,
         unique_key: text("u").map(str::to_string),
         timeout_ms: int("to")?.map(|t| t.max(0) as u64),
+        expires_at: millis("xa")?,
         progress,
         result,
         errors,
@@ -174,6 +175,7 @@ pub(crate) fn job_fields(job: &Job) -> Vec<(&'static str, String)> {
     );
     opt("u", job.unique_key.clone());
     opt("to", job.timeout_ms.map(|t| t.to_string()));
+    opt("xa", job.expires_at.map(|t| t.0.to_string()));
     opt(
         "s",
         (job.status != JobStatus::Pending).then(|| job.status.as_str().to_string()),

@@ -18,7 +18,7 @@ use super::scripts::{Lua, SCRIPTS};
 use super::{KIND, RedisStore};
 use crate::job::{JobId, JobStatus};
 use crate::store::{
-    Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry,
+    Cleanup, Delete, Expire, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry,
     RetryAnswer, StoreError,
 };
 use crate::time::UnixMillis;
@@ -56,6 +56,28 @@ impl RedisStore {
             count += removed;
             if emptied {
                 self.forget_queue(&q).await?;
+            }
+        }
+        Ok(count)
+    }
+
+    /// Ends expired jobs (see [`crate::store::Store::expire`]): `expire.lua` per queue, until the
+    /// limit is reached or a queue has no more due.
+    pub(super) async fn expire_jobs(&self, expire: &Expire) -> Result<u64, StoreError> {
+        let mut count = 0u64;
+        for q in self.queues_or_all(&expire.queues).await? {
+            loop {
+                let left = u64::from(expire.limit).saturating_sub(count);
+                if left == 0 {
+                    return Ok(count);
+                }
+                let mut cmd = self.queue_script(&SCRIPTS.expire, &q);
+                cmd.arg(left);
+                let (ended, read): (u64, u64) = self.eval(&SCRIPTS.expire, &cmd, "expire", true).await?;
+                count += ended;
+                if read < left {
+                    break;
+                }
             }
         }
         Ok(count)

@@ -93,7 +93,7 @@ use self::settings::Settings;
 use super::batch::finish_spawning_apart;
 use super::error::DriverError;
 use super::{
-    Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
+    Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, Expire, DeleteAnswer, DeleteMatching,
     DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount,
     FlowState, Health, Heartbeat, Import, ImportAnswer, ImportEdges, JobEdges, Lease, LeaseState, List, Load,
     OftenRescued, QueueLoad, QueueStats, ReadEdges, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem,
@@ -703,6 +703,10 @@ impl Store for RedisStore {
 
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
         self.cleanup_jobs(cleanup).await
+    }
+
+    async fn expire(&self, expire: &Expire) -> Result<u64, StoreError> {
+        self.expire_jobs(expire).await
     }
 
     async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {

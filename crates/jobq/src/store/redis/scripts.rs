@@ -123,7 +123,7 @@ scripts!(
     enqueue, enqueue_after, claim, heartbeat, finish, release, rescue, cancel, replay, cleanup, list, stats,
     inbox_take, inbox_done, schedules, tick, schedule_pause, emit, claim_limited, block, resolve, delete, retry,
     queue_load, often_rescued, throughput, reindex, import, schedule_restore, stranded, edges, link, outbox_apply, outbox_done, import_edges,
-    reopen_far;
+    reopen_far, expire;
     joined: finish_and_claim = finish + claim_limited, finish_spawning = finish + enqueue_after;
     single_server: get,
 );
@@ -147,7 +147,12 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
         jobs.iter().all(|j| seen.insert(j.id.as_str()))
     };
     match jobs {
-        [first, ..] if jobs.iter().all(|j| j.unique_key.is_none() && shared(first, j)) && distinct_ids() => {
+        [first, ..]
+            if jobs
+                .iter()
+                .all(|j| j.unique_key.is_none() && j.expires_at.is_none() && shared(first, j))
+                && distinct_ids() =>
+        {
             cmd.arg("S")
                 .arg(jobs.len())
                 .arg(&first.job_type)
@@ -172,7 +177,7 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
 }
 
 /// One job's fields in `enqueue.lua`'s shape `E` (which `enqueue_after.lua` takes too): id, type,
-/// payload, meta, priority, max attempts, run time, unique key, time-out, creation time.
+/// payload, meta, priority, max attempts, run time, unique key, time-out, creation time, expiry.
 pub(crate) fn every_field(cmd: &mut Cmd, job: &NewJob) {
     cmd.arg(job.id.as_str())
         .arg(&job.job_type)
@@ -183,7 +188,8 @@ pub(crate) fn every_field(cmd: &mut Cmd, job: &NewJob) {
         .arg(run_key(job.run_at))
         .arg(job.unique_key.as_deref().unwrap_or(""))
         .arg(job.timeout_ms.map(|t| t.to_string()).unwrap_or_default())
-        .arg(job.created_at.0);
+        .arg(job.created_at.0)
+        .arg(job.expires_at.map(|at| at.0.to_string()).unwrap_or_default());
 }
 
 /// A job's meta as a script argument: `''` at its default (empty), else its JSON.

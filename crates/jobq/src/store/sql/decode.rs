@@ -129,6 +129,7 @@ pub(crate) fn decode_job(row: &(impl JobCells + ?Sized), kind: StoreKind) -> Res
         snoozes: int(&d, 21)?.max(0) as u32,
         has_dependencies: int(&d, 22)? != 0,
         join: if int(&d, 23)? != 0 { Join::Any } else { Join::All },
+        expires_at: opt_big(&d, 24)?.map(UnixMillis),
         deps: Vec::new(),
         id: JobId::from_stored(d.id.clone()),
     })

@@ -63,8 +63,12 @@ pub(crate) struct Dialect {
     pub int_sum: (&'static str, &'static str),
     /// Integer division of two integers: `/` truncates on SQLite and PostgreSQL, MySQL's `DIV` does.
     pub int_div: &'static str,
-    /// The server's clock in Unix milliseconds, for bookkeeping that no job depends on.
+    /// The server's clock in Unix milliseconds, a 64-bit integer: what expiry is judged by, whatever
+    /// the clocks of the workers.
     pub now_millis: &'static str,
+    /// The condition on `jobq_jobs AS j` of a job that has not started and whose expiry is at or
+    /// before the value bound after it: as the store's index of such jobs reads it.
+    pub expiry_due: &'static str,
     /// A query that returns a row when jobq's tables exist (`jobq_migrations`).
     pub migrations_exist: &'static str,
     /// `jobq_migrations` as the store declares it (`IF NOT EXISTS`).
@@ -215,6 +219,7 @@ impl Dialect {
                 _ => " / ",
             },
             now_millis: "",
+            expiry_due: "",
             migrations_exist: "",
             migrations_table: "",
             restates_partial_index: false,
@@ -285,6 +290,16 @@ impl Dialect {
 
     /// [`Dialect::job_columns`] without the `j.` alias, as a `RETURNING` clause names the columns of
     /// the table it changes.
+    /// `AND …`: the job has no expiry or one still ahead by the server's clock, the condition every
+    /// claim adds, so that no job starts after its expiry. `alias` prefixes the columns (`"j."`, or
+    /// `""` for none).
+    pub fn unexpired(&self, alias: &str) -> String {
+        format!(
+            " AND ({alias}expires_at IS NULL OR {alias}expires_at > {})",
+            self.now_millis
+        )
+    }
+
     pub fn returned_job_columns(&self) -> String {
         self.job_columns.replace("j.", "")
     }

@@ -110,6 +110,7 @@ pub(crate) struct NewJobRow<'a> {
     pub unique_key: Option<&'a str>,
     pub timeout_ms: Option<i64>,
     pub created_at: i64,
+    pub expires_at: Option<i64>,
 }
 
 impl<'a> NewJobRow<'a> {
@@ -128,6 +129,7 @@ impl<'a> NewJobRow<'a> {
             unique_key: job.unique_key.as_deref(),
             timeout_ms: job.timeout_ms.map(|t| t.min(i64::MAX as u64) as i64),
             created_at: job.created_at.0,
+            expires_at: job.expires_at.map(|at| at.0),
         }
     }
 }
@@ -135,7 +137,7 @@ impl<'a> NewJobRow<'a> {
 /// The start of a multi-row insert of new jobs: the columns a producer sets; status, attempt, errors
 /// and the rest take the table's defaults.
 pub(crate) const INSERT_NEW_JOBS: &str = "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, \
-     max_attempts, run_at, unique_key, timeout_ms, created_at) ";
+     max_attempts, run_at, unique_key, timeout_ms, created_at, expires_at) ";
 
 /// Appends `VALUES (…), (…)` for `jobs` to [`INSERT_NEW_JOBS`], one placeholder per value (SQLite and
 /// MySQL; PostgreSQL sends arrays instead).
@@ -161,6 +163,7 @@ where
             .push_bind(r.run_at)
             .push_bind(r.unique_key)
             .push_bind(r.timeout_ms)
-            .push_bind(r.created_at);
+            .push_bind(r.created_at)
+            .push_bind(r.expires_at);
     });
 }

@@ -8,7 +8,7 @@ use crate::store::{Cleanup, JobFilter, ReplayDead};
 pub const LIVE_STATUSES: &str = "('blocked', 'pending', 'running', 'waiting')";
 
 /// The terminal statuses as an SQL list.
-pub const TERMINAL_STATUSES: &str = "('succeeded', 'dead', 'cancelled', 'discarded')";
+pub const TERMINAL_STATUSES: &str = "('succeeded', 'dead', 'cancelled', 'discarded', 'expired')";
 
 /// What a cleanup call selects: its queues and its terminal statuses (every terminal one when it
 /// names none). `None` when it names live statuses only, which cleanup never touches.

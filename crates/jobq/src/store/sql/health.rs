@@ -119,7 +119,7 @@ impl Sql {
             .push(" AND j.finished_at < ")
             .bind(until)
             // A replayed or retried job keeps its old finish time while it is live again.
-            .push(" AND j.status IN ('succeeded', 'dead', 'discarded', 'cancelled')");
+            .push(" AND j.status IN ('succeeded', 'dead', 'discarded', 'cancelled', 'expired')");
         stmt.any_of("j.queue", throughput.queues.iter().cloned());
         // By position: the bucket's expression holds placeholders, which PostgreSQL would not match
         // with a second copy of it.

@@ -129,6 +129,8 @@ pub(super) fn row_values<'s>(stmt: &'s mut Stmt, d: &Dialect, row: &NewJobRow<'_
         .bind(row.timeout_ms)
         .push(", ")
         .bind(row.created_at)
+        .push(", ")
+        .bind(row.expires_at)
 }
 
 /// Records an event for the workers to expand, on the application's connection: true when it is new,
@@ -172,7 +174,7 @@ async fn insert_job(exec: &mut dyn Exec, tables: &SqlTables, row: &NewJobRow<'_>
         d,
         format!(
             "INSERT INTO {} (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
-             timeout_ms, created_at) {}",
+             timeout_ms, created_at, expires_at) {}",
             tables.jobs,
             if tables.arrivals.is_some() {
                 "SELECT "

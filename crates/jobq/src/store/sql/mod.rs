@@ -25,6 +25,7 @@ mod dialect;
 mod edges;
 mod enqueue;
 pub(crate) mod exec;
+mod expiry;
 mod filter;
 mod flow;
 mod health;

@@ -17,7 +17,7 @@ use crate::job::{Job, JobId, NewJob};
 use crate::store::batch::finish_spawning_apart;
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
-    EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount, FlowState, Health,
+    EmitOutcome, Enqueued, ExpandEvents, Expire, Finding, Finish, FinishedAndClaimed, FinishedCount, FlowState, Health,
     Heartbeat, Import, ImportAnswer, ImportEdges, JobEdges, Lease, LeaseState, List, Load, OftenRescued, QueueLoad,
     ReadEdges, RecordLimits, RecordedLimit, ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer,
     ScheduleKey, ScheduleState, SetPaused, SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo,
@@ -353,6 +353,12 @@ impl<T: SqlBackend> Store for T {
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
         let _turn = self.write_turn().await;
         self.shared().cleanup(cleanup).await
+    }
+
+    async fn expire(&self, expire: &Expire) -> Result<u64, StoreError> {
+        self.settle().await?;
+        let _turn = self.write_turn().await;
+        self.shared().expire(expire).await
     }
 
     async fn resolve(&self, resolves: &[Resolve], now: UnixMillis) -> Result<Vec<ResolveAnswer>, StoreError> {

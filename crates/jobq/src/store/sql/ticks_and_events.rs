@@ -349,7 +349,7 @@ impl Sql {
         self.push_job_rows(&mut stmt, &jobs);
         stmt.push(
             ") AS v (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, \
-             created_at) WHERE EXISTS (SELECT 1 FROM e)",
+             created_at, expires_at) WHERE EXISTS (SELECT 1 FROM e)",
         )
         .keep();
         let done = self.connections.execute(&stmt).await?;

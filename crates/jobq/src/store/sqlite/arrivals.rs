@@ -38,8 +38,9 @@ const ANY_ARRIVED: &str = "SELECT EXISTS (SELECT 1 FROM jobq_arrivals)";
 /// The move's copy. `WHERE true` lets SQLite read the `ON CONFLICT` as the insert's; a taken id (the
 /// module's one exception) keeps the stored job.
 const MOVE_ARRIVED: &str = "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, \
-     run_at, unique_key, timeout_ms, created_at) \
-     SELECT id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, created_at \
+     run_at, unique_key, timeout_ms, created_at, expires_at) \
+     SELECT id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, created_at, \
+     expires_at \
      FROM jobq_arrivals WHERE true ON CONFLICT (id) DO NOTHING";
 
 /// The move's clean-up, in the same transaction.

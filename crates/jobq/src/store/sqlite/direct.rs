@@ -36,7 +36,7 @@ use crate::store::url::RedactedUrl;
 use crate::store::{StoreError, StoreUrl};
 
 /// Values per row of [`INSERT_NEW_JOBS`].
-const COLUMNS: usize = 11;
+const COLUMNS: usize = 12;
 
 /// Statements kept prepared: one per batch size met, so a lone producer's one-row insert and the
 /// group commit's usual sizes stay prepared.
@@ -255,6 +255,7 @@ fn insert(connection: &Connection, sql: &str, jobs: &[NewJob]) -> rusqlite::Resu
             &r.unique_key,
             &r.timeout_ms,
             &r.created_at,
+            &r.expires_at,
         ];
         values.into_iter().try_for_each(bind)
     })

@@ -18,7 +18,7 @@ use crate::store::sql::{
 use crate::store::{Import, ImportAnswer};
 
 /// Values per row of [`WHOLE_JOB_COLUMNS`].
-const COLUMNS: usize = 22;
+const COLUMNS: usize = 23;
 
 /// Writes jobs exactly as given (see [`crate::store::Store::import`]) in one immediate transaction:
 /// it holds the write lock from the start, so what the look-ups find stays true until the writes.
@@ -106,6 +106,7 @@ fn insert_whole(connection: &Connection, jobs: &[&Job]) -> rusqlite::Result<()> 
             &r.heartbeat_at,
             &r.worker_id,
             &r.snoozes,
+            &r.expires_at,
         ];
         values.into_iter().try_for_each(bind)
     })

@@ -313,8 +313,9 @@ impl SqlBackend for SqliteStore {
             format!(" AND job_type NOT IN ({})", placeholders(claim.exclude_types.len()))
         };
         let per_queue = format!(
-            "SELECT id, priority, run_at FROM jobq_jobs WHERE status = 'pending' AND queue = ? AND run_at <= ?{exclude} \
-             ORDER BY priority, run_at, id LIMIT ?"
+            "SELECT id, priority, run_at FROM jobq_jobs WHERE status = 'pending' AND queue = ? AND run_at <= ?{exclude}{} \
+             ORDER BY priority, run_at, id LIMIT ?",
+            DIALECT.unexpired("")
         );
         let candidates = if claim.queues.len() == 1 {
             per_queue

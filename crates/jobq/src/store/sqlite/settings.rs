@@ -14,7 +14,7 @@ use crate::store::{StoreError, StoreKind, StoreUrl, Usage};
 pub(super) const DIALECT: Dialect = Dialect {
     job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
          j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
-         j.started_at, j.finished_at, j.heartbeat_at, j.worker_id, j.snoozes, j.waits, j.wait_any",
+         j.started_at, j.finished_at, j.heartbeat_at, j.worker_id, j.snoozes, j.waits, j.wait_any, j.expires_at",
     // The write lock up front: what the transaction reads stays true until it writes. One writer then
     // holds the whole database: there is no row to lock or skip, no lock race to lose, no key taken
     // meanwhile; a file does not go away the way a server does; and workers watch the file, so every
@@ -24,6 +24,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     lock_skipping: "",
     cancel_by_filter: FilterCancel::SameFilterTwice,
     now_millis: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
+    expiry_due: "j.status IN ('blocked', 'pending') AND j.expires_at <= ",
     migrations_exist: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobq_migrations'",
     migrations_table: "CREATE TABLE IF NOT EXISTS jobq_migrations (version INTEGER PRIMARY KEY, \
      name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at INTEGER NOT NULL)",

@@ -34,9 +34,12 @@ async fn exists(store: &DynStore, name: &str) -> bool {
     store.get(&id(name)).await.expect("get").is_some()
 }
 
-/// One job in every status, finished (or claimed) at `at(1_000)`, in `queue`; names are the statuses.
+/// One job in every status but `expired`, finished (or claimed) at `at(1_000)`, in `queue`; names
+/// are the statuses. (An expired job's finish time is the store's clock, not one a test picks:
+/// `expired_jobs_are_cleaned_up_by_their_status` has its own.)
 async fn one_of_each(store: &DynStore, queue: &str) {
-    for status in JobStatus::ALL.into_iter().filter(|s| *s != JobStatus::Pending) {
+    let made = |s: &JobStatus| *s != JobStatus::Pending && *s != JobStatus::Expired;
+    for status in JobStatus::ALL.into_iter().filter(made) {
         make(
             store,
             spec(&format!("{queue}-{status}")).queue(queue),
@@ -157,7 +160,7 @@ pub(super) async fn cleanup_dry_run_counts_without_deleting(store: &DynStore) {
         3,
         "a dry run counts up to the limit"
     );
-    for status in JobStatus::ALL {
+    for status in JobStatus::ALL.into_iter().filter(|s| *s != JobStatus::Expired) {
         assert!(exists(store, &format!("q-{status}")).await, "{status}");
     }
     assert_eq!(cleanup(store, Cleanup { dry_run: false, ..dry }).await, 4);
@@ -198,4 +201,26 @@ pub(super) async fn a_queue_cleanup_emptied_is_found_again_after_its_next_enqueu
         .map(|s| s.queue)
         .collect();
     assert_eq!(queues, ["q"]);
+}
+
+/// An expired job is a finished one: cleaned up by its status, with the others or alone.
+pub(super) async fn expired_jobs_are_cleaned_up_by_their_status(store: &DynStore) {
+    make(store, spec("late"), JobStatus::Expired, T0).await;
+    make(store, spec("done"), JobStatus::Succeeded, T0).await;
+    let expired = Cleanup {
+        filter: JobFilter {
+            statuses: vec![JobStatus::Expired],
+            ..Default::default()
+        },
+        limit: 100,
+        dry_run: true,
+        ..Default::default()
+    };
+    assert_eq!(cleanup(store, expired.clone()).await, 1);
+    let expired = Cleanup {
+        dry_run: false,
+        ..expired
+    };
+    assert_eq!(cleanup(store, expired).await, 1);
+    assert!(!exists(store, "late").await && exists(store, "done").await);
 }

@@ -27,6 +27,8 @@ fn whole(name: &str, status: JobStatus) -> Job {
         run_at: at(100),
         unique_key: Some(format!("key-{name}")),
         timeout_ms: Some(30_000),
+        // A century ahead: carried over, never reached by a test.
+        expires_at: Some(at(100 * 365 * 24 * 3_600_000)),
         progress: (status == JobStatus::Running).then(|| Progress {
             percent: 40,
             message: Some("half way".into()),

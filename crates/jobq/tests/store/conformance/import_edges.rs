@@ -32,6 +32,7 @@ fn job(name: &str, queue: &str, status: JobStatus) -> Job {
         run_at: at(10),
         unique_key: None,
         timeout_ms: None,
+        expires_at: None,
         progress: None,
         result: (status == JobStatus::Succeeded).then(|| raw(r#"{"ok":true}"#)),
         errors: Vec::new(),

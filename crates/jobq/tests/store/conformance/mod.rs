@@ -25,6 +25,7 @@ mod delete;
 mod dependencies;
 mod enqueue;
 mod events;
+mod expiry;
 mod finish_and_claim;
 mod flow;
 mod health;
@@ -159,10 +160,15 @@ store_tests! {
         replay::replay_ignores_non_dead_jobs,
         replay::replay_brings_back_one_live_job_per_unique_key,
         replay::replay_dry_run_names_exactly_the_jobs_a_replay_moves,
+        expiry::a_claim_never_starts_a_job_past_its_expiry_by_the_store_clock,
+        expiry::expire_ends_unstarted_jobs_past_their_expiry_and_resolves_their_dependents,
+        expiry::a_started_job_is_not_expired_and_its_retry_keeps_the_expiry,
+        expiry::a_limited_claim_never_starts_a_job_past_its_expiry,
         cleanup::cleanup_touches_only_terminal_jobs_older_than_cutoff,
         cleanup::cleanup_by_status_and_queue,
         cleanup::cleanup_dry_run_counts_without_deleting,
         cleanup::cleanup_limit_bounds_one_call,
+        cleanup::expired_jobs_are_cleaned_up_by_their_status,
         cleanup::a_queue_cleanup_emptied_is_found_again_after_its_next_enqueue,
         read::stats_counts_by_queue_and_status,
         read::stats_filtered_by_queue,

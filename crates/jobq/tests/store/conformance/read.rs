@@ -52,6 +52,7 @@ pub(super) async fn stats_counts_by_queue_and_status(store: &DynStore) {
         ("a-dead", JobStatus::Dead),
         ("a-cancel", JobStatus::Cancelled),
         ("a-drop", JobStatus::Discarded),
+        ("a-late", JobStatus::Expired),
     ] {
         make(store, spec(name).queue("a"), status, at(-10_000)).await;
     }
@@ -79,6 +80,7 @@ pub(super) async fn stats_counts_by_queue_and_status(store: &DynStore) {
         dead: 1,
         cancelled: 1,
         discarded: 1,
+        expired: 1,
         oldest_ready_at: Some(at(-3_000)),
     };
     let b = QueueStats {

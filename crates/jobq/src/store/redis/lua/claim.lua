@@ -1,6 +1,8 @@
 -- KEYS: the prefixes of the queues to claim from (all in one hash slot on a cluster). ARGV: now key,
 -- now, worker, limit, peek (1 to only look), excluded type count, types…
--- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues. Returns per
+-- Leases up to `limit` due jobs, smallest (priority, run_at, id) first across the queues; a job whose
+-- expiry the server's clock has passed is ended `expired` instead (so a claim may return fewer jobs
+-- than were ready). Returns per
 -- job one string: its hash's fields, then `q` and `id` (see `packed`). A peek changes nothing and
 -- returns per candidate its priority and "<run key>:<id>" instead, best first: what a claim would
 -- take.
@@ -64,6 +66,8 @@ end
 -- Each job is read as it was, then leased: the caller applies the same changes to what it got back
 -- (status, worker, attempt + 1, start and heartbeat times, no progress).
 local taken, prefix, running = {}, {}, {}
+-- Jobs found expired instead of leased, and the server's clock once read (`expired_at_claim`).
+local expired, clock = {}, {}
 local names = {}
 for _, Q in ipairs(KEYS) do
   names[Q] = queue_of(Q)
@@ -78,9 +82,8 @@ for n = 1, math.min(limit, #cands) do
     -- Without skipped types, the jobs taken from a set are its first ones.
     prefix[pk] = (prefix[pk] or 0) + 1
   end
-  batch_add(running, Q .. 'run', now, id)
   local job = redis.call('HGETALL', k)
-  local attempt, beat, progress, slots = 0, false, false, false
+  local attempt, beat, progress, slots, xa = 0, false, false, false, false
   for f = 1, #job, 2 do
     local name = job[f]
     if name == 'a' then
@@ -91,25 +94,34 @@ for n = 1, math.min(limit, #cands) do
       progress = true
     elseif name == 'sl' then
       slots = true
+    elseif name == 'xa' then
+      xa = job[f + 1]
     end
   end
-  -- The slots an earlier lease took under a limit (claim_limited.lua) are not this lease's: left in
-  -- `sl`, its end would give them back a second time.
-  if slots then
-    redis.call('HDEL', k, 'sl')
+  -- A job past its expiry by the server's clock is never leased: it ends here instead.
+  if not expired_at_claim(Q, id, xa, clock, expired) then
+    batch_add(running, Q .. 'run', now, id)
+    -- The slots an earlier lease took under a limit (claim_limited.lua) are not this lease's: left in
+    -- `sl`, its end would give them back a second time.
+    if slots then
+      redis.call('HDEL', k, 'sl')
+    end
+    -- A first attempt has no heartbeat or progress to reset: its start time stands for its first
+    -- heartbeat, and two fields fewer is less work on the drain path.
+    if beat or progress then
+      redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
+    else
+      redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
+    end
+    out[#out + 1] = packed(job, names[Q], id)
   end
-  -- A first attempt has no heartbeat or progress to reset: its start time stands for its first
-  -- heartbeat, and two fields fewer is less work on the drain path.
-  if beat or progress then
-    redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now, 'hb', now, 'pg', '')
-  else
-    redis.call('HSET', k, 's', 'running', 'a', attempt + 1, 'w', worker, 'st', now)
-  end
-  out[#out + 1] = packed(job, names[Q], id)
 end
 batch_flush(taken, 'ZREM')
 for pk, count in pairs(prefix) do
   redis.call('ZREMRANGEBYRANK', pk, 0, count - 1)
 end
 batch_flush(running, 'ZADD')
+if #expired > 0 then
+  release_all(expired, clock.now)
+end
 return out

@@ -510,9 +510,10 @@ local function has_room(plan)
 end
 
 -- What a lease needs of a job's hash as HGETALL gives it, in one pass: its type, attempt, whether it
--- is on its first attempt (no heartbeat or progress to reset) and whether it ever held a slot.
+-- is on its first attempt (no heartbeat or progress to reset), whether it ever held a slot, and its
+-- expiry (false for none).
 local function read_job(fields)
-  local t, attempt, fresh, had_slots = nil, 0, true, false
+  local t, attempt, fresh, had_slots, xa = nil, 0, true, false, false
   for f = 1, #fields, 2 do
     local name = fields[f]
     if name == 't' then
@@ -523,10 +524,17 @@ local function read_job(fields)
       fresh = false
     elseif name == 'sl' then
       had_slots = true
+    elseif name == 'xa' then
+      xa = fields[f + 1]
     end
   end
-  return t, attempt, fresh, had_slots
+  return t, attempt, fresh, had_slots, xa
 end
+
+-- Jobs found expired instead of leased, and the server's clock once read (`expired_at_claim`). A job
+-- found expired once admitted has moved its rate buckets by one start: a limit is never exceeded
+-- for it, only left unused until the bucket refills.
+local expired, clock = {}, {}
 
 -- Leases job `id` of queue q (prefix Q), its hash `k` read as `fields` (with `read_job`'s attempt,
 -- fresh and had_slots): it takes a slot of each of `slots`, named in its `sl` as `sl`. (Its caller
@@ -554,11 +562,14 @@ local function lease(Q, q, id, k, fields, attempt, fresh, had_slots, slots, sl)
   out[#out + 1] = packed(fields, q, id)
 end
 
--- Leases candidate c (see `lease`), taking it out of its pending set.
+-- Leases candidate c (see `lease`), taking it out of its pending set; one past its expiry ends
+-- `expired` instead.
 local function lease_candidate(c, fields, slots, sl)
   batch_add(removed, c[5], c[2])
-  local _, attempt, fresh, had_slots = read_job(fields)
-  lease(c[4], c[7], c[3], jkey(c[4], c[3]), fields, attempt, fresh, had_slots, slots, sl)
+  local _, attempt, fresh, had_slots, xa = read_job(fields)
+  if not expired_at_claim(c[4], c[3], xa, clock, expired) then
+    lease(c[4], c[7], c[3], jkey(c[4], c[3]), fields, attempt, fresh, had_slots, slots, sl)
+  end
 end
 
 -- A candidate under limits without partitions: its limits' keys are known, so it is read only once
@@ -662,8 +673,10 @@ local function take_first_ready(Q, q)
       local id = string.sub(m, 18)
       local k = jkey(Q, id)
       local fields = redis.call('HGETALL', k)
-      local t, attempt, fresh, had_slots = read_job(fields)
-      if t then
+      local t, attempt, fresh, had_slots, xa = read_job(fields)
+      if t and expired_at_claim(Q, id, xa, clock, expired) then
+        taken[#taken + 1] = m
+      elseif t then
         local plan = plan_of(Q, q, t)
         taken_by_plan[plan] = (taken_by_plan[plan] or 0) + 1
         lease(Q, q, id, k, fields, attempt, fresh, had_slots, plan.slots, plan.sl)
@@ -747,4 +760,7 @@ for P, of_P in pairs(joined) do
 end
 batch_flush(removed, 'ZREM')
 batch_flush(running, 'ZADD')
+if #expired > 0 then
+  release_all(expired, clock.now)
+end
 return out

@@ -12,7 +12,7 @@ local Q, before, limit, dry = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1
 local statuses, i = take(5, tonumber(ARGV[4]))
 local free = set_of((take(i, #ARGV - i + 1)))
 if #statuses == 0 then
-  statuses = { 'succeeded', 'dead', 'cancelled', 'discarded' }
+  statuses = { 'succeeded', 'dead', 'cancelled', 'discarded', 'expired' }
 end
 local upper = '+inf'
 if before ~= '' then
@@ -85,7 +85,7 @@ for _, pr in ipairs(redis.call('ZRANGE', prios, 0, -1)) do
   end
 end
 local left = redis.call('EXISTS', prios, blocked_key(Q), Q .. 'run', Q .. 'wait', Q .. 'done:succeeded',
-  Q .. 'done:dead', Q .. 'done:cancelled', Q .. 'done:discarded')
+  Q .. 'done:dead', Q .. 'done:cancelled', Q .. 'done:discarded', Q .. 'done:expired', Q .. 'expiry')
 if left > 0 then
   return { count, 0, holds }
 end

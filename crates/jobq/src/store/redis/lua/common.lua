@@ -242,10 +242,10 @@ end
 -- The arguments of HSET for a new job: its key, then field/value pairs. Those every job has come
 -- first, at fixed places (key 1, payload 5, run_at 7, created_at 9); the optional ones follow, only
 -- when set and not at their default.
-local function hset_args(t, m, pr, ma, to, u)
+local function hset_args(t, m, pr, ma, to, u, xa)
   local a = { '', 't', t, 'p', '', 'r', '', 'c', '' }
   local function opt(field, value, default)
-    if value ~= default then
+    if value and value ~= default then
       a[#a + 1] = field
       a[#a + 1] = value
     end
@@ -255,7 +255,17 @@ local function hset_args(t, m, pr, ma, to, u)
   opt('m', m, '')
   opt('to', to, '')
   opt('u', u, '')
+  opt('xa', xa, '')
   return a
+end
+
+-- Puts a new job with an expiry (`xa`, not '') into its queue's index of expiries (`expiry`, scored
+-- by it), which the sweep (`expire.lua`) reads. The index is kept lazily: a job that started, ended
+-- or went stays in it until its expiry comes, and the sweep then drops it.
+local function index_expiry(Q, id, xa)
+  if xa and xa ~= '' then
+    redis.call('ZADD', Q .. 'expiry', xa, id)
+  end
 end
 
 -- A job's status ('pending' when its hash holds none), or false when there is no such job.
@@ -283,7 +293,7 @@ end
 -- dependency's `dn` (and `d1`) is deleted when it ends, and the dependent's edge leaves the state
 -- open once. Both hashes stay as long as their job does (`jobq show` lists both sides), and a job
 -- with dependencies holds `af` for good (its envelope carries how they ended).
-local ENDED = { succeeded = true, dead = true, cancelled = true, discarded = true }
+local ENDED = { succeeded = true, dead = true, cancelled = true, discarded = true, expired = true }
 
 local function after_key(Q, id)
   return Q .. 'after:' .. id
@@ -538,6 +548,41 @@ local function release_all(ended, now, woken)
   for WQ in pairs(woken) do
     wake(WQ)
   end
+end
+
+-- The server's clock in milliseconds: expiry is judged by it, whatever the clocks of the workers.
+local function server_millis()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Ends job `id` of Q, which has not started and is out of its status index already, `expired` at
+-- `now`. `u`, `dn` and `d1` are its hash's fields of those names; the jobs that wait for it go into
+-- `ended`, for the caller's `release_all`.
+local function end_expired(Q, id, u, dn, d1, now, ended)
+  redis.call('HSET', jkey(Q, id), 's', 'expired', 'f', now)
+  redis.call('ZADD', Q .. 'done:expired', now, id)
+  redis.call('ZREM', Q .. 'expiry', id)
+  free_unique(Q, u, id)
+  if dn then
+    ended[#ended + 1] = { Q, id, 'expired', d1 }
+  end
+end
+
+-- Whether a claim must refuse job `id` of Q, out of its pending set already, whose expiry is `xa`
+-- (false for none): then it ends `expired` at the server's time, which `clock.now` keeps for the
+-- rest of the script (read once, and only when a job has an expiry).
+local function expired_at_claim(Q, id, xa, clock, ended)
+  if not xa then
+    return false
+  end
+  clock.now = clock.now or server_millis()
+  if tonumber(xa) > clock.now then
+    return false
+  end
+  local h = redis.call('HMGET', jkey(Q, id), 'u', 'dn', 'd1')
+  end_expired(Q, id, h[1], h[2], h[3], clock.now, ended)
+  return true
 end
 
 -- The release of one job's dependents when it has ended in `status` at `now` (see `release_all`).

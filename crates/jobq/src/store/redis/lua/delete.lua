@@ -65,7 +65,7 @@ local since, until_, most = tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(A
 local type_ok = set_of(types)
 local every = #types == 0 and not since and not until_
 if #statuses == 0 then
-  statuses = { 'blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded' }
+  statuses = { 'blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded', 'expired' }
 end
 
 local function matches(h)

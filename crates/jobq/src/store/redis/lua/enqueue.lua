@@ -1,8 +1,9 @@
 -- KEYS: the queue's prefix, then on a single server the queue registry (`<prefix>queues`). ARGV:
 -- shape, count, then
 --   shape 'E' (each job its own fields): per job id, type, payload, meta, priority, max_attempts, run_at
---     key, unique key, timeout, created_at ('' for absent optional fields);
---   shape 'S' (fields shared by the whole batch, which has no unique keys and no id twice): type, meta,
+--     key, unique key, timeout, created_at, expiry ('' for absent optional fields);
+--   shape 'S' (fields shared by the whole batch, which has no unique keys, no expiries and no id
+--     twice): type, meta,
 --     priority, max_attempts, timeout, then per job id, payload, run_at key, created_at. A bulk enqueue
 --     is usually this, and sends and reads under half the arguments.
 -- Returns { register, outcomes }: outcomes per job, 'C' created, 'D' duplicate, or 'K' and the id of
@@ -89,10 +90,10 @@ local mk = made_key(Q)
 local created = false
 local i = 3
 for _ = 1, n do
-  local id, t, p, m, pr, ma, r, u, to, c =
+  local id, t, p, m, pr, ma, r, u, to, c, xa =
     ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7],
-    ARGV[i + 8], ARGV[i + 9]
-  i = i + 10
+    ARGV[i + 8], ARGV[i + 9], ARGV[i + 10]
+  i = i + 11
   local k = jp .. id
   local holder = false
   if u ~= '' then
@@ -103,9 +104,10 @@ for _ = 1, n do
   elseif holder then
     out[#out + 1] = 'K' .. holder
   else
-    local job = hset_args(t, m, pr, ma, to, u)
+    local job = hset_args(t, m, pr, ma, to, u, xa)
     job[1], job[5], job[7], job[9] = k, p, r, c
     redis.call('HSET', unpack(job))
+    index_expiry(Q, id, xa)
     if u ~= '' then
       redis.call('HSET', uniq, u, id)
     end

@@ -1,6 +1,6 @@
 -- KEYS: the prefix of the first job's queue, then on a single server the queue registry
 -- (`<prefix>queues`). ARGV: count, then per job: queue, id, type, payload, meta, priority,
--- max_attempts, run_at key, unique key, timeout, created_at (the fields of shape 'E' of
+-- max_attempts, run_at key, unique key, timeout, created_at, expiry (the fields of shape 'E' of
 -- `enqueue.lua`, '' for absent optional ones), the number of its dependencies, how they combine
 -- ('all', or 'any': the job runs at the first met, see `resolve_edge`), and per dependency: id, queue
 -- ('' when no queue holds it; on a cluster `~<queue>` for one in another slot, see `remote_queue`),
@@ -31,11 +31,11 @@ local i = 2
 for j = 1, n do
   local job = {
     q = ARGV[i], id = ARGV[i + 1], t = ARGV[i + 2], p = ARGV[i + 3], m = ARGV[i + 4], pr = ARGV[i + 5],
-    ma = ARGV[i + 6], r = ARGV[i + 7], u = ARGV[i + 8], to = ARGV[i + 9], c = ARGV[i + 10], deps = {},
-    any = ARGV[i + 12] == 'any',
+    ma = ARGV[i + 6], r = ARGV[i + 7], u = ARGV[i + 8], to = ARGV[i + 9], c = ARGV[i + 10],
+    xa = ARGV[i + 11], deps = {}, any = ARGV[i + 13] == 'any',
   }
-  local nd = tonumber(ARGV[i + 11])
-  i = i + 13
+  local nd = tonumber(ARGV[i + 12])
+  i = i + 14
   for d = 1, nd do
     job.deps[d] = { id = ARGV[i], q = ARGV[i + 1], rule = ARGV[i + 2], far = remote_queue(ARGV[i + 1]) }
     if job.deps[d].far and ARGV[i + 3] ~= '' then
@@ -128,8 +128,9 @@ local woken = {}
 for _, job in ipairs(jobs) do
   if job.out == 'C' then
     local Q, id = job.Q, job.id
-    local fields = hset_args(job.t, job.m, job.pr, job.ma, job.to, job.u)
+    local fields = hset_args(job.t, job.m, job.pr, job.ma, job.to, job.u, job.xa)
     fields[1], fields[5], fields[7], fields[9] = job.k, job.p, job.r, job.c
+    index_expiry(Q, id, job.xa)
     if waited[job.k] then
       fields[#fields + 1] = 'dn'
       fields[#fields + 1] = waited[job.k]

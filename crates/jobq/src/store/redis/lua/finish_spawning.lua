@@ -43,9 +43,9 @@ local member = queue_of(Q) .. '\n' .. id
 local open, j = 0, 11
 for c = 1, n do
   local cq, cid = ARGV[j], ARGV[j + 1]
-  -- The child's queue, its ten fields of shape 'E', its count of dependencies and their join, then
-  -- four arguments per dependency.
-  j = j + 13 + 4 * tonumber(ARGV[j + 11])
+  -- The child's queue, its eleven fields of shape 'E', its count of dependencies and their join,
+  -- then four arguments per dependency.
+  j = j + 14 + 4 * tonumber(ARGV[j + 12])
   local target = cid
   if string.sub(outcomes[c], 1, 1) == 'K' then
     target = string.sub(outcomes[c], 2)

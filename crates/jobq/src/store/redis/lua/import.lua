@@ -61,6 +61,9 @@ for j = 1, n do
       if kept_edges then
         redis.call('HSET', k, 'ao', kept_edges)
       end
+      if s == 'pending' or s == 'blocked' then
+        index_expiry(Q, id, redis.call('HGET', k, 'xa'))
+      end
       if s == 'pending' then
         index_pending(Q, id, pr ~= '' and pr or nil, r)
         pending = true

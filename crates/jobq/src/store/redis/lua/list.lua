@@ -16,7 +16,7 @@ local after_c, after_id = tonumber(ARGV[4]), ARGV[5]
 local types, i = take(7, tonumber(ARGV[6]))
 local statuses = take(i + 1, tonumber(ARGV[i]))
 local type_ok = set_of(types)
-local ALL = { 'blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded' }
+local ALL = { 'blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded', 'expired' }
 if #statuses == 0 then
   statuses = ALL
 end

@@ -34,14 +34,14 @@ for _, id in ipairs(redis.call('ZRANGE', Q .. 'wait', since, '+inf', 'BYSCORE'))
   end
 end
 
-for _, s in ipairs({ 'succeeded', 'dead', 'discarded', 'cancelled' }) do
+for _, s in ipairs({ 'succeeded', 'dead', 'discarded', 'cancelled', 'expired' }) do
   for _, id in ipairs(redis.call('ZRANGE', Q .. 'done:' .. s, since, '+inf', 'BYSCORE')) do
     local h = redis.call('HMGET', jkey(Q, id), 'r', 'st', 'f')
     if came_due(h[1]) then
       arrived = arrived + 1
     end
     local st, f = tonumber(h[2]), tonumber(h[3])
-    if s ~= 'cancelled' and st and f and f <= now then
+    if s ~= 'cancelled' and s ~= 'expired' and st and f and f <= now then
       finished = finished + 1
       busy = busy + (f - st)
     end

@@ -19,7 +19,7 @@ for _, pr in ipairs(redis.call('ZRANGE', Q .. 'prios', 0, -1)) do
     add(string.sub(m, 18))
   end
 end
-for _, index in ipairs({ 'run', 'wait', 'done:succeeded', 'done:dead', 'done:cancelled', 'done:discarded' }) do
+for _, index in ipairs({ 'run', 'wait', 'done:succeeded', 'done:dead', 'done:cancelled', 'done:discarded', 'done:expired' }) do
   for _, id in ipairs(redis.call('ZRANGE', Q .. index, 0, -1)) do
     add(id)
   end

@@ -5,7 +5,7 @@
 -- the job as it is now, packed (see `packed`); 'x' and its status (not finished); 'k' and the id of the
 -- live job holding its key; or 'n' and '' (no such job).
 local Q, nowkey, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local TERMINAL = { succeeded = true, dead = true, cancelled = true, discarded = true }
+local TERMINAL = { succeeded = true, dead = true, cancelled = true, discarded = true, expired = true }
 local queue = queue_of(Q)
 local out = {}
 local ready = false

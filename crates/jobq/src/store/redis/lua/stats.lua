@@ -1,5 +1,5 @@
 -- KEYS: the queue's prefix. ARGV: now key.
--- blocked, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, and the run_at
+-- blocked, ready, scheduled, running, waiting, succeeded, dead, cancelled, discarded, expired, and the run_at
 -- key of the oldest ready job ('' when none).
 local Q, nowkey = KEYS[1], ARGV[1]
 local upper = '(' .. nowkey .. ';'
@@ -25,5 +25,6 @@ return {
   redis.call('ZCARD', Q .. 'done:dead'),
   redis.call('ZCARD', Q .. 'done:cancelled'),
   redis.call('ZCARD', Q .. 'done:discarded'),
+  redis.call('ZCARD', Q .. 'done:expired'),
   oldest,
 }

@@ -8,7 +8,7 @@ local Q = KEYS[1]
 local since, width, buckets = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local out = {}
 
-for _, s in ipairs({ 'succeeded', 'dead', 'discarded', 'cancelled' }) do
+for _, s in ipairs({ 'succeeded', 'dead', 'discarded', 'cancelled', 'expired' }) do
   local key = Q .. 'done:' .. s
   -- Nothing finished in the window with this status: skip its buckets.
   if redis.call('ZCOUNT', key, since, '(' .. (since + width * buckets)) > 0 then

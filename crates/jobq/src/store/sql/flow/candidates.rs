@@ -259,7 +259,8 @@ impl Sql {
         s.push(&format!("{alias}.queue = "))
             .bind(queue.to_string())
             .push(&format!(" AND {alias}.status = 'pending' AND {alias}.run_at <= "))
-            .bind(now.0);
+            .bind(now.0)
+            .push(&self.dialect.unexpired(&format!("{alias}.")));
         if let Some((priority, run_at, id)) = after {
             let priority = i64::from(*priority);
             if self.dialect.row_value_ranges {
