@@ -1,10 +1,10 @@
 //! What a broker message becomes: a job, read with the leniency of `enqueue --file` (an envelope as it
 //! is; anything else the payload of `--type`, or refused), or the one-line reason it cannot be one.
 
-use std::collections::BTreeMap;
-
 use jobq::error::InvalidInput;
 use jobq::job::{JobSpec, Limits, NewJob};
+
+use crate::config::TypeDefaults;
 use jobq::time::UnixMillis;
 
 /// How a bridge turns messages into jobs.
@@ -14,9 +14,9 @@ pub struct Intake {
     pub queue: Option<String>,
     /// The type of messages that are not envelopes (`--type`); without one they are refused.
     pub default_type: Option<String>,
-    /// Attempts of the configured handlers, by type: a job that names none gets its type's, as
-    /// `enqueue` gives it.
-    pub type_attempts: BTreeMap<String, u32>,
+    /// What the configured handlers give a job of their type that does not say (attempts, expiry),
+    /// as `enqueue` gives it.
+    pub type_defaults: TypeDefaults,
     /// Payload size and default attempts.
     pub limits: Limits,
 }
@@ -37,9 +37,7 @@ impl Intake {
             spec.id = message_id.map(str::to_owned);
         }
         spec.queue = spec.queue.or_else(|| self.queue.clone());
-        spec.max_attempts = spec
-            .max_attempts
-            .or_else(|| self.type_attempts.get(&spec.job_type).copied());
+        self.type_defaults.apply(&mut spec);
         NewJob::check_with(spec, raw, now, &self.limits).map_err(reason)
     }
 }
@@ -112,12 +110,13 @@ mod tests {
     }
 
     #[test]
-    fn a_job_without_attempts_takes_its_handlers() {
+    fn a_job_without_attempts_or_expiry_takes_its_handlers() {
         let intake = Intake {
-            type_attempts: [("mail.send".to_string(), 9)].into(),
+            type_defaults: TypeDefaults::of([("mail.send", 9, Some(std::time::Duration::from_secs(60)))]),
             ..Intake::default()
         };
         let job = intake.job(br#"{"v":1,"jobType":"mail.send"}"#, None, now()).unwrap();
         assert_eq!(job.max_attempts, 9);
+        assert_eq!(job.expires_at, Some(now().plus(std::time::Duration::from_secs(60))));
     }
 }

@@ -102,7 +102,7 @@ pub async fn run(ctx: &Context, args: BridgeArgs) -> anyhow::Result<()> {
         intake: Intake {
             queue: args.to.clone(),
             default_type: args.default_type.clone(),
-            type_attempts: ctx.config.type_attempts(),
+            type_defaults: ctx.config.type_defaults(),
             limits: ctx.config.limits,
         },
         max_in_flight: args.max_in_flight as usize,

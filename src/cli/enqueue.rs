@@ -12,6 +12,7 @@ use super::exit::Exit;
 use super::lines::{in_parallel, read_text};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
+use crate::config::TypeDefaults;
 use jobq::Error;
 use jobq::error::{Input, InvalidInput};
 use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob};
@@ -61,6 +62,20 @@ pub struct EnqueueArgs {
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub timeout: Option<String>,
 
+    /// Never start the job once this long has passed, e.g. 10m: it ends expired instead [default:
+    /// its type's expires_in, or never]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        conflicts_with = "expires_at",
+        allow_hyphen_values = true
+    )]
+    pub expires_in: Option<String>,
+
+    /// Never start the job at or after this time (RFC 3339 or Unix seconds): it ends expired instead
+    #[arg(long, value_name = "TIME")]
+    pub expires_at: Option<String>,
+
     /// Meta entry (repeatable), e.g. --meta tenantId=42
     #[arg(long, value_name = "KEY=VALUE")]
     pub meta: Vec<String>,
@@ -108,7 +123,7 @@ pub async fn run(ctx: &Context, args: EnqueueArgs) -> anyhow::Result<Exit> {
         .into());
     }
     let mut defaults = Defaults::from_args(&args)?;
-    defaults.type_attempts = ctx.config.type_attempts();
+    defaults.types = ctx.config.type_defaults();
     match args.file.clone() {
         Some(file) => enqueue_file(ctx, &args, &defaults, file, format)
             .await
@@ -144,10 +159,11 @@ struct Defaults {
     at: Option<jobq::UnixMillis>,
     max_attempts: Option<u32>,
     timeout_ms: Option<u64>,
+    expires_in: Option<std::time::Duration>,
+    expires_at: Option<jobq::UnixMillis>,
     meta: BTreeMap<String, String>,
-    /// `max_attempts` of the configured handlers, by job type: a job that names no attempts gets its
-    /// type's, so the store's rescue and the worker agree on when it is used up.
-    type_attempts: BTreeMap<String, u32>,
+    /// What the configured handlers give a job of their type that does not say, after the flags.
+    types: TypeDefaults,
 }
 
 impl Defaults {
@@ -180,8 +196,20 @@ impl Defaults {
                 .map_err(|e| invalid(Input::RunAt, "--at", e))?,
             max_attempts: args.max_attempts,
             timeout_ms: timeout.map(|t| t.as_millis() as u64),
+            expires_in: args
+                .expires_in
+                .as_deref()
+                .map(parse_duration)
+                .transpose()
+                .map_err(|e| invalid(Input::Expiry, "--expires-in", e))?,
+            expires_at: args
+                .expires_at
+                .as_deref()
+                .map(parse_instant_str)
+                .transpose()
+                .map_err(|e| invalid(Input::Expiry, "--expires-at", e))?,
             meta,
-            type_attempts: BTreeMap::new(),
+            types: TypeDefaults::default(),
         })
     }
 
@@ -192,11 +220,13 @@ impl Defaults {
             spec.run_at = self.at;
             spec.delay = spec.delay.or(self.delay);
         }
-        spec.max_attempts = spec
-            .max_attempts
-            .or(self.max_attempts)
-            .or_else(|| self.type_attempts.get(&spec.job_type).copied());
+        spec.max_attempts = spec.max_attempts.or(self.max_attempts);
         spec.timeout_ms = spec.timeout_ms.or(self.timeout_ms);
+        if spec.expires_at.is_none() && spec.expires_in.is_none() {
+            spec.expires_at = self.expires_at;
+            spec.expires_in = self.expires_in;
+        }
+        self.types.apply(&mut spec);
         for (k, v) in &self.meta {
             spec.meta.entry(k.clone()).or_insert_with(|| v.clone());
         }

@@ -14,7 +14,9 @@ use jobq::{Client, Error};
 
 /// Arguments of `jobq wait`.
 #[derive(Debug, Args)]
-#[command(after_help = "Exit codes: 0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired, 3 no such job, 1 timed out")]
+#[command(
+    after_help = "Exit codes: 0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired, 3 no such job, 1 timed out"
+)]
 pub struct WaitArgs {
     /// The job's id
     #[arg(value_name = "ID")]

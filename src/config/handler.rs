@@ -52,6 +52,9 @@ pub struct HandlerFile {
     pub max_snoozes: Option<u32>,
     /// How long a job of this type may wait on a third party before the worker gives up on it.
     pub wait_timeout: Option<String>,
+    /// The expiry a job of this type gets when its producer gives none: this long after it is
+    /// enqueued.
+    pub expires_in: Option<String>,
     /// Retry overrides.
     #[serde(flatten)]
     pub retry: RetryFile,
@@ -184,6 +187,10 @@ pub(super) fn handler_config(
         h.partition.as_deref(),
     )?;
     spec.max_snoozes = h.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES);
+    spec.expires_in = optional_duration("expires_in", h.expires_in.as_deref())?;
+    if spec.expires_in == Some(Duration::ZERO) {
+        return Err("expires_in must be longer than 0s (leave it out for jobs that never expire)".into());
+    }
     Ok(spec)
 }
 

@@ -1,7 +1,6 @@
 //! What every handler shares: the `Client` (the API is a thin layer over it, as the CLI is), the bits
 //! of the config the CLI reads for the same calls, the request counters and the tokens.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +8,7 @@ use super::error::ApiError;
 use super::flight::Flights;
 use super::metrics::Counters;
 use super::tokens::Tokens;
-use crate::config::Config;
+use crate::config::{Config, TypeDefaults};
 use jobq::autoscale::Policy;
 use jobq::client::Client;
 use jobq::doctor::Doctor;
@@ -33,9 +32,9 @@ pub struct Shared {
     pub store: String,
     /// The configured schedules.
     pub schedules: Vec<Schedule>,
-    /// `max_attempts` of the configured handlers by job type, which `jobq enqueue` gives a job that
-    /// names none, so the store's rescue and the worker agree on when it is used up.
-    pub type_attempts: BTreeMap<String, u32>,
+    /// What the configured handlers give a job of their type that does not say (attempts, expiry),
+    /// as `jobq enqueue` gives it.
+    pub type_defaults: TypeDefaults,
     /// How recently a worker must have been seen to be listed (as `jobq workers` decides it).
     pub workers_within: Duration,
     /// The tokens requests must carry (none: every request is let in).
@@ -61,11 +60,7 @@ impl AppState {
             client,
             store: config.url.redacted().to_string(),
             schedules: config.schedules.clone(),
-            type_attempts: config
-                .handlers
-                .iter()
-                .map(|(t, h)| (t.clone(), h.retry.max_attempts))
-                .collect(),
+            type_defaults: config.type_defaults(),
             workers_within: settings.stale_after.max(settings.heartbeat * 3),
             tokens,
             counters: Counters::default(),
@@ -93,9 +88,7 @@ impl AppState {
 
     /// A job spec with the defaults `jobq enqueue` gives: its type's configured attempts.
     pub fn with_defaults(&self, mut spec: JobSpec) -> JobSpec {
-        spec.max_attempts = spec
-            .max_attempts
-            .or_else(|| self.0.type_attempts.get(&spec.job_type).copied());
+        self.0.type_defaults.apply(&mut spec);
         spec
     }
 }

@@ -7,8 +7,8 @@
 
 use jobq::job::{Job, JobId, JobSpec, JobStatus, Limits, NewJob};
 use jobq::store::{
-    Cancel, CancelTarget, Claim, Cleanup, DynStore, EnqueueOutcome, Enqueued, Expire, Finish, Heartbeat, JobFilter, Lease,
-    LeaseState, List, QueueStats, Rescue, Rescued, Stats, Transition,
+    Cancel, CancelTarget, Claim, Cleanup, DynStore, EnqueueOutcome, Enqueued, Expire, Finish, Heartbeat, JobFilter,
+    Lease, LeaseState, List, QueueStats, Rescue, Rescued, Stats, Transition,
 };
 use jobq::time::UnixMillis;
 use serde_json::Value;

@@ -69,6 +69,10 @@ pub struct HandlerSpec {
     pub limit: Option<Limit>,
     /// Snoozes before a snooze counts as a retry.
     pub max_snoozes: u32,
+    /// The expiry a job of this type gets when its producer gives none: this long after it is
+    /// enqueued (applied by the producers that read the config: `jobq enqueue`, `jobq serve`, the
+    /// bridges).
+    pub expires_in: Option<Duration>,
 }
 
 impl HandlerSpec {
@@ -82,6 +86,7 @@ impl HandlerSpec {
             retry,
             limit: None,
             max_snoozes: DEFAULT_MAX_SNOOZES,
+            expires_in: None,
         }
     }
 }

@@ -175,7 +175,9 @@ fn expiry(
         return refuse(format!("expiry {at} has already passed (now is {now})"));
     }
     if at <= run_at {
-        return refuse(format!("expiry {at} is not after the job's run time {run_at}: it could never start"));
+        return refuse(format!(
+            "expiry {at} is not after the job's run time {run_at}: it could never start"
+        ));
     }
     Ok(Some(at))
 }

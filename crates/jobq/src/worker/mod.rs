@@ -9,11 +9,11 @@
 //! a local queue that finishing tasks take their next job from. Outcomes go to one acknowledger that
 //! writes them in batches (`ack.rs`), so a busy worker pays a store round trip per batch, never per
 //! job. Beside them run the job heartbeat and the registry refresh (`heartbeat.rs`), the rescue sweep
-//! (`rescue.rs`) with the wait time-out sweep after it (`waits.rs`), retention (`sweep.rs`), the
-//! memory check and the signal handling ([`shutdown`]). The builder (`builder.rs`) checks the
-//! settings before any of this starts. The handlers, their settings, the concurrency and the
-//! schedules sit behind one swappable pointer (`live.rs`), which [`WorkerHandle::reload`] replaces
-//! while the worker runs (`reload.rs`).
+//! (`rescue.rs`) with the wait time-out and expiry sweeps after it (`waits.rs`, `expiry.rs`),
+//! retention (`sweep.rs`), the memory check and the signal handling ([`shutdown`]). The builder
+//! (`builder.rs`) checks the settings before any of this starts. The handlers, their settings, the
+//! concurrency and the schedules sit behind one swappable pointer (`live.rs`), which
+//! [`WorkerHandle::reload`] replaces while the worker runs (`reload.rs`).
 //!
 //! Nothing here decides a job's fate by itself: `outcome.rs` maps each run's end to a transition, and
 //! every transition is fenced by the job's lease in the store, so a worker that lost a job (rescued,
@@ -39,6 +39,7 @@ use crate::time::Clock;
 mod ack;
 mod builder;
 mod dispatch;
+mod expiry;
 mod flow;
 mod heartbeat;
 mod live;

@@ -25,8 +25,10 @@ pub(crate) async fn run(s: Arc<Shared>, stop: CancellationToken) {
     let every = rescue_interval(s.settings.stale_after);
     loop {
         sweep(&s).await;
-        // Jobs waiting on a third party past their type's limit, at the same cadence.
+        // Jobs waiting on a third party past their type's limit, and jobs past their expiry, at the
+        // same cadence.
         super::waits::sweep(&s).await;
+        super::expiry::sweep(&s).await;
         tokio::select! {
             _ = stop.cancelled() => return,
             _ = tokio::time::sleep(every) => {}

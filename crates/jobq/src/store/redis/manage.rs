@@ -18,7 +18,7 @@ use super::scripts::{Lua, SCRIPTS};
 use super::{KIND, RedisStore};
 use crate::job::{JobId, JobStatus};
 use crate::store::{
-    Cleanup, Delete, Expire, DeleteAnswer, DeleteMatching, DeletedCount, Resolution, Resolve, ResolveAnswer, Retry,
+    Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Expire, Resolution, Resolve, ResolveAnswer, Retry,
     RetryAnswer, StoreError,
 };
 use crate::time::UnixMillis;

@@ -93,10 +93,10 @@ use self::settings::Settings;
 use super::batch::finish_spawning_apart;
 use super::error::DriverError;
 use super::{
-    Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, Expire, DeleteAnswer, DeleteMatching,
-    DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Finding, Finish, FinishedAndClaimed, FinishedCount,
-    FlowState, Health, Heartbeat, Import, ImportAnswer, ImportEdges, JobEdges, Lease, LeaseState, List, Load,
-    OftenRescued, QueueLoad, QueueStats, ReadEdges, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem,
+    Block, Cancel, CancelAnswer, CancelTarget, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching,
+    DeletedCount, Emit, EmitOutcome, Enqueued, ExpandEvents, Expire, Finding, Finish, FinishedAndClaimed,
+    FinishedCount, FlowState, Health, Heartbeat, Import, ImportAnswer, ImportEdges, JobEdges, Lease, LeaseState, List,
+    Load, OftenRescued, QueueLoad, QueueStats, ReadEdges, RecordLimits, RecordedLimit, RejectedInbox, RejectedItem,
     ReplayDead, Rescue, Rescued, Resolve, ResolveAnswer, Retry, RetryAnswer, ScheduleKey, ScheduleState, SetPaused,
     SetSchedulePaused, Stats, StatsReport, Store, StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Throughput,
     Tick, TickOutcome, WakeOn, WorkerInfo,

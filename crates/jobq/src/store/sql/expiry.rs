@@ -27,7 +27,10 @@ impl Sql {
             Some(row) => UnixMillis(row.try_get::<i64>(0)?),
             None => return Err(sqlx::Error::RowNotFound),
         };
-        let mut due = self.stmt(format!("SELECT j.id FROM jobq_jobs AS j WHERE {}", self.dialect.expiry_due));
+        let mut due = self.stmt(format!(
+            "SELECT j.id FROM jobq_jobs AS j WHERE {}",
+            self.dialect.expiry_due
+        ));
         due.bind(now.0);
         due.any_of("j.queue", expire.queues.iter().cloned());
         due.push(" LIMIT ")

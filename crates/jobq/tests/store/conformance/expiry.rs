@@ -39,7 +39,10 @@ pub(super) async fn a_claim_never_starts_a_job_past_its_expiry_by_the_store_cloc
     assert_eq!(get(store, &id("late")).await.expires_at, Some(at(60_000)));
     let claimed = claim(store, "default", WORKER, 10, T0).await;
     assert_eq!(sorted(ids(&claimed)), ["in-time", "no-expiry"]);
-    assert_eq!(claimed.iter().find(|j| j.id == id("in-time")).unwrap().expires_at, Some(far()));
+    assert_eq!(
+        claimed.iter().find(|j| j.id == id("in-time")).unwrap().expires_at,
+        Some(far())
+    );
     assert!(claim(store, "default", WORKER, 10, T0).await.is_empty());
 
     expire(store, 100).await;
@@ -134,7 +137,11 @@ pub(super) async fn a_limited_claim_never_starts_a_job_past_its_expiry(store: &D
         partition: Some("meta.tenantId".parse::<FieldPath>().expect("a valid partition")),
     }];
     let claimed = limited_claim(store, &per_tenant, 10).await;
-    assert_eq!(ids(&claimed), ["in-time-2"], "the tenant's one slot went to no expired job");
+    assert_eq!(
+        ids(&claimed),
+        ["in-time-2"],
+        "the tenant's one slot went to no expired job"
+    );
     expire(store, 100).await;
     for late in ["late-1", "late-2"] {
         assert_eq!(get(store, &id(late)).await.status, JobStatus::Expired, "{late}");
