@@ -93,6 +93,8 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Run no sooner than this time (RFC 3339 or Unix seconds)')
             [CompletionResult]::new('--max-attempts', '--max-attempts', [CompletionResultType]::ParameterName, 'Runs allowed, the first included [default: 5, or [retry] max_attempts]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Time-out for each run of this job, overriding its handler''s, e.g. 30s')
+            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Never start the job once this long has passed, e.g. 10m: it ends expired instead [default: its type''s expires_in, or never]')
+            [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Never start the job at or after this time (RFC 3339 or Unix seconds): it ends expired instead')
             [CompletionResult]::new('--meta', '--meta', [CompletionResultType]::ParameterName, 'Meta entry (repeatable), e.g. --meta tenantId=42')
             [CompletionResult]::new('--unique-key', '--unique-key', [CompletionResultType]::ParameterName, 'While a live job with this key is in the queue, return it instead of adding another')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Job id [default: a new UUIDv7]')
@@ -104,7 +106,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more (repeat for debug logs)')
@@ -227,7 +229,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
         'jobq;list' {
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only this queue (repeatable or comma-separated)')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type (repeatable or comma-separated)')
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Created before: a duration ago or a time')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs')
@@ -407,7 +409,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
         }
         'jobq;cleanup' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs that finished longer ago than this, e.g. 7d, 12h')
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this terminal status: succeeded, dead, cancelled, discarded (repeatable or comma-separated)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this terminal status: succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only this queue (repeatable or comma-separated)')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
@@ -429,7 +431,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
         'jobq;export' {
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only this queue (repeatable or comma-separated)')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type (repeatable or comma-separated)')
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Created before: a duration ago or a time')
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Write to this file instead of stdout (- for stdout)')
@@ -469,7 +471,7 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The store to copy into (its schema is created or upgraded first)')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only this queue (repeatable or comma-separated)')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type (repeatable or comma-separated)')
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Created before: a duration ago or a time')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')

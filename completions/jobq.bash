@@ -987,7 +987,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__enqueue)
-            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --meta --unique-key --id --after --join --wait --file --type --url --config --output --quiet --verbose --help --version"
+            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --expires-in --expires-at --meta --unique-key --id --after --join --wait --file --type --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1014,6 +1014,14 @@ _jobq() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires-in)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires-at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

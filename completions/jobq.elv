@@ -88,6 +88,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --at 'Run no sooner than this time (RFC 3339 or Unix seconds)'
             cand --max-attempts 'Runs allowed, the first included [default: 5, or [retry] max_attempts]'
             cand --timeout 'Time-out for each run of this job, overriding its handler''s, e.g. 30s'
+            cand --expires-in 'Never start the job once this long has passed, e.g. 10m: it ends expired instead [default: its type''s expires_in, or never]'
+            cand --expires-at 'Never start the job at or after this time (RFC 3339 or Unix seconds): it ends expired instead'
             cand --meta 'Meta entry (repeatable), e.g. --meta tenantId=42'
             cand --unique-key 'While a live job with this key is in the queue, return it instead of adding another'
             cand --id 'Job id [default: a new UUIDv7]'
@@ -99,7 +101,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
             cand -o 'Output format'
             cand --output 'Output format'
-            cand --wait 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)'
+            cand --wait 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more (repeat for debug logs)'
@@ -213,7 +215,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;list'= {
             cand --queue 'Only this queue (repeatable or comma-separated)'
             cand --type 'Only this job type (repeatable or comma-separated)'
-            cand --status 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --status 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)'
             cand --since 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)'
             cand --until 'Created before: a duration ago or a time'
             cand --limit 'At most this many jobs'
@@ -384,7 +386,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
         }
         &'jobq;cleanup'= {
             cand --older-than 'Only jobs that finished longer ago than this, e.g. 7d, 12h'
-            cand --status 'Only this terminal status: succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --status 'Only this terminal status: succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)'
             cand --queue 'Only this queue (repeatable or comma-separated)'
             cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
             cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
@@ -405,7 +407,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
         &'jobq;export'= {
             cand --queue 'Only this queue (repeatable or comma-separated)'
             cand --type 'Only this job type (repeatable or comma-separated)'
-            cand --status 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --status 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)'
             cand --since 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)'
             cand --until 'Created before: a duration ago or a time'
             cand --file 'Write to this file instead of stdout (- for stdout)'
@@ -443,7 +445,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --to 'The store to copy into (its schema is created or upgraded first)'
             cand --queue 'Only this queue (repeatable or comma-separated)'
             cand --type 'Only this job type (repeatable or comma-separated)'
-            cand --status 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)'
+            cand --status 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)'
             cand --since 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)'
             cand --until 'Created before: a duration ago or a time'
             cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'

@@ -86,6 +86,8 @@ complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l delay -d 'Run no s
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l at -d 'Run no sooner than this time (RFC 3339 or Unix seconds)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l max-attempts -d 'Runs allowed, the first included [default: 5, or [retry] max_attempts]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l timeout -d 'Time-out for each run of this job, overriding its handler\'s, e.g. 30s' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l expires-in -d 'Never start the job once this long has passed, e.g. 10m: it ends expired instead [default: its type\'s expires_in, or never]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l expires-at -d 'Never start the job at or after this time (RFC 3339 or Unix seconds): it ends expired instead' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l meta -d 'Meta entry (repeatable), e.g. --meta tenantId=42' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l unique-key -d 'While a live job with this key is in the queue, return it instead of adding another' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l id -d 'Job id [default: a new UUIDv7]' -r
@@ -99,7 +101,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s o -l output -d 'Ou
 json\t'One JSON document'
 ndjson\t'One JSON object per line (list)'
 prometheus\t'Prometheus text exposition format (stats)'"
-complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l wait -d 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded)'
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l wait -d 'Wait for the job to finish; the exit code tells how (0 succeeded, 4 dead, 5 cancelled, 6 discarded, 7 expired)'
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s q -l quiet -d 'Print only errors'
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s v -l verbose -d 'Print more (repeat for debug logs)'
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -181,7 +183,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand stats" -s h -l help -d 'Print 
 complete -c jobq -n "__fish_jobq_using_subcommand stats" -s V -l version -d 'Print version'
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l type -d 'Only this job type (repeatable or comma-separated)' -r
-complete -c jobq -n "__fish_jobq_using_subcommand list" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand list" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l since -d 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l until -d 'Created before: a duration ago or a time' -r
 complete -c jobq -n "__fish_jobq_using_subcommand list" -l limit -d 'At most this many jobs' -r
@@ -312,7 +314,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand replay" -s v -l verbose -d 'Pr
 complete -c jobq -n "__fish_jobq_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c jobq -n "__fish_jobq_using_subcommand replay" -s V -l version -d 'Print version'
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l older-than -d 'Only jobs that finished longer ago than this, e.g. 7d, 12h' -r
-complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l status -d 'Only this terminal status: succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l status -d 'Only this terminal status: succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
@@ -328,7 +330,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s h -l help -d 'Prin
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s V -l version -d 'Print version'
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l type -d 'Only this job type (repeatable or comma-separated)' -r
-complete -c jobq -n "__fish_jobq_using_subcommand export" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand export" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l since -d 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l until -d 'Created before: a duration ago or a time' -r
 complete -c jobq -n "__fish_jobq_using_subcommand export" -l file -d 'Write to this file instead of stdout (- for stdout)' -r -F
@@ -360,7 +362,7 @@ complete -c jobq -n "__fish_jobq_using_subcommand import" -s V -l version -d 'Pr
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l to -d 'The store to copy into (its schema is created or upgraded first)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l type -d 'Only this job type (repeatable or comma-separated)' -r
-complete -c jobq -n "__fish_jobq_using_subcommand copy" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand copy" -l status -d 'Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l since -d 'Created at or after: a duration ago (30m, 7d) or a time (RFC 3339)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l until -d 'Created before: a duration ago or a time' -r
 complete -c jobq -n "__fish_jobq_using_subcommand copy" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r

@@ -126,16 +126,19 @@ pub struct RetentionFile {
     pub cancelled: Option<String>,
     /// Jobs their handler discarded.
     pub discarded: Option<String>,
+    /// Jobs not started by their expiry.
+    pub expired: Option<String>,
 }
 
 impl RetentionFile {
     /// Each status the file names, with its time as written.
-    fn named(&self) -> [(JobStatus, &Option<String>); 4] {
+    fn named(&self) -> [(JobStatus, &Option<String>); 5] {
         [
             (JobStatus::Succeeded, &self.succeeded),
             (JobStatus::Dead, &self.dead),
             (JobStatus::Cancelled, &self.cancelled),
             (JobStatus::Discarded, &self.discarded),
+            (JobStatus::Expired, &self.expired),
         ]
     }
 }
@@ -439,70 +442,25 @@ impl Config {
         Doctor::new(&self.worker, &self.handlers)
     }
 
-    /// What the configured handlers give a job of their type that does not say (see
-    /// [`TypeDefaults`]).
-    pub fn type_defaults(&self) -> TypeDefaults {
-        TypeDefaults(
-            self.handlers
-                .iter()
-                .map(|(t, h)| {
-                    let defaults = TypeDefault {
-                        max_attempts: h.retry.max_attempts,
-                        expires_in: h.expires_in,
-                    };
-                    (t.clone(), defaults)
-                })
-                .collect(),
-        )
+    /// What the configured handlers give a job of their type that does not say (by `enqueue`,
+    /// `serve` or a bridge): their `max_attempts`, so that the store's rescue and the worker agree on
+    /// when a job is used up, and their `expires_in`.
+    pub fn type_defaults(&self) -> jobq::job::TypeDefaults {
+        self.handlers
+            .iter()
+            .map(|(t, h)| {
+                let defaults = jobq::job::TypeDefault {
+                    max_attempts: Some(h.retry.max_attempts),
+                    expires_in: h.expires_in,
+                };
+                (t.clone(), defaults)
+            })
+            .collect()
     }
 
     /// True when the store is the default SQLite file (its folder is created on first use).
     pub fn uses_default_database(&self) -> bool {
         self.url_source == UrlSource::Default
-    }
-}
-
-/// What a job of a configured type gets from its handler's table when it does not say, whoever
-/// enqueues it through the config (`enqueue`, `serve`, a bridge): its type's `max_attempts`, so
-/// that the store's rescue and the worker agree on when it is used up, and its type's `expires_in`.
-#[derive(Debug, Clone, Default)]
-pub struct TypeDefaults(std::collections::BTreeMap<String, TypeDefault>);
-
-#[derive(Debug, Clone)]
-struct TypeDefault {
-    max_attempts: u32,
-    expires_in: Option<std::time::Duration>,
-}
-
-impl TypeDefaults {
-    /// Fills in what `spec` leaves to its type.
-    pub fn apply(&self, spec: &mut jobq::JobSpec) {
-        let Some(defaults) = self.0.get(&spec.job_type) else {
-            return;
-        };
-        spec.max_attempts = spec.max_attempts.or(Some(defaults.max_attempts));
-        if spec.expires_at.is_none() && spec.expires_in.is_none() {
-            spec.expires_in = defaults.expires_in;
-        }
-    }
-
-    /// The types given defaults, with these: for tests.
-    #[cfg(test)]
-    pub fn of(types: impl IntoIterator<Item = (&'static str, u32, Option<std::time::Duration>)>) -> TypeDefaults {
-        TypeDefaults(
-            types
-                .into_iter()
-                .map(|(t, max_attempts, expires_in)| {
-                    (
-                        t.to_string(),
-                        TypeDefault {
-                            max_attempts,
-                            expires_in,
-                        },
-                    )
-                })
-                .collect(),
-        )
     }
 }
 

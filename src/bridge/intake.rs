@@ -2,9 +2,7 @@
 //! is; anything else the payload of `--type`, or refused), or the one-line reason it cannot be one.
 
 use jobq::error::InvalidInput;
-use jobq::job::{JobSpec, Limits, NewJob};
-
-use crate::config::TypeDefaults;
+use jobq::job::{JobSpec, Limits, NewJob, TypeDefaults};
 use jobq::time::UnixMillis;
 
 /// How a bridge turns messages into jobs.
@@ -112,7 +110,15 @@ mod tests {
     #[test]
     fn a_job_without_attempts_or_expiry_takes_its_handlers() {
         let intake = Intake {
-            type_defaults: TypeDefaults::of([("mail.send", 9, Some(std::time::Duration::from_secs(60)))]),
+            type_defaults: [(
+                "mail.send".to_string(),
+                jobq::job::TypeDefault {
+                    max_attempts: Some(9),
+                    expires_in: Some(std::time::Duration::from_secs(60)),
+                },
+            )]
+            .into_iter()
+            .collect(),
             ..Intake::default()
         };
         let job = intake.job(br#"{"v":1,"jobType":"mail.send"}"#, None, now()).unwrap();

@@ -13,14 +13,14 @@ use jobq::time::parse_duration;
 /// Arguments of `jobq cleanup`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Only terminal jobs (succeeded, dead, cancelled, discarded) are ever deleted.\nExamples:\n  jobq cleanup --older-than 7d            (routine: never asks; fine for cron)\n  jobq cleanup --status dead --queue mail --dry-run"
+    after_help = "Only terminal jobs (succeeded, dead, cancelled, discarded, expired) are ever deleted.\nExamples:\n  jobq cleanup --older-than 7d            (routine: never asks; fine for cron)\n  jobq cleanup --status dead --queue mail --dry-run"
 )]
 pub struct CleanupArgs {
     /// Only jobs that finished longer ago than this, e.g. 7d, 12h
     #[arg(long, value_name = "DURATION")]
     pub older_than: Option<String>,
 
-    /// Only this terminal status: succeeded, dead, cancelled, discarded (repeatable or comma-separated)
+    /// Only this terminal status: succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
 
@@ -50,7 +50,9 @@ pub async fn run(ctx: &Context, args: CleanupArgs) -> anyhow::Result<()> {
     if let Some(s) = statuses.iter().find(|s| !s.is_terminal()) {
         return Err(Error::invalid(
             Input::Status,
-            format!("--status {s}: cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded)"),
+            format!(
+                "--status {s}: cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded, expired)"
+            ),
         )
         .into());
     }

@@ -12,10 +12,9 @@ use super::exit::Exit;
 use super::lines::{in_parallel, read_text};
 use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
-use crate::config::TypeDefaults;
 use jobq::Error;
 use jobq::error::{Input, InvalidInput};
-use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob};
+use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob, TypeDefaults};
 use jobq::store::{EnqueueOutcome, Enqueued};
 use jobq::time::{parse_duration, parse_instant_str};
 

@@ -115,7 +115,7 @@ pub struct SelectArgs {
     #[command(flatten)]
     pub scope: QueueTypeArgs,
 
-    /// Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded (repeatable or comma-separated)
+    /// Only this status: blocked, pending, running, waiting, succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
 

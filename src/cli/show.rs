@@ -53,6 +53,14 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
     if let Some(k) = &job.unique_key {
         row("unique key", Cell::new(k));
     }
+    if let Some(at) = job.expires_at {
+        let expiry = if job.status == jobq::job::JobStatus::Expired {
+            format!("{} — not started by then", time(Some(at)))
+        } else {
+            time(Some(at))
+        };
+        row("expires", Cell::new(expiry));
+    }
     if let Some(ms) = job.timeout_ms {
         row(
             "timeout",

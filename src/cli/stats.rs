@@ -81,6 +81,7 @@ fn render_table(stats: &StatsReport, store: &str, now: UnixMillis, pauses: &[Pau
         "DEAD",
         "CANCELLED",
         "DISCARDED",
+        "EXPIRED",
         "OLDEST READY",
     ]);
     let mut rows: Vec<&QueueStats> = stats.queues.iter().collect();
@@ -108,6 +109,7 @@ fn render_table(stats: &StatsReport, store: &str, now: UnixMillis, pauses: &[Pau
             Cell::new(q.dead),
             Cell::new(q.cancelled),
             Cell::new(q.discarded),
+            Cell::new(q.expired),
             Cell::new(age),
         ]);
     }

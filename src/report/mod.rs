@@ -82,6 +82,7 @@ pub fn totals(stats: &StatsReport) -> QueueStats {
         t.dead += q.dead;
         t.cancelled += q.cancelled;
         t.discarded += q.discarded;
+        t.expired += q.expired;
         t.oldest_ready_at = match (t.oldest_ready_at, q.oldest_ready_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -8,11 +8,11 @@ use super::error::ApiError;
 use super::flight::Flights;
 use super::metrics::Counters;
 use super::tokens::Tokens;
-use crate::config::{Config, TypeDefaults};
+use crate::config::Config;
 use jobq::autoscale::Policy;
 use jobq::client::Client;
 use jobq::doctor::Doctor;
-use jobq::job::JobSpec;
+use jobq::job::{JobSpec, TypeDefaults};
 use jobq::schedule::Schedule;
 use jobq::store::StatsReport;
 

@@ -1006,6 +1006,39 @@ async fn retention_deletes_finished_jobs_older_than_it(store: TestStore) {
     deleted(&world, &id).await;
 }
 
+/// A job not started by its expiry ends `expired` without running: the worker's claim refuses it
+/// and its sweep ends it; the job that waits for it by `finish` runs, the one that needs it to
+/// succeed is cancelled, and `jobq wait` exits 7. Its expiry came from its type's `expires_in`, which
+/// `jobq enqueue` gives a job that names none.
+async fn a_job_past_its_expiry_ends_expired_without_running(store: TestStore) {
+    let config = format!(
+        "{FAST}\n[handlers.n]\nbuiltin = \"noop\"\n\n[handlers.code]\nbuiltin = \"noop\"\nexpires_in = \"1s\"\n"
+    );
+    let world = World::new(store, &config).await;
+    let (code, out, err) = world.run(&["enqueue", "code", "{}"]);
+    assert_eq!(code, 0, "{err}");
+    let late = JobId::parse(out.trim()).unwrap();
+    let job = world.job(&late).await;
+    let expires_at = job.expires_at.expect("its type's expiry");
+    assert_eq!(expires_at.0 - job.created_at.0, 1_000);
+    let on_finish = world
+        .enqueue(JobSpec::new("n", json!({})).after_on(late.clone(), DependOn::Finish))
+        .await;
+    let on_success = world.enqueue(JobSpec::new("n", json!({})).after(late.clone())).await;
+    eventually("the expiry to pass", secs(10), async || {
+        (world.client.now() > expires_at).then_some(())
+    })
+    .await;
+
+    let _worker = world.worker("w", &[]);
+    world.wait_status(&on_finish, JobStatus::Succeeded, secs(20)).await;
+    let job = world.wait_status(&late, JobStatus::Expired, secs(20)).await;
+    assert_eq!((job.attempt, job.started_at), (0, None), "it never ran");
+    assert_eq!(world.job(&on_success).await.status, JobStatus::Cancelled);
+    let (code, _, err) = world.run(&["wait", late.as_str()]);
+    assert_eq!(code, 7, "{err}");
+}
+
 /// `[retention]` keeps dead letters for a month while `[worker] retention` deletes the other
 /// finished jobs after a second.
 async fn retention_by_status_keeps_each_status_for_its_own_time(store: TestStore) {
@@ -1026,7 +1059,7 @@ async fn retention_by_status_keeps_each_status_for_its_own_time(store: TestStore
     assert!(
         world
             .logs()
-            .contains("retention: deleted 1 finished jobs (succeeded, cancelled, discarded) older than 1s"),
+            .contains("retention: deleted 1 finished jobs (succeeded, cancelled, discarded, expired) older than 1s"),
         "{}",
         world.logs()
     );
@@ -1884,6 +1917,7 @@ store_tests! {
         a_child_that_cannot_be_written_fails_the_attempt,
         retention_deletes_finished_jobs_older_than_it,
         retention_by_status_keeps_each_status_for_its_own_time,
+        a_job_past_its_expiry_ends_expired_without_running,
         wait_exits_with_the_outcome_and_workers_lists_the_worker,
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,
         typed_jobs_arrive_decoded_and_a_payload_that_does_not_decode_fails_for_good,

@@ -446,3 +446,53 @@ fn flow_enqueues_a_graph_at_once_and_refuses_a_cycle_naming_it() {
     assert_eq!(run.code, 3, "{}", run.snapshot());
     assert_eq!(env.statuses().len(), 6, "only the two good flows' jobs");
 }
+
+#[test]
+fn enqueue_takes_an_expiry_in_or_at() {
+    let env = Sandbox::new();
+    let within = env.enqueue(&["code.send", "--expires-in", "10m"]);
+    let job = env.job(&within);
+    assert_eq!(
+        job["expiresAt"].as_i64().unwrap() - job["createdAt"].as_i64().unwrap(),
+        600_000
+    );
+    let at = env.enqueue(&["code.send", "--expires-at", "2030-01-01T00:00:00Z"]);
+    assert_eq!(env.job(&at)["expiresAt"], 1_893_456_000_000i64);
+    let plain = env.enqueue(&["code.send"]);
+    assert_eq!(env.job(&plain)["expiresAt"], json!(null));
+    // A delayed job's expiry must come after its run time; `expiresAt` in a file line too.
+    env.write(
+        "jobs.ndjson",
+        "{\"v\":1,\"jobType\":\"code.send\",\"jobId\":\"f1\",\"expiresAt\":\"2030-01-01T00:00:00Z\"}\n",
+    );
+    let run = env.run(["enqueue", "--file", "jobs.ndjson"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(env.job("f1")["expiresAt"], 1_893_456_000_000i64);
+}
+
+#[test]
+fn enqueue_refuses_an_expiry_that_could_never_be_met() {
+    let env = Sandbox::new();
+    for (args, says) in [
+        (vec!["--expires-in", "-5m"], "--expires-in"),
+        (vec!["--expires-in", "soon"], "--expires-in"),
+        (vec!["--expires-in", "0s"], "already passed"),
+        (vec!["--expires-at", "2001-01-01T00:00:00Z"], "already passed"),
+        (
+            vec!["--expires-at", "2030-01-01T00:00:00Z", "--at", "2031-01-01T00:00:00Z"],
+            "could never start",
+        ),
+        (
+            vec!["--expires-in", "1m", "--expires-at", "2030-01-01T00:00:00Z"],
+            "cannot be used with",
+        ),
+    ] {
+        let mut argv = vec!["enqueue", "code.send"];
+        argv.extend(args.iter().copied());
+        let run = env.run(argv);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{args:?}: {}", run.stderr);
+    }
+    assert_eq!(env.run(["list", "-o", "json"]).stdout.trim(), "[]", "nothing enqueued");
+}

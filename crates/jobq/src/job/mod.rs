@@ -7,6 +7,7 @@
 //! `list`/`show --output json`, for handlers' stdin and for `enqueue --file`. Nothing here touches a
 //! store.
 
+mod defaults;
 mod dependency;
 mod exported;
 mod graph;
@@ -17,6 +18,7 @@ mod spec;
 mod tests;
 mod typed;
 
+pub use defaults::{TypeDefault, TypeDefaults};
 pub use dependency::{DependOn, Dependency, Edge, EdgeState, Join, NO_DEPENDENCY_MET_ERROR, broken_dependency_error};
 pub use exported::{ExportLine, JOB_JSON_VERSION};
 pub use graph::{Flow, FlowDependency, FlowJob, ids_by_ref};

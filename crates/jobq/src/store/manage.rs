@@ -221,6 +221,7 @@ pub(crate) fn retry_job(job: &mut Job, now: UnixMillis) {
     job.worker_id = None;
     job.heartbeat_at = None;
     job.progress = None;
+    job.expires_at = None;
 }
 
 #[cfg(test)]

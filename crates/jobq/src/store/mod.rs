@@ -604,7 +604,7 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError>;
 
     /// Moves dead jobs back to `pending` runnable at `now`: attempt reset to 0, error history kept,
-    /// result and finish time cleared. Oldest death first (`finished_at`, then id), at most `limit`. A
+    /// result, finish time and expiry cleared. Oldest death first (`finished_at`, then id), at most `limit`. A
     /// unique key may be held by one live job only: a dead job whose key a live job holds stays dead,
     /// and of several selected dead jobs sharing a key only the one that died first comes back.
     /// Returns the jobs replayed, as they are after the replay, in no set order; on a dry run, exactly
@@ -657,9 +657,9 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// calling again while `deleted` reaches `limit`.
     async fn delete_matching(&self, delete: &DeleteMatching) -> Result<DeletedCount, StoreError>;
 
-    /// Puts finished jobs (succeeded, dead, cancelled, discarded) back to `pending`, each atomically,
-    /// as `replay_dead` does with a dead job: runnable at `now`, attempt reset to 0, error history kept,
-    /// result, start, finish, worker, heartbeat and progress cleared. A job whose unique key a live job
+    /// Puts finished jobs (succeeded, dead, cancelled, discarded, expired) back to `pending`, each
+    /// atomically, as `replay_dead` does with a dead job: runnable at `now`, attempt reset to 0, error
+    /// history kept, result, start, finish, worker, heartbeat, progress and expiry cleared. A job whose unique key a live job
     /// of its queue holds stays as it is (`KeyTaken`, naming that job). Answers one per input, in input
     /// order, as if applied one after another (an id given twice is `NotTerminal` the second time):
     /// `Retried` with the job as it is now, `NotTerminal` with its status, `KeyTaken`, or `NotFound`.

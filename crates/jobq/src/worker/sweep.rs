@@ -1,6 +1,6 @@
 //! Retention: a worker configured with `retention` (or a retention per status) deletes terminal jobs
-//! (succeeded, dead, cancelled, discarded) that finished longer ago than their status keeps them, in
-//! the background.
+//! (succeeded, dead, cancelled, discarded, expired) that finished longer ago than their status keeps
+//! them, in the background.
 //!
 //! It deletes in bounded batches with pauses in between, so it never holds the store's write lock for
 //! long against the workers' own writes. It never deletes a job that is not terminal, and never one
@@ -134,7 +134,10 @@ mod tests {
             plan(&settings),
             [
                 (hour, vec![JobStatus::Succeeded]),
-                (day, vec![JobStatus::Cancelled, JobStatus::Discarded]),
+                (
+                    day,
+                    vec![JobStatus::Cancelled, JobStatus::Discarded, JobStatus::Expired]
+                ),
                 (30 * day, vec![JobStatus::Dead]),
             ]
         );

@@ -11,7 +11,7 @@ export const name = 'jobs';
 export const requests = 2;
 
 const LIVE = ['blocked', 'pending', 'running', 'waiting'];
-const ENDED = ['succeeded', 'dead', 'cancelled', 'discarded'];
+const ENDED = ['succeeded', 'dead', 'cancelled', 'discarded', 'expired'];
 
 export function mount(el, route) {
   const id = route.args[0];
@@ -69,6 +69,8 @@ export function mount(el, route) {
         h('dt', 'Progress'), h('dd', progress),
         h('dt', 'Created'), h('dd', time(job.createdAt, now)),
         h('dt', 'Runs at'), h('dd', time(job.runAt, now)),
+        h('dt', 'Expires'), h('dd#job-expires', job.expiresAt == null ? 'never'
+          : [time(job.expiresAt, now), job.status === 'expired' ? h('span.muted', ' (not started by then)') : '']),
         h('dt', 'Started'), h('dd', time(job.startedAt, now)),
         h('dt', 'Heartbeat'), h('dd', time(job.heartbeatAt, now)),
         h('dt', 'Finished'), h('dd', time(job.finishedAt, now)),
@@ -117,7 +119,7 @@ function waitedFor(deps, graph, id) {
   const counts = {};
   for (const d of deps) counts[d.status ?? 'deleted'] = (counts[d.status ?? 'deleted'] ?? 0) + 1;
   const ended = deps.filter((d) => !d.status || ENDED.includes(d.status)).length;
-  const order = ['succeeded', 'dead', 'discarded', 'cancelled', 'deleted', 'running', 'waiting', 'pending', 'blocked'];
+  const order = ['succeeded', 'dead', 'discarded', 'cancelled', 'expired', 'deleted', 'running', 'waiting', 'pending', 'blocked'];
   const shown = order.filter((s) => counts[s]);
   const meter = h('div.meter', { role: 'img', 'aria-label': `${ended} of ${deps.length} ended` },
     shown.map((s) => {

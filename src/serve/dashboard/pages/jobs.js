@@ -6,7 +6,7 @@ export const name = 'jobs';
 export const requests = 1;
 
 const PAGE = 50;
-const STATUSES = ['blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded'];
+const STATUSES = ['blocked', 'pending', 'running', 'waiting', 'succeeded', 'dead', 'cancelled', 'discarded', 'expired'];
 
 export function mount(el, route) {
   const p = params(route);

@@ -110,7 +110,9 @@ const KIND: StoreKind = StoreKind::Redis;
 /// jobs that wait for others (`{q}:blocked`, `after:`, `dependents:`, and `ao` and `dn` in a job's
 /// hash): a build of layout 3 would neither claim a blocked job nor release its dependents when a
 /// dependency ends, so it must refuse a store that may hold them, as it refuses any newer layout.
-const LAYOUT_VERSION: u32 = 4;
+/// Layout 5 adds expiry (`xa` in a job's hash, `{q}:expiry`, the `expired` status): a build of layout
+/// 4 would start a job past its expiry and could not read an expired one.
+const LAYOUT_VERSION: u32 = 5;
 
 /// Jobs per enqueue script: a larger batch is split into calls of this many, sent back to back
 /// (500, 1,000, 2,000 and 5,000 measured within noise of each other, 2,000 and 5,000 a little lower).
@@ -236,10 +238,10 @@ impl Store for RedisStore {
                 let _: u64 = self.eval(&SCRIPTS.reindex, &cmd, "migrate", true).await?;
             }
         }
-        if found == 2 || found == 3 {
-            // Layout 4 adds only keys that jobs with dependencies bring, so a store of layout 3 holds
-            // none to build: recording the number is the migration, and from then on a layout 3
-            // build refuses the store.
+        if (2..LAYOUT_VERSION).contains(&found) {
+            // Layouts 4 and 5 add only keys and fields that jobs with dependencies or expiries bring,
+            // so a store of an older layout holds none to build: recording the number is the
+            // migration, and from then on an older build refuses the store.
             let _: () = self
                 .query(redis::cmd("SET").arg(&key).arg(LAYOUT_VERSION), "migrate")
                 .await?;

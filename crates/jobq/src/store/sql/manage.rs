@@ -230,7 +230,7 @@ impl Sql {
             let mut update = self.stmt(
                 "UPDATE jobq_jobs SET status = 'pending', attempt = 0, snoozes = 0, result = NULL, started_at = NULL, \
                  finished_at = NULL, worker_id = NULL, heartbeat_at = NULL, progress = NULL, \
-                 progress_message = NULL, run_at = ",
+                 progress_message = NULL, expires_at = NULL, run_at = ",
             );
             update.bind(retry.now.0).push(" WHERE id = ").bind(id.as_str());
             tx.execute(&update).await?;

@@ -752,7 +752,8 @@ impl Sql {
         for chunk in ids.chunks(IDS_PER_STATEMENT) {
             let mut update = self.stmt(
                 "UPDATE jobq_jobs SET status = 'pending', attempt = 0, snoozes = 0, finished_at = NULL, result = NULL, \
-                 worker_id = NULL, heartbeat_at = NULL, progress = NULL, progress_message = NULL, run_at = ",
+                 worker_id = NULL, heartbeat_at = NULL, progress = NULL, progress_message = NULL, \
+                 expires_at = NULL, run_at = ",
             );
             update
                 .bind(replay.now.0)
@@ -778,6 +779,7 @@ impl Sql {
             job.result = None;
             job.worker_id = None;
             job.heartbeat_at = None;
+            job.expires_at = None;
             job.progress = None;
         }
         jobs.extend(back);

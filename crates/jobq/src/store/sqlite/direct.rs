@@ -363,7 +363,7 @@ mod tests {
     fn insert_text_has_a_placeholder_per_value() {
         let text = insert_text(INSERT_NEW_JOBS, 2);
         assert!(text.starts_with(INSERT_NEW_JOBS));
-        assert!(text.ends_with("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        assert!(text.ends_with("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
         assert_eq!(INSERT_NEW_JOBS.matches(',').count() + 1, COLUMNS);
     }
 }

@@ -59,7 +59,7 @@ for _, c in ipairs(cands) do
     if not dry then
       redis.call('ZREM', dead_key, id)
       redis.call('HSET', k, 's', 'pending', 'a', 0, 'r', nowkey, 'w', '')
-      redis.call('HDEL', k, 'f', 'res', 'sn')
+      redis.call('HDEL', k, 'f', 'res', 'sn', 'xa')
       index_pending(Q, id, h[3], nowkey)
     end
     out[#out + 1] = packed(redis.call('HGETALL', k), queue, id)

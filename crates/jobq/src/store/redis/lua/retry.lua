@@ -33,7 +33,7 @@ for j = 1, n do
       redis.call('HSET', Q .. 'uniq', h[3], id)
     end
     redis.call('HSET', k, 's', 'pending', 'a', 0, 'r', nowkey, 'w', '')
-    redis.call('HDEL', k, 'f', 'res', 'st', 'hb', 'pg', 'sn')
+    redis.call('HDEL', k, 'f', 'res', 'st', 'hb', 'pg', 'sn', 'xa')
     index_pending(Q, id, h[2], nowkey)
     ready = true
     out[#out + 1] = 'p'

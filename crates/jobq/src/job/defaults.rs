@@ -1,0 +1,46 @@
+//! [`TypeDefaults`]: what a job of a type gets when its producer does not say, as a configuration
+//! gives it per type (`[handlers."TYPE"]`), for every producer that reads one.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::JobSpec;
+
+/// What a job of one type gets when its producer does not say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypeDefault {
+    /// Runs allowed: the type's retry policy's, so that the store's rescue and the worker agree on
+    /// when a job is used up.
+    pub max_attempts: Option<u32>,
+    /// An expiry this long after the job is enqueued.
+    pub expires_in: Option<Duration>,
+}
+
+/// [`TypeDefault`]s by job type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypeDefaults(BTreeMap<String, TypeDefault>);
+
+impl TypeDefaults {
+    /// Sets the defaults of `job_type`.
+    pub fn set(&mut self, job_type: impl Into<String>, defaults: TypeDefault) {
+        self.0.insert(job_type.into(), defaults);
+    }
+
+    /// Fills in what `spec` leaves to its type: attempts it does not name, and an expiry when it
+    /// names none (neither `expires_at` nor `expires_in`).
+    pub fn apply(&self, spec: &mut JobSpec) {
+        let Some(defaults) = self.0.get(&spec.job_type) else {
+            return;
+        };
+        spec.max_attempts = spec.max_attempts.or(defaults.max_attempts);
+        if spec.expires_at.is_none() && spec.expires_in.is_none() {
+            spec.expires_in = defaults.expires_in;
+        }
+    }
+}
+
+impl FromIterator<(String, TypeDefault)> for TypeDefaults {
+    fn from_iter<I: IntoIterator<Item = (String, TypeDefault)>>(types: I) -> Self {
+        TypeDefaults(types.into_iter().collect())
+    }
+}
