@@ -611,7 +611,7 @@ async fn migrate_reports_the_key_layout_version() {
     let (_store, prefix) = fixture().await;
     let (code, out) = jobq(&with_prefix(&redis_url(), &prefix), &["migrate"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.trim_end().ends_with("is at schema version 4"), "{out}");
+    assert!(out.trim_end().ends_with("is at schema version 5"), "{out}");
 }
 
 /// Layout 3 added each queue's created-order index: a prefix written at layout 2 gets it from its
@@ -634,7 +634,7 @@ async fn migrate_from_layout_2_indexes_every_job_by_creation_time() {
         sorted(ids(&newest_jobs(&store).await)),
         ["old-done", "old-ready", "other"]
     );
-    assert_eq!(redis_cli(&["GET", &format!("{prefix}version")]).trim(), "4");
+    assert_eq!(redis_cli(&["GET", &format!("{prefix}version")]).trim(), "5");
 }
 
 /// Issue 14: enqueueing, reading and finishing one job each send the server one command, one round

@@ -175,6 +175,22 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
         Some("refused by the operator")
     );
 
+    // An expired job's page: its status and its expiry, and the list filters by that status.
+    let expired = made(store, "code.send", "codes", JobStatus::Expired).await;
+    browser.open(&format!("{base}/#/jobs/{expired}")).await;
+    browser.find("#job [data-status=\"expired\"]").await;
+    let expiry = browser.find("#job-expires").await;
+    assert!(
+        expiry.text().await.unwrap().ends_with("(not started by then)"),
+        "{}",
+        expiry.text().await.unwrap()
+    );
+    browser.open(&format!("{base}/#/jobs?status=expired")).await;
+    browser
+        .find("#jobs-filter select[name=\"status\"] option[value=\"expired\"]:checked")
+        .await;
+    browser.find("#main [data-status=\"expired\"]").await;
+
     // A job's page lists the jobs it waits for and those that wait for it, each with its status.
     let build = enqueue(&api, "flows").await;
     let then = json!({"jobType": "tick", "queue": "flows", "after": [{"id": build, "on": "finish"}]});

@@ -319,3 +319,22 @@ async fn without_tokens_a_request_for_another_host_is_refused() {
         .header(header::HOST, "localhost");
     assert_eq!(send(local).await.0, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn an_expiry_that_could_never_be_met_is_refused_with_422_naming_it() {
+    let store = sqlite_store().await;
+    let api = Api::start_with(&store, "", &[]).await;
+    for expires_at in [json!("2001-01-01T00:00:00Z"), json!("soon")] {
+        let (status, body) = api
+            .post("/api/v1/jobs", json!({"jobType": "t", "expiresAt": expires_at}))
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(body["error"]["input"], "expiresAt", "{body}");
+    }
+    let (status, body) = api
+        .post("/api/v1/jobs", json!({"jobType": "t", "expiresAt": "2100-01-01T00:00:00Z"}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, jobs) = api.get("/api/v1/jobs").await;
+    assert_eq!(jobs.as_array().map(Vec::len), Some(1), "only the job that can start: {jobs}");
+}
