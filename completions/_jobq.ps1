@@ -411,6 +411,8 @@ Register-ArgumentCompleter -Native -CommandName 'jobq' -ScriptBlock {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs that finished longer ago than this, e.g. 7d, 12h')
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this terminal status: succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Only this queue (repeatable or comma-separated)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this job type (repeatable or comma-separated)')
+            [CompletionResult]::new('--keep-last', '--keep-last', [CompletionResultType]::ParameterName, 'Keep the newest N finished jobs of each queue and status; delete only older ones')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (TOML) [default: ./jobq.toml, then the user config directory]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')

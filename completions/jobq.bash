@@ -723,7 +723,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__cleanup)
-            opts="-y -o -q -v -h -V --older-than --status --queue --dry-run --yes --url --config --output --quiet --verbose --help --version"
+            opts="-y -o -q -v -h -V --older-than --status --queue --type --keep-last --dry-run --yes --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -738,6 +738,14 @@ _jobq() {
                     return 0
                     ;;
                 --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-last)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

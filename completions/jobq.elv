@@ -388,6 +388,8 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --older-than 'Only jobs that finished longer ago than this, e.g. 7d, 12h'
             cand --status 'Only this terminal status: succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)'
             cand --queue 'Only this queue (repeatable or comma-separated)'
+            cand --type 'Only this job type (repeatable or comma-separated)'
+            cand --keep-last 'Keep the newest N finished jobs of each queue and status; delete only older ones'
             cand --url 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user''s data directory]'
             cand --config 'Config file (TOML) [default: ./jobq.toml, then the user config directory]'
             cand -o 'Output format'

@@ -316,6 +316,8 @@ complete -c jobq -n "__fish_jobq_using_subcommand replay" -s V -l version -d 'Pr
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l older-than -d 'Only jobs that finished longer ago than this, e.g. 7d, 12h' -r
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l status -d 'Only this terminal status: succeeded, dead, cancelled, discarded, expired (repeatable or comma-separated)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l queue -d 'Only this queue (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l type -d 'Only this job type (repeatable or comma-separated)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l keep-last -d 'Keep the newest N finished jobs of each queue and status; delete only older ones' -r
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
 complete -c jobq -n "__fish_jobq_using_subcommand cleanup" -s o -l output -d 'Output format' -r -f -a "table\t'Tables and sentences for people'

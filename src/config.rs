@@ -115,7 +115,7 @@ pub struct WorkerFile {
 
 /// `[retention]`: how long a worker keeps finished jobs of each terminal status before deleting them;
 /// a status not named here is kept for `[worker] retention` (or for good without it).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RetentionFile {
     /// Jobs that succeeded.
@@ -128,9 +128,30 @@ pub struct RetentionFile {
     pub discarded: Option<String>,
     /// Jobs not started by their expiry.
     pub expired: Option<String>,
+    /// Keep only the newest this many finished jobs of each queue and status.
+    pub keep_last: Option<u32>,
 }
 
 impl RetentionFile {
+    /// The rules of the table, read; an error names the key (`section` and the key) and why.
+    fn read(&self, section: &str) -> std::result::Result<jobq::worker::Retention, (String, String)> {
+        let mut retention = jobq::worker::Retention::default();
+        for (status, keep) in self.named() {
+            if let Some(keep) = keep {
+                let keep = parse_duration(keep).map_err(|e| (format!("{section} {status}"), e))?;
+                retention.by_status.insert(status, keep);
+            }
+        }
+        if self.keep_last == Some(0) {
+            return Err((
+                format!("{section} keep_last"),
+                "must be at least 1 (leave it out to keep jobs by age alone)".into(),
+            ));
+        }
+        retention.keep_last = self.keep_last;
+        Ok(retention)
+    }
+
     /// Each status the file names, with its time as written.
     fn named(&self) -> [(JobStatus, &Option<String>); 5] {
         [
@@ -344,12 +365,9 @@ impl Config {
             worker.poll_interval = d;
         }
         worker.retention = dur(&w.retention, "retention")?;
-        for (status, keep) in f.retention.named() {
-            if let Some(keep) = keep {
-                let keep = parse_duration(keep).map_err(|e| in_file(&format!("[retention] {status}"), e))?;
-                worker.retention_by_status.insert(status, keep);
-            }
-        }
+        let retention = f.retention.read("[retention]").map_err(|(key, e)| in_file(&key, e))?;
+        worker.retention_by_status = retention.by_status;
+        worker.retention_keep_last = retention.keep_last;
         if let Some(on) = w.schedules {
             worker.schedules = on;
         }
@@ -373,8 +391,14 @@ impl Config {
         }
         worker.queue_limits = flow::queue_limits(&f.queues).map_err(|(what, e)| in_file(&what, e))?;
         let mut handlers = BTreeMap::new();
-        for (job_type, h) in f.handlers {
+        for (job_type, mut h) in f.handlers {
             let what = format!("[handlers.{job_type:?}]");
+            if let Some(own) = h.retention.take() {
+                let retention = own
+                    .read(&format!("[handlers.{job_type:?}.retention]"))
+                    .map_err(|(key, e)| in_file(&key, e))?;
+                worker.retention_by_type.insert(job_type.clone(), retention);
+            }
             let handler = handler_config(&job_type, h, base, retry).map_err(|e| in_file(&what, e))?;
             handlers.insert(job_type, handler);
         }
@@ -593,15 +617,20 @@ retention = "7d"
 [retention]
 succeeded = "1h"
 dead = "30d"
+keep_last = 1000
 [handlers."order.paid.notify"]
 exec = ["./bin/notify", "--fast"]
 timeout = "30s"
 concurrency = 2
 max_attempts = 10
+expires_in = "15m"
 [handlers."report.build"]
 http = "http://127.0.0.1:8080/jobs"
 secret_env = "REPORT_WEBHOOK_SECRET"
 wait_timeout = "2h"
+[handlers."report.build".retention]
+dead = "90d"
+keep_last = 50
 [handlers."bench.noop"]
 builtin = "noop"
 [handlers."*"]
@@ -620,7 +649,19 @@ exec = ["python3", "dispatch.py"]
                 (JobStatus::Dead, Duration::from_secs(30 * 86_400)),
             ])
         );
+        assert_eq!(c.worker.retention_keep_last, Some(1000));
+        assert_eq!(
+            c.worker.retention_by_type,
+            BTreeMap::from([(
+                "report.build".to_string(),
+                jobq::worker::Retention {
+                    by_status: BTreeMap::from([(JobStatus::Dead, Duration::from_secs(90 * 86_400))]),
+                    keep_last: Some(50),
+                }
+            )])
+        );
         let notify = &c.handlers["order.paid.notify"];
+        assert_eq!(notify.expires_in, Some(Duration::from_secs(900)));
         assert_eq!(notify.retry.max_attempts, 10);
         assert_eq!(notify.concurrency, Some(2));
         assert_eq!(notify.timeout, Some(Duration::from_secs(30)));
@@ -649,6 +690,23 @@ exec = ["python3", "dispatch.py"]
             ("colour = 1", "unknown field"),
             ("[retention]\nrunning = \"1h\"", "unknown field `running`"),
             ("[retention]\ndead = \"a month\"", "[retention] dead"),
+            (
+                "[retention]\nkeep_last = 0",
+                "[retention] keep_last: must be at least 1",
+            ),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\n[handlers.x.retention]\nsoon = \"1d\"",
+                "unknown field `soon`",
+            ),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\n[handlers.x.retention]\ndead = \"later\"",
+                "[handlers.\"x\".retention] dead",
+            ),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\nexpires_in = \"0s\"",
+                "expires_in must be longer",
+            ),
+            ("[handlers.x]\nbuiltin = \"noop\"\nexpires_in = \"-1m\"", "expires_in"),
             ("[worker]\nheartbeat = \"often\"", "heartbeat"),
             ("[handlers.x]\nexec = [\"a\"]\nbuiltin = \"noop\"", "exactly one"),
             ("[handlers.x]\nbuiltin = \"nope\"", "unknown builtin"),

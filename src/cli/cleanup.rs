@@ -13,7 +13,7 @@ use jobq::time::parse_duration;
 /// Arguments of `jobq cleanup`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Only terminal jobs (succeeded, dead, cancelled, discarded, expired) are ever deleted.\nExamples:\n  jobq cleanup --older-than 7d            (routine: never asks; fine for cron)\n  jobq cleanup --status dead --queue mail --dry-run"
+    after_help = "Only terminal jobs (succeeded, dead, cancelled, discarded, expired) are ever deleted, and never one\nthat a job which has not ended waits for. The conditions combine: each narrows what goes.\nExamples:\n  jobq cleanup --older-than 7d            (routine: never asks; fine for cron)\n  jobq cleanup --status dead --queue mail --dry-run\n  jobq cleanup --status succeeded --keep-last 1000 --yes"
 )]
 pub struct CleanupArgs {
     /// Only jobs that finished longer ago than this, e.g. 7d, 12h
@@ -27,6 +27,14 @@ pub struct CleanupArgs {
     /// Only this queue (repeatable or comma-separated)
     #[arg(long, value_name = "QUEUE")]
     pub queue: Vec<String>,
+
+    /// Only this job type (repeatable or comma-separated)
+    #[arg(long = "type", value_name = "TYPE")]
+    pub job_type: Vec<String>,
+
+    /// Keep the newest N finished jobs of each queue and status; delete only older ones
+    #[arg(long, value_name = "N")]
+    pub keep_last: Option<u32>,
 
     /// Count what would be deleted without deleting
     #[arg(long)]
@@ -60,6 +68,8 @@ pub async fn run(ctx: &Context, args: CleanupArgs) -> anyhow::Result<()> {
         older_than,
         statuses,
         queues: filter::list(&args.queue),
+        job_types: filter::list(&args.job_type),
+        keep_last: args.keep_last,
         dry_run: args.dry_run,
     };
     let client = ctx.client().await?;

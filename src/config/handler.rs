@@ -55,6 +55,9 @@ pub struct HandlerFile {
     /// The expiry a job of this type gets when its producer gives none: this long after it is
     /// enqueued.
     pub expires_in: Option<String>,
+    /// The type's own retention (`[handlers."TYPE".retention]`), over `[retention]`; the worker's
+    /// settings take it, not the handler's.
+    pub retention: Option<super::RetentionFile>,
     /// Retry overrides.
     #[serde(flatten)]
     pub retry: RetryFile,

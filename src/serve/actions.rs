@@ -321,11 +321,14 @@ pub struct CleanupBody {
     older_than: Option<String>,
     status: Vec<String>,
     queue: Vec<String>,
+    #[serde(rename = "type")]
+    job_type: Vec<String>,
+    keep_last: Option<u32>,
     dry_run: bool,
 }
 
-/// `POST /api/v1/cleanup`: delete finished jobs (older than `olderThan`, of these statuses and
-/// queues); with `dryRun`, count them.
+/// `POST /api/v1/cleanup`: delete finished jobs (older than `olderThan`, of these statuses, queues
+/// and types, past the newest `keepLast` of each queue and status); with `dryRun`, count them.
 pub async fn cleanup(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -335,7 +338,7 @@ pub async fn cleanup(
     if let Some(s) = statuses.iter().find(|s: &&JobStatus| !s.is_terminal()) {
         return Err(invalid(
             Input::Status,
-            &format!("status {s}: cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded)"),
+            &format!("status {s}: cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded, expired)"),
         ));
     }
     let request = CleanupRequest {
@@ -346,6 +349,8 @@ pub async fn cleanup(
             .transpose()?,
         statuses,
         queues: body.queue,
+        job_types: body.job_type,
+        keep_last: body.keep_last,
         dry_run: body.dry_run,
     };
     let n = state.client.cleanup(&request).await?;

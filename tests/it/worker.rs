@@ -1039,6 +1039,38 @@ async fn a_job_past_its_expiry_ends_expired_without_running(store: TestStore) {
     assert_eq!(code, 7, "{err}");
 }
 
+/// `[retention] keep_last` keeps the newest finished jobs of each queue and status, and a type's own
+/// `[handlers."TYPE".retention]` keeps its jobs by its own count, apart from the others.
+async fn retention_keeps_the_newest_and_a_types_own_count(store: TestStore) {
+    let handlers = "[handlers.n]\nbuiltin = \"noop\"\n\n[handlers.audit]\nbuiltin = \"noop\"\n";
+    let world = World::new(store, &format!("{FAST}\n{handlers}")).await;
+    let mut ns = Vec::new();
+    let mut audits = Vec::new();
+    {
+        // One after another, so that they finish in the order they were enqueued.
+        let first = world.worker("w1", &[]);
+        for _ in 0..3 {
+            for (job_type, ids) in [("n", &mut ns), ("audit", &mut audits)] {
+                let id = world.enqueue(JobSpec::new(job_type, json!({}))).await;
+                world.wait_status(&id, JobStatus::Succeeded, secs(20)).await;
+                ids.push(id);
+            }
+        }
+        first.terminate(secs(20)).await;
+    }
+    // A worker with retention by count deletes, at its start, all but the newest of each.
+    world.write_config(&format!(
+        "{FAST}\n[retention]\nkeep_last = 1\n\n{handlers}\n[handlers.audit.retention]\nkeep_last = 2\n"
+    ));
+    let _second = world.worker("w2", &[]);
+    for gone in [&ns[0], &ns[1], &audits[0]] {
+        deleted(&world, gone).await;
+    }
+    for kept in [&ns[2], &audits[1], &audits[2]] {
+        world.client.get(kept.as_str()).await.expect("the newest are kept");
+    }
+}
+
 /// `[retention]` keeps dead letters for a month while `[worker] retention` deletes the other
 /// finished jobs after a second.
 async fn retention_by_status_keeps_each_status_for_its_own_time(store: TestStore) {
@@ -1918,6 +1950,7 @@ store_tests! {
         retention_deletes_finished_jobs_older_than_it,
         retention_by_status_keeps_each_status_for_its_own_time,
         a_job_past_its_expiry_ends_expired_without_running,
+        retention_keeps_the_newest_and_a_types_own_count,
         wait_exits_with_the_outcome_and_workers_lists_the_worker,
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,
         typed_jobs_arrive_decoded_and_a_payload_that_does_not_decode_fails_for_good,

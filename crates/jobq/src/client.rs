@@ -198,10 +198,14 @@ pub struct Emitted {
 pub struct CleanupRequest {
     /// Only jobs that finished longer ago than this.
     pub older_than: Option<Duration>,
-    /// Terminal statuses (all four when empty).
+    /// Terminal statuses (every one when empty).
     pub statuses: Vec<JobStatus>,
     /// Only these queues.
     pub queues: Vec<String>,
+    /// Only these job types (every one when empty).
+    pub job_types: Vec<String>,
+    /// Keeps the newest this many of each queue and status (at least 1).
+    pub keep_last: Option<u32>,
     /// Count instead of deleting.
     pub dry_run: bool,
 }
@@ -710,22 +714,32 @@ impl Client {
         if let Some(s) = request.statuses.iter().find(|s| !s.is_terminal()) {
             return Err(Error::invalid(
                 Input::Status,
-                format!("cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded), not {s}"),
+                format!("cleanup deletes only terminal jobs (succeeded, dead, cancelled, discarded, expired), not {s}"),
+            ));
+        }
+        if request.keep_last == Some(0) {
+            return Err(Error::invalid(
+                Input::Limit,
+                "keep_last must be at least 1 (leave it out to keep none by count)",
             ));
         }
         validate_filter(&JobFilter {
             queues: request.queues.clone(),
+            job_types: request.job_types.clone(),
             ..Default::default()
         })?;
         let cleanup = Cleanup {
             filter: JobFilter {
                 queues: request.queues.clone(),
                 statuses: request.statuses.clone(),
+                job_types: request.job_types.clone(),
                 ..Default::default()
             },
+            keep_last: request.keep_last,
             finished_before: request.older_than.map(|d| self.now().minus(d)),
             limit: if request.dry_run { u32::MAX } else { CLEANUP_BATCH },
             dry_run: request.dry_run,
+            ..Default::default()
         };
         let mut total = 0;
         loop {

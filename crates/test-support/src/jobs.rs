@@ -169,10 +169,9 @@ pub async fn get(store: &DynStore, id: &JobId) -> Job {
 /// What cleanup deletes, or counts on a dry run, of every finished job (up to 1,000).
 pub async fn clean_finished(store: &DynStore, dry_run: bool) -> u64 {
     let cleanup = Cleanup {
-        filter: JobFilter::default(),
-        finished_before: None,
         limit: 1_000,
         dry_run,
+        ..Default::default()
     };
     store.cleanup(&cleanup).await.expect("cleanup")
 }

@@ -119,3 +119,49 @@ fn cleanup_refuses_non_terminal_statuses_and_bad_durations() {
     );
     assert_eq!(remaining(&env), ids);
 }
+
+#[test]
+fn cleanup_keep_last_and_type_keep_the_newest_of_the_types_asked_for() {
+    let env = Sandbox::new();
+    let now = UnixMillis::now();
+    let mut mails = Vec::new();
+    for n in 0..3 {
+        mails.push(env.enqueue(&["mail.send", "--queue", "q"]));
+        env.settle(
+            "q",
+            Transition::Succeeded { result: None },
+            now.minus(Duration::from_secs(60 - n)),
+        );
+    }
+    let report = env.enqueue(&["report.build", "--queue", "q"]);
+    env.settle(
+        "q",
+        Transition::Succeeded { result: None },
+        now.minus(Duration::from_secs(120)),
+    );
+    let run = env.run([
+        "cleanup",
+        "--keep-last",
+        "1",
+        "--type",
+        "mail.send",
+        "--yes",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(answer, serde_json::json!({"deleted": 2, "dryRun": false}));
+    assert_eq!(remaining(&env), vec![mails[2].clone(), report]);
+    for (bad, says) in [
+        ("0", "keep_last must be at least 1"),
+        ("-1", "'-1'"),
+        ("some", "'some'"),
+    ] {
+        let run = env.run(["cleanup", "--yes", "--keep-last", bad]);
+        assert_eq!(run.code, 2, "{bad}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{bad}: {}", run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{bad}: {}", run.stderr);
+    }
+    assert_eq!(remaining(&env).len(), 2, "nothing deleted by a refused call");
+}

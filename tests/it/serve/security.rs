@@ -332,9 +332,16 @@ async fn an_expiry_that_could_never_be_met_is_refused_with_422_naming_it() {
         assert_eq!(body["error"]["input"], "expiresAt", "{body}");
     }
     let (status, body) = api
-        .post("/api/v1/jobs", json!({"jobType": "t", "expiresAt": "2100-01-01T00:00:00Z"}))
+        .post(
+            "/api/v1/jobs",
+            json!({"jobType": "t", "expiresAt": "2100-01-01T00:00:00Z"}),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (_, jobs) = api.get("/api/v1/jobs").await;
-    assert_eq!(jobs.as_array().map(Vec::len), Some(1), "only the job that can start: {jobs}");
+    assert_eq!(
+        jobs.as_array().map(Vec::len),
+        Some(1),
+        "only the job that can start: {jobs}"
+    );
 }

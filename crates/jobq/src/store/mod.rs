@@ -372,11 +372,16 @@ pub struct ReplayDead {
 /// Parameters of [`Store::cleanup`].
 #[derive(Debug, Clone, Default)]
 pub struct Cleanup {
-    /// Which jobs, by queue and terminal status (all four when it names none; non-terminal statuses are
-    /// never deleted; its types and creation times are not looked at).
+    /// Which jobs, by queue, terminal status and type (every one when it names none; non-terminal
+    /// statuses are never deleted; its creation times are not looked at).
     pub filter: JobFilter,
+    /// Not jobs of these types (a retention whose types have their own rules).
+    pub exclude_types: Vec<String>,
     /// Only jobs that finished before this instant.
     pub finished_before: Option<UnixMillis>,
+    /// Keeps, of each queue and status, the newest this many (by finish time, then id) of the jobs
+    /// the other conditions select: only older ones are deleted.
+    pub keep_last: Option<u32>,
     /// Delete at most this many in this call (bounded batches keep locks short).
     pub limit: u32,
     /// Count instead of deleting.
@@ -619,7 +624,10 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// cancelled, and so on down. Those jobs are returned after the replayed ones, as they are now.
     async fn replay_dead(&self, replay: &ReplayDead) -> Result<Vec<Job>, StoreError>;
 
-    /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
+    /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching every condition of
+    /// `cleanup`; returns how many. A job that a job which has not ended waits or waited for is kept
+    /// (its end is still to be handed over), and so are the newest `keep_last` of each queue and
+    /// status.
     async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError>;
 
     /// Ends `expired` up to `limit` jobs of `queues` that have not started (blocked or pending) and

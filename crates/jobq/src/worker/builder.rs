@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use super::WorkerSettings;
 use super::live::{Given, HandlerSet, Live, LiveCell};
+use super::{Retention, WorkerSettings};
 use super::{Shared, State, Worker, shutdown};
 use crate::error::{Error, Input, Result};
 use crate::events::Subscriptions;
@@ -221,6 +221,20 @@ impl WorkerBuilder {
         self
     }
 
+    /// Keeps only the newest `count` terminal jobs of each queue and status, whatever their age
+    /// (`build` refuses 0).
+    pub fn retention_keep_last(mut self, count: u32) -> WorkerBuilder {
+        self.settings.retention_keep_last = Some(count);
+        self
+    }
+
+    /// Gives the jobs of `job_type` a retention of their own, over the worker's for the statuses
+    /// and the count it names.
+    pub fn retention_for_type(mut self, job_type: impl Into<String>, retention: Retention) -> WorkerBuilder {
+        self.settings.retention_by_type.insert(job_type.into(), retention);
+        self
+    }
+
     /// Longest time an idle worker goes without looking for work (new work written to a watched
     /// store wakes it sooner; delayed jobs and back-offs become ready silently, so this bounds how
     /// late they start).
@@ -354,12 +368,23 @@ impl WorkerBuilder {
         if self.max_jobs == Some(0) {
             return Err(Error::invalid(Input::MaxJobs, "max jobs must be at least 1"));
         }
-        if let Some(status) = s.retention_by_status.keys().find(|s| !s.is_terminal()) {
+        let statuses = s
+            .retention_by_status
+            .keys()
+            .chain(s.retention_by_type.values().flat_map(|r| r.by_status.keys()));
+        if let Some(status) = statuses.into_iter().find(|s| !s.is_terminal()) {
             return Err(Error::invalid(
                 Input::Status,
                 format!(
-                    "retention for {status}: only finished jobs (succeeded, dead, cancelled, discarded) are ever deleted"
+                    "retention for {status}: only finished jobs (succeeded, dead, cancelled, discarded, expired) are ever deleted"
                 ),
+            ));
+        }
+        let counts = std::iter::once(s.retention_keep_last).chain(s.retention_by_type.values().map(|r| r.keep_last));
+        if counts.into_iter().any(|n| n == Some(0)) {
+            return Err(Error::invalid(
+                Input::Limit,
+                "retention keep_last must be at least 1 (leave it out to keep jobs by age alone)",
             ));
         }
         Ok(())

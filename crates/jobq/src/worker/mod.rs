@@ -59,7 +59,7 @@ pub use builder::registry_entry;
 pub use builder::{HandlerOptions, WorkerBuilder};
 use live::{Live, LiveCell, Registered};
 pub use reload::{Reload, ReloadReport};
-pub use settings::{WorkerSettings, rescue_interval};
+pub use settings::{Retention, WorkerSettings, rescue_interval};
 pub use shutdown::{StopCause, WorkerHandle, on_signals};
 
 /// A configured worker, ready to run. See [`Worker::builder`].

@@ -27,6 +27,11 @@ pub struct WorkerSettings {
     /// How long terminal jobs of a status are kept, in place of `retention` for that status (dead
     /// letters for 30 days, successes for an hour). Only terminal statuses count.
     pub retention_by_status: BTreeMap<JobStatus, Duration>,
+    /// Keep only the newest this many terminal jobs of each queue and status, whatever their age
+    /// (older ones go as if their time had passed).
+    pub retention_keep_last: Option<u32>,
+    /// A job type's own retention, over the rules above for the statuses (and the count) it names.
+    pub retention_by_type: BTreeMap<String, Retention>,
     /// Idle poll interval.
     pub poll_interval: Duration,
     /// Runs the scheduler beside the dispatcher.
@@ -45,11 +50,23 @@ impl Default for WorkerSettings {
             shutdown_timeout: Duration::from_secs(30),
             retention: None,
             retention_by_status: BTreeMap::new(),
+            retention_keep_last: None,
+            retention_by_type: BTreeMap::new(),
             poll_interval: Duration::from_millis(200),
             schedules: true,
             queue_limits: Vec::new(),
         }
     }
+}
+
+/// A job type's own retention ([`WorkerSettings::retention_by_type`]): what it names replaces the
+/// worker's rule for that status (or count); what it does not name follows the worker's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Retention {
+    /// How long the type's terminal jobs of a status are kept.
+    pub by_status: BTreeMap<JobStatus, Duration>,
+    /// Keep only the newest this many of the type's terminal jobs of each queue and status.
+    pub keep_last: Option<u32>,
 }
 
 /// How often the rescue sweep runs: twice per `stale_after`, between 1 s and 1 min, so a lost job is

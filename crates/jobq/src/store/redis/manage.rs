@@ -96,8 +96,11 @@ impl RedisStore {
         let mut cmd = self.queue_script(&SCRIPTS.cleanup, queue);
         cmd.arg(opt_millis(cleanup.finished_before))
             .arg(limit)
-            .arg(if cleanup.dry_run { "1" } else { "0" });
+            .arg(if cleanup.dry_run { "1" } else { "0" })
+            .arg(cleanup.keep_last.map(|n| n.to_string()).unwrap_or_default());
         push_list(&mut cmd, statuses);
+        push_list(&mut cmd, &cleanup.filter.job_types);
+        push_list(&mut cmd, &cleanup.exclude_types);
         cmd.arg(free);
         self.eval(&SCRIPTS.cleanup, &cmd, "cleanup", true).await
     }

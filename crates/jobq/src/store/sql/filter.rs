@@ -10,7 +10,7 @@ pub const LIVE_STATUSES: &str = "('blocked', 'pending', 'running', 'waiting')";
 /// The terminal statuses as an SQL list.
 pub const TERMINAL_STATUSES: &str = "('succeeded', 'dead', 'cancelled', 'discarded', 'expired')";
 
-/// What a cleanup call selects: its queues and its terminal statuses (every terminal one when it
+/// What a cleanup call selects: its queues, types and terminal statuses (every terminal one when it
 /// names none). `None` when it names live statuses only, which cleanup never touches.
 pub(crate) fn cleanup_filter(cleanup: &Cleanup) -> Option<JobFilter> {
     let named = &cleanup.filter.statuses;
@@ -20,6 +20,7 @@ pub(crate) fn cleanup_filter(cleanup: &Cleanup) -> Option<JobFilter> {
     }
     Some(JobFilter {
         queues: cleanup.filter.queues.clone(),
+        job_types: cleanup.filter.job_types.clone(),
         statuses,
         ..Default::default()
     })

@@ -224,3 +224,121 @@ pub(super) async fn expired_jobs_are_cleaned_up_by_their_status(store: &DynStore
     assert_eq!(cleanup(store, expired).await, 1);
     assert!(!exists(store, "late").await && exists(store, "done").await);
 }
+
+/// A cleanup of some types deletes only theirs; one that excludes types leaves theirs.
+pub(super) async fn cleanup_by_type_and_excluding_types(store: &DynStore) {
+    for (name, job_type) in [("r1", "report"), ("r2", "report"), ("m1", "mail"), ("a1", "audit")] {
+        let job = JobSpec::new(job_type, serde_json::json!({})).id(name);
+        make(store, job, JobStatus::Succeeded, at(1_000)).await;
+    }
+    let all = Cleanup {
+        limit: 100,
+        ..Default::default()
+    };
+    let reports = Cleanup {
+        filter: JobFilter {
+            job_types: vec!["report".into()],
+            ..Default::default()
+        },
+        ..all.clone()
+    };
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                dry_run: true,
+                ..reports.clone()
+            }
+        )
+        .await,
+        2
+    );
+    assert_eq!(cleanup(store, reports).await, 2);
+    assert!(!exists(store, "r1").await && !exists(store, "r2").await && exists(store, "m1").await);
+    let but_audit = Cleanup {
+        exclude_types: vec!["audit".into()],
+        ..all
+    };
+    assert_eq!(cleanup(store, but_audit).await, 1);
+    assert!(!exists(store, "m1").await && exists(store, "a1").await);
+}
+
+/// Keep last: of each queue and status, the newest jobs (by finish time, then id) stay, counted
+/// among the jobs the other conditions select; a dry run counts what would go.
+pub(super) async fn cleanup_keeps_the_newest_of_each_queue_and_status(store: &DynStore) {
+    // Queue a: five succeeded (s0 oldest) and two dead; queue b: two succeeded. Two of queue a's
+    // succeeded jobs finished at the same time: the id decides.
+    let finished = [0, 1, 2, 2, 4];
+    for (n, t) in finished.iter().enumerate() {
+        make(
+            store,
+            spec(&format!("a-s{n}")).queue("a"),
+            JobStatus::Succeeded,
+            at(1_000 + t),
+        )
+        .await;
+    }
+    for n in 0..2 {
+        make(
+            store,
+            spec(&format!("a-d{n}")).queue("a"),
+            JobStatus::Dead,
+            at(1_000 + n),
+        )
+        .await;
+        make(
+            store,
+            spec(&format!("b-s{n}")).queue("b"),
+            JobStatus::Succeeded,
+            at(1_000 + n),
+        )
+        .await;
+    }
+    let keep = |n: u32| Cleanup {
+        keep_last: Some(n),
+        limit: 100,
+        ..Default::default()
+    };
+    assert_eq!(
+        cleanup(
+            store,
+            Cleanup {
+                dry_run: true,
+                ..keep(2)
+            }
+        )
+        .await,
+        3
+    );
+    assert_eq!(cleanup(store, keep(2)).await, 3);
+    for (name, kept) in [
+        ("a-s0", false),
+        ("a-s1", false),
+        ("a-s2", false),
+        ("a-s3", true),
+        ("a-s4", true),
+        ("a-d0", true),
+        ("a-d1", true),
+        ("b-s0", true),
+        ("b-s1", true),
+    ] {
+        assert_eq!(exists(store, name).await, kept, "{name}");
+    }
+    // With a cut-off too, both must hold; with a limit, a call deletes no more.
+    let dead = Cleanup {
+        filter: JobFilter {
+            statuses: vec![JobStatus::Dead],
+            ..Default::default()
+        },
+        finished_before: Some(at(1_000)),
+        ..keep(1)
+    };
+    assert_eq!(
+        cleanup(store, dead).await,
+        0,
+        "the older dead job finished at the cut-off"
+    );
+    assert_eq!(cleanup(store, Cleanup { limit: 1, ..keep(1) }).await, 1);
+    assert_eq!(cleanup(store, keep(1)).await, 2);
+    assert!(exists(store, "a-s4").await && exists(store, "a-d1").await && exists(store, "b-s1").await);
+}

@@ -169,6 +169,8 @@ store_tests! {
         cleanup::cleanup_dry_run_counts_without_deleting,
         cleanup::cleanup_limit_bounds_one_call,
         cleanup::expired_jobs_are_cleaned_up_by_their_status,
+        cleanup::cleanup_by_type_and_excluding_types,
+        cleanup::cleanup_keeps_the_newest_of_each_queue_and_status,
         cleanup::a_queue_cleanup_emptied_is_found_again_after_its_next_enqueue,
         read::stats_counts_by_queue_and_status,
         read::stats_filtered_by_queue,
