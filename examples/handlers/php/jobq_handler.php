@@ -116,7 +116,7 @@ final class Spawned
  * Asks for a child job of $type, written with this run's outcome if it succeeds or throws
  * AwaitChildren. Its id is the job's id . '.' . $key (or its place among this run's children), so a
  * run that happens again spawns nothing twice. $options are enqueue options of the job JSON (queue,
- * priority, runAt, maxAttempts, uniqueKey, timeoutMs, meta), and 'after': the keys of siblings it
+ * priority, runAt, maxAttempts, uniqueKey, timeoutMs, expiresAt, meta), and 'after': the keys of siblings it
  * waits for (['extract'], or [['key' => 'extract', 'on' => 'finish']]).
  */
 function spawn(array $job, string $type, mixed $payload = null, ?string $key = null, array $options = []): void

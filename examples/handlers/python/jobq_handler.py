@@ -105,7 +105,7 @@ def spawn(job, job_type, payload=None, key=None, **options):
     """Asks for a child job of `job_type`, written with this run's outcome if it succeeds or raises
     AwaitChildren. Its id is job["jobId"] + "." + key (or its place among this run's children), so a
     run that happens again spawns nothing twice. `options` are enqueue options of the job JSON
-    (queue, priority, runAt, maxAttempts, uniqueKey, timeoutMs, meta), and `after`: the keys of
+    (queue, priority, runAt, maxAttempts, uniqueKey, timeoutMs, expiresAt, meta), and `after`: the keys of
     siblings it waits for (`after=["extract"]`, or `[{"key": "extract", "on": "finish"}]`)."""
     child = {"type": job_type, "payload": payload, **options}
     if key is not None:

@@ -247,6 +247,17 @@ mod tests {
     }
 
     #[test]
+    fn a_child_and_a_flow_job_may_carry_an_expiry() {
+        let spawns = vec![Spawn::from_json(json!({"type": "code.send", "expiresAt": 60})).unwrap()];
+        let jobs = children(&parent(), "q", spawns, UnixMillis(5), &Limits::default()).unwrap();
+        // 60 reads as Unix seconds, as every time of the job JSON does.
+        assert_eq!(jobs[0].expires_at, Some(UnixMillis(60_000)));
+        let late = vec![Spawn::from_json(json!({"type": "code.send", "expiresAt": 0})).unwrap()];
+        let refused = children(&parent(), "q", late, UnixMillis(5), &Limits::default()).unwrap_err();
+        assert_eq!(refused.input, Input::Expiry, "{refused}");
+    }
+
+    #[test]
     fn a_child_with_an_id_after_or_a_bad_key_is_refused_by_name() {
         let e = Spawn::from_json(json!({"type": "t", "jobId": "x"})).unwrap_err();
         assert!(e.to_string().contains("has no jobId"), "{e}");
