@@ -476,6 +476,7 @@ impl Config {
                 let defaults = jobq::job::TypeDefault {
                     max_attempts: Some(h.retry.max_attempts),
                     expires_in: h.expires_in,
+                    unique: h.unique.clone(),
                 };
                 (t.clone(), defaults)
             })
@@ -624,6 +625,7 @@ timeout = "30s"
 concurrency = 2
 max_attempts = 10
 expires_in = "15m"
+unique = "{meta.tenantId}:{payload.orderId}"
 [handlers."report.build"]
 http = "http://127.0.0.1:8080/jobs"
 secret_env = "REPORT_WEBHOOK_SECRET"
@@ -662,6 +664,10 @@ exec = ["python3", "dispatch.py"]
         );
         let notify = &c.handlers["order.paid.notify"];
         assert_eq!(notify.expires_in, Some(Duration::from_secs(900)));
+        assert_eq!(
+            notify.unique.as_ref().map(ToString::to_string).as_deref(),
+            Some("{meta.tenantId}:{payload.orderId}")
+        );
         assert_eq!(notify.retry.max_attempts, 10);
         assert_eq!(notify.concurrency, Some(2));
         assert_eq!(notify.timeout, Some(Duration::from_secs(30)));
@@ -707,6 +713,10 @@ exec = ["python3", "dispatch.py"]
                 "expires_in must be longer",
             ),
             ("[handlers.x]\nbuiltin = \"noop\"\nexpires_in = \"-1m\"", "expires_in"),
+            (
+                "[handlers.x]\nbuiltin = \"noop\"\nunique = \"{user.id}\"",
+                "unique: \"{user.id}\": unknown field",
+            ),
             ("[worker]\nheartbeat = \"often\"", "heartbeat"),
             ("[handlers.x]\nexec = [\"a\"]\nbuiltin = \"noop\"", "exactly one"),
             ("[handlers.x]\nbuiltin = \"nope\"", "unknown builtin"),

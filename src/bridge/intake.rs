@@ -35,7 +35,7 @@ impl Intake {
             spec.id = message_id.map(str::to_owned);
         }
         spec.queue = spec.queue.or_else(|| self.queue.clone());
-        self.type_defaults.apply(&mut spec);
+        self.type_defaults.apply(&mut spec, raw.as_deref()).map_err(reason)?;
         NewJob::check_with(spec, raw, now, &self.limits).map_err(reason)
     }
 }
@@ -115,6 +115,7 @@ mod tests {
                 jobq::job::TypeDefault {
                     max_attempts: Some(9),
                     expires_in: Some(std::time::Duration::from_secs(60)),
+                    unique: None,
                 },
             )]
             .into_iter()

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::exit::Exit;
@@ -212,7 +213,7 @@ impl Defaults {
         })
     }
 
-    fn apply(&self, mut spec: JobSpec) -> JobSpec {
+    fn apply(&self, mut spec: JobSpec, raw: Option<&RawValue>) -> Result<JobSpec, InvalidInput> {
         spec.queue = spec.queue.or_else(|| self.queue.clone());
         spec.priority = spec.priority.or(self.priority);
         if spec.run_at.is_none() {
@@ -225,11 +226,12 @@ impl Defaults {
             spec.expires_at = self.expires_at;
             spec.expires_in = self.expires_in;
         }
-        self.types.apply(&mut spec);
         for (k, v) in &self.meta {
             spec.meta.entry(k.clone()).or_insert_with(|| v.clone());
         }
-        spec
+        // Last: a type's unique key is made from the job as the flags leave it.
+        self.types.apply(&mut spec, raw)?;
+        Ok(spec)
     }
 }
 
@@ -245,7 +247,7 @@ async fn enqueue_one(
     spec.unique_key = args.unique_key.clone();
     spec.after = args.after.iter().map(|a| parse_after(a)).collect::<Result<_, _>>()?;
     spec.join = args.join.unwrap_or_default();
-    let spec = defaults.apply(spec);
+    let spec = defaults.apply(spec, None)?;
     // Validate before connecting: a refused call never touches the store.
     NewJob::check(spec.clone(), jobq::UnixMillis::now(), &ctx.config.limits).map_err(Error::from)?;
     let client = ctx.client().await?;
@@ -292,7 +294,8 @@ fn parse_lines(
             }
             let at = |e: InvalidInput| Error::from(e.at(format_args!("{name}:{}", first_line + n + 1)));
             let (spec, raw) = JobSpec::from_json_line_raw(line, default_type).map_err(at)?;
-            jobs.push(NewJob::check_with(defaults.apply(spec), raw, now, limits).map_err(at)?);
+            let spec = defaults.apply(spec, raw.as_deref()).map_err(at)?;
+            jobs.push(NewJob::check_with(spec, raw, now, limits).map_err(at)?);
         }
         Ok(jobs)
     };

@@ -55,6 +55,9 @@ pub struct HandlerFile {
     /// The expiry a job of this type gets when its producer gives none: this long after it is
     /// enqueued.
     pub expires_in: Option<String>,
+    /// The unique key a job of this type gets when its producer gives none, made from its fields:
+    /// `"{payload.accountId}"`, `"{type}:{meta.tenantId}:{payload.order.id}"`.
+    pub unique: Option<String>,
     /// The type's own retention (`[handlers."TYPE".retention]`), over `[retention]`; the worker's
     /// settings take it, not the handler's.
     pub retention: Option<super::RetentionFile>,
@@ -191,6 +194,12 @@ pub(super) fn handler_config(
     )?;
     spec.max_snoozes = h.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES);
     spec.expires_in = optional_duration("expires_in", h.expires_in.as_deref())?;
+    spec.unique = h
+        .unique
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| format!("unique: {e}"))?;
     if spec.expires_in == Some(Duration::ZERO) {
         return Err("expires_in must be longer than 0s (leave it out for jobs that never expire)".into());
     }

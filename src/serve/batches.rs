@@ -36,12 +36,17 @@ pub async fn enqueue(
     let members = items
         .into_iter()
         .enumerate()
-        .map(|(i, item)| Ok(state.with_defaults(spec(item).map_err(|e| e.at(format_args!("job {}", i + 1)))?)))
+        .map(|(i, item)| {
+            let at = |e: InvalidInput| e.at(format_args!("job {}", i + 1));
+            state.with_defaults(spec(item).map_err(at)?).map_err(at)
+        })
         .collect::<Result<Vec<_>, InvalidInput>>()?;
     let then = body
         .remove("then")
         .ok_or_else(|| refused("a batch needs then: its callback job"))?;
-    let then = state.with_defaults(spec(then).map_err(|e| e.at("then"))?);
+    let then = state
+        .with_defaults(spec(then).map_err(|e| e.at("then"))?)
+        .map_err(|e| e.at("then"))?;
     let batch = match body.remove("onFailure") {
         None | Some(Value::Null) => state.client.batch(members, then).await?,
         Some(job) => {

@@ -134,8 +134,8 @@ pub async fn enqueue(
         .into_iter()
         .enumerate()
         .map(|(i, item)| {
-            let spec = spec(item).map_err(|e| if many { e.at(format_args!("job {}", i + 1)) } else { e })?;
-            Ok(state.with_defaults(spec))
+            let at = |e: InvalidInput| if many { e.at(format_args!("job {}", i + 1)) } else { e };
+            state.with_defaults(spec(item).map_err(at)?).map_err(at)
         })
         .collect::<Result<Vec<_>, InvalidInput>>()?;
     let enqueued: Vec<Enqueued> = if many {
@@ -165,10 +165,10 @@ pub async fn flow(
         .iter()
         .cloned()
         .map(|mut job| {
-            job.spec = state.with_defaults(job.spec);
-            job
+            job.spec = state.with_defaults(job.spec)?;
+            Ok(job)
         })
-        .collect();
+        .collect::<Result<_, InvalidInput>>()?;
     let flow = Flow::new(jobs)?;
     let enqueued = state.client.flow(&flow).await?;
     audit::record(

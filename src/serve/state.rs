@@ -86,10 +86,11 @@ impl AppState {
             .await
     }
 
-    /// A job spec with the defaults `jobq enqueue` gives: its type's configured attempts.
-    pub fn with_defaults(&self, mut spec: JobSpec) -> JobSpec {
-        self.0.type_defaults.apply(&mut spec);
-        spec
+    /// A job spec with the defaults `jobq enqueue` gives: its type's configured attempts, expiry and
+    /// unique key (refused when the key's template names a field the job lacks).
+    pub fn with_defaults(&self, mut spec: JobSpec) -> Result<JobSpec, jobq::error::InvalidInput> {
+        self.0.type_defaults.apply(&mut spec, None)?;
+        Ok(spec)
     }
 }
 

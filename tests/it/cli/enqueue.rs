@@ -496,3 +496,46 @@ fn enqueue_refuses_an_expiry_that_could_never_be_met() {
     }
     assert_eq!(env.run(["list", "-o", "json"]).stdout.trim(), "[]", "nothing enqueued");
 }
+
+#[test]
+fn a_types_unique_key_template_makes_the_key_from_the_job() {
+    let env = Sandbox::new();
+    env.write(
+        "jobq.toml",
+        "[handlers.\"order.sync\"]\nbuiltin = \"noop\"\nunique = \"{meta.tenantId}:{payload.order.id}\"\n",
+    );
+    let first = env.enqueue(&["order.sync", r#"{"order":{"id":7}}"#, "--meta", "tenantId=t1"]);
+    assert_eq!(env.job(&first)["uniqueKey"], "t1:7");
+    let again = env.run([
+        "enqueue",
+        "order.sync",
+        r#"{"order":{"id":7}}"#,
+        "--meta",
+        "tenantId=t1",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let answer: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(
+        (answer["id"].as_str(), answer["outcome"].as_str()),
+        (Some(first.as_str()), Some("coalesced"))
+    );
+    // A key given outright stands; a file's lines get theirs from their own payloads.
+    let own = env.enqueue(&["order.sync", r#"{"order":{"id":7}}"#, "--unique-key", "mine"]);
+    assert_eq!(env.job(&own)["uniqueKey"], "mine");
+    env.write(
+        "orders.ndjson",
+        "{\"v\":1,\"jobType\":\"order.sync\",\"jobId\":\"f1\",\"meta\":{\"tenantId\":\"t2\"},\"payload\":{\"order\":{\"id\":8}}}\n",
+    );
+    let run = env.run(["enqueue", "--file", "orders.ndjson"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(env.job("f1")["uniqueKey"], "t2:8");
+    // A job without the field is refused, naming it, and nothing is written.
+    let before = env.run(["list", "-o", "json"]).stdout;
+    let run = env.run(["enqueue", "order.sync", r#"{"order":{}}"#, "--meta", "tenantId=t1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("the job has no payload.order.id"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert_eq!(env.run(["list", "-o", "json"]).stdout, before);
+}

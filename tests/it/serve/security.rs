@@ -345,3 +345,20 @@ async fn an_expiry_that_could_never_be_met_is_refused_with_422_naming_it() {
         "only the job that can start: {jobs}"
     );
 }
+
+#[tokio::test]
+async fn a_types_unique_key_template_applies_to_jobs_the_api_enqueues() {
+    let store = sqlite_store().await;
+    let config = "[handlers.\"order.sync\"]\nbuiltin = \"noop\"\nunique = \"{payload.order.id}\"\n";
+    let api = Api::start_with(&store, config, &[]).await;
+    let job = json!({"jobType": "order.sync", "payload": {"order": {"id": 7}}});
+    let (status, first) = api.post("/api/v1/jobs", job.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let (_, again) = api.post("/api/v1/jobs", job).await;
+    assert_eq!((&again["id"], again["outcome"].as_str()), (&first["id"], Some("coalesced")));
+    let (status, body) = api
+        .post("/api/v1/jobs", json!({"jobType": "order.sync", "payload": {}}))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"]["input"], "uniqueKey", "{body}");
+}

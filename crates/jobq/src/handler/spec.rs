@@ -73,6 +73,9 @@ pub struct HandlerSpec {
     /// enqueued (applied by the producers that read the config: `jobq enqueue`, `jobq serve`, the
     /// bridges).
     pub expires_in: Option<Duration>,
+    /// The unique key a job of this type gets when its producer gives none, made from its fields
+    /// (applied by the same producers as `expires_in`).
+    pub unique: Option<crate::job::KeyTemplate>,
 }
 
 impl HandlerSpec {
@@ -87,6 +90,7 @@ impl HandlerSpec {
             limit: None,
             max_snoozes: DEFAULT_MAX_SNOOZES,
             expires_in: None,
+            unique: None,
         }
     }
 }

@@ -4,7 +4,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::JobSpec;
+use serde_json::value::RawValue;
+
+use super::{JobSpec, KeyTemplate};
+use crate::input::InvalidInput;
 
 /// What a job of one type gets when its producer does not say.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -14,6 +17,8 @@ pub struct TypeDefault {
     pub max_attempts: Option<u32>,
     /// An expiry this long after the job is enqueued.
     pub expires_in: Option<Duration>,
+    /// The unique key, made from the job's fields, of a job that names none.
+    pub unique: Option<KeyTemplate>,
 }
 
 /// [`TypeDefault`]s by job type.
@@ -26,16 +31,22 @@ impl TypeDefaults {
         self.0.insert(job_type.into(), defaults);
     }
 
-    /// Fills in what `spec` leaves to its type: attempts it does not name, and an expiry when it
-    /// names none (neither `expires_at` nor `expires_in`).
-    pub fn apply(&self, spec: &mut JobSpec) {
+    /// Fills in what `spec` leaves to its type: attempts it does not name, an expiry when it names
+    /// none (neither `expires_at` nor `expires_in`), and its unique key from the type's template
+    /// when it names none (its payload is `raw` when given: see [`KeyTemplate::fill`]). A template
+    /// naming a field the job lacks refuses it, naming the field.
+    pub fn apply(&self, spec: &mut JobSpec, raw: Option<&RawValue>) -> Result<(), InvalidInput> {
         let Some(defaults) = self.0.get(&spec.job_type) else {
-            return;
+            return Ok(());
         };
         spec.max_attempts = spec.max_attempts.or(defaults.max_attempts);
         if spec.expires_at.is_none() && spec.expires_in.is_none() {
             spec.expires_in = defaults.expires_in;
         }
+        if let (None, Some(template)) = (&spec.unique_key, &defaults.unique) {
+            spec.unique_key = Some(template.fill(spec, raw)?);
+        }
+        Ok(())
     }
 }
 
