@@ -637,6 +637,38 @@ async fn migrate_from_layout_2_indexes_every_job_by_creation_time() {
     assert_eq!(redis_cli(&["GET", &format!("{prefix}version")]).trim(), "5");
 }
 
+/// A queue's index of expiries holds the jobs no claim has taken: a claim takes out the job it
+/// leases, and the sweep drops a cancelled job's entry once its expiry comes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_index_of_expiries_keeps_only_jobs_no_claim_has_taken() {
+    let (store, prefix) = fixture().await;
+    let index = format!("{prefix}{{q}}:expiry");
+    let soon = UnixMillis(UnixMillis::now().0 + 3_600_000);
+    add(&store, spec("a-taken").queue("q").expires_at(soon)).await;
+    add(&store, spec("b-cancelled").queue("q").expires_at(at(60_000))).await;
+    add(&store, spec("c-plain").queue("q")).await;
+    assert_eq!(redis_cli(&["ZCARD", &index]).trim(), "2", "only jobs with an expiry");
+    let claimed = claim(&store, "q", WORKER, 1, T0).await;
+    assert_eq!(ids(&claimed), ["a-taken"]);
+    assert_eq!(redis_cli(&["ZRANGE", &index, "0", "-1"]).trim(), "b-cancelled");
+    let cancel = jobq::store::Cancel {
+        target: jobq::store::CancelTarget::Ids(vec![id("b-cancelled")]),
+        now: T0,
+    };
+    store.store().cancel(&cancel).await.expect("cancel");
+    let expire = jobq::store::Expire {
+        queues: vec!["q".into()],
+        limit: 100,
+    };
+    assert_eq!(store.store().expire(&expire).await.expect("expire"), 0);
+    assert_eq!(
+        redis_cli(&["ZCARD", &index]).trim(),
+        "0",
+        "the cancelled job's entry is dropped"
+    );
+    assert_eq!(get(&store, &id("b-cancelled")).await.status, JobStatus::Cancelled);
+}
+
 /// Issue 14: enqueueing, reading and finishing one job each send the server one command, one round
 /// trip (the queue registration is part of the enqueue script, the job's queue is found inside the
 /// get script). Counted with `MONITOR` on a server of the test's own, so no other test's commands mix

@@ -355,7 +355,10 @@ async fn a_types_unique_key_template_applies_to_jobs_the_api_enqueues() {
     let (status, first) = api.post("/api/v1/jobs", job.clone()).await;
     assert_eq!(status, StatusCode::OK, "{first}");
     let (_, again) = api.post("/api/v1/jobs", job).await;
-    assert_eq!((&again["id"], again["outcome"].as_str()), (&first["id"], Some("coalesced")));
+    assert_eq!(
+        (&again["id"], again["outcome"].as_str()),
+        (&first["id"], Some("coalesced"))
+    );
     let (status, body) = api
         .post("/api/v1/jobs", json!({"jobType": "order.sync", "payload": {}}))
         .await;

@@ -260,8 +260,9 @@ local function hset_args(t, m, pr, ma, to, u, xa)
 end
 
 -- Puts a new job with an expiry (`xa`, not '') into its queue's index of expiries (`expiry`, scored
--- by it), which the sweep (`expire.lua`) reads. The index is kept lazily: a job that started, ended
--- or went stays in it until its expiry comes, and the sweep then drops it.
+-- by it), which the sweep (`expire.lua`) reads. A claim takes out the job it leases
+-- (`expired_at_claim`); a job cancelled or deleted stays until its expiry comes, and the sweep then
+-- drops it.
 local function index_expiry(Q, id, xa)
   if xa and xa ~= '' then
     redis.call('ZADD', Q .. 'expiry', xa, id)
@@ -571,13 +572,16 @@ end
 
 -- Whether a claim must refuse job `id` of Q, out of its pending set already, whose expiry is `xa`
 -- (false for none): then it ends `expired` at the server's time, which `clock.now` keeps for the
--- rest of the script (read once, and only when a job has an expiry).
+-- rest of the script (read once, and only when a job has an expiry). A job the claim leases leaves
+-- the index of expiries: it started in time, and the sweep has nothing to do for it (a retry that
+-- comes due after its expiry is ended by the claim that meets it).
 local function expired_at_claim(Q, id, xa, clock, ended)
   if not xa then
     return false
   end
   clock.now = clock.now or server_millis()
   if tonumber(xa) > clock.now then
+    redis.call('ZREM', Q .. 'expiry', id)
     return false
   end
   local h = redis.call('HMGET', jkey(Q, id), 'u', 'dn', 'd1')
