@@ -19,6 +19,8 @@
     allow(dead_code)
 )]
 
+mod cancel;
+mod cleanup;
 mod decode;
 mod dependencies;
 mod dialect;
@@ -41,7 +43,6 @@ mod ticks_and_events;
 mod transfer;
 mod workers;
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64};
@@ -69,13 +70,9 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::error::DriverError;
-use super::{
-    Cancel, CancelAnswer, CancelTarget, Cancelled, Cleanup, Enqueued, JobFilter, List, QueueStats, ReplayDead, Rescued,
-    Stats, StoreError, StoreKind, StoreUrl, Subscription,
-};
+use super::{Enqueued, List, QueueStats, ReplayDead, Rescued, Stats, StoreError, StoreKind, StoreUrl, Subscription};
 use crate::job::{Job, JobId, JobStatus, NewJob};
 use crate::store::url::RedactedUrl;
-use crate::time::UnixMillis;
 
 /// How long the pool's first connection may take before a direct attempt asks the server why it has
 /// not come (see [`first_connection`]). Far above a connection to a server on the same network (a few
@@ -434,138 +431,6 @@ impl Sql {
         Ok(by_queue.into_values().collect())
     }
 
-    /// Deletes (or counts, on a dry run) up to `limit` terminal jobs matching; returns how many.
-    pub async fn cleanup(&self, cleanup: &Cleanup) -> Result<u64, StoreError> {
-        let Some(filter) = cleanup_filter(cleanup) else {
-            return Ok(0);
-        };
-        let Some(keep) = cleanup.keep_last else {
-            return self.cleanup_selected(cleanup, &filter, None, cleanup.limit).await;
-        };
-        // Each queue and status keeps its newest `keep`: one cut-off each, below which the same
-        // bounded delete runs.
-        let mut total = 0u64;
-        for (queue, status) in self.queues_and_statuses(&filter).await? {
-            let left = u64::from(cleanup.limit).saturating_sub(total);
-            if left == 0 {
-                break;
-            }
-            let one = JobFilter {
-                queues: vec![queue],
-                statuses: vec![status],
-                ..filter.clone()
-            };
-            let Some(cut) = self.keep_last_cut(cleanup, &one, keep).await? else {
-                continue;
-            };
-            total += self.cleanup_selected(cleanup, &one, Some(cut), left as u32).await?;
-        }
-        Ok(total)
-    }
-
-    /// The queues and terminal statuses that have jobs `filter` selects.
-    async fn queues_and_statuses(&self, filter: &JobFilter) -> Result<Vec<(String, JobStatus)>, StoreError> {
-        let mut select = self.stmt(format!(
-            "SELECT DISTINCT j.queue, j.status FROM jobq_jobs AS j WHERE j.status IN {TERMINAL_STATUSES}"
-        ));
-        select.any_of("j.queue", filter.queues.iter().cloned());
-        select.any_of("j.status", filter.statuses.iter().map(|s| s.as_str().to_string()));
-        let rows = self.fetch_all(&select, "cleanup").await?;
-        let mut pairs = Vec::with_capacity(rows.len());
-        for row in rows {
-            let queue: String = row.try_get_unchecked(0).map_err(self.fail("cleanup"))?;
-            let status: String = row.try_get_unchecked(1).map_err(self.fail("cleanup"))?;
-            let decoder = Decoder {
-                kind: self.dialect.kind,
-                id: String::new(),
-            };
-            pairs.push((queue, decoder.status(&status)?));
-        }
-        pairs.sort();
-        Ok(pairs)
-    }
-
-    /// The newest job past the `keep` newest of the one queue and status `filter` names (with the
-    /// cleanup's types), by finish time then id: it and every older one may go. `None` when there are
-    /// no more than `keep`.
-    async fn keep_last_cut(
-        &self,
-        cleanup: &Cleanup,
-        filter: &JobFilter,
-        keep: u32,
-    ) -> Result<Option<(i64, String)>, StoreError> {
-        let mut select = self.stmt("SELECT j.finished_at, j.id FROM jobq_jobs AS j WHERE 1 = 1");
-        select.filter("j", filter);
-        exclude_types(&mut select, "j", &cleanup.exclude_types);
-        select
-            .push(" ORDER BY j.finished_at DESC, j.id DESC LIMIT 1 OFFSET ")
-            .bind(i64::from(keep));
-        let rows = self.fetch_all(&select, "cleanup").await?;
-        let Some(row) = rows.first() else {
-            return Ok(None);
-        };
-        let finished: Option<i64> = row.try_get(0).map_err(self.fail("cleanup"))?;
-        let id: String = row.try_get_unchecked(1).map_err(self.fail("cleanup"))?;
-        Ok(Some((finished.unwrap_or(i64::MIN), id)))
-    }
-
-    /// Deletes (or counts) up to `limit` terminal jobs `filter` and the cleanup's other conditions
-    /// select, only those at or past `cut` (finish time, id) when there is one.
-    async fn cleanup_selected(
-        &self,
-        cleanup: &Cleanup,
-        filter: &JobFilter,
-        cut: Option<(i64, String)>,
-        limit: u32,
-    ) -> Result<u64, StoreError> {
-        // The selection, on `jobq_jobs` as `table`; what wraps it counts, or deletes it (MySQL refuses a
-        // LIMIT inside an IN subquery, but deletes with one of its own).
-        let (open, close) = self.dialect.in_selected;
-        let (head, table, tail) = match (cleanup.dry_run, self.dialect.limited_delete) {
-            (true, _) => (
-                "SELECT COUNT(*) FROM (SELECT j.id FROM jobq_jobs AS j".to_string(),
-                "j",
-                ") AS t".to_string(),
-            ),
-            (false, LimitedDelete::Inline) => ("DELETE FROM jobq_jobs".to_string(), "jobq_jobs", String::new()),
-            (false, LimitedDelete::BySubquery) => (
-                format!("DELETE FROM jobq_jobs WHERE id{open}SELECT j.id FROM jobq_jobs AS j"),
-                "j",
-                format!("{}{close}", self.dialect.skip_locked),
-            ),
-        };
-        let mut stmt = self.stmt(head);
-        // Terminal statuses only, whatever the filter says: cleanup never touches live jobs.
-        stmt.push(&format!(" WHERE {table}.status IN {TERMINAL_STATUSES}"))
-            .filter(table, filter);
-        exclude_types(&mut stmt, table, &cleanup.exclude_types);
-        if let Some(before) = cleanup.finished_before {
-            stmt.push(&format!(" AND {table}.finished_at < ")).bind(before.0);
-        }
-        if let Some((finished, id)) = cut {
-            // At or past the cut in (finish time, id) order, spelled out (MySQL takes no row value
-            // as a range).
-            stmt.push(&format!(" AND ({table}.finished_at < "))
-                .bind(finished)
-                .push(&format!(" OR ({table}.finished_at = "))
-                .bind(finished)
-                .push(&format!(" AND {table}.id <= "))
-                .bind(id)
-                .push("))");
-        }
-        stmt.push(&self.not_awaited(table));
-        stmt.push(" LIMIT ").bind(i64::from(limit)).push(&tail);
-        if cleanup.dry_run {
-            let rows = self.fetch_all(&stmt, "cleanup").await?;
-            let n: i64 = match rows.first() {
-                Some(row) => row.try_get(0).map_err(self.fail("cleanup"))?,
-                None => 0,
-            };
-            return Ok(count(n));
-        }
-        self.execute(&stmt, "cleanup").await
-    }
-
     /// Runs `attempt` (one whole transaction) until it succeeds, again after it lost a race for a row
     /// lock (and after whatever else `also` accepts), at most `tries` times.
     pub async fn retrying<T, Fut>(
@@ -636,123 +501,6 @@ impl Sql {
             .map_err(self.fail("rescue"))
     }
 
-    /// Cancels live jobs by id or filter (see [`crate::store::Store::cancel`]): one transaction that
-    /// locks the targets in id order (so two overlapping cancels cannot deadlock), reads their statuses,
-    /// and cancels the live ones.
-    pub async fn cancel(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, StoreError> {
-        if matches!(&cancel.target, CancelTarget::Ids(ids) if ids.is_empty()) {
-            return Ok(Vec::new());
-        }
-        self.retrying("cancel", |_| false, || self.cancel_once(cancel)).await
-    }
-
-    async fn cancel_once(&self, cancel: &Cancel) -> Result<Vec<CancelAnswer>, sqlx::Error> {
-        match &cancel.target {
-            CancelTarget::Ids(ids) => self.cancel_ids(ids, cancel.now).await,
-            CancelTarget::Filter(filter) => match self.dialect.cancel_by_filter {
-                FilterCancel::InOneStatement => self.cancel_filter_in_one_statement(filter, cancel.now).await,
-                FilterCancel::SameFilterTwice | FilterCancel::LockedIds => {
-                    self.cancel_filter_in_two_steps(filter, cancel.now).await
-                }
-            },
-        }
-    }
-
-    /// Cancels the live jobs among `ids` and answers for each id, in the order given, once.
-    async fn cancel_ids(&self, ids: &[JobId], now: UnixMillis) -> Result<Vec<CancelAnswer>, sqlx::Error> {
-        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
-        let mut statuses: HashMap<String, JobStatus> = HashMap::with_capacity(ids.len());
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut select = self.stmt("SELECT j.id, j.status FROM jobq_jobs AS j WHERE 1 = 1");
-            select.any_of("j.id", chunk.iter().map(|id| id.to_string()));
-            self.lock_in_id_order(&mut select);
-            statuses.extend(self.read_statuses(&select, &mut tx).await?);
-        }
-        let mut live: Vec<&str> = statuses
-            .iter()
-            .filter(|(_, s)| !s.is_terminal())
-            .map(|(id, _)| id.as_str())
-            .collect();
-        live.sort_unstable();
-        self.cancel_by_id(&live, now, &mut tx).await?;
-        self.release_dependents(&mut tx, ended_cancelled(live.iter().copied()), now)
-            .await?;
-        tx.commit().await?;
-        let mut seen = std::collections::HashSet::new();
-        Ok(ids
-            .iter()
-            .filter(|id| seen.insert(id.as_str()))
-            .map(|id| match statuses.get(id.as_str()) {
-                None => CancelAnswer::NotFound(id.clone()),
-                Some(&status) if status.is_terminal() => CancelAnswer::AlreadyTerminal { id: id.clone(), status },
-                Some(&previous) => CancelAnswer::Cancelled(Cancelled {
-                    id: id.clone(),
-                    previous,
-                }),
-            })
-            .collect())
-    }
-
-    /// Cancels the live jobs a filter selects in one statement that locks them in id order and says
-    /// what each was: no transaction to open, and one pass over the rows however many there are.
-    async fn cancel_filter_in_one_statement(
-        &self,
-        filter: &JobFilter,
-        now: UnixMillis,
-    ) -> Result<Vec<CancelAnswer>, sqlx::Error> {
-        let mut s = self.stmt(format!(
-            "WITH c AS (SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
-        ));
-        s.filter("j", filter)
-            .push(" ORDER BY j.id FOR UPDATE) UPDATE jobq_jobs AS u SET status = 'cancelled', finished_at = ")
-            .bind(now.0)
-            .push(" FROM c WHERE u.id = c.id RETURNING u.id, c.status");
-        // In a transaction of its own, so that the jobs waiting for those cancelled are resolved with
-        // them.
-        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
-        let mut cancelled = self.read_statuses(&s, &mut tx).await?;
-        cancelled.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        self.release_dependents(
-            &mut tx,
-            ended_cancelled(cancelled.iter().map(|(id, _)| id.as_str())),
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(cancelled_answers(cancelled))
-    }
-
-    /// Cancels the live jobs a filter selects: reads them (locking them in id order where the store
-    /// locks rows), then cancels them, by the same filter where the transaction holds the whole
-    /// database (so that it selects the same rows), by id otherwise.
-    async fn cancel_filter_in_two_steps(
-        &self,
-        filter: &JobFilter,
-        now: UnixMillis,
-    ) -> Result<Vec<CancelAnswer>, sqlx::Error> {
-        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
-        let mut select = self.stmt(format!(
-            "SELECT j.id, j.status FROM jobq_jobs AS j WHERE j.status IN {LIVE_STATUSES}"
-        ));
-        select.filter("j", filter);
-        self.lock_in_id_order(&mut select);
-        let mut found = self.read_statuses(&select, &mut tx).await?;
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        if self.dialect.cancel_by_filter == FilterCancel::SameFilterTwice {
-            let mut update = self.stmt("UPDATE jobq_jobs AS j SET status = 'cancelled', finished_at = ");
-            update.bind(now.0).push(&format!(" WHERE j.status IN {LIVE_STATUSES}"));
-            update.filter("j", filter);
-            tx.execute(&update).await?;
-        } else {
-            let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
-            self.cancel_by_id(&ids, now, &mut tx).await?;
-        }
-        self.release_dependents(&mut tx, ended_cancelled(found.iter().map(|(id, _)| id.as_str())), now)
-            .await?;
-        tx.commit().await?;
-        Ok(cancelled_answers(found))
-    }
-
     /// Row locks are taken in id order, so that two overlapping cancels cannot deadlock; a store that
     /// locks no rows (SQLite holds the whole database) needs no order.
     fn lock_in_id_order(&self, select: &mut Stmt) {
@@ -774,19 +522,6 @@ impl Sql {
             read.push((decoder.id, status));
         }
         Ok(read)
-    }
-
-    /// Cancels the jobs of `ids` (sorted, live and locked by the caller), a bounded number a statement.
-    async fn cancel_by_id(&self, ids: &[&str], now: UnixMillis, conn: &mut dyn Exec) -> Result<(), sqlx::Error> {
-        for chunk in ids.chunks(IDS_PER_STATEMENT) {
-            let mut update = self.stmt("UPDATE jobq_jobs SET status = 'cancelled', finished_at = ");
-            update
-                .bind(now.0)
-                .push(" WHERE 1 = 1")
-                .any_of("id", chunk.iter().map(|id| id.to_string()));
-            conn.execute(&update).await?;
-        }
-        Ok(())
     }
 
     /// Replays dead jobs, or tells which a replay would move (see
@@ -894,34 +629,4 @@ impl Sql {
         }
         Ok(())
     }
-}
-
-/// Jobs just cancelled, as the release of their dependents takes them.
-fn ended_cancelled<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<dependencies::Ended> {
-    ids.map(|id| dependencies::Ended {
-        id: id.to_string(),
-        status: JobStatus::Cancelled,
-    })
-    .collect()
-}
-
-/// `AND table.job_type NOT IN (…)` for `types`, when there are any.
-fn exclude_types(stmt: &mut Stmt, table: &str, types: &[String]) {
-    if !types.is_empty() {
-        stmt.push(&format!(" AND {table}.job_type NOT IN "));
-        stmt.list(types.iter().cloned());
-    }
-}
-
-/// The answers of a cancel by filter: each job it cancelled, with what it was, in id order.
-fn cancelled_answers(cancelled: Vec<(String, JobStatus)>) -> Vec<CancelAnswer> {
-    cancelled
-        .into_iter()
-        .map(|(id, previous)| {
-            CancelAnswer::Cancelled(Cancelled {
-                id: JobId::from_stored(id),
-                previous,
-            })
-        })
-        .collect()
 }
