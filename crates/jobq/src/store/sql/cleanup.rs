@@ -1,7 +1,7 @@
 //! Cleanup on the SQL stores ([`crate::store::Store::cleanup`]): bounded deletes of terminal jobs by
 //! queue, status, type and finish time, and, with `keep_last`, below each queue and status's cut-off.
 
-use super::{Decoder, LimitedDelete, Sql, Stmt, TERMINAL_STATUSES, cleanup_filter, count};
+use super::{LimitedDelete, Sql, Stmt, TERMINAL_STATUSES, cleanup_filter, count};
 use crate::job::JobStatus;
 use crate::store::{Cleanup, JobFilter, StoreError};
 
@@ -42,17 +42,12 @@ impl Sql {
         ));
         select.any_of("j.queue", filter.queues.iter().cloned());
         select.any_of("j.status", filter.statuses.iter().map(|s| s.as_str().to_string()));
-        let rows = self.fetch_all(&select, "cleanup").await?;
-        let mut pairs = Vec::with_capacity(rows.len());
-        for row in rows {
-            let queue: String = row.try_get_unchecked(0).map_err(self.fail("cleanup"))?;
-            let status: String = row.try_get_unchecked(1).map_err(self.fail("cleanup"))?;
-            let decoder = Decoder {
-                kind: self.dialect.kind,
-                id: String::new(),
-            };
-            pairs.push((queue, decoder.status(&status)?));
-        }
+        // A queue and a status, read as a job id and its status are.
+        let mut conn = self.connections.acquire().await.map_err(self.fail("cleanup"))?;
+        let mut pairs = self
+            .read_statuses(&select, &mut *conn)
+            .await
+            .map_err(self.fail("cleanup"))?;
         pairs.sort();
         Ok(pairs)
     }
