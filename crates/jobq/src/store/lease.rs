@@ -8,6 +8,9 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use super::{Flow, StoreError};
+// Read by the doc links to the calls these types are for.
+#[cfg(doc)]
+use super::Store;
 use crate::job::{Job, JobId, JobStatus, NewJob, Progress};
 use crate::time::UnixMillis;
 
