@@ -477,6 +477,7 @@ impl Config {
                     max_attempts: Some(h.retry.max_attempts),
                     expires_in: h.expires_in,
                     unique: h.unique.clone(),
+                    unique_mode: h.unique_mode,
                 };
                 (t.clone(), defaults)
             })

@@ -116,6 +116,7 @@ mod tests {
                     max_attempts: Some(9),
                     expires_in: Some(std::time::Duration::from_secs(60)),
                     unique: None,
+                    unique_mode: None,
                 },
             )]
             .into_iter()

@@ -15,7 +15,7 @@ use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use jobq::Error;
 use jobq::error::{Input, InvalidInput};
-use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob, TypeDefaults};
+use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob, TypeDefaults, UniqueMode};
 use jobq::store::{EnqueueOutcome, Enqueued};
 use jobq::time::{parse_duration, parse_instant_str};
 
@@ -83,6 +83,26 @@ pub struct EnqueueArgs {
     /// While a live job with this key is in the queue, return it instead of adding another
     #[arg(long, value_name = "KEY", conflicts_with = "file")]
     pub unique_key: Option<String>,
+
+    /// What to do when a live job holds the unique key: coalesce (return it), replace (update it
+    /// if it has not started), debounce or throttle (each with its window) [default: its type's
+    /// unique_mode, or coalesce]
+    #[arg(long, value_name = "MODE")]
+    pub unique_mode: Option<String>,
+
+    /// Debounce: replace the holder and put its run off to this long from now, e.g. 30s (implies
+    /// --unique-mode debounce)
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub debounce: Option<String>,
+
+    /// With --debounce: never put a job off longer than this from its first enqueue, e.g. 5m
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub max_wait: Option<String>,
+
+    /// Throttle: hold the key this long after its job was created, finished or not, e.g. 1m;
+    /// an enqueue in that window is dropped (implies --unique-mode throttle)
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub throttle: Option<String>,
 
     /// Job id [default: a new UUIDv7]
     #[arg(long, value_name = "ID", conflicts_with = "file")]
@@ -162,6 +182,8 @@ struct Defaults {
     expires_in: Option<std::time::Duration>,
     expires_at: Option<jobq::UnixMillis>,
     meta: BTreeMap<String, String>,
+    /// `--unique-mode` and its windows.
+    unique_mode: Option<UniqueMode>,
     /// What the configured handlers give a job of their type that does not say, after the flags.
     types: TypeDefaults,
 }
@@ -179,6 +201,27 @@ impl Defaults {
         if timeout.is_some_and(|t| t.as_millis() == 0) {
             return Err(invalid(Input::Timeout, "--timeout", "must be at least 1ms".into()));
         }
+        let window = |flag: &str, text: &Option<String>| {
+            text.as_deref()
+                .map(parse_duration)
+                .transpose()
+                .map_err(|e| invalid(Input::UniqueMode, flag, e))
+        };
+        let names_mode =
+            args.unique_mode.is_some() || args.debounce.is_some() || args.max_wait.is_some() || args.throttle.is_some();
+        let unique_mode = if names_mode {
+            Some(
+                UniqueMode::from_parts(
+                    args.unique_mode.as_deref(),
+                    window("--debounce", &args.debounce)?,
+                    window("--max-wait", &args.max_wait)?,
+                    window("--throttle", &args.throttle)?,
+                )
+                .map_err(Error::from)?,
+            )
+        } else {
+            None
+        };
         Ok(Defaults {
             queue: args.queue.clone(),
             priority: args.priority,
@@ -209,6 +252,7 @@ impl Defaults {
                 .transpose()
                 .map_err(|e| invalid(Input::Expiry, "--expires-at", e))?,
             meta,
+            unique_mode,
             types: TypeDefaults::default(),
         })
     }
@@ -229,6 +273,10 @@ impl Defaults {
         for (k, v) in &self.meta {
             spec.meta.entry(k.clone()).or_insert_with(|| v.clone());
         }
+        // A file's lines take the mode when they have a key (one job takes it in `enqueue_one`).
+        if spec.unique_key.is_some() {
+            spec.unique_mode = spec.unique_mode.or(self.unique_mode);
+        }
         // Last: a type's unique key is made from the job as the flags leave it.
         self.types.apply(&mut spec, raw)?;
         Ok(spec)
@@ -245,6 +293,7 @@ async fn enqueue_one(
     let mut spec = JobSpec::new(args.job_type.clone().unwrap_or_default(), payload);
     spec.id = args.id.clone();
     spec.unique_key = args.unique_key.clone();
+    spec.unique_mode = defaults.unique_mode;
     spec.after = args.after.iter().map(|a| parse_after(a)).collect::<Result<_, _>>()?;
     spec.join = args.join.unwrap_or_default();
     let spec = defaults.apply(spec, None)?;
@@ -264,6 +313,15 @@ async fn enqueue_one(
                     }
                     EnqueueOutcome::Duplicate => {
                         eprintln!("note: a job with this id exists already; left it unchanged")
+                    }
+                    EnqueueOutcome::Replaced => {
+                        eprintln!("note: the job holding this unique key had not started; it takes this job's fields")
+                    }
+                    EnqueueOutcome::Debounced => {
+                        eprintln!("note: the job holding this unique key takes this job's fields and runs later")
+                    }
+                    EnqueueOutcome::Throttled => {
+                        eprintln!("note: this unique key's throttle window is not over; returned the job holding it")
                     }
                 }
             }
@@ -372,37 +430,53 @@ async fn enqueue_file(
     drop(text);
     let client = ctx.client().await?;
     let bar = progress::counter(jobs.len() as u64, "enqueueing", ctx.quiet);
-    let (mut created, mut coalesced, mut duplicate) = (0u64, 0u64, 0u64);
+    let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
     for chunk in jobs.chunks(FILE_BATCH) {
+        let created = counts.get("created").copied().unwrap_or(0);
         let done: Vec<Enqueued> = client.enqueue_validated(chunk).await.map_err(|e| {
             anyhow::Error::new(e).context(format!(
                 "{created} jobs of {name} were enqueued before this failure; enqueueing the file again skips jobs whose ids exist"
             ))
         })?;
         for e in &done {
-            match e.outcome {
-                EnqueueOutcome::Created => created += 1,
-                EnqueueOutcome::Coalesced => coalesced += 1,
-                EnqueueOutcome::Duplicate => duplicate += 1,
-            }
+            *counts.entry(e.outcome.as_str()).or_default() += 1;
         }
         bar.inc(chunk.len() as u64);
     }
     bar.finish_and_clear();
     let elapsed = started.elapsed();
+    let count = |outcome: EnqueueOutcome| counts.get(outcome.as_str()).copied().unwrap_or(0);
     if format == OutputFormat::Json {
-        print_json(&json!({"created": created, "coalesced": coalesced, "duplicate": duplicate}))?;
+        // Every outcome, zero or not, so that a script reads the same keys whatever happened.
+        let all = [
+            EnqueueOutcome::Created,
+            EnqueueOutcome::Coalesced,
+            EnqueueOutcome::Duplicate,
+            EnqueueOutcome::Replaced,
+            EnqueueOutcome::Debounced,
+            EnqueueOutcome::Throttled,
+        ];
+        let answer: serde_json::Map<String, serde_json::Value> =
+            all.iter().map(|o| (o.as_str().to_string(), json!(count(*o)))).collect();
+        print_json(&answer)?;
     } else if !ctx.quiet {
         let rate = (jobs.len() as f64 / elapsed.as_secs_f64().max(1e-9)).round();
         let mut line = format!(
             "enqueued {} from {name} in {:.2}s ({rate}/s)",
-            super::output::jobs(created, ""),
+            super::output::jobs(count(EnqueueOutcome::Created), ""),
             elapsed.as_secs_f64()
         );
-        if coalesced > 0 || duplicate > 0 {
-            line.push_str(&format!(
-                "; {coalesced} coalesced into live jobs, {duplicate} already present"
-            ));
+        let others = [
+            (EnqueueOutcome::Coalesced, "coalesced into live jobs"),
+            (EnqueueOutcome::Duplicate, "already present"),
+            (EnqueueOutcome::Replaced, "replaced jobs not yet started"),
+            (EnqueueOutcome::Debounced, "debounced"),
+            (EnqueueOutcome::Throttled, "throttled"),
+        ];
+        for (outcome, said) in others {
+            if count(outcome) > 0 {
+                line.push_str(&format!("; {} {said}", count(outcome)));
+            }
         }
         eprintln!("{line}");
     }

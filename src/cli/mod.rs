@@ -113,7 +113,7 @@ pub enum Command {
     /// Write a commented jobq.toml here to start from
     Init(init::InitArgs),
     /// Put a job (or a file of jobs) on a queue
-    Enqueue(enqueue::EnqueueArgs),
+    Enqueue(Box<enqueue::EnqueueArgs>),
     /// Enqueue a graph of jobs that wait for each other, all or none, from a JSON document
     Flow(graph::FlowArgs),
     /// Enqueue a batch of jobs and a callback that runs once all of them have ended; show a batch
@@ -329,7 +329,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
 async fn run_command(ctx: &Context, command: Command) -> anyhow::Result<Exit> {
     let done = match command {
         // These two tell how the job they waited for ended.
-        Command::Enqueue(args) => return enqueue::run(ctx, args).await,
+        Command::Enqueue(args) => return enqueue::run(ctx, *args).await,
         Command::Wait(args) => return wait::run(ctx, args).await,
         // Its exit code says whether anything was found.
         Command::Doctor(args) => return doctor::run(ctx, args).await,

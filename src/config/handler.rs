@@ -58,6 +58,15 @@ pub struct HandlerFile {
     /// The unique key a job of this type gets when its producer gives none, made from its fields:
     /// `"{payload.accountId}"`, `"{type}:{meta.tenantId}:{payload.order.id}"`.
     pub unique: Option<String>,
+    /// What an enqueue of a job of this type does when a live job holds its unique key:
+    /// `coalesce` (the default), `replace`, `debounce` or `throttle`.
+    pub unique_mode: Option<String>,
+    /// Debounce window: `"30s"` (names the mode by itself).
+    pub debounce: Option<String>,
+    /// The longest a debounced job is put off from its first enqueue: `"5m"`.
+    pub max_wait: Option<String>,
+    /// Throttle window: `"1m"` (names the mode by itself).
+    pub throttle: Option<String>,
     /// The type's own retention (`[handlers."TYPE".retention]`), over `[retention]`; the worker's
     /// settings take it, not the handler's.
     pub retention: Option<super::RetentionFile>,
@@ -200,6 +209,15 @@ pub(super) fn handler_config(
         .map(str::parse)
         .transpose()
         .map_err(|e| format!("unique: {e}"))?;
+    let mode = jobq::job::UniqueMode::from_parts(
+        h.unique_mode.as_deref(),
+        optional_duration("debounce", h.debounce.as_deref())?,
+        optional_duration("max_wait", h.max_wait.as_deref())?,
+        optional_duration("throttle", h.throttle.as_deref())?,
+    )
+    .map_err(|e| format!("unique_mode: {}", e.reason))?;
+    let names_mode = h.unique_mode.is_some() || h.debounce.is_some() || h.throttle.is_some() || h.max_wait.is_some();
+    spec.unique_mode = names_mode.then_some(mode);
     if spec.expires_in == Some(Duration::ZERO) {
         return Err("expires_in must be longer than 0s (leave it out for jobs that never expire)".into());
     }

@@ -30,6 +30,8 @@ pub enum Input {
     CreatedAt,
     /// A job's coalescing key.
     UniqueKey,
+    /// What an enqueue does when a job holds its unique key already, and the mode's windows.
+    UniqueMode,
     /// A job's own time-out.
     Timeout,
     /// When a job that has not started is given up: its expiry or the time to it.
@@ -96,6 +98,7 @@ impl Input {
             Input::RunAt => "runAt",
             Input::CreatedAt => "createdAt",
             Input::UniqueKey => "uniqueKey",
+            Input::UniqueMode => "uniqueMode",
             Input::Timeout => "timeoutMs",
             Input::Expiry => "expiresAt",
             Input::After => "after",

@@ -96,6 +96,14 @@ pub fn duplicate(id: &str) -> Enqueued {
     }
 }
 
+/// An answer naming the job `id` with `outcome` (a holder's id for the unique modes' answers).
+pub fn answered(outcome: EnqueueOutcome, id: &str) -> Enqueued {
+    Enqueued {
+        id: self::id(id),
+        outcome,
+    }
+}
+
 /// Enqueues specs in one batch and returns the store's answers.
 pub async fn enqueue(store: &DynStore, specs: impl IntoIterator<Item = JobSpec>) -> Vec<Enqueued> {
     let jobs: Vec<NewJob> = specs.into_iter().map(new_job).collect();

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 pub use expander::{EXPAND_POLL, run as run_expander};
 
-use crate::job::{JobId, Join, Limits, NewJob};
+use crate::job::{JobId, Join, Limits, NewJob, UniqueMode};
 use crate::store::Event;
 use crate::time::UnixMillis;
 
@@ -87,6 +87,7 @@ impl Subscriptions {
                     max_attempts: s.max_attempts.unwrap_or(limits.default_max_attempts),
                     run_at: now,
                     unique_key: None,
+                    unique_mode: UniqueMode::Coalesce,
                     timeout_ms: s.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
                     expires_at: None,
                     created_at: now,

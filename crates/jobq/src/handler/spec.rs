@@ -76,6 +76,9 @@ pub struct HandlerSpec {
     /// The unique key a job of this type gets when its producer gives none, made from its fields
     /// (applied by the same producers as `expires_in`).
     pub unique: Option<crate::job::KeyTemplate>,
+    /// What an enqueue of a job of this type with a unique key does when a live job holds the key,
+    /// when its producer does not say (applied by the same producers as `expires_in`).
+    pub unique_mode: Option<crate::job::UniqueMode>,
 }
 
 impl HandlerSpec {
@@ -91,6 +94,7 @@ impl HandlerSpec {
             max_snoozes: DEFAULT_MAX_SNOOZES,
             expires_in: None,
             unique: None,
+            unique_mode: None,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
-use super::{JobSpec, KeyTemplate};
+use super::{JobSpec, KeyTemplate, UniqueMode};
 use crate::input::InvalidInput;
 
 /// What a job of one type gets when its producer does not say.
@@ -19,6 +19,8 @@ pub struct TypeDefault {
     pub expires_in: Option<Duration>,
     /// The unique key, made from the job's fields, of a job that names none.
     pub unique: Option<KeyTemplate>,
+    /// The unique mode of a job with a unique key that names none.
+    pub unique_mode: Option<UniqueMode>,
 }
 
 /// [`TypeDefault`]s by job type.
@@ -32,8 +34,8 @@ impl TypeDefaults {
     }
 
     /// Fills in what `spec` leaves to its type: attempts it does not name, an expiry when it names
-    /// none (neither `expires_at` nor `expires_in`), and its unique key from the type's template
-    /// when it names none (its payload is `raw` when given: see [`KeyTemplate::fill`]). A template
+    /// none (neither `expires_at` nor `expires_in`), its unique mode when it has a key and names no
+    /// mode, and its unique key from the type's template when it names none (its payload is `raw` when given: see [`KeyTemplate::fill`]). A template
     /// naming a field the job lacks refuses it, naming the field.
     pub fn apply(&self, spec: &mut JobSpec, raw: Option<&RawValue>) -> Result<(), InvalidInput> {
         let Some(defaults) = self.0.get(&spec.job_type) else {
@@ -45,6 +47,9 @@ impl TypeDefaults {
         }
         if let (None, Some(template)) = (&spec.unique_key, &defaults.unique) {
             spec.unique_key = Some(template.fill(spec, raw)?);
+        }
+        if spec.unique_key.is_some() {
+            spec.unique_mode = spec.unique_mode.or(defaults.unique_mode);
         }
         Ok(())
     }

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::{
-    DependOn, Edge, EdgeState, Job, JobError, JobId, JobStatus, Join, MAX_UNIQUE_KEY_BYTES, Progress, validate_queue,
-    validate_type,
+    DependOn, Edge, EdgeState, Job, JobError, JobId, JobStatus, Join, MAX_UNIQUE_KEY_BYTES, Progress, UniqueMode,
+    validate_queue, validate_type,
 };
 use crate::input::{Input, InvalidInput};
 use crate::time::UnixMillis;
@@ -39,6 +39,16 @@ struct Line {
     max_attempts: u32,
     run_at: UnixMillis,
     unique_key: Option<String>,
+    /// The unique mode and its windows: absent for `coalesce` (and from exports of a jobq before
+    /// unique modes).
+    #[serde(default)]
+    unique_mode: Option<String>,
+    #[serde(default)]
+    debounce_ms: Option<u64>,
+    #[serde(default)]
+    max_wait_ms: Option<u64>,
+    #[serde(default)]
+    throttle_ms: Option<u64>,
     timeout_ms: Option<u64>,
     /// Absent from exports of a jobq before expiry.
     #[serde(default)]
@@ -186,6 +196,13 @@ impl Job {
         if l.progress.as_ref().is_some_and(|p| p.percent > 100) {
             return refuse(Input::Envelope, "progress percent must be 0 to 100".into());
         }
+        let ms = |ms: Option<u64>| ms.map(std::time::Duration::from_millis);
+        let unique_mode = UniqueMode::from_parts(
+            l.unique_mode.as_deref(),
+            ms(l.debounce_ms),
+            ms(l.max_wait_ms),
+            ms(l.throttle_ms),
+        )?;
         Ok(Job {
             id,
             queue: l.queue,
@@ -198,6 +215,7 @@ impl Job {
             max_attempts: l.max_attempts,
             run_at: l.run_at,
             unique_key: l.unique_key,
+            unique_mode,
             timeout_ms: l.timeout_ms,
             expires_at: l.expires_at,
             progress: l.progress,
@@ -252,6 +270,7 @@ mod tests {
             max_attempts: 9,
             run_at: UnixMillis(1_700_000_000_123),
             unique_key: Some("k".into()),
+            unique_mode: crate::job::UniqueMode::Coalesce,
             timeout_ms: Some(30_000),
             expires_at: None,
             progress: Some(Progress {

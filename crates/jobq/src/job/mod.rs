@@ -18,6 +18,7 @@ mod spec;
 #[cfg(test)]
 mod tests;
 mod typed;
+mod unique_mode;
 
 pub use defaults::{TypeDefault, TypeDefaults};
 pub use dependency::{DependOn, Dependency, Edge, EdgeState, Join, NO_DEPENDENCY_MET_ERROR, broken_dependency_error};
@@ -29,6 +30,7 @@ pub use spawn::{MAX_SPAWN_KEY_BYTES, Spawn, children};
 pub use spec::JobSpec;
 pub(crate) use typed::decode as decode_typed;
 pub use typed::{IntoJobSpec, JobType};
+pub use unique_mode::UniqueMode;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -240,6 +242,8 @@ pub struct Job {
     pub run_at: UnixMillis,
     /// While a non-terminal job with this key exists in the queue, enqueueing again returns it.
     pub unique_key: Option<String>,
+    /// What an enqueue of its key does while it holds the key (as it was enqueued).
+    pub unique_mode: UniqueMode,
     /// Overrides the handler's time-out for this job.
     pub timeout_ms: Option<u64>,
     /// Not to be started at or after this instant, by the store's clock: a job still unstarted then
@@ -329,9 +333,29 @@ fn write_envelope_fields<M: SerializeStruct>(job: &Job, m: &mut M) -> Result<(),
     m.serialize_field("maxAttempts", &job.max_attempts)?;
     m.serialize_field("runAt", &job.run_at)?;
     m.serialize_field("uniqueKey", &job.unique_key)?;
+    write_unique_mode(&job.unique_mode, m)?;
     m.serialize_field("timeoutMs", &job.timeout_ms)?;
     m.serialize_field("expiresAt", &job.expires_at)?;
     m.serialize_field("createdAt", &job.created_at)
+}
+
+/// A job's unique mode, when it has one other than `coalesce`: `uniqueMode` and its windows
+/// (`debounceMs`, `maxWaitMs`, `throttleMs`), as a producer writes them.
+fn write_unique_mode<M: SerializeStruct>(mode: &UniqueMode, m: &mut M) -> Result<(), M::Error> {
+    if *mode == UniqueMode::Coalesce {
+        return Ok(());
+    }
+    m.serialize_field("uniqueMode", mode.name())?;
+    if let Some(ms) = mode.debounce_ms() {
+        m.serialize_field("debounceMs", &ms)?;
+    }
+    if let Some(ms) = mode.max_wait_ms() {
+        m.serialize_field("maxWaitMs", &ms)?;
+    }
+    if let Some(ms) = mode.throttle_ms() {
+        m.serialize_field("throttleMs", &ms)?;
+    }
+    Ok(())
 }
 
 /// The envelope alone, as handlers receive it on stdin or in an HTTP body. A job enqueued after
@@ -402,6 +426,7 @@ pub(crate) fn test_job(job_type: &str, payload: &str) -> Job {
         max_attempts: 5,
         run_at: UnixMillis(1_800_000_000_000),
         unique_key: None,
+        unique_mode: UniqueMode::Coalesce,
         timeout_ms: None,
         expires_at: None,
         progress: None,

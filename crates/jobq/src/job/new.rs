@@ -10,7 +10,7 @@ use crate::time::UnixMillis;
 
 use super::{
     DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_QUEUE, DependOn, Dependency, JobId, JobSpec, Join,
-    MAX_TYPE_BYTES, MAX_UNIQUE_KEY_BYTES,
+    MAX_TYPE_BYTES, MAX_UNIQUE_KEY_BYTES, UniqueMode,
 };
 
 /// A validated job, ready for a store. Validation is the only way to one: the type is
@@ -46,6 +46,9 @@ pub struct NewJob {
     pub run_at: UnixMillis,
     /// Coalescing key.
     pub unique_key: Option<String>,
+    /// What the enqueue does when a live job holds the key (anything but `Coalesce` only with a
+    /// key, and never with `after`).
+    pub unique_mode: UniqueMode,
     /// Per-job time-out, positive.
     pub timeout_ms: Option<u64>,
     /// Never started at or after this instant (after `run_at` and the enqueue time).
@@ -137,7 +140,10 @@ impl NewJob {
         if spec.meta.keys().any(String::is_empty) {
             return Err(InvalidInput::new(Input::Meta, "meta keys must not be empty"));
         }
+        let unique_mode = spec.unique_mode.unwrap_or_default();
         let run_at = spec.run_at.or_else(|| spec.delay.map(|d| now.plus(d))).unwrap_or(now);
+        let named_run_at = spec.run_at.is_some() || spec.delay.is_some();
+        let run_at = unique_run_at(&spec.unique_key, &spec.after, named_run_at, unique_mode, now, run_at)?;
         let expires_at = expiry(spec.expires_at, spec.expires_in, now, run_at)?;
         let after = dependencies(spec.after, &id)?;
         Ok(NewJob {
@@ -150,12 +156,45 @@ impl NewJob {
             max_attempts,
             run_at,
             unique_key: spec.unique_key,
+            unique_mode,
             timeout_ms: spec.timeout_ms,
             expires_at,
             created_at: spec.created_at.unwrap_or(now),
             after,
             join: spec.join,
         })
+    }
+}
+
+/// A job's run time under its unique mode: a debounced job runs its window from now (and a debounce
+/// sets the run time, so one named too is refused). A mode other than `coalesce` needs a unique key,
+/// and a job that waits for others has none (a holder replaced or throttled could not keep its
+/// dependencies' meaning).
+fn unique_run_at(
+    key: &Option<String>,
+    after: &[Dependency],
+    named_run_at: bool,
+    mode: UniqueMode,
+    now: UnixMillis,
+    run_at: UnixMillis,
+) -> Result<UnixMillis, InvalidInput> {
+    let refuse = |what: &str| Err(InvalidInput::new(Input::UniqueMode, what.to_string()));
+    if mode == UniqueMode::Coalesce {
+        return Ok(run_at);
+    }
+    if key.is_none() {
+        return refuse(&format!("unique mode {} needs a unique key", mode.name()));
+    }
+    if !after.is_empty() {
+        return refuse(&format!(
+            "unique mode {} cannot be given to a job that waits for others (after)",
+            mode.name()
+        ));
+    }
+    match mode.debounce_ms() {
+        Some(_) if named_run_at => refuse("a debounced job runs its window from now: it takes no run time or delay"),
+        Some(window) => Ok(now.plus(std::time::Duration::from_millis(window))),
+        None => Ok(run_at),
     }
 }
 

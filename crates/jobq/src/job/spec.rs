@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{DependOn, Dependency, JobId, Join};
+use super::{DependOn, Dependency, JobId, Join, UniqueMode};
 use crate::input::{Input, InvalidInput};
 use crate::time::{UnixMillis, parse_instant};
 
@@ -37,6 +37,9 @@ pub struct JobSpec {
     pub delay: Option<Duration>,
     /// Coalescing key.
     pub unique_key: Option<String>,
+    /// What the enqueue does when a live job holds the key already ([`UniqueMode::Coalesce`] when
+    /// absent, unless the job's type says otherwise).
+    pub unique_mode: Option<UniqueMode>,
     /// Per-job handler time-out.
     pub timeout_ms: Option<u64>,
     /// Never started at or after this instant: a job not started by then ends `expired`.
@@ -101,6 +104,12 @@ impl JobSpec {
     /// Sets the coalescing key.
     pub fn unique_key(mut self, key: impl Into<String>) -> Self {
         self.unique_key = Some(key.into());
+        self
+    }
+
+    /// Sets what the enqueue does when a live job holds the unique key already.
+    pub fn unique_mode(mut self, mode: UniqueMode) -> Self {
+        self.unique_mode = Some(mode);
         self
     }
 
@@ -220,6 +229,14 @@ struct LineFields<'a> {
     max_attempts: Option<Value>,
     #[serde(rename = "uniqueKey", default, deserialize_with = "present")]
     unique_key: Option<Value>,
+    #[serde(rename = "uniqueMode", default, deserialize_with = "present")]
+    unique_mode: Option<Value>,
+    #[serde(rename = "debounceMs", default, deserialize_with = "present")]
+    debounce_ms: Option<Value>,
+    #[serde(rename = "maxWaitMs", default, deserialize_with = "present")]
+    max_wait_ms: Option<Value>,
+    #[serde(rename = "throttleMs", default, deserialize_with = "present")]
+    throttle_ms: Option<Value>,
     #[serde(rename = "timeoutMs", default, deserialize_with = "present")]
     timeout_ms: Option<Value>,
     #[serde(rename = "expiresAt", default, deserialize_with = "present")]
@@ -264,6 +281,10 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
         ("createdAt", fields.created_at),
         ("maxAttempts", fields.max_attempts),
         ("uniqueKey", fields.unique_key),
+        ("uniqueMode", fields.unique_mode),
+        ("debounceMs", fields.debounce_ms),
+        ("maxWaitMs", fields.max_wait_ms),
+        ("throttleMs", fields.throttle_ms),
         ("timeoutMs", fields.timeout_ms),
         ("expiresAt", fields.expires_at),
         ("meta", fields.meta),
@@ -315,6 +336,7 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
         payload: map.remove("payload").unwrap_or(Value::Null),
         ..Default::default()
     };
+    let mut mode = ModeFields::default();
     for (key, value) in map {
         if value.is_null() {
             continue;
@@ -325,6 +347,10 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             "uniqueKey" => spec.unique_key = Some(text_field(Input::UniqueKey, &key, value)?),
             "priority" => spec.priority = Some(int_field(Input::Priority, &key, &value)?),
             "maxAttempts" => spec.max_attempts = Some(int_field(Input::MaxAttempts, &key, &value)?),
+            "uniqueMode" => mode.name = Some(string_field(Input::UniqueMode, &key, value)?),
+            "debounceMs" => mode.debounce = Some(millis_field(&key, &value)?),
+            "maxWaitMs" => mode.max_wait = Some(millis_field(&key, &value)?),
+            "throttleMs" => mode.throttle = Some(millis_field(&key, &value)?),
             "timeoutMs" => spec.timeout_ms = Some(int_field(Input::Timeout, &key, &value)?),
             "runAt" => spec.run_at = Some(instant_field(Input::RunAt, &key, &value)?),
             "expiresAt" => spec.expires_at = Some(instant_field(Input::Expiry, &key, &value)?),
@@ -337,7 +363,29 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             _ => {}
         }
     }
+    if mode != ModeFields::default() {
+        spec.unique_mode = Some(UniqueMode::from_parts(
+            mode.name.as_deref(),
+            mode.debounce,
+            mode.max_wait,
+            mode.throttle,
+        )?);
+    }
     Ok(spec)
+}
+
+/// The job JSON's fields of a unique mode, read one by one and judged together.
+#[derive(Default, PartialEq)]
+struct ModeFields {
+    name: Option<String>,
+    debounce: Option<Duration>,
+    max_wait: Option<Duration>,
+    throttle: Option<Duration>,
+}
+
+/// A window of a unique mode, in milliseconds.
+fn millis_field(key: &str, value: &Value) -> Result<Duration, InvalidInput> {
+    int_field::<u64>(Input::UniqueMode, key, value).map(Duration::from_millis)
 }
 
 fn shown(v: &Option<Value>) -> String {

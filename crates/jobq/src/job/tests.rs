@@ -207,6 +207,7 @@ fn job_json_round_trips_through_the_lenient_reader() {
         max_attempts: new.max_attempts,
         run_at: new.run_at,
         unique_key: new.unique_key.clone(),
+        unique_mode: crate::job::UniqueMode::Coalesce,
         timeout_ms: new.timeout_ms,
         expires_at: new.expires_at,
         progress: Some(Progress {

@@ -21,7 +21,7 @@ pub use plan::{due_ticks, missed_ticks};
 pub use scheduler::{SCHEDULER_POLL, run as run_scheduler};
 pub use when::When;
 
-use crate::job::{JobId, Join, Limits, NewJob};
+use crate::job::{JobId, Join, Limits, NewJob, UniqueMode};
 use crate::store::{Overlap, ScheduleKey, Tick};
 use crate::time::UnixMillis;
 
@@ -127,6 +127,7 @@ impl Schedule {
             max_attempts: self.max_attempts.unwrap_or(limits.default_max_attempts),
             run_at,
             unique_key: None,
+            unique_mode: UniqueMode::Coalesce,
             timeout_ms: self.timeout.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64),
             expires_at: None,
             created_at: now,

@@ -91,6 +91,11 @@ const SQLITE: &[Migration] = &[
         name: "expiry",
         sql: include_str!("migrations/sqlite/0011_expiry.sql"),
     },
+    Migration {
+        version: 12,
+        name: "unique_modes",
+        sql: include_str!("migrations/sqlite/0012_unique_modes.sql"),
+    },
 ];
 
 const POSTGRES: &[Migration] = &[
@@ -149,6 +154,11 @@ const POSTGRES: &[Migration] = &[
         name: "expiry",
         sql: include_str!("migrations/postgres/0011_expiry.sql"),
     },
+    Migration {
+        version: 12,
+        name: "unique_modes",
+        sql: include_str!("migrations/postgres/0012_unique_modes.sql"),
+    },
 ];
 
 const MYSQL: &[Migration] = &[
@@ -206,6 +216,11 @@ const MYSQL: &[Migration] = &[
         version: 11,
         name: "expiry",
         sql: include_str!("migrations/mysql/0011_expiry.sql"),
+    },
+    Migration {
+        version: 12,
+        name: "unique_modes",
+        sql: include_str!("migrations/mysql/0012_unique_modes.sql"),
     },
 ];
 

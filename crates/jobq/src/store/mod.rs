@@ -97,6 +97,28 @@ pub enum EnqueueOutcome {
     Coalesced,
     /// A job with this id exists already (a producer retrying its send); nothing changed.
     Duplicate,
+    /// Unique mode `replace`: the holder, which had not started, took the new job's fields; its
+    /// id is returned.
+    Replaced,
+    /// Unique mode `debounce`: as `Replaced`, and the holder's run was put off by the window.
+    Debounced,
+    /// Unique mode `throttle`: the key's window since its holder was created has not passed; the
+    /// new job was dropped and the holder's id is returned.
+    Throttled,
+}
+
+impl EnqueueOutcome {
+    /// The lowercase word every answer uses (`created`, `coalesced`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EnqueueOutcome::Created => "created",
+            EnqueueOutcome::Coalesced => "coalesced",
+            EnqueueOutcome::Duplicate => "duplicate",
+            EnqueueOutcome::Replaced => "replaced",
+            EnqueueOutcome::Debounced => "debounced",
+            EnqueueOutcome::Throttled => "throttled",
+        }
+    }
 }
 
 /// Which jobs [`Store::cancel`] targets.

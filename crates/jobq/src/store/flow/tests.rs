@@ -19,6 +19,7 @@ fn job(id: &str, job_type: &str, queue: &str, tenant: &str) -> Job {
         max_attempts: 5,
         run_at: UnixMillis(0),
         unique_key: None,
+        unique_mode: crate::job::UniqueMode::Coalesce,
         timeout_ms: None,
         expires_at: None,
         progress: None,

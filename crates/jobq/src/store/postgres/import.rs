@@ -26,14 +26,14 @@ async fn insert_arrays(conn: &mut PgConnection, jobs: &[&Job]) -> Result<(), sql
          SELECT t.id, t.queue, t.job_type, t.payload::json, t.meta::json, t.priority, t.status, t.attempt, \
          t.max_attempts, t.run_at, t.unique_key, t.timeout_ms, t.progress, t.progress_message, t.result::json, \
          t.errors::jsonb, t.created_at, t.started_at, t.finished_at, t.heartbeat_at, t.worker_id, t.snoozes, \
-         t.expires_at \
+         t.expires_at, t.unique_mode \
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int4[], $7::text[], \
          $8::int4[], $9::int4[], $10::int8[], $11::text[], $12::int8[], $13::int4[], $14::text[], $15::text[], \
          $16::text[], $17::int8[], $18::int8[], $19::int8[], $20::int8[], $21::text[], $22::int4[], \
-         $23::int8[]) \
+         $23::int8[], $24::text[]) \
          AS t(id, queue, job_type, payload, meta, priority, status, attempt, max_attempts, run_at, unique_key, \
          timeout_ms, progress, progress_message, result, errors, created_at, started_at, finished_at, \
-         heartbeat_at, worker_id, snoozes, expires_at)"
+         heartbeat_at, worker_id, snoozes, expires_at, unique_mode)"
     );
     sqlx::query(&sql)
         .bind(column(rows, |r| r.id))
@@ -59,6 +59,7 @@ async fn insert_arrays(conn: &mut PgConnection, jobs: &[&Job]) -> Result<(), sql
         .bind(column(rows, |r| r.worker_id))
         .bind(column(rows, |r| r.snoozes))
         .bind(column(rows, |r| r.expires_at))
+        .bind(column(rows, |r| r.unique_mode.as_deref()))
         .execute(conn)
         .await?;
     Ok(())

@@ -16,12 +16,13 @@
 //! | `a`, `ma` | attempt, max attempts | | `c` | created at (ms) |
 //! | `r` | run at, as a [`run_key`] | | `st`, `f`, `hb` | started, finished, heartbeat (ms) |
 //! | `w` | worker holding the lease | | `ao`, `dn` | its open dependency edges; jobs waiting for it |
+//! | `xa` | expiry (ms) | | `um` | unique mode (`UniqueMode::stored`; absent for coalesce) |
 
 use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use crate::job::{DEFAULT_MAX_ATTEMPTS, Job, JobError, JobId, JobStatus, Join, Progress};
+use crate::job::{DEFAULT_MAX_ATTEMPTS, Job, JobError, JobId, JobStatus, Join, Progress, UniqueMode};
 use crate::store::{StoreError, StoreKind};
 use crate::time::UnixMillis;
 
@@ -130,6 +131,7 @@ pub(crate) fn job_from_pairs(pairs: &[(&str, &str)]) -> Result<Job, StoreError> 
         max_attempts: int("ma")?.map_or(DEFAULT_MAX_ATTEMPTS, |n| n.max(1) as u32),
         run_at,
         unique_key: text("u").map(str::to_string),
+        unique_mode: UniqueMode::from_stored(text("um")),
         timeout_ms: int("to")?.map(|t| t.max(0) as u64),
         expires_at: millis("xa")?,
         progress,
@@ -176,6 +178,7 @@ pub(crate) fn job_fields(job: &Job) -> Vec<(&'static str, String)> {
     opt("u", job.unique_key.clone());
     opt("to", job.timeout_ms.map(|t| t.to_string()));
     opt("xa", job.expires_at.map(|t| t.0.to_string()));
+    opt("um", job.unique_mode.stored());
     opt(
         "s",
         (job.status != JobStatus::Pending).then(|| job.status.as_str().to_string()),

@@ -151,6 +151,7 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
             if jobs
                 .iter()
                 .all(|j| j.unique_key.is_none() && j.expires_at.is_none() && shared(first, j))
+                // (A job without a unique key has no unique mode.)
                 && distinct_ids() =>
         {
             cmd.arg("S")
@@ -171,6 +172,7 @@ pub(crate) fn enqueue_args(cmd: &mut Cmd, jobs: &[&NewJob]) {
             cmd.arg("E").arg(jobs.len());
             for job in jobs {
                 every_field(cmd, job);
+                cmd.arg(job.unique_mode.stored().unwrap_or_default());
             }
         }
     }
@@ -239,6 +241,9 @@ pub(crate) fn enqueued(jobs: &[&NewJob], reply: Value) -> Result<(Vec<Enqueued>,
                 Some(("C", _)) => (EnqueueOutcome::Created, job.id.clone()),
                 Some(("D", _)) => (EnqueueOutcome::Duplicate, job.id.clone()),
                 Some(("K", holder)) => (EnqueueOutcome::Coalesced, JobId::from_stored(holder.to_string())),
+                Some(("R", holder)) => (EnqueueOutcome::Replaced, JobId::from_stored(holder.to_string())),
+                Some(("B", holder)) => (EnqueueOutcome::Debounced, JobId::from_stored(holder.to_string())),
+                Some(("T", holder)) => (EnqueueOutcome::Throttled, JobId::from_stored(holder.to_string())),
                 _ => return Err(bad(format!("unexpected outcome {answer:?}"))),
             };
             Ok(Enqueued { id, outcome })

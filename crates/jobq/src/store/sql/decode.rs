@@ -11,7 +11,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sqlx::Row as _;
 
-use crate::job::{Job, JobError, JobId, JobStatus, Join, Progress};
+use crate::job::{Job, JobError, JobId, JobStatus, Join, Progress, UniqueMode};
 use crate::store::{Rescued, StoreError, StoreKind, WorkerInfo};
 use crate::time::UnixMillis;
 
@@ -130,6 +130,7 @@ pub(crate) fn decode_job(row: &(impl JobCells + ?Sized), kind: StoreKind) -> Res
         has_dependencies: int(&d, 22)? != 0,
         join: if int(&d, 23)? != 0 { Join::Any } else { Join::All },
         expires_at: opt_big(&d, 24)?.map(UnixMillis),
+        unique_mode: UniqueMode::from_stored(opt_text(&d, 25)?.as_deref()),
         deps: Vec::new(),
         id: JobId::from_stored(d.id.clone()),
     })

@@ -63,6 +63,14 @@ pub(crate) struct Dialect {
     pub int_sum: (&'static str, &'static str),
     /// Integer division of two integers: `/` truncates on SQLite and PostgreSQL, MySQL's `DIV` does.
     pub int_div: &'static str,
+    /// The condition on `jobq_jobs` of a job that is live and holds the unique key bound after it,
+    /// as the store's unique index of live keys reads it (MySQL's `live_key`, the partial index's
+    /// own condition elsewhere).
+    pub live_key_is: &'static str,
+    /// Whether a transaction that changes a key's holder finds it first and then locks it by its
+    /// id (MySQL). Locking it through the unique index of live keys would take that index's entry
+    /// before the row's, the reverse of what an outcome's update by id takes, and the two deadlock.
+    pub locks_holder_by_id: bool,
     /// The server's clock in Unix milliseconds, a 64-bit integer: what expiry is judged by, whatever
     /// the clocks of the workers.
     pub now_millis: &'static str,
@@ -188,6 +196,11 @@ impl Dialect {
                 StoreKind::Sqlite => JsonText::CastJsonExtract,
                 StoreKind::Postgres => JsonText::ExtractPathText,
                 _ => JsonText::UnquoteJsonExtract,
+            },
+            locks_holder_by_id: matches!(kind, StoreKind::Mysql),
+            live_key_is: match kind {
+                StoreKind::Mysql => "live_key = ",
+                _ => "status IN ('blocked', 'pending', 'running', 'waiting') AND unique_key = ",
             },
             greatest: match kind {
                 StoreKind::Sqlite => "MAX",

@@ -4,7 +4,7 @@
 //! of the ready index so that claims stop reading past them.
 
 use super::dependencies::Ended;
-use super::{IDS_PER_STATEMENT, Sql};
+use super::{Exec, IDS_PER_STATEMENT, LimitedDelete, Sql};
 use crate::job::JobStatus;
 use crate::store::{Expire, StoreError};
 use crate::time::UnixMillis;
@@ -16,6 +16,30 @@ impl Sql {
             return Ok(0);
         }
         self.retrying("expire", |_| false, || self.expire_once(expire)).await
+    }
+
+    /// Deletes up to `expire.limit` throttle windows of the queues that ended by `now`
+    /// (`jobq_unique_holds`, see `unique.rs`): an ended window holds nothing, and the next throttled
+    /// enqueue of its key would take it over anyway; this keeps keys never used again from piling up.
+    async fn drop_ended_holds(&self, tx: &mut dyn Exec, expire: &Expire, now: UnixMillis) -> Result<(), sqlx::Error> {
+        let mut delete = self.stmt("DELETE FROM jobq_unique_holds WHERE ");
+        match self.dialect.limited_delete {
+            LimitedDelete::BySubquery => {
+                delete.push(
+                    "(queue, unique_key) IN (SELECT queue, unique_key FROM jobq_unique_holds WHERE held_until <= ",
+                );
+                delete.bind(now.0);
+                delete.any_of("queue", expire.queues.iter().cloned());
+                delete.push(" LIMIT ").bind(i64::from(expire.limit)).push(")");
+            }
+            LimitedDelete::Inline => {
+                delete.push("held_until <= ").bind(now.0);
+                delete.any_of("queue", expire.queues.iter().cloned());
+                delete.push(" LIMIT ").bind(i64::from(expire.limit));
+            }
+        }
+        tx.execute(&delete).await?;
+        Ok(())
     }
 
     /// One transaction: reads the server's clock, locks the due jobs (passing over those a claim
@@ -57,6 +81,7 @@ impl Sql {
             })
             .collect();
         self.release_dependents(&mut tx, ended, now).await?;
+        self.drop_ended_holds(&mut *tx, expire, now).await?;
         tx.commit().await?;
         Ok(ids.len() as u64)
     }

@@ -13,7 +13,7 @@
 
 use super::exec::Exec;
 use super::{Dialect, LIVE_STATUSES, NewJobRow, Stmt, Upsert};
-use crate::job::{JobId, NewJob};
+use crate::job::{JobId, NewJob, UniqueMode};
 use crate::store::error::DriverError;
 use crate::store::{EnqueueOutcome, Enqueued, StoreError};
 
@@ -35,6 +35,8 @@ pub struct SqlTables {
     pub(crate) events: String,
     /// SQLite's `jobq_arrivals`.
     pub(crate) arrivals: Option<String>,
+    /// `jobq_unique_holds` (throttled keys), qualified the same way.
+    holds: String,
 }
 
 impl SqlTables {
@@ -45,8 +47,14 @@ impl SqlTables {
             dialect,
             jobs: format!("{qualifier}jobq_jobs"),
             events: format!("{qualifier}jobq_events"),
+            holds: format!("{qualifier}jobq_unique_holds"),
             arrivals: arrivals.then(|| format!("{qualifier}jobq_arrivals")),
         }
+    }
+
+    /// `jobq_unique_holds` as the statements name it.
+    pub(crate) fn holds(&self) -> &str {
+        &self.holds
     }
 
     /// The jobs table as the statements name it, for messages.
@@ -61,6 +69,9 @@ impl SqlTables {
 pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJob) -> Result<Enqueued, StoreError> {
     let kind = tables.dialect.kind;
     let failed = |e: sqlx::Error| StoreError::query(kind, OPERATION, DriverError::deepest(&e));
+    if job.unique_mode != UniqueMode::Coalesce {
+        return super::unique::enqueue(exec, tables, job).await.map_err(failed);
+    }
     let row = NewJobRow::of(job);
     for _ in 0..ROUNDS {
         if insert_job(exec, tables, &row).await.map_err(failed)? {
@@ -198,7 +209,7 @@ async fn insert_job(exec: &mut dyn Exec, tables: &SqlTables, row: &NewJobRow<'_>
 
 /// Runs an insert that skips a row clashing with a key: `ON CONFLICT DO NOTHING` where the database
 /// has it, else the plain insert with its duplicate-key error read as "skipped". True when it went in.
-async fn skip_clashes(exec: &mut dyn Exec, d: &Dialect, stmt: &mut Stmt) -> Result<bool, sqlx::Error> {
+pub(super) async fn skip_clashes(exec: &mut dyn Exec, d: &Dialect, stmt: &mut Stmt) -> Result<bool, sqlx::Error> {
     match d.upsert {
         Upsert::OnConflict => {
             stmt.push(" ON CONFLICT DO NOTHING");
@@ -219,7 +230,7 @@ fn json<'s>(stmt: &'s mut Stmt, d: &Dialect, text: &str) -> &'s mut Stmt {
 }
 
 /// Whether a job with `id` exists (SQLite: stored or arrived).
-async fn id_taken(exec: &mut dyn Exec, tables: &SqlTables, id: &str) -> Result<bool, sqlx::Error> {
+pub(super) async fn id_taken(exec: &mut dyn Exec, tables: &SqlTables, id: &str) -> Result<bool, sqlx::Error> {
     let mut stmt = Stmt::new(tables.dialect, format!("SELECT id FROM {} WHERE id = ", tables.jobs));
     stmt.bind(id);
     if let Some(arrivals) = &tables.arrivals {
@@ -231,7 +242,7 @@ async fn id_taken(exec: &mut dyn Exec, tables: &SqlTables, id: &str) -> Result<b
 }
 
 /// The live job of `queue` that holds `key`, if any.
-async fn live_holder(
+pub(super) async fn live_holder(
     exec: &mut dyn Exec,
     tables: &SqlTables,
     queue: &str,

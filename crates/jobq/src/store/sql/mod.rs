@@ -41,6 +41,7 @@ mod stmt;
 mod store;
 mod ticks_and_events;
 mod transfer;
+mod unique;
 mod workers;
 
 use std::future::Future;

@@ -13,7 +13,7 @@ use tokio::sync::{MutexGuard, Notify};
 
 use super::in_transaction::SqlTables;
 use super::{Exec, Sql};
-use crate::job::{Job, JobId, NewJob};
+use crate::job::{Job, JobId, NewJob, UniqueMode};
 use crate::store::batch::finish_spawning_apart;
 use crate::store::{
     Block, Cancel, CancelAnswer, Claim, ClaimPlan, Cleanup, Delete, DeleteAnswer, DeleteMatching, DeletedCount, Emit,
@@ -184,6 +184,18 @@ impl<T: SqlBackend> PassedOver for T {
     }
 }
 
+/// Enqueues jobs that coalesce (no unique mode, or `coalesce`): the store's own batch enqueue, or
+/// the shared one of jobs that wait for others.
+async fn enqueue_coalescing<T: SqlBackend>(store: &T, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
+    if jobs.iter().all(|j| j.after.is_empty()) {
+        return SqlBackend::enqueue(store, jobs).await;
+    }
+    // A dependency may have arrived a moment ago (SQLite), and must be found where edges lock it.
+    store.settle().await?;
+    let _turn = store.write_turn().await;
+    store.shared().enqueue_after(&SqlBackend::sql_tables(store), jobs).await
+}
+
 #[async_trait]
 impl<T: SqlBackend> Store for T {
     fn kind(&self) -> StoreKind {
@@ -212,13 +224,26 @@ impl<T: SqlBackend> Store for T {
     }
 
     async fn enqueue(&self, jobs: &[NewJob]) -> Result<Vec<Enqueued>, StoreError> {
-        if jobs.iter().all(|j| j.after.is_empty()) {
-            return SqlBackend::enqueue(self, jobs).await;
+        if jobs.iter().all(|j| j.unique_mode == UniqueMode::Coalesce) {
+            return enqueue_coalescing(self, jobs).await;
         }
-        // A dependency may have arrived a moment ago (SQLite), and must be found where edges lock it.
-        self.settle().await?;
-        let _turn = self.write_turn().await;
-        self.shared().enqueue_after(&SqlBackend::sql_tables(self), jobs).await
+        // Jobs with a unique mode go one at a time, each decided in its own transaction; the runs of
+        // jobs between them as a batch, in order, so that a later job sees what an earlier one did.
+        let mut answers = Vec::with_capacity(jobs.len());
+        let tables = SqlBackend::sql_tables(self);
+        for run in jobs.chunk_by(|a, b| a.unique_mode == UniqueMode::Coalesce && b.unique_mode == UniqueMode::Coalesce)
+        {
+            match run {
+                [job] if job.unique_mode != UniqueMode::Coalesce => {
+                    // A holder may have arrived a moment ago (SQLite), and must be found where it is locked.
+                    self.settle().await?;
+                    let _turn = self.write_turn().await;
+                    answers.push(self.shared().enqueue_moded(&tables, job).await?);
+                }
+                run => answers.extend(enqueue_coalescing(self, run).await?),
+            }
+        }
+        Ok(answers)
     }
 
     async fn claim(&self, claim: &Claim) -> Result<Vec<Job>, StoreError> {

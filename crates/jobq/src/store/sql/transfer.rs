@@ -154,7 +154,7 @@ pub(crate) fn select_key_holders(d: &Dialect, jobs: &[Job]) -> Vec<Stmt> {
 /// The columns of [`insert_whole`], every one of `jobq_jobs`.
 pub(crate) const WHOLE_JOB_COLUMNS: &str = "id, queue, job_type, payload, meta, priority, status, attempt, \
      max_attempts, run_at, unique_key, timeout_ms, progress, progress_message, result, errors, created_at, \
-     started_at, finished_at, heartbeat_at, worker_id, snoozes, expires_at";
+     started_at, finished_at, heartbeat_at, worker_id, snoozes, expires_at, unique_mode";
 
 /// The values of a whole job's row, in [`WHOLE_JOB_COLUMNS`]'s order, as every import binds them
 /// (`VALUES` rows, PostgreSQL's arrays), so that no path writes a job differently.
@@ -182,6 +182,7 @@ pub(crate) struct WholeJobRow<'a> {
     pub worker_id: Option<&'a str>,
     pub snoozes: i32,
     pub expires_at: Option<i64>,
+    pub unique_mode: Option<String>,
 }
 
 impl<'a> WholeJobRow<'a> {
@@ -210,6 +211,7 @@ impl<'a> WholeJobRow<'a> {
             worker_id: job.worker_id.as_deref(),
             snoozes: clamp_i32(job.snoozes),
             expires_at: job.expires_at.map(|t| t.0),
+            unique_mode: job.unique_mode.stored(),
         }
     }
 }
@@ -272,6 +274,8 @@ pub(crate) fn insert_whole(d: &Dialect, jobs: &[&Job]) -> Stmt {
             .bind(r.snoozes)
             .push(", ")
             .bind(r.expires_at)
+            .push(", ")
+            .bind(r.unique_mode)
             .push(")");
     }
     if jobs.len() == ROWS_PER_INSERT {

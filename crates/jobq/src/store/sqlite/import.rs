@@ -18,7 +18,7 @@ use crate::store::sql::{
 use crate::store::{Import, ImportAnswer};
 
 /// Values per row of [`WHOLE_JOB_COLUMNS`].
-const COLUMNS: usize = 23;
+const COLUMNS: usize = 24;
 
 /// Writes jobs exactly as given (see [`crate::store::Store::import`]) in one immediate transaction:
 /// it holds the write lock from the start, so what the look-ups find stays true until the writes.
@@ -107,6 +107,7 @@ fn insert_whole(connection: &Connection, jobs: &[&Job]) -> rusqlite::Result<()> 
             &r.worker_id,
             &r.snoozes,
             &r.expires_at,
+            &r.unique_mode,
         ];
         values.into_iter().try_for_each(bind)
     })

@@ -26,6 +26,10 @@ fn whole(name: &str, status: JobStatus) -> Job {
         max_attempts: 7,
         run_at: at(100),
         unique_key: Some(format!("key-{name}")),
+        unique_mode: jobq::job::UniqueMode::Debounce {
+            window_ms: 30_000,
+            max_wait_ms: Some(300_000),
+        },
         timeout_ms: Some(30_000),
         // A century ahead: carried over, never reached by a test.
         expires_at: Some(at(100 * 365 * 24 * 3_600_000)),

@@ -31,6 +31,7 @@ fn job(name: &str, queue: &str, status: JobStatus) -> Job {
         max_attempts: 3,
         run_at: at(10),
         unique_key: None,
+        unique_mode: jobq::job::UniqueMode::Coalesce,
         timeout_ms: None,
         expires_at: None,
         progress: None,

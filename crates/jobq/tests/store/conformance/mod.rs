@@ -41,6 +41,7 @@ mod retry;
 mod schedules;
 mod schema;
 mod spawn;
+mod unique_modes;
 mod workers;
 
 use crate::support::store_tests;
@@ -59,6 +60,15 @@ store_tests! {
         enqueue::unique_key_frees_once_terminal,
         enqueue::unique_keys_are_per_queue,
         enqueue::unique_key_coalesces_within_one_batch,
+        unique_modes::replace_changes_a_holder_that_has_not_started,
+        unique_modes::replace_leaves_a_started_holder_alone,
+        unique_modes::debounce_puts_the_holder_off_but_never_past_its_longest_wait,
+        unique_modes::throttle_holds_the_key_for_its_window_finished_or_not,
+        unique_modes::every_mode_answers_duplicate_for_an_id_that_exists,
+        unique_modes::a_batch_mixing_modes_is_answered_in_order,
+        unique_modes::racing_producers_and_workers_never_replace_a_started_job,
+        unique_modes::racing_producers_and_workers_never_debounce_a_started_job,
+        unique_modes::racing_producers_take_one_throttle_window_once,
         dependencies::a_dependent_is_blocked_until_its_dependency_succeeds,
         dependencies::a_dependency_that_ends_against_the_rule_cancels_its_dependent,
         dependencies::each_rule_runs_its_dependent_on_the_ends_it_names,

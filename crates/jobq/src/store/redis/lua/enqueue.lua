@@ -1,13 +1,15 @@
 -- KEYS: the queue's prefix, then on a single server the queue registry (`<prefix>queues`). ARGV:
 -- shape, count, then
 --   shape 'E' (each job its own fields): per job id, type, payload, meta, priority, max_attempts, run_at
---     key, unique key, timeout, created_at, expiry ('' for absent optional fields);
+--     key, unique key, timeout, created_at, expiry, unique mode ('' for absent optional fields; the
+--     mode as `UniqueMode::stored` writes it, '' for coalesce);
 --   shape 'S' (fields shared by the whole batch, which has no unique keys, no expiries and no id
 --     twice): type, meta,
 --     priority, max_attempts, timeout, then per job id, payload, run_at key, created_at. A bulk enqueue
 --     is usually this, and sends and reads under half the arguments.
--- Returns { register, outcomes }: outcomes per job, 'C' created, 'D' duplicate, or 'K' and the id of
--- the live job it coalesced into (shape 'S': one string of letters, 'C' or 'D'); register is 1 when
+-- Returns { register, outcomes }: outcomes per job, 'C' created, 'D' duplicate, or a letter and the
+-- id of the key's holder: 'K' coalesced into it, 'R' replaced it, 'B' debounced it, 'T' throttled by
+-- it (shape 'S': one string of letters, 'C' or 'D'); register is 1 when
 -- the caller must add the queue to the registry itself (on a cluster only, see `register_queue`), else 0.
 -- A new job is written without its queue (the key names it), status and attempt (absent means
 -- pending and 0), and without priority and max attempts at their defaults: every field a hash holds
@@ -88,28 +90,100 @@ local out = {}
 local pending, pend_keys = {}, {}
 local mk = made_key(Q)
 local created = false
+
+-- The run key of an instant in milliseconds (`codec::run_key` for instants after 1970).
+local function run_key_of(ms)
+  return string.format('8%015x', ms)
+end
+
+-- Mode `replace` or `debounce` (`um`) against holder `h`: a holder that has not started takes the new
+-- job's fields (a debounce's run key capped at the holder's creation plus its longest wait; run keys
+-- of one width sort as their instants do); one that has started is left alone. Returns the answer.
+local function replace_holder(h, p, m, pr, r, to, xa, um)
+  local hk = jp .. h
+  local old = redis.call('HMGET', hk, 's', 'pr', 'r', 'c', 'xa')
+  local s = old[1] or 'pending'
+  if s ~= 'pending' and s ~= 'blocked' then
+    return 'K' .. h
+  end
+  local letter = 'R'
+  local window, max_wait = string.match(um, '^debounce (%d+) ?(%d*)$')
+  if window then
+    letter = 'B'
+    if max_wait ~= '' then
+      local latest = run_key_of(tonumber(old[4]) + tonumber(max_wait))
+      if latest < r then
+        r = latest
+      end
+    end
+  end
+  redis.call('HSET', hk, 'p', p, 'r', r, 'um', um)
+  local function set(field, value, default)
+    if value == default then
+      redis.call('HDEL', hk, field)
+    else
+      redis.call('HSET', hk, field, value)
+    end
+  end
+  set('m', m, '')
+  set('pr', pr, '0')
+  set('to', to, '')
+  set('xa', xa, '')
+  if old[5] then
+    redis.call('ZREM', Q .. 'expiry', h)
+  end
+  index_expiry(Q, h, xa)
+  if s == 'pending' then
+    redis.call('ZREM', pend_key(Q, old[2] or '0'), old[3] .. ':' .. h)
+    index_pending(Q, h, pr, r)
+    wake(Q)
+  end
+  return letter .. h
+end
+
 local i = 3
 for _ = 1, n do
-  local id, t, p, m, pr, ma, r, u, to, c, xa =
+  local id, t, p, m, pr, ma, r, u, to, c, xa, um =
     ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7],
-    ARGV[i + 8], ARGV[i + 9], ARGV[i + 10]
-  i = i + 11
+    ARGV[i + 8], ARGV[i + 9], ARGV[i + 10], ARGV[i + 11]
+  i = i + 12
   local k = jp .. id
   local holder = false
   if u ~= '' then
     holder = redis.call('HGET', uniq, u)
   end
+  -- A throttled key names the job that took its window in `{q}:held:<key>`, which expires with the
+  -- window (Redis's clock): finished or not, that job holds the key until then.
+  local held_key = false
+  if string.sub(um, 1, 9) == 'throttle ' then
+    held_key = Q .. 'held:' .. u
+  end
+  local taker = held_key and redis.call('GET', held_key)
   if redis.call('EXISTS', k) == 1 then
     out[#out + 1] = 'D'
+  elseif taker then
+    out[#out + 1] = 'T' .. taker
+  elseif holder and um ~= '' and not held_key then
+    out[#out + 1] = replace_holder(holder, p, m, pr, r, to, xa, um)
   elseif holder then
+    if held_key then
+      redis.call('SET', held_key, holder, 'PX', string.match(um, '(%d+)$'))
+    end
     out[#out + 1] = 'K' .. holder
   else
     local job = hset_args(t, m, pr, ma, to, u, xa)
     job[1], job[5], job[7], job[9] = k, p, r, c
+    if um ~= '' then
+      job[#job + 1] = 'um'
+      job[#job + 1] = um
+    end
     redis.call('HSET', unpack(job))
     index_expiry(Q, id, xa)
     if u ~= '' then
       redis.call('HSET', uniq, u, id)
+    end
+    if held_key then
+      redis.call('SET', held_key, id, 'PX', string.match(um, '(%d+)$'))
     end
     -- The pending set of each priority is named once per batch.
     local pk = pend_keys[pr]

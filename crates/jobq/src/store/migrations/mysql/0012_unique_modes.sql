@@ -1,0 +1,22 @@
+-- 0012_unique_modes: what an enqueue does when a live job holds its unique key. A job keeps the mode
+-- it was enqueued with (`unique_mode`: NULL for `coalesce`, else `replace`, `debounce WINDOW [MAX]`
+-- or `throttle WINDOW`, windows in milliseconds) for `jobq show` and the dashboard; the decision
+-- itself reads the holder's row. A throttled key is held for its window whether or not its job has
+-- finished, which no row of jobq_jobs says: `jobq_unique_holds` keeps, per queue and key, the job
+-- that took the window and when the window ends (Unix milliseconds, the server's clock). A throttled
+-- enqueue takes the row with one upsert that only changes a row whose window is over, so two
+-- producers can never both take it; the retention sweep deletes rows whose window ended.
+--
+-- Transition: jobq schema version 11 → 12 under the migrator's named lock (MySQL commits each DDL
+-- statement); each statement can run again after a failure.
+
+ALTER TABLE jobq_jobs ADD COLUMN IF NOT EXISTS unique_mode VARCHAR(64) NULL;
+
+CREATE TABLE IF NOT EXISTS jobq_unique_holds (
+    queue      VARCHAR(64)  NOT NULL,
+    unique_key VARCHAR(255) NOT NULL,
+    holder     VARCHAR(128) NOT NULL,
+    held_until BIGINT       NOT NULL,
+    PRIMARY KEY (queue, unique_key),
+    KEY jobq_unique_holds_until (held_until)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -1,0 +1,22 @@
+-- 0012_unique_modes: what an enqueue does when a live job holds its unique key. A job keeps the mode
+-- it was enqueued with (`unique_mode`: NULL for `coalesce`, else `replace`, `debounce WINDOW [MAX]`
+-- or `throttle WINDOW`, windows in milliseconds) for `jobq show` and the dashboard; the decision
+-- itself reads the holder's row. A throttled key is held for its window whether or not its job has
+-- finished, which no row of jobq_jobs says: `jobq_unique_holds` keeps, per queue and key, the job
+-- that took the window and when the window ends (Unix milliseconds, the server's clock). A throttled
+-- enqueue takes the row with one upsert that only changes a row whose window is over, so two
+-- producers can never both take it; the retention sweep deletes rows whose window ended.
+--
+-- Transition: jobq schema version 11 → 12, in one transaction under the migrator's advisory lock.
+-- Adding a column without a default rewrites nothing.
+
+ALTER TABLE jobq_jobs ADD COLUMN unique_mode text;
+
+CREATE TABLE jobq_unique_holds (
+    queue      text   NOT NULL,
+    unique_key text   NOT NULL,
+    holder     text   NOT NULL,
+    held_until bigint NOT NULL,
+    PRIMARY KEY (queue, unique_key)
+);
+CREATE INDEX jobq_unique_holds_until ON jobq_unique_holds (held_until);
