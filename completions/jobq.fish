@@ -90,6 +90,10 @@ complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l expires-in -d 'Nev
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l expires-at -d 'Never start the job at or after this time (RFC 3339 or Unix seconds): it ends expired instead' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l meta -d 'Meta entry (repeatable), e.g. --meta tenantId=42' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l unique-key -d 'While a live job with this key is in the queue, return it instead of adding another' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l unique-mode -d 'What to do when a live job holds the unique key: coalesce (return it), replace (update it if it has not started), debounce or throttle (each with its window) [default: its type\'s unique_mode, or coalesce]' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l debounce -d 'Debounce: replace the holder and put its run off to this long from now, e.g. 30s (implies --unique-mode debounce)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l max-wait -d 'With --debounce: never put a job off longer than this from its first enqueue, e.g. 5m' -r
+complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l throttle -d 'Throttle: hold the key this long after its job was created, finished or not, e.g. 1m; an enqueue in that window is dropped (implies --unique-mode throttle)' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l id -d 'Job id [default: a new UUIDv7]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l after -d 'Run after job ID has ended, and by RULE how: success (the default: cancelled if it ends otherwise), finish (however it ends) or failure (only if it ends dead or discarded); repeatable' -r
 complete -c jobq -n "__fish_jobq_using_subcommand enqueue" -l join -d 'With several --after: all (run once every one is met, the default) or any (run at the first met; cancelled only once every one has broken)' -r

@@ -51,7 +51,7 @@ pub async fn run(ctx: &Context, args: ShowArgs) -> anyhow::Result<()> {
         row("worker", Cell::new(w));
     }
     if let Some(k) = &job.unique_key {
-        row("unique key", Cell::new(k));
+        row("unique key", Cell::new(format!("{k} ({})", job.unique_mode)));
     }
     if let Some(at) = job.expires_at {
         let expiry = if job.status == jobq::job::JobStatus::Expired {

@@ -539,3 +539,166 @@ fn a_types_unique_key_template_makes_the_key_from_the_job() {
     assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
     assert_eq!(env.run(["list", "-o", "json"]).stdout, before);
 }
+
+/// Runs `jobq enqueue ARGS -o json` and returns its answer's id and outcome.
+fn answer(env: &Sandbox, args: &[&str]) -> (String, String) {
+    let mut argv = vec!["enqueue"];
+    argv.extend(args.iter().copied());
+    argv.extend(["-o", "json"]);
+    let run = env.run(argv);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    (
+        answer["id"].as_str().unwrap().to_string(),
+        answer["outcome"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn unique_modes_replace_debounce_and_throttle_answer_with_the_holder() {
+    let env = Sandbox::new();
+    let (holder, outcome) = answer(&env, &["cache.warm", r#"{"v":1}"#, "--unique-key", "page-1"]);
+    assert_eq!(outcome, "created");
+    let (id, outcome) = answer(
+        &env,
+        &[
+            "cache.warm",
+            r#"{"v":2}"#,
+            "--unique-key",
+            "page-1",
+            "--unique-mode",
+            "replace",
+        ],
+    );
+    assert_eq!((id.as_str(), outcome.as_str()), (holder.as_str(), "replaced"));
+    assert_eq!(env.job(&holder)["payload"], json!({"v": 2}));
+    assert_eq!(env.job(&holder)["uniqueMode"], "replace");
+
+    let (debounced, outcome) = answer(
+        &env,
+        &[
+            "digest.send",
+            "--unique-key",
+            "d",
+            "--debounce",
+            "30s",
+            "--max-wait",
+            "5m",
+        ],
+    );
+    assert_eq!(outcome, "created");
+    let job = env.job(&debounced);
+    assert_eq!(
+        job["runAt"].as_i64().unwrap() - job["createdAt"].as_i64().unwrap(),
+        30_000,
+        "a debounced job runs its window from now"
+    );
+    assert_eq!(
+        (
+            job["uniqueMode"].as_str(),
+            job["debounceMs"].as_i64(),
+            job["maxWaitMs"].as_i64()
+        ),
+        (Some("debounce"), Some(30_000), Some(300_000))
+    );
+    let (id, outcome) = answer(
+        &env,
+        &[
+            "digest.send",
+            "--unique-key",
+            "d",
+            "--debounce",
+            "30s",
+            "--max-wait",
+            "5m",
+        ],
+    );
+    assert_eq!((id.as_str(), outcome.as_str()), (debounced.as_str(), "debounced"));
+    let shown = env.run(["show", &debounced]);
+    assert!(
+        shown.stdout.contains("d (debounce 30s (max wait 5m))"),
+        "{}",
+        shown.stdout
+    );
+
+    let (throttled, outcome) = answer(&env, &["report.mail", "--unique-key", "r", "--throttle", "1h"]);
+    assert_eq!(outcome, "created");
+    let run = env.run(["enqueue", "report.mail", "--unique-key", "r", "--throttle", "1h"]);
+    assert_eq!((run.code, run.stdout.trim()), (0, throttled.as_str()), "{}", run.stderr);
+    assert!(run.stderr.contains("throttle window is not over"), "{}", run.stderr);
+
+    // A file's lines take the mode from their own fields, or from the flags.
+    env.write(
+        "jobs.ndjson",
+        "{\"v\":1,\"jobType\":\"cache.warm\",\"jobId\":\"f1\",\"uniqueKey\":\"page-1\",\"uniqueMode\":\"replace\",\"payload\":{\"v\":3}}\n\
+         {\"v\":1,\"jobType\":\"report.mail\",\"jobId\":\"f2\",\"uniqueKey\":\"r\"}\n",
+    );
+    let run = env.run(["enqueue", "--file", "jobs.ndjson", "--throttle", "1h", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let counts: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        counts,
+        json!({"created": 0, "coalesced": 0, "duplicate": 0, "replaced": 1, "debounced": 0, "throttled": 1})
+    );
+    assert_eq!(env.job(&holder)["payload"], json!({"v": 3}));
+}
+
+#[test]
+fn a_types_unique_mode_applies_to_its_jobs_with_a_key() {
+    let env = Sandbox::new();
+    env.write(
+        "jobq.toml",
+        "[handlers.\"search.index\"]\nbuiltin = \"noop\"\nunique = \"{payload.doc}\"\ndebounce = \"10s\"\nmax_wait = \"1m\"\n",
+    );
+    let (first, outcome) = answer(&env, &["search.index", r#"{"doc":"a"}"#]);
+    assert_eq!(outcome, "created");
+    assert_eq!(env.job(&first)["uniqueMode"], "debounce");
+    let (id, outcome) = answer(&env, &["search.index", r#"{"doc":"a"}"#]);
+    assert_eq!((id.as_str(), outcome.as_str()), (first.as_str(), "debounced"));
+    // The producer's own mode stands.
+    let (id, outcome) = answer(&env, &["search.index", r#"{"doc":"a"}"#, "--unique-mode", "coalesce"]);
+    assert_eq!((id.as_str(), outcome.as_str()), (first.as_str(), "coalesced"));
+}
+
+#[test]
+fn enqueue_refuses_a_bad_unique_mode_naming_it() {
+    let env = Sandbox::new();
+    for (args, says) in [
+        (
+            vec!["--unique-key", "k", "--unique-mode", "sometimes"],
+            "unknown unique mode \"sometimes\"",
+        ),
+        (vec!["--unique-mode", "replace"], "needs a unique key"),
+        (vec!["--unique-key", "k", "--debounce", "-5s"], "--debounce"),
+        (vec!["--unique-key", "k", "--debounce", "0s"], "at least 1ms"),
+        (vec!["--unique-key", "k", "--unique-mode", "throttle"], "needs a window"),
+        (
+            vec!["--unique-key", "k", "--debounce", "1m", "--max-wait", "10s"],
+            "at least the debounce window",
+        ),
+        (
+            vec!["--unique-key", "k", "--debounce", "1m", "--throttle", "1m"],
+            "not both",
+        ),
+        (
+            vec!["--unique-key", "k", "--debounce", "1m", "--delay", "5m"],
+            "takes no run time",
+        ),
+    ] {
+        let mut argv = vec!["enqueue", "t"];
+        argv.extend(args.iter().copied());
+        let run = env.run(argv);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{args:?}: {}", run.stderr);
+    }
+    env.write(
+        "jobq.toml",
+        "[handlers.t]\nbuiltin = \"noop\"\nunique_mode = \"often\"\n",
+    );
+    let run = env.run(["enqueue", "t"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("unique_mode"), "{}", run.stderr);
+    std::fs::remove_file(env.path().join("jobq.toml")).unwrap();
+    assert_eq!(env.run(["list", "-o", "json"]).stdout.trim(), "[]", "nothing enqueued");
+}

@@ -191,6 +191,27 @@ async fn the_dashboard_shows_filters_replays_and_pauses_in_a_real_browser(store:
         .await;
     browser.find("#main [data-status=\"expired\"]").await;
 
+    // A job's page shows its unique key and mode; a second enqueue of the key debounces it.
+    let digest = json!({"jobType": "digest.send", "queue": "digests", "uniqueKey": "digest:7",
+        "uniqueMode": "debounce", "debounceMs": 30_000, "maxWaitMs": 300_000});
+    let (status, first) = api.post("/api/v1/jobs", digest.clone()).await;
+    assert_eq!(
+        (status, first["outcome"].as_str()),
+        (StatusCode::OK, Some("created")),
+        "{first}"
+    );
+    let (_, second) = api.post("/api/v1/jobs", digest).await;
+    assert_eq!(
+        (second["outcome"].as_str(), &second["id"]),
+        (Some("debounced"), &first["id"]),
+        "{second}"
+    );
+    browser
+        .open(&format!("{base}/#/jobs/{}", first["id"].as_str().unwrap()))
+        .await;
+    let unique = browser.find("#job-unique").await;
+    assert_eq!(unique.text().await.unwrap(), "digest:7 (debounce 30s, max wait 5m)");
+
     // A job's page lists the jobs it waits for and those that wait for it, each with its status.
     let build = enqueue(&api, "flows").await;
     let then = json!({"jobType": "tick", "queue": "flows", "after": [{"id": build, "on": "finish"}]});

@@ -13,6 +13,18 @@ export const requests = 2;
 const LIVE = ['blocked', 'pending', 'running', 'waiting'];
 const ENDED = ['succeeded', 'dead', 'cancelled', 'discarded', 'expired'];
 
+/** What an enqueue of the job's key does while it holds it: "coalesce", "debounce 30s, max wait 5m". */
+function uniqueMode(job) {
+  switch (job.uniqueMode ?? 'coalesce') {
+    case 'debounce':
+      return `debounce ${span(job.debounceMs)}` + (job.maxWaitMs == null ? '' : `, max wait ${span(job.maxWaitMs)}`);
+    case 'throttle':
+      return `throttle ${span(job.throttleMs)}`;
+    default:
+      return job.uniqueMode ?? 'coalesce';
+  }
+}
+
 export function mount(el, route) {
   const id = route.args[0];
   const path = `/jobs/${encodeURIComponent(id)}`;
@@ -76,7 +88,8 @@ export function mount(el, route) {
         h('dt', 'Finished'), h('dd', time(job.finishedAt, now)),
         h('dt', 'Run time'), h('dd', ran),
         h('dt', 'Worker'), h('dd', job.workerId ?? '—'),
-        h('dt', 'Unique key'), h('dd', job.uniqueKey ?? '—'),
+        h('dt', 'Unique key'), h('dd#job-unique', job.uniqueKey == null ? '—'
+          : [job.uniqueKey, h('span.muted', ` (${uniqueMode(job)})`)]),
       ), actions(job)),
       h('div.grid',
         h('div', h('h2', 'Payload'), pretty(job.payload)),
