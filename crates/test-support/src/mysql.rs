@@ -136,6 +136,7 @@ impl SqlStore for Mysql {
     type App = MySqlConnection;
     type Private = PrivateMariadb;
     const ORDERS_TABLE: &'static str = "CREATE TABLE orders (id INT PRIMARY KEY) ENGINE = InnoDB";
+    const GUIDE: &'static str = "mysql.md";
 
     async fn insert_type_only(app: &mut MySqlConnection) -> Option<String> {
         app.execute("INSERT INTO jobq_jobs (job_type) VALUES ('order.audit')")

@@ -126,6 +126,7 @@ impl SqlStore for Postgres {
     type App = PgConnection;
     type Private = PrivatePostgres;
     const ORDERS_TABLE: &'static str = "CREATE TABLE orders (id int PRIMARY KEY)";
+    const GUIDE: &'static str = "postgresql.md";
 
     async fn insert_type_only(app: &mut PgConnection) -> Option<String> {
         let id = sqlx::query_scalar("INSERT INTO jobq_jobs (job_type) VALUES ('order.audit') RETURNING id")

@@ -80,6 +80,9 @@ pub trait SqlStore: ServerStore {
     /// The statement that creates the application's `orders (id int primary key)` table.
     const ORDERS_TABLE: &'static str;
 
+    /// The guide's page for this store (`docs/src/…`), whose SQL the tests run as documented.
+    const GUIDE: &'static str;
+
     /// Inserts a job with its type (`order.audit`) alone; returns the id the database generated where
     /// the dialect hands it back (`RETURNING`).
     async fn insert_type_only(app: &mut Self::App) -> Option<String>;

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
-use jobq::job::{JobSpec, JobStatus};
+use jobq::job::{JobSpec, JobStatus, UniqueMode};
 use jobq::store::{JobFilter, List, migrate};
 use jobq::time::UnixMillis;
 use jobq::worker::Worker;
@@ -494,6 +494,93 @@ async fn an_abandoned_call_about_one_job_leaves_the_next_ones_working<S: SqlStor
     assert!(client.get("first").await.is_ok());
 }
 
+/// The statements of the guide's "Unique modes from SQL" for store `S`: its first `sql` block after
+/// that heading, comment lines dropped, split where a line ends with `;`.
+fn guide_unique_mode_statements<S: SqlStore>() -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/src")
+        .join(S::GUIDE);
+    let page = std::fs::read_to_string(&path).expect("the guide's page");
+    let section = page
+        .split_once("## Unique modes from SQL")
+        .unwrap_or_else(|| panic!("{} has no section Unique modes from SQL", path.display()))
+        .1;
+    let block = section.split_once("```sql\n").expect("a sql block").1;
+    let block = block.split_once("```").expect("the block's end").0;
+    let lines: Vec<&str> = block.lines().filter(|l| !l.trim_start().starts_with("--")).collect();
+    lines
+        .join("\n")
+        .split(";\n")
+        .map(|s| s.trim().trim_end_matches(';').to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Runs `statements` one by one on the application's connection.
+async fn run_all<A: AppConnection>(app: &mut A, statements: &[String]) {
+    for statement in statements {
+        app.run(statement).await.unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+}
+
+/// The guide's plain SQL for each unique mode does what jobq's own enqueue does: run twice, it
+/// creates one job per key and then replaces, debounces and throttles into them; once the jobs are
+/// claimed, running it again changes none of them.
+async fn the_guides_unique_mode_statements_work_as_documented<S: SqlStore>(server: &S) {
+    let (store, corner) = server.store().await;
+    let mut app = S::App::open(&corner).await;
+    let statements = guide_unique_mode_statements::<S>();
+    assert!(statements.len() >= 5, "{statements:?}");
+    run_all(&mut app, &statements).await;
+    run_all(&mut app, &statements).await;
+    let everything = List {
+        filter: JobFilter::default(),
+        limit: 100,
+        offset: 0,
+        after: None,
+    };
+    let jobs = store.list(&everything).await.expect("list");
+    let by_type = |t: &str| {
+        jobs.iter()
+            .find(|j| j.job_type == t)
+            .unwrap_or_else(|| panic!("no {t} job"))
+    };
+    assert_eq!(jobs.len(), 3, "one job per key: {jobs:?}");
+    assert_eq!(by_type("search.index").unique_mode, UniqueMode::Replace);
+    let digest = by_type("digest.send");
+    assert_eq!(
+        digest.unique_mode,
+        UniqueMode::Debounce {
+            window_ms: 30_000,
+            max_wait_ms: Some(300_000)
+        }
+    );
+    let put_off = digest.run_at.0 - digest.created_at.0;
+    assert!(
+        (30_000..=300_000).contains(&put_off),
+        "run {put_off} ms after its first enqueue"
+    );
+    let report = by_type("report.mail");
+    assert_eq!(
+        (report.id.as_str(), report.unique_mode),
+        ("report-7-a1", UniqueMode::Throttle { window_ms: 60_000 })
+    );
+
+    // Claimed, they are left alone: nothing is created beside them, nothing of theirs changes.
+    let later = UnixMillis::now().plus(Duration::from_secs(600));
+    assert_eq!(claim(&store, "default", WORKER, 10, later).await.len(), 3);
+    run_all(&mut app, &statements).await;
+    let after = store.list(&everything).await.expect("list");
+    assert_eq!(after.len(), 3, "{after:?}");
+    for job in &after {
+        let before = jobs.iter().find(|j| j.id == job.id).expect("the same jobs");
+        assert_eq!(
+            (job.status, job.run_at, job.payload.get()),
+            (JobStatus::Running, before.run_at, before.payload.get())
+        );
+    }
+}
+
 store_tests! {
     run |case, server| case(&server).await;
     stores {
@@ -501,6 +588,7 @@ store_tests! {
         mysql => support::mysql::Mysql,
     }
     cases {
+        the_guides_unique_mode_statements_work_as_documented,
         calls_about_one_job_ride_out_killed_connections,
         an_abandoned_call_about_one_job_leaves_the_next_ones_working,
         a_rolled_back_plain_insert_leaves_no_job,
