@@ -44,6 +44,21 @@ pub struct SingleReport {
     pub call_ms: Option<Summary>,
     /// The workers that worked the jobs off meanwhile (`--processes`), if any.
     pub beside: Option<BesideWorkers>,
+    /// With `--unique-mode`: the mode, and the jobs the calls' answers name (those created: the
+    /// others were coalesced, replaced, debounced or throttled into them).
+    pub unique: Option<UniqueReport>,
+}
+
+/// What the one-at-a-time calls of a unique mode came to.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UniqueReport {
+    /// The mode, as `jobq show` prints it.
+    pub mode: String,
+    /// Keys the jobs shared.
+    pub keys: u64,
+    /// Distinct jobs the answers named.
+    pub jobs: u64,
 }
 
 /// Worker processes that ran while the jobs were enqueued one at a time.
@@ -102,7 +117,7 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<EnqueueReport
             None
         };
         let started = Instant::now();
-        let (mut enqueued, ids) = single(bench, plan.single_jobs, plan.producers).await?;
+        let (mut enqueued, ids) = single(bench, plan).await?;
         if let Some(fleet) = fleet {
             enqueued.beside = Some(worked_off(bench, plan, fleet, started).await?);
         }
@@ -116,7 +131,15 @@ pub(crate) async fn run(bench: &Bench, plan: &Plan) -> BenchResult<EnqueueReport
     Ok(report)
 }
 
-async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleReport, Vec<String>)> {
+async fn single(bench: &Bench, plan: &Plan) -> BenchResult<(SingleReport, Vec<String>)> {
+    let (n, producers) = (plan.single_jobs, plan.producers);
+    let spec = |i: u64| {
+        let spec = bench.spec(i);
+        match plan.unique {
+            Some((mode, keys)) => spec.unique_key(format!("k{}", i % keys)).unique_mode(mode),
+            None => spec,
+        }
+    };
     bench.progress.begin("enqueue, one at a time", n);
     let done = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -125,7 +148,7 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleRep
     let tasks: Vec<_> = (0..u64::from(producers))
         .map(|p| {
             let (client, done) = (bench.client.clone(), done.clone());
-            let specs: Vec<_> = (p..n).step_by(producers as usize).map(|i| bench.spec(i)).collect();
+            let specs: Vec<_> = (p..n).step_by(producers as usize).map(spec).collect();
             tokio::spawn(async move {
                 let mut calls = Vec::with_capacity(specs.len());
                 let mut ids = Vec::with_capacity(specs.len());
@@ -158,6 +181,11 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleRep
         ids.extend(their_ids);
     }
     bench.progress.end();
+    let unique = plan.unique.map(|(mode, keys)| UniqueReport {
+        mode: mode.to_string(),
+        keys,
+        jobs: ids.iter().collect::<std::collections::HashSet<_>>().len() as u64,
+    });
     let report = SingleReport {
         jobs: n,
         producers,
@@ -165,6 +193,7 @@ async fn single(bench: &Bench, n: u64, producers: u32) -> BenchResult<(SingleRep
         jobs_per_second: rate(n, seconds),
         call_ms: Summary::of(calls),
         beside: None,
+        unique,
     };
     Ok((report, ids))
 }

@@ -202,6 +202,9 @@ pub struct Plan {
     pub latency_jobs: u32,
     /// Pause between two of the latency producer's jobs.
     pub spacing: Duration,
+    /// The unique mode of the one-at-a-time jobs, and how many keys they share (cycled: job `i`
+    /// has key `k<i mod keys>`); `None`: no unique keys.
+    pub unique: Option<(jobq::job::UniqueMode, u64)>,
 }
 
 impl Default for Plan {
@@ -219,6 +222,7 @@ impl Default for Plan {
             duration: Duration::from_secs(10),
             latency_jobs: 500,
             spacing: Duration::from_millis(20),
+            unique: None,
         }
     }
 }
@@ -249,6 +253,9 @@ impl Plan {
         }
         if runs(Workload::Latency) && self.latency_jobs == 0 {
             return invalid("the number of latency jobs");
+        }
+        if self.unique.is_some_and(|(_, keys)| keys == 0) {
+            return invalid("the number of unique keys");
         }
         Ok(())
     }

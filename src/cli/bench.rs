@@ -13,6 +13,7 @@ use indicatif::ProgressBar;
 use super::output::{print, print_json, stderr_is_terminal, table};
 use super::{Context, OutputFormat, progress};
 use crate::bench::{Bench, BenchError, BenchHandler, Plan, Progress, Report, Setup, Summary, Workload};
+use jobq::job::UniqueMode;
 use jobq::time::parse_duration;
 
 /// Arguments of `jobq bench`.
@@ -95,6 +96,19 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "20ms")]
     pub spacing: Duration,
 
+    /// Give each one-at-a-time job a unique key in this mode: coalesce, replace, debounce or
+    /// throttle (with --unique-window)
+    #[arg(long, value_name = "MODE")]
+    pub unique_mode: Option<String>,
+
+    /// The debounce or throttle window of --unique-mode
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "unique_mode")]
+    pub unique_window: Option<Duration>,
+
+    /// How many keys the one-at-a-time jobs share, job i taking key i mod N [default: one per job]
+    #[arg(long, value_name = "N", requires = "unique_mode")]
+    pub unique_keys: Option<u64>,
+
     /// Internal: be the latency workload's producer process
     #[arg(long, hide = true, requires = "queue")]
     pub producer: bool,
@@ -129,7 +143,7 @@ pub async fn run(ctx: &Context, args: BenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let format = ctx.format_among(OutputFormat::Table, &[OutputFormat::Table, OutputFormat::Json])?;
-    let plan = plan(ctx, &args);
+    let plan = plan(ctx, &args)?;
     let client = ctx.client().await?;
     let exe = std::env::current_exe().context("cannot find the jobq executable to start worker processes from")?;
     let bar = Arc::new(Bar::new(ctx.quiet));
@@ -183,7 +197,7 @@ fn bench_handler(args: &BenchArgs) -> BenchHandler {
     }
 }
 
-fn plan(ctx: &Context, args: &BenchArgs) -> Plan {
+fn plan(ctx: &Context, args: &BenchArgs) -> Result<Plan, jobq::Error> {
     let mut workloads: Vec<Workload> = Vec::new();
     for w in &args.workloads {
         match w {
@@ -194,7 +208,7 @@ fn plan(ctx: &Context, args: &BenchArgs) -> Plan {
             WorkloadArg::All => workloads.extend(Workload::ALL),
         }
     }
-    Plan {
+    Ok(Plan {
         workloads,
         single_jobs: args.single_jobs,
         producers: args.producers,
@@ -207,7 +221,22 @@ fn plan(ctx: &Context, args: &BenchArgs) -> Plan {
         duration: args.duration,
         latency_jobs: args.latency_jobs,
         spacing: args.spacing,
-    }
+        unique: unique_plan(args)?,
+    })
+}
+
+/// `--unique-mode` with its window and keys: the window goes to the mode that takes one.
+fn unique_plan(args: &BenchArgs) -> Result<Option<(UniqueMode, u64)>, jobq::Error> {
+    let Some(name) = args.unique_mode.as_deref() else {
+        return Ok(None);
+    };
+    let (debounce, throttle) = match name {
+        "debounce" => (args.unique_window, None),
+        "throttle" => (None, args.unique_window),
+        _ => (None, None),
+    };
+    let mode = UniqueMode::from_parts(Some(name), debounce, None, throttle)?;
+    Ok(Some((mode, args.unique_keys.unwrap_or(args.single_jobs.max(1)))))
 }
 
 /// A library error as `main` should see it: a `jobq::Error` keeps its exit code.
@@ -254,10 +283,13 @@ fn render(r: &Report) -> String {
     if let Some(e) = &r.enqueue {
         let per_call = |c: Option<Summary>| c.map(|c| format!("per call p50 {} ms, p99 {} ms", ms(c.p50), ms(c.p99)));
         if let Some(s) = &e.single {
-            let what = match s.producers {
+            let mut what = match s.producers {
                 1 => "one at a time".to_string(),
                 n => format!("one at a time, {n} producers"),
             };
+            if let Some(u) = &s.unique {
+                what.push_str(&format!(", unique {} on {} keys: {} jobs", u.mode, u.keys, u.jobs));
+            }
             t.add_row(row(
                 "enqueue",
                 &what,
