@@ -55,6 +55,9 @@ pub struct HandlerFile {
     /// The expiry a job of this type gets when its producer gives none: this long after it is
     /// enqueued.
     pub expires_in: Option<String>,
+    /// Each retry of a job of this type gets an expiry `expires_in` after its run time, instead of
+    /// keeping the one it was enqueued with.
+    pub expires_per_attempt: Option<bool>,
     /// The unique key a job of this type gets when its producer gives none, made from its fields:
     /// `"{payload.accountId}"`, `"{type}:{meta.tenantId}:{payload.order.id}"`.
     pub unique: Option<String>,
@@ -218,6 +221,10 @@ pub(super) fn handler_config(
     .map_err(|e| format!("unique_mode: {}", e.reason))?;
     let names_mode = h.unique_mode.is_some() || h.debounce.is_some() || h.throttle.is_some() || h.max_wait.is_some();
     spec.unique_mode = names_mode.then_some(mode);
+    spec.expires_per_attempt = h.expires_per_attempt.unwrap_or(false);
+    if spec.expires_per_attempt && spec.expires_in.is_none() {
+        return Err("expires_per_attempt needs expires_in (how long each attempt has to start)".into());
+    }
     if spec.expires_in == Some(Duration::ZERO) {
         return Err("expires_in must be longer than 0s (leave it out for jobs that never expire)".into());
     }

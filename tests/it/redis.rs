@@ -858,6 +858,7 @@ async fn a_lease_without_limits_gives_back_no_slot_of_an_earlier_limited_lease()
     let retry = Transition::Retry {
         error: "try again".into(),
         run_at: at(1),
+        expires_at: None,
     };
     assert!(finish(&store, &Lease::of(&jobs[0]), retry, at(1)).await);
     assert_eq!(held(), 1);

@@ -1039,6 +1039,41 @@ async fn a_job_past_its_expiry_ends_expired_without_running(store: TestStore) {
     assert_eq!(code, 7, "{err}");
 }
 
+/// A type with `expires_per_attempt` gives each retry an expiry of its own, `expires_in` after the
+/// retry's run time; a type without it keeps the expiry the job was enqueued with.
+async fn a_retry_gets_its_own_expiry_with_expires_per_attempt(store: TestStore) {
+    // `false` exits 1: a failure that is retried.
+    let retry = "exec = [\"false\"]\nbase_delay = \"1h\"\njitter = 0.0\nexpires_in = \"10m\"\n";
+    let config = format!("{FAST}\n[handlers.renewed]\n{retry}expires_per_attempt = true\n\n[handlers.kept]\n{retry}");
+    let world = World::new(store, &config).await;
+    let mut ids = Vec::new();
+    for job_type in ["renewed", "kept"] {
+        let (code, out, err) = world.run(&["enqueue", job_type, "{}"]);
+        assert_eq!(code, 0, "{err}");
+        ids.push(JobId::parse(out.trim()).unwrap());
+    }
+    let _worker = world.worker("w", &[]);
+    for id in &ids {
+        eventually("the first attempt's retry", secs(20), async || {
+            let job = world.job(id).await;
+            (job.attempt == 1 && job.status == JobStatus::Pending).then_some(())
+        })
+        .await;
+    }
+    let renewed = world.job(&ids[0]).await;
+    assert_eq!(
+        renewed.expires_at.map(|x| x.0 - renewed.run_at.0),
+        Some(600_000),
+        "{renewed:?}"
+    );
+    let kept = world.job(&ids[1]).await;
+    assert_eq!(
+        kept.expires_at.map(|x| x.0 - kept.created_at.0),
+        Some(600_000),
+        "{kept:?}"
+    );
+}
+
 /// `[retention] keep_last` keeps the newest finished jobs of each queue and status, and a type's own
 /// `[handlers."TYPE".retention]` keeps its jobs by its own count, apart from the others.
 async fn retention_keeps_the_newest_and_a_types_own_count(store: TestStore) {
@@ -1950,6 +1985,7 @@ store_tests! {
         retention_deletes_finished_jobs_older_than_it,
         retention_by_status_keeps_each_status_for_its_own_time,
         a_job_past_its_expiry_ends_expired_without_running,
+        a_retry_gets_its_own_expiry_with_expires_per_attempt,
         retention_keeps_the_newest_and_a_types_own_count,
         wait_exits_with_the_outcome_and_workers_lists_the_worker,
         rust_handlers_run_in_the_library_runtime_and_panics_are_retries,

@@ -276,6 +276,7 @@ pub fn retry(error: &str, run_at: UnixMillis) -> Transition {
     Transition::Retry {
         error: error.to_string(),
         run_at,
+        expires_at: None,
     }
 }
 

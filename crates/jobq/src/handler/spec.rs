@@ -73,6 +73,9 @@ pub struct HandlerSpec {
     /// enqueued (applied by the producers that read the config: `jobq enqueue`, `jobq serve`, the
     /// bridges).
     pub expires_in: Option<Duration>,
+    /// Whether each retry of a job of this type gets a new expiry, `expires_in` after its run time
+    /// (applied by the worker), instead of keeping the one it was enqueued with.
+    pub expires_per_attempt: bool,
     /// The unique key a job of this type gets when its producer gives none, made from its fields
     /// (applied by the same producers as `expires_in`).
     pub unique: Option<crate::job::KeyTemplate>,
@@ -95,6 +98,7 @@ impl HandlerSpec {
             expires_in: None,
             unique: None,
             unique_mode: None,
+            expires_per_attempt: false,
         }
     }
 }

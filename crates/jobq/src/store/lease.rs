@@ -111,6 +111,9 @@ pub enum Transition {
         error: String,
         /// When to try again.
         run_at: UnixMillis,
+        /// The next attempt's own expiry (its type's `expires_per_attempt`), in place of the job's;
+        /// `None` keeps the job's expiry.
+        expires_at: Option<UnixMillis>,
     },
     /// → dead, error recorded.
     Dead {

@@ -211,7 +211,7 @@ fn log_finishes(s: &Shared, finishes: &[Finish], applied: &[bool]) {
             Transition::Succeeded { .. } => {
                 tracing::debug!(job_id = %lease.id, job_type = %job_type, attempt = lease.attempt, "job succeeded")
             }
-            Transition::Retry { error, run_at } => tracing::warn!(
+            Transition::Retry { error, run_at, .. } => tracing::warn!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job failed, retrying in {}: {error}", format_duration(run_at.since(now))
             ),

@@ -45,6 +45,9 @@ pub struct HandlerOptions {
     /// retries it with `wait timed out after …` (or, with no attempts left, kills it); no limit when
     /// `None`.
     pub wait_timeout: Option<Duration>,
+    /// Each retry of a job of this type gets an expiry this long after its run time, in place of the
+    /// one the job was enqueued with (`expires_per_attempt`); a retry keeps the job's when `None`.
+    pub expires_per_attempt: Option<Duration>,
 }
 
 impl From<&HandlerSpec> for HandlerOptions {
@@ -56,6 +59,7 @@ impl From<&HandlerSpec> for HandlerOptions {
             limit: c.limit.clone(),
             max_snoozes: Some(c.max_snoozes),
             wait_timeout: c.wait_timeout,
+            expires_per_attempt: c.expires_in.filter(|_| c.expires_per_attempt),
         }
     }
 }

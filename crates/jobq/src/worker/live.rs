@@ -98,6 +98,8 @@ pub(super) struct Registered {
     pub(super) limit: Option<Limit>,
     /// Snoozes before a snooze counts as a retry.
     pub(super) max_snoozes: u32,
+    /// The expiry each retry gets, this long after its run time (`expires_per_attempt`).
+    pub(super) expires_per_attempt: Option<std::time::Duration>,
 }
 
 /// The reloadable setup, resolved and checked. Never changed in place: a reload makes a new one.
@@ -175,6 +177,7 @@ impl Live {
                     ..limit
                 }),
                 max_snoozes: g.options.max_snoozes.unwrap_or(DEFAULT_MAX_SNOOZES),
+                expires_per_attempt: g.options.expires_per_attempt,
             };
             handlers.insert(job_type.clone(), Arc::new(registered));
         }

@@ -134,6 +134,7 @@ fn retry_or_dead(
     store::Transition::Retry {
         error,
         run_at: now.plus(delay),
+        expires_at: None,
     }
 }
 
@@ -241,7 +242,7 @@ mod tests {
         let v = verdict(snooze(), None, &job, &policy(), allowance, NOW, 0.5);
         assert!(matches!(
             finished(v),
-            store::Transition::Retry { error, run_at }
+            store::Transition::Retry { error, run_at, .. }
                 if error.starts_with("snoozed 2 times") && run_at == NOW.plus(Duration::from_secs(30))
         ));
         job.attempt = 5;
@@ -253,7 +254,7 @@ mod tests {
     fn retries_back_off_geometrically_then_die() {
         for (attempt, secs) in [(1, 1), (2, 2), (3, 4), (4, 8)] {
             match finished(decide(RunEnd::Answered(Outcome::retry("busy")), None, attempt)) {
-                store::Transition::Retry { error, run_at } => {
+                store::Transition::Retry { error, run_at, .. } => {
                     assert_eq!(error, "busy");
                     assert_eq!(run_at, NOW.plus(Duration::from_secs(secs)), "attempt {attempt}");
                 }

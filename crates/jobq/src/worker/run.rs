@@ -18,7 +18,7 @@ use super::outcome::{self, RunEnd, Verdict};
 use super::{Queued, Registered, Shared, spawn};
 use crate::handler::{self, JobContext, Outcome, StopReason};
 use crate::job::{Job, NewJob};
-use crate::store::{Finish, Lease, ReadEdges, StoreError};
+use crate::store::{Finish, Lease, ReadEdges, StoreError, Transition};
 
 /// Time a stopped handler gets beyond the kill grace before the worker abandons it.
 const STOP_MARGIN: Duration = Duration::from_secs(1);
@@ -77,7 +77,12 @@ async fn run_one(s: &Shared, Queued { mut job, reg, cx, seq }: Queued, acks: &Ac
         let delay = delay.unwrap_or_else(|| outcome::back_pressure_delay(&job, &reg.retry, unit));
         s.back_pressure(&job, &reg, delay);
     }
-    let verdict = outcome::verdict(end, stop, &job, &reg.retry, allowance, s.clock.now(), unit);
+    let mut verdict = outcome::verdict(end, stop, &job, &reg.retry, allowance, s.clock.now(), unit);
+    if let (Verdict::Finish(Transition::Retry { run_at, expires_at, .. }), Some(within)) =
+        (&mut verdict, reg.expires_per_attempt)
+    {
+        *expires_at = Some(run_at.plus(within));
+    }
     // Hand the slot on (or free it) before handing the verdict over: the acknowledger stops
     // waiting for company once no handler is running, and the dispatcher can claim while the
     // outcome is being written.

@@ -155,6 +155,9 @@ impl MysqlStore {
                 if let Some(run_at) = f.run_at {
                     row["t"] = json!(run_at);
                 }
+                if let Some(expires_at) = f.expires_at {
+                    row["x"] = json!(expires_at);
+                }
                 if let Some(result) = f.result {
                     row["r"] = json!(result);
                 }
@@ -176,9 +179,11 @@ impl MysqlStore {
                 "UPDATE JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(128) PATH '$.i', attempt INT PATH '$.a', \
                  worker VARCHAR(255) PATH '$.w', status VARCHAR(16) PATH '$.s', finished INT PATH '$.f', \
                  run_at BIGINT PATH '$.t', result LONGTEXT PATH '$.r', error LONGTEXT PATH '$.e', \
-                 progress INT PATH '$.p', message TEXT PATH '$.m', snoozed INT PATH '$.z')) AS f \
+                 progress INT PATH '$.p', message TEXT PATH '$.m', snoozed INT PATH '$.z', \
+                 expires_at BIGINT PATH '$.x')) AS f \
                  STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = f.id \
                  SET j.status = f.status, j.run_at = COALESCE(f.run_at, j.run_at), j.result = f.result, \
+                 j.expires_at = COALESCE(f.expires_at, j.expires_at), \
                  j.progress = COALESCE(f.progress, j.progress), \
                  j.progress_message = IF(f.progress IS NULL, j.progress_message, f.message), \
                  j.finished_at = IF(f.finished = 1, ?, NULL), j.worker_id = NULL, \

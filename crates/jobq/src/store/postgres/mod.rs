@@ -147,14 +147,15 @@ impl PostgresStore {
         let append = append_error("j.attempt", "$10::int8", "f.error");
         let sql = format!(
             "UPDATE jobq_jobs AS j SET status = f.status, run_at = COALESCE(f.run_at, j.run_at), \
-             result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
+             expires_at = COALESCE(f.expires_at, j.expires_at), result = f.result::json, finished_at = CASE WHEN f.finished THEN $10::int8 END, worker_id = NULL, \
              progress = COALESCE(f.progress, j.progress), \
              progress_message = CASE WHEN f.progress IS NULL THEN j.progress_message ELSE f.message END, \
              errors = CASE WHEN f.error IS NULL THEN j.errors ELSE {append} END, \
              attempt = j.attempt - f.snoozed, snoozes = j.snoozes + f.snoozed{count} \
              FROM unnest($1::int4[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::text[], \
-             $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[]) \
-             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed) \
+             $8::text[], $9::bool[], $11::int4[], $12::text[], $13::int4[], $14::int8[]) \
+             AS f(ord, id, attempt, worker, status, run_at, result, error, finished, progress, message, snoozed, \
+             expires_at) \
              WHERE j.id = ANY($2) AND j.id = f.id AND j.attempt = f.attempt AND j.worker_id = f.worker \
              AND {still_running} \
              RETURNING f.ord"
@@ -170,9 +171,11 @@ impl PostgresStore {
                 let mut progress = Vec::with_capacity(chunk.len());
                 let mut messages = Vec::with_capacity(chunk.len());
                 let mut snoozed = Vec::with_capacity(chunk.len());
+                let mut expiries = Vec::with_capacity(chunk.len());
                 for &i in chunk {
                     let f = FinishRow::of(&finishes[i]);
                     snoozed.push(f.snoozed);
+                    expiries.push(f.expires_at);
                     statuses.push(f.status);
                     run_ats.push(f.run_at);
                     results.push(f.result.map(str::to_string));
@@ -194,6 +197,7 @@ impl PostgresStore {
                     .bind(progress)
                     .bind(messages)
                     .bind(snoozed)
+                    .bind(expiries)
             })
             .await?;
         // A lease sent twice applies once: its first occurrence; the job has left `running` for the rest.

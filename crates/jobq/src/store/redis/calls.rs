@@ -609,8 +609,16 @@ pub(super) fn finish_args(cmd: &mut Cmd, finish: &Finish, now: UnixMillis) {
         Transition::Succeeded { result } => {
             cmd.arg("S").arg(result.as_ref().map(|r| r.get()).unwrap_or("")).arg("");
         }
-        Transition::Retry { error, run_at } => {
-            cmd.arg("R").arg(run_key(*run_at)).arg(entry(error));
+        Transition::Retry {
+            error,
+            run_at,
+            expires_at,
+        } => {
+            let value = match expires_at {
+                Some(at) => format!("{};{}", run_key(*run_at), at.0),
+                None => run_key(*run_at),
+            };
+            cmd.arg("R").arg(value).arg(entry(error));
         }
         Transition::Dead { error } => {
             cmd.arg("D").arg("").arg(entry(error));

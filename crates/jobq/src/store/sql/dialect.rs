@@ -67,10 +67,6 @@ pub(crate) struct Dialect {
     /// as the store's unique index of live keys reads it (MySQL's `live_key`, the partial index's
     /// own condition elsewhere).
     pub live_key_is: &'static str,
-    /// Whether a transaction that changes a key's holder finds it first and then locks it by its
-    /// id (MySQL). Locking it through the unique index of live keys would take that index's entry
-    /// before the row's, the reverse of what an outcome's update by id takes, and the two deadlock.
-    pub locks_holder_by_id: bool,
     /// The server's clock in Unix milliseconds, a 64-bit integer: what expiry is judged by, whatever
     /// the clocks of the workers.
     pub now_millis: &'static str,
@@ -197,7 +193,6 @@ impl Dialect {
                 StoreKind::Postgres => JsonText::ExtractPathText,
                 _ => JsonText::UnquoteJsonExtract,
             },
-            locks_holder_by_id: matches!(kind, StoreKind::Mysql),
             live_key_is: match kind {
                 StoreKind::Mysql => "live_key = ",
                 _ => "status IN ('blocked', 'pending', 'running', 'waiting') AND unique_key = ",

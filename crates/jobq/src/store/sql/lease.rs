@@ -13,6 +13,8 @@ pub(crate) struct FinishRow<'a> {
     pub status: &'static str,
     /// A retry's next run time.
     pub run_at: Option<i64>,
+    /// A retry's own expiry (`expires_per_attempt`); `None` keeps the job's.
+    pub expires_at: Option<i64>,
     /// A success's result, as JSON text.
     pub result: Option<&'a str>,
     /// The text appended to the error history.
@@ -36,6 +38,10 @@ impl<'a> FinishRow<'a> {
             status: status.as_str(),
             run_at: match &finish.outcome {
                 Transition::Retry { run_at, .. } | Transition::Snooze { run_at } => Some(run_at.0),
+                _ => None,
+            },
+            expires_at: match &finish.outcome {
+                Transition::Retry { expires_at, .. } => expires_at.map(|at| at.0),
                 _ => None,
             },
             result: match &finish.outcome {

@@ -2,11 +2,12 @@
 //! (`replace`, `debounce`, `throttle`), written once over any connection ([`Exec`]) so that the
 //! store's own enqueue and an enqueue inside an application's transaction decide alike.
 //!
-//! Each decision is made in the transaction that writes it, against rows it has locked:
-//! - `replace` and `debounce` lock the key's live holder (`FOR UPDATE`; SQLite's transaction holds the
-//!   whole database) and change it only while it has not started. A claim that took the holder first
-//!   has changed its status by the time the lock is granted, and the holder is then left alone; a
-//!   claim that comes second passes over the locked row or waits for it.
+//! Each decision is made by the statement that writes it:
+//! - `replace` and `debounce` update the key's live holder only while it is still pending or blocked
+//!   (the row's lock makes a claim that took it first, or comes second, see the other's change), or
+//!   insert the job only while no live job holds the key (the unique index of live keys); on SQLite
+//!   and PostgreSQL the two are first tried as one upsert. A holder that changed since it was read
+//!   makes the decision start again.
 //! - `throttle` takes the key's row of `jobq_unique_holds` with one upsert that changes it only when
 //!   its window is over (by the server's clock), then reads who holds it: two producers can never
 //!   both take one window.
@@ -27,7 +28,7 @@ const ROUNDS: usize = 8;
 const INSERT_COLUMNS: &str = "(id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
      timeout_ms, created_at, expires_at, unique_mode)";
 
-/// The live holder of a key, as locked for a decision.
+/// The live holder of a key, as read for a decision.
 struct Holder {
     id: String,
     /// Whether it has not started (pending or blocked): the only holder a replace may change.
@@ -35,20 +36,22 @@ struct Holder {
     created_at: i64,
 }
 
-/// Enqueues `job`, whose unique mode is not `coalesce`, on `exec` (a transaction: the store's own,
-/// or an application's), with its answer. Every statement leaves the transaction usable: a clash is
-/// skipped, not raised.
+/// Enqueues `job`, whose unique mode is not `coalesce`, on `exec` (a connection, or a transaction:
+/// the store's own for a throttle, or an application's), with its answer. Every statement leaves a
+/// transaction usable: a clash is skipped, not raised.
 pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJob) -> Result<Enqueued, sqlx::Error> {
     let key = job
         .unique_key
         .as_deref()
         .expect("a job with a unique mode has a unique key (NewJob::check)");
-    if id_taken(exec, tables, job.id.as_str()).await? {
-        return Ok(answer(job.id.as_str(), EnqueueOutcome::Duplicate));
-    }
     for _ in 0..ROUNDS {
         let decided = match job.unique_mode {
-            UniqueMode::Throttle { window_ms } => throttle(exec, tables, job, key, window_ms).await?,
+            UniqueMode::Throttle { window_ms } => {
+                if id_taken(exec, tables, job.id.as_str()).await? {
+                    return Ok(answer(job.id.as_str(), EnqueueOutcome::Duplicate));
+                }
+                throttle(exec, tables, job, key, window_ms).await?
+            }
             UniqueMode::Replace | UniqueMode::Debounce { .. } => replace(exec, tables, job, key).await?,
             UniqueMode::Coalesce => unreachable!("coalescing jobs go in with the plain enqueue"),
         };
@@ -63,14 +66,21 @@ pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJo
 }
 
 /// `replace` and `debounce`: change the holder that has not started, coalesce into one that has,
-/// insert when there is none. `None`: a holder appeared meanwhile; decide again.
+/// insert when there is none. The decision is the statement that writes it: the update changes the
+/// holder only while it is still pending or blocked (a claim that took it meanwhile leaves it
+/// unchanged), the insert only while no live job holds the key. `None`: either found the key's
+/// holder changed since it was read; decide again.
 async fn replace(
     exec: &mut dyn Exec,
     tables: &SqlTables,
     job: &NewJob,
     key: &str,
 ) -> Result<Option<Enqueued>, sqlx::Error> {
-    let Some(holder) = locked_holder(exec, tables, &job.queue, key).await? else {
+    let (holder, id_taken) = holder_and_id(exec, tables, job, key).await?;
+    if id_taken {
+        return Ok(Some(answer(job.id.as_str(), EnqueueOutcome::Duplicate)));
+    }
+    let Some(holder) = holder else {
         return insert(exec, tables, job).await;
     };
     if !holder.unstarted {
@@ -107,8 +117,11 @@ async fn replace(
         .bind(job.unique_mode.stored())
         .push(" WHERE id = ")
         .bind(holder.id.as_str())
+        .push(" AND status IN ('blocked', 'pending')")
         .keep();
-    exec.execute(&update).await?;
+    if exec.execute(&update).await? == 0 {
+        return Ok(None);
+    }
     if let Some(notify) = d.notify_ready {
         // The holder may now be due sooner than it was: wake the queue's listeners.
         let mut wake = Stmt::new(d, notify);
@@ -214,45 +227,80 @@ async fn insert(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJob) -> Result
     }
 }
 
-/// The live job of `queue` holding `key`, locked until the transaction ends. `None` also when the
-/// holder found stopped holding the key before it was locked (the caller decides again).
-async fn locked_holder(
+/// A replace or debounce as one statement (SQLite, PostgreSQL): insert the job, or, when a live job
+/// holds its key, update that holder if it has not started, handing back the id of the row written.
+/// The conflict is judged on the partial unique index of live keys, whose row the statement locks:
+/// a claim that took the holder first has made it `running`, and the update's condition then leaves
+/// it alone (no row comes back). An id that exists fails the statement (a unique violation), or,
+/// when it is the holder's own, updates nothing.
+fn upsert(tables: &SqlTables, job: &NewJob) -> Stmt {
+    let d = tables.dialect;
+    let jobs = &tables.jobs;
+    let mut stmt = Stmt::new(d, format!("INSERT INTO {jobs} {INSERT_COLUMNS} VALUES ("));
+    row_values(&mut stmt, d, &super::NewJobRow::of(job))
+        .push(", ")
+        .bind(job.unique_mode.stored())
+        .push(
+            ") ON CONFLICT (queue, unique_key) WHERE unique_key IS NOT NULL \
+             AND status IN ('blocked', 'pending', 'running', 'waiting') \
+             DO UPDATE SET payload = excluded.payload, meta = excluded.meta, priority = excluded.priority, \
+             timeout_ms = excluded.timeout_ms, expires_at = excluded.expires_at, \
+             unique_mode = excluded.unique_mode, run_at = ",
+        );
+    match job.unique_mode.max_wait_ms() {
+        // Put off again, but never past the longest wait from the holder's first enqueue.
+        Some(max_wait) => {
+            let latest = format!("{jobs}.created_at + {}", max_wait.min(i64::MAX as u64));
+            stmt.push(&format!(
+                "CASE WHEN excluded.run_at < {latest} THEN excluded.run_at ELSE {latest} END"
+            ))
+        }
+        None => stmt.push("excluded.run_at"),
+    };
+    // The holder being this very job (a producer that sent it again) is a duplicate, not a replace.
+    stmt.push(&format!(
+        " WHERE {jobs}.status IN ('blocked', 'pending') AND {jobs}.id <> excluded.id RETURNING id"
+    ))
+    .keep();
+    stmt
+}
+
+/// The live job of the job's queue holding `key`, and whether a job with the job's own id exists
+/// (SQLite: stored or arrived), read together.
+async fn holder_and_id(
     exec: &mut dyn Exec,
     tables: &SqlTables,
-    queue: &str,
+    job: &NewJob,
     key: &str,
-) -> Result<Option<Holder>, sqlx::Error> {
+) -> Result<(Option<Holder>, bool), sqlx::Error> {
     let d = tables.dialect;
-    let columns = "id, status, created_at, unique_key";
-    let mut stmt = Stmt::new(d, format!("SELECT {columns} FROM {} WHERE queue = ", tables.jobs));
-    stmt.bind(queue).push(&format!(" AND {}", d.live_key_is)).bind(key);
-    if !d.locks_holder_by_id {
-        stmt.push(d.for_update);
+    let jobs = &tables.jobs;
+    let mut stmt = Stmt::new(d, format!("SELECT id, status, created_at FROM {jobs} WHERE queue = "));
+    stmt.bind(job.queue.as_str())
+        .push(&format!(" AND {}", d.live_key_is))
+        .bind(key)
+        .push(&format!(" UNION ALL SELECT id, 'taken', 0 FROM {jobs} WHERE id = "))
+        .bind(job.id.as_str());
+    if let Some(arrivals) = &tables.arrivals {
+        stmt.push(&format!(" UNION ALL SELECT id, 'taken', 0 FROM {arrivals} WHERE id = "))
+            .bind(job.id.as_str());
     }
     stmt.keep();
-    let Some(mut row) = exec.fetch_optional(&stmt).await? else {
-        return Ok(None);
-    };
-    if d.locks_holder_by_id {
-        let id: String = row.try_get_unchecked(0)?;
-        let mut lock = Stmt::new(d, format!("SELECT {columns} FROM {} WHERE id = ", tables.jobs));
-        lock.bind(id).push(d.for_update).keep();
-        match exec.fetch_optional(&lock).await? {
-            Some(locked) => row = locked,
-            None => return Ok(None),
+    let mut holder = None;
+    let mut taken = false;
+    for row in exec.fetch_all(&stmt).await? {
+        let status: String = row.try_get_unchecked(1)?;
+        if status == "taken" {
+            taken = true;
+            continue;
         }
+        holder = Some(Holder {
+            id: row.try_get_unchecked(0)?,
+            unstarted: matches!(status.as_str(), "pending" | "blocked"),
+            created_at: row.try_get_unchecked(2)?,
+        });
     }
-    let status: String = row.try_get_unchecked(1)?;
-    let held: Option<String> = row.try_get_unchecked(3)?;
-    let live = matches!(status.as_str(), "pending" | "blocked" | "running" | "waiting");
-    if !live || held.as_deref() != Some(key) {
-        return Ok(None);
-    }
-    Ok(Some(Holder {
-        id: row.try_get_unchecked(0)?,
-        unstarted: matches!(status.as_str(), "pending" | "blocked"),
-        created_at: row.try_get_unchecked(2)?,
-    }))
+    Ok((holder, taken))
 }
 
 fn answer(id: &str, outcome: EnqueueOutcome) -> Enqueued {
@@ -263,19 +311,49 @@ fn answer(id: &str, outcome: EnqueueOutcome) -> Enqueued {
 }
 
 impl super::Sql {
-    /// Enqueues one job with a unique mode in a transaction of its own (see [`enqueue`]), tried
+    /// Enqueues one job with a unique mode: a replace or debounce first as one upsert where the
+    /// database hands back the row it wrote ([`upsert`]), and otherwise (a holder that has started,
+    /// an id that exists, MySQL, a throttle) in a transaction of its own (see [`enqueue`]), tried
     /// again when it loses a race for a lock (a deadlock between two producers of one key).
     pub async fn enqueue_moded(&self, tables: &SqlTables, job: &NewJob) -> Result<Enqueued, StoreError> {
-        self.retrying(
-            "enqueue",
-            |_| false,
-            || async {
-                let mut tx = self.connections.begin(self.dialect.begin_write).await?;
-                let done = enqueue(&mut *tx, tables, job).await?;
-                tx.commit().await?;
-                Ok(done)
-            },
-        )
-        .await
+        if self.dialect.update_returning && matches!(job.unique_mode, UniqueMode::Replace | UniqueMode::Debounce { .. })
+        {
+            match self.connections.fetch_all_kept(&upsert(tables, job)).await {
+                Ok(rows) => {
+                    if let Some(row) = rows.first() {
+                        let id: String = row.try_get_unchecked(0).map_err(self.fail("enqueue"))?;
+                        let outcome = if id == job.id.as_str() {
+                            EnqueueOutcome::Created
+                        } else if job.unique_mode == UniqueMode::Replace {
+                            EnqueueOutcome::Replaced
+                        } else {
+                            EnqueueOutcome::Debounced
+                        };
+                        return Ok(answer(&id, outcome));
+                    }
+                }
+                // The job's id is taken: the transaction below answers `duplicate`.
+                Err(e) if (self.dialect.is_unique_violation)(&e) => {}
+                Err(e) => return Err(self.fail("enqueue")(e)),
+            }
+        }
+        if let UniqueMode::Throttle { .. } = job.unique_mode {
+            // The window and the job are written together, or neither.
+            return self
+                .retrying(
+                    "enqueue",
+                    |_| false,
+                    || async {
+                        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
+                        let done = enqueue(&mut *tx, tables, job).await?;
+                        tx.commit().await?;
+                        Ok(done)
+                    },
+                )
+                .await;
+        }
+        // Each statement of a replace decides by itself (see `replace`): no transaction to hold.
+        let mut conn = self.connections.acquire().await.map_err(self.fail("enqueue"))?;
+        enqueue(&mut *conn, tables, job).await.map_err(self.fail("enqueue"))
     }
 }

@@ -164,7 +164,8 @@ impl SqliteStore {
         for round in rounds_by_id(finishes, |f| f.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
                 let mut qb: QueryBuilder<Sqlite> = QueryBuilder::new(
-                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message, snoozed) AS (",
+                    "WITH f(id, attempt, worker, status, run_at, result, error, finished_at, at, progress, message, snoozed, \
+                     expires_at) AS (",
                 );
                 qb.push_values(chunk.iter().map(|&i| &finishes[i]), |mut row, fin| {
                     let f = FinishRow::of(fin);
@@ -179,10 +180,12 @@ impl SqliteStore {
                         .push_bind(now.0)
                         .push_bind(f.progress)
                         .push_bind(f.message)
-                        .push_bind(f.snoozed);
+                        .push_bind(f.snoozed)
+                        .push_bind(f.expires_at);
                 });
                 qb.push(format!(
                     ") UPDATE jobq_jobs SET status = f.status, run_at = COALESCE(f.run_at, jobq_jobs.run_at), \
+                     expires_at = COALESCE(f.expires_at, jobq_jobs.expires_at), \
                      result = f.result, finished_at = f.finished_at, worker_id = NULL, \
                      progress = COALESCE(f.progress, jobq_jobs.progress), \
                      progress_message = CASE WHEN f.progress IS NULL THEN jobq_jobs.progress_message ELSE f.message END, \

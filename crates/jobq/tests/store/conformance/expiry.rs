@@ -161,3 +161,41 @@ async fn limited_claim(store: &DynStore, limits: &[Limit], limit: u32) -> Vec<jo
     };
     store.claim(&claim).await.expect("claim")
 }
+
+/// A retry keeps the job's expiry, unless it brings one of its own (its type's
+/// `expires_per_attempt`): then that one is the job's, and the claim and the sweep judge by it.
+pub(super) async fn a_retry_keeps_the_expiry_unless_it_brings_its_own(store: &DynStore) {
+    add_all(
+        store,
+        [
+            spec("keep").expires_at(far()),
+            spec("renew").expires_at(far()),
+            spec("cut").expires_at(far()),
+        ],
+    )
+    .await;
+    let renewed = at(200 * 365 * 24 * 3_600_000);
+    for job in claim(store, "default", WORKER, 3, T0).await {
+        let expires_at = match job.id.as_str() {
+            "keep" => None,
+            "renew" => Some(renewed),
+            // Long past by the store's clock: this attempt may never start.
+            _ => Some(at(60_000)),
+        };
+        let outcome = jobq::store::Transition::Retry {
+            error: "try again".into(),
+            run_at: at(1_000),
+            expires_at,
+        };
+        assert!(finish(store, &jobq::store::Lease::of(&job), outcome, at(10)).await);
+    }
+    assert_eq!(get(store, &id("keep")).await.expires_at, Some(far()));
+    assert_eq!(get(store, &id("renew")).await.expires_at, Some(renewed));
+    assert_eq!(get(store, &id("cut")).await.expires_at, Some(at(60_000)));
+
+    let claimed = claim(store, "default", WORKER, 10, at(1_000)).await;
+    assert_eq!(sorted(ids(&claimed)), ["keep", "renew"]);
+    expire(store, 100).await;
+    let cut = get(store, &id("cut")).await;
+    assert_eq!((cut.status, cut.attempt), (JobStatus::Expired, 1));
+}

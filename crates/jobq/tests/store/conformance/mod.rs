@@ -170,6 +170,7 @@ store_tests! {
         replay::replay_ignores_non_dead_jobs,
         replay::replay_brings_back_one_live_job_per_unique_key,
         replay::replay_dry_run_names_exactly_the_jobs_a_replay_moves,
+        expiry::a_retry_keeps_the_expiry_unless_it_brings_its_own,
         expiry::a_claim_never_starts_a_job_past_its_expiry_by_the_store_clock,
         expiry::expire_ends_unstarted_jobs_past_their_expiry_and_resolves_their_dependents,
         expiry::a_started_job_is_not_expired_and_its_retry_keeps_the_expiry,

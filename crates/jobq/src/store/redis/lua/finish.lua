@@ -1,6 +1,6 @@
 -- KEYS: the queue's prefix. ARGV: now, count, then per outcome: id, attempt, worker, kind, value, error
 -- entry, progress JSON ('' to leave it as it is).
--- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key), D dead, X discarded,
+-- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key, or 'key;expiry' for a retry with its own expiry), D dead, X discarded,
 -- W waiting, Z snooze (value: run_at key; the attempt is given back and `sn` counted up). Returns per outcome 1 when applied, 0 when its lease no longer held.
 -- A job that ends (succeeded, dead, discarded) releases the jobs that wait for it, in this script
 -- (`release_all`, once for the batch's ends, so that a job after many of them is resolved once): so
@@ -28,8 +28,14 @@ for _ = 1, n do
       redis.call('HSET', k, 'pg', pg)
     end
     if kind == 'R' then
-      redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '')
-      index_pending(Q, id, h[4], value)
+      -- '<run key>' or '<run key>;<expiry>': a retry with an expiry of its own (expires_per_attempt).
+      local r, xa = string.match(value, '^([^;]*);?(%d*)$')
+      redis.call('HSET', k, 's', 'pending', 'r', r, 'w', '')
+      if xa ~= '' then
+        redis.call('HSET', k, 'xa', xa)
+        index_expiry(Q, id, xa)
+      end
+      index_pending(Q, id, h[4], r)
     elseif kind == 'Z' then
       redis.call('HSET', k, 's', 'pending', 'r', value, 'w', '', 'a', tonumber(a) - 1)
       redis.call('HINCRBY', k, 'sn', 1)
