@@ -241,10 +241,41 @@ pub(super) fn enqueue_chunks<'a>(jobs: &[NewJob], indexes: &'a [usize]) -> Vec<&
     })
 }
 
+impl PostgresStore {
+    /// One job with a unique key, as a web request enqueues it: the `VALUES` insert on a kept
+    /// connection, skipping a clash. True when it went in; false when its id or its key was taken,
+    /// which the batch path then reads.
+    pub(super) async fn insert_one_unless_taken(&self, job: &NewJob) -> Result<bool, sqlx::Error> {
+        if let Some(mut call) = self.sql.kept.call(&self.sql.pool) {
+            loop {
+                let done = insert_one_skipping(call.connection().await?, job).await;
+                if let Some(done) = call.answer(done) {
+                    return done;
+                }
+            }
+        }
+        let mut conn = self.sql.pool.acquire().await?;
+        insert_one_skipping(&mut conn, job).await
+    }
+}
+
+/// [`insert_one`], leaving the job out when its id or its live unique key is taken: true when it
+/// went in.
+async fn insert_one_skipping(conn: &mut PgConnection, job: &NewJob) -> Result<bool, sqlx::Error> {
+    let mut qb = insert_one_statement(job);
+    qb.push(" ON CONFLICT DO NOTHING RETURNING id");
+    Ok(qb.build().fetch_optional(conn).await?.is_some())
+}
+
 /// One job, the call a web request makes: a `VALUES` row plans and binds for less than the arrays
 /// of a batch (`unnest`), measured 5–10 % faster a call. Fails like the batch insert when the id
 /// exists.
 async fn insert_one(conn: &mut PgConnection, job: &NewJob) -> Result<(), sqlx::Error> {
+    insert_one_statement(job).build().execute(conn).await.map(|_| ())
+}
+
+/// [`insert_one`]'s statement.
+fn insert_one_statement(job: &NewJob) -> QueryBuilder<'_, Postgres> {
     let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(
         "INSERT INTO jobq_jobs (id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
          timeout_ms, created_at, expires_at) SELECT t.id, t.queue, t.job_type, t.payload::json, t.meta::json, \
@@ -255,5 +286,5 @@ async fn insert_one(conn: &mut PgConnection, job: &NewJob) -> Result<(), sqlx::E
         ") AS t(id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, timeout_ms, \
          created_at, expires_at)",
     );
-    qb.build().execute(conn).await.map(|_| ())
+    qb
 }

@@ -38,7 +38,7 @@ use self::listen::{Listener, notify_cte};
 use self::settings::{DIALECT, Settings};
 use super::SqlTables;
 use super::batch::{distinct_queues, rounds_by_id};
-use super::sql::{Exec, FinishRow, Outcomes, Sql, SqlBackend, SqlPool, in_claim_order};
+use super::sql::{Exec, FinishRow, Outcomes, Sql, SqlBackend, SqlPool, all_created, in_claim_order};
 use super::{
     Claim, Enqueued, Finding, Finish, Health, Heartbeat, Import, ImportAnswer, Lease, LeaseState, Rescue, Rescued,
     StoreError, StoreInfo, StoreKind, StoreUrl, Subscription, Transition, Usage, WakeOn,
@@ -293,6 +293,14 @@ impl SqlBackend for PostgresStore {
             .await?
         {
             return Ok(created);
+        }
+        if let [job] = jobs
+            && self
+                .insert_one_unless_taken(job)
+                .await
+                .map_err(self.sql.fail("enqueue"))?
+        {
+            return Ok(all_created(jobs));
         }
         if rounds.len() == 1 && enqueue_chunks(jobs, &rounds[0]).len() == 1 {
             // The common case, one statement: atomic by itself, so no BEGIN and COMMIT round trips (a

@@ -265,6 +265,41 @@ fn upsert(tables: &SqlTables, job: &NewJob) -> Stmt {
     stmt
 }
 
+/// A throttle as one statement (PostgreSQL's data-modifying `WITH`): take the key's window if it is
+/// over (the upsert locks the window's row and always hands back who holds it now), and insert the
+/// job only under the id that holds it. Answers one row: the window's holder and the id created.
+fn throttle_in_one(tables: &SqlTables, job: &NewJob, window_ms: u64) -> Stmt {
+    let d = tables.dialect;
+    let (holds, jobs, now) = (tables.holds(), &tables.jobs, d.now_millis);
+    let key = job.unique_key.as_deref().unwrap_or_default();
+    let over = format!("{holds}.held_until <= {now}");
+    let mut stmt = Stmt::new(
+        d,
+        format!("WITH hold AS (INSERT INTO {holds} (queue, unique_key, holder, held_until) VALUES ("),
+    );
+    stmt.bind(job.queue.as_str())
+        .push(", ")
+        .bind(key)
+        .push(", ")
+        .bind(job.id.as_str())
+        .push(&format!(", {now} + "))
+        .bind(window_ms.min(i64::MAX as u64) as i64)
+        .push(&format!(
+            ") ON CONFLICT (queue, unique_key) DO UPDATE SET \
+             holder = CASE WHEN {over} THEN excluded.holder ELSE {holds}.holder END, \
+             held_until = CASE WHEN {over} THEN excluded.held_until ELSE {holds}.held_until END \
+             RETURNING holder), job AS (INSERT INTO {jobs} {INSERT_COLUMNS} SELECT "
+        ));
+    row_values(&mut stmt, d, &super::NewJobRow::of(job))
+        .push(", ")
+        .bind(job.unique_mode.stored())
+        .push(" WHERE EXISTS (SELECT 1 FROM hold WHERE holder = ")
+        .bind(job.id.as_str())
+        .push(") ON CONFLICT DO NOTHING RETURNING id) SELECT (SELECT holder FROM hold), (SELECT id FROM job)")
+        .keep();
+    stmt
+}
+
 /// The live job of the job's queue holding `key`, and whether a job with the job's own id exists
 /// (SQLite: stored or arrived), read together.
 async fn holder_and_id(
@@ -335,6 +370,26 @@ impl super::Sql {
                 // The job's id is taken: the transaction below answers `duplicate`.
                 Err(e) if (self.dialect.is_unique_violation)(&e) => {}
                 Err(e) => return Err(self.fail("enqueue")(e)),
+            }
+        }
+        if let (true, UniqueMode::Throttle { window_ms }) = (self.dialect.writable_cte, job.unique_mode) {
+            let rows = self
+                .connections
+                .fetch_all_kept(&throttle_in_one(tables, job, window_ms))
+                .await
+                .map_err(self.fail("enqueue"))?;
+            if let Some(row) = rows.first() {
+                let holder: Option<String> = row.try_get_unchecked(0).map_err(self.fail("enqueue"))?;
+                let created: Option<String> = row.try_get_unchecked(1).map_err(self.fail("enqueue"))?;
+                match (holder, created) {
+                    (_, Some(id)) => return Ok(answer(&id, EnqueueOutcome::Created)),
+                    (Some(holder), None) if holder != job.id.as_str() => {
+                        return Ok(answer(&holder, EnqueueOutcome::Throttled));
+                    }
+                    // The window is this job's, but its id or a live holder refused it: the
+                    // transaction below answers, and points the window at the holder.
+                    _ => {}
+                }
             }
         }
         if let UniqueMode::Throttle { .. } = job.unique_mode {
