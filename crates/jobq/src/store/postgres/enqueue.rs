@@ -127,7 +127,7 @@ impl PostgresStore {
     /// Why the jobs at `indexes` were not inserted: per index, `Duplicate` when a job with its id
     /// exists, else `Coalesced` into the live holder of its queue and unique key, else `None` (the
     /// conflict vanished before it could be read).
-    async fn conflicts(
+    pub(super) async fn conflicts(
         &self,
         tx: &mut PgConnection,
         jobs: &[NewJob],

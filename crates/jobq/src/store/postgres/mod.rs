@@ -294,13 +294,19 @@ impl SqlBackend for PostgresStore {
         {
             return Ok(created);
         }
-        if let [job] = jobs
-            && self
+        if let [job] = jobs {
+            if self
                 .insert_one_unless_taken(job)
                 .await
                 .map_err(self.sql.fail("enqueue"))?
-        {
-            return Ok(all_created(jobs));
+            {
+                return Ok(all_created(jobs));
+            }
+            // Refused: say why with one read; only a clash that vanished meanwhile goes the long way.
+            let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("enqueue"))?;
+            if let Some(answer) = self.conflicts(&mut conn, jobs, &[0]).await?.pop().flatten() {
+                return Ok(vec![answer]);
+            }
         }
         if rounds.len() == 1 && enqueue_chunks(jobs, &rounds[0]).len() == 1 {
             // The common case, one statement: atomic by itself, so no BEGIN and COMMIT round trips (a
