@@ -517,7 +517,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__bench)
-            opts="-c -o -q -v -h -V --jobs --bulk-jobs --single-jobs --producers --batch-size --concurrency --processes --exec --persistent --in-flight --copies --rate --duration --latency-jobs --spacing --producer --queue --url --config --output --quiet --verbose --help --version enqueue drain steady latency all"
+            opts="-c -o -q -v -h -V --jobs --bulk-jobs --single-jobs --producers --batch-size --concurrency --processes --exec --persistent --in-flight --copies --rate --duration --latency-jobs --spacing --unique-mode --unique-window --unique-keys --producer --queue --url --config --output --quiet --verbose --help --version enqueue drain steady latency all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -584,6 +584,18 @@ _jobq() {
                     return 0
                     ;;
                 --spacing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unique-mode)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unique-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unique-keys)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -613,6 +613,9 @@ complete -c jobq -n "__fish_jobq_using_subcommand bench" -l rate -d 'Jobs per se
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l duration -d 'How long the steady workload enqueues' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l latency-jobs -d 'Jobs enqueued by the latency workload\'s producer process' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l spacing -d 'Pause between two of the latency producer\'s jobs' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l unique-mode -d 'Give each one-at-a-time job a unique key in this mode: coalesce, replace, debounce or throttle (with --unique-window)' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l unique-window -d 'The debounce or throttle window of --unique-mode' -r
+complete -c jobq -n "__fish_jobq_using_subcommand bench" -l unique-keys -d 'How many keys the one-at-a-time jobs share, job i taking key i mod N [default: one per job]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l queue -d 'Internal: the producer\'s queue' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l url -d 'Store URL: sqlite://PATH, postgres://…, mysql://…, redis://… [default: sqlite file in the user\'s data directory]' -r
 complete -c jobq -n "__fish_jobq_using_subcommand bench" -l config -d 'Config file (TOML) [default: ./jobq.toml, then the user config directory]' -r -F
