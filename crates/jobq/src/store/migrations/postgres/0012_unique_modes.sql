@@ -5,7 +5,7 @@
 -- finished, which no row of jobq_jobs says: `jobq_unique_holds` keeps, per queue and key, the job
 -- that took the window and when the window ends (Unix milliseconds, the server's clock). A throttled
 -- enqueue takes the row with one upsert that only changes a row whose window is over, so two
--- producers can never both take it; the retention sweep deletes rows whose window ended.
+-- producers can never both take it; the worker's expiry sweep deletes rows whose window ended.
 --
 -- Transition: jobq schema version 11 → 12, in one transaction under the migrator's advisory lock.
 -- Adding a column without a default rewrites nothing.

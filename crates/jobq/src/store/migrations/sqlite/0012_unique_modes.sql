@@ -4,7 +4,7 @@
 -- itself reads the holder's row. A throttled key is held for its window whether or not its job has
 -- finished, which no row of jobq_jobs says: `jobq_unique_holds` keeps, per queue and key, the job
 -- that took the window and when the window ends (Unix milliseconds). A throttled enqueue takes the
--- row with one upsert that only changes a row whose window is over; the retention sweep deletes rows
+-- row with one upsert that only changes a row whose window is over; the worker's expiry sweep deletes rows
 -- whose window ended. Jobs with a mode never go through the arrivals table (`0006_arrivals`).
 --
 -- Transition: jobq schema version 11 → 12, in one immediate transaction. Adding a nullable column
