@@ -347,6 +347,38 @@ async fn an_expiry_that_could_never_be_met_is_refused_with_422_naming_it() {
 }
 
 #[tokio::test]
+async fn a_bad_unique_mode_is_refused_with_422_naming_it_and_a_good_one_answers_with_the_holder() {
+    let store = sqlite_store().await;
+    let api = Api::start_with(&store, "", &[]).await;
+    for bad in [
+        json!({"jobType": "t", "uniqueKey": "k", "uniqueMode": "sometimes"}),
+        json!({"jobType": "t", "uniqueMode": "replace"}),
+        json!({"jobType": "t", "uniqueKey": "k", "debounceMs": -5}),
+        json!({"jobType": "t", "uniqueKey": "k", "uniqueMode": "throttle"}),
+    ] {
+        let (status, body) = api.post("/api/v1/jobs", bad.clone()).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
+        assert_eq!(body["error"]["input"], "uniqueMode", "{bad}: {body}");
+    }
+    let (_, jobs) = api.get("/api/v1/jobs").await;
+    assert_eq!(jobs.as_array().map(Vec::len), Some(0), "nothing enqueued: {jobs}");
+    let throttled = json!({"jobType": "t", "uniqueKey": "k", "throttleMs": 3_600_000});
+    let (status, first) = api.post("/api/v1/jobs", throttled.clone()).await;
+    assert_eq!(
+        (status, first["outcome"].as_str()),
+        (StatusCode::OK, Some("created")),
+        "{first}"
+    );
+    let (status, again) = api.post("/api/v1/jobs", throttled).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(
+        (again["outcome"].as_str(), &again["id"]),
+        (Some("throttled"), &first["id"]),
+        "{again}"
+    );
+}
+
+#[tokio::test]
 async fn a_types_unique_key_template_applies_to_jobs_the_api_enqueues() {
     let store = sqlite_store().await;
     let config = "[handlers.\"order.sync\"]\nbuiltin = \"noop\"\nunique = \"{payload.order.id}\"\n";

@@ -9,8 +9,9 @@
 //!   and PostgreSQL the two are first tried as one upsert. A holder that changed since it was read
 //!   makes the decision start again.
 //! - `throttle` takes the key's row of `jobq_unique_holds` with one upsert that changes it only when
-//!   its window is over (by the server's clock), then reads who holds it: two producers can never
-//!   both take one window.
+//!   its window is over (by the server's clock), then reads who holds it, and inserts the job only
+//!   under its own id, all in one transaction (on PostgreSQL one statement): two producers can
+//!   never both take one window.
 //! - With no holder, the job is inserted with the clash-skipping insert; a holder that appeared
 //!   meanwhile (another producer's insert) makes the decision start again, now against that holder.
 
