@@ -11,9 +11,9 @@ use sqlx::mysql::{MySql, MySqlConnection};
 use super::statements::{ID_TABLE, id_array, text};
 use super::{MysqlStore, ROWS_PER_STATEMENT};
 use crate::job::{JobId, NewJob};
-use crate::store::Enqueued;
 use crate::store::batch::{self, job_bytes};
 use crate::store::sql::{EnqueuePlan, INSERT_NEW_JOBS, push_new_jobs};
+use crate::store::{EnqueueOutcome, Enqueued};
 
 /// Rows per multi-row INSERT: 11 placeholders a row stays well under MySQL's 65,535 per statement.
 const ROWS_PER_INSERT: usize = 4_000;
@@ -33,6 +33,33 @@ fn insert_chunks(jobs: &[&NewJob]) -> Vec<Vec<usize>> {
 }
 
 impl MysqlStore {
+    /// Why the plain insert refused `job`, in one read: its id exists (`Duplicate`), or a live job
+    /// holds its key (`Coalesced` into it). `None` when neither holds any more (the holder ended
+    /// meanwhile): the checked path decides then.
+    pub(super) async fn why_refused(&self, job: &NewJob) -> Result<Option<Enqueued>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT id, 1 FROM jobq_jobs WHERE id = ? \
+             UNION ALL SELECT id, 0 FROM jobq_jobs WHERE queue = ? AND live_key = ?",
+        )
+        .bind(job.id.as_str())
+        .bind(&job.queue)
+        .bind(job.unique_key.as_deref())
+        .fetch_all(&self.sql.pool)
+        .await?;
+        let answer = |row: &sqlx::mysql::MySqlRow, outcome| Enqueued {
+            id: JobId::from_stored(text(row, 0)),
+            outcome,
+        };
+        let taken = rows
+            .iter()
+            .find(|r| sqlx::Row::try_get_unchecked::<i64, _>(*r, 1).is_ok_and(|flag| flag == 1));
+        Ok(match (taken, rows.first()) {
+            (Some(row), _) => Some(answer(row, EnqueueOutcome::Duplicate)),
+            (None, Some(row)) => Some(answer(row, EnqueueOutcome::Coalesced)),
+            (None, None) => None,
+        })
+    }
+
     /// Inserts `jobs` with multi-row INSERTs on `conn`. Fails with a duplicate key when an id exists
     /// or a live unique key is taken.
     async fn insert(conn: &mut MySqlConnection, jobs: &[&NewJob]) -> Result<(), sqlx::Error> {

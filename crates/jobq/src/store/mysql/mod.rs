@@ -150,6 +150,12 @@ impl SqlBackend for MysqlStore {
         {
             return Ok(created);
         }
+        if let [job] = jobs
+            && job.unique_key.is_some()
+            && let Some(answer) = self.why_refused(job).await.map_err(self.sql.fail("enqueue"))?
+        {
+            return Ok(vec![answer]);
+        }
         self.retrying("enqueue", ENQUEUE_ROUNDS, is_duplicate, || self.enqueue_checked(jobs))
             .await
     }
