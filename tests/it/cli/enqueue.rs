@@ -574,18 +574,16 @@ fn unique_modes_replace_debounce_and_throttle_answer_with_the_holder() {
     assert_eq!(env.job(&holder)["payload"], json!({"v": 2}));
     assert_eq!(env.job(&holder)["uniqueMode"], "replace");
 
-    let (debounced, outcome) = answer(
-        &env,
-        &[
-            "digest.send",
-            "--unique-key",
-            "d",
-            "--debounce",
-            "30s",
-            "--max-wait",
-            "5m",
-        ],
-    );
+    let digest = [
+        "digest.send",
+        "--unique-key",
+        "d",
+        "--debounce",
+        "30s",
+        "--max-wait",
+        "5m",
+    ];
+    let (debounced, outcome) = answer(&env, &digest);
     assert_eq!(outcome, "created");
     let job = env.job(&debounced);
     assert_eq!(
@@ -601,18 +599,7 @@ fn unique_modes_replace_debounce_and_throttle_answer_with_the_holder() {
         ),
         (Some("debounce"), Some(30_000), Some(300_000))
     );
-    let (id, outcome) = answer(
-        &env,
-        &[
-            "digest.send",
-            "--unique-key",
-            "d",
-            "--debounce",
-            "30s",
-            "--max-wait",
-            "5m",
-        ],
-    );
+    let (id, outcome) = answer(&env, &digest);
     assert_eq!((id.as_str(), outcome.as_str()), (debounced.as_str(), "debounced"));
     let shown = env.run(["show", &debounced]);
     assert!(

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::graph::{first_cycle, spec_of_object};
-use super::{DependOn, Dependency, JobId, JobSpec, Limits, NewJob};
+use super::{DependOn, Dependency, JobId, JobSpec, Limits, NewJob, UniqueMode};
 use crate::input::{Input, InvalidInput};
 use crate::time::UnixMillis;
 
@@ -90,6 +90,15 @@ impl Spawn {
             }
         };
         let spec = spec_of_object(map, &whose)?;
+        // Children are written with their parent's outcome, where no holder is looked up or changed.
+        if spec.unique_mode.is_some_and(|mode| mode != UniqueMode::Coalesce) {
+            return Err(InvalidInput::new(
+                Input::UniqueMode,
+                format!(
+                    "{whose} takes no uniqueMode: a child is written with its parent's outcome (coalescing by its uniqueKey); enqueue it through the API to replace, debounce or throttle"
+                ),
+            ));
+        }
         Ok(Spawn { key, spec, after })
     }
 }
@@ -229,6 +238,13 @@ mod tests {
 
     fn parent() -> JobId {
         JobId::parse("p1").unwrap()
+    }
+
+    #[test]
+    fn a_child_with_a_unique_mode_is_refused_naming_it() {
+        let refused = Spawn::from_json(json!({"type": "t", "uniqueKey": "k", "uniqueMode": "replace"})).unwrap_err();
+        assert_eq!(refused.input, Input::UniqueMode, "{refused}");
+        assert!(Spawn::from_json(json!({"type": "t", "uniqueKey": "k", "uniqueMode": "coalesce"})).is_ok());
     }
 
     #[test]

@@ -88,8 +88,7 @@ pub struct Enqueued {
 /// Exhaustive on purpose, as [`crate::JobStatus`] is: a new outcome changes what every caller must
 /// do with an answer, so it comes with a new minor version before 1.0 (a major one after), and the
 /// compiler points each `match` at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EnqueueOutcome {
     /// A new pending job.
     Created,
@@ -118,6 +117,13 @@ impl EnqueueOutcome {
             EnqueueOutcome::Debounced => "debounced",
             EnqueueOutcome::Throttled => "throttled",
         }
+    }
+}
+
+/// As [`EnqueueOutcome::as_str`] says it.
+impl Serialize for EnqueueOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

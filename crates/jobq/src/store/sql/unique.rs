@@ -17,7 +17,7 @@
 
 use super::exec::Exec;
 use super::in_transaction::{SqlTables, id_taken, live_holder, row_values, skip_clashes};
-use super::{Bind, Stmt, Upsert};
+use super::{Bind, Dialect, LIVE_STATUSES, Stmt, Upsert};
 use crate::job::{JobId, NewJob, UniqueMode};
 use crate::store::{EnqueueOutcome, Enqueued, StoreError};
 
@@ -145,18 +145,8 @@ async fn throttle(
     let d = tables.dialect;
     let now = d.now_millis;
     let holds = tables.holds();
-    let mut take = Stmt::new(
-        d,
-        format!("INSERT INTO {holds} (queue, unique_key, holder, held_until) VALUES ("),
-    );
-    take.bind(job.queue.as_str())
-        .push(", ")
-        .bind(key)
-        .push(", ")
-        .bind(job.id.as_str())
-        .push(&format!(", {now} + "))
-        .bind(window_ms.min(i64::MAX as u64) as i64)
-        .push(")");
+    let mut take = Stmt::new(d, "");
+    take_window(&mut take, tables, job, window_ms).push(")");
     match d.upsert {
         Upsert::OnConflict => take.push(&format!(
             " ON CONFLICT (queue, unique_key) DO UPDATE SET holder = excluded.holder, \
@@ -176,7 +166,7 @@ async fn throttle(
         .bind(key)
         .keep();
     let Some(row) = exec.fetch_optional(&read).await? else {
-        // The retention sweep deleted the row between the two statements: take it again.
+        // The expiry sweep deleted the row between the two statements: take it again.
         return Ok(None);
     };
     let holder: String = row.try_get_unchecked(0)?;
@@ -207,11 +197,7 @@ async fn throttle(
 async fn insert(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJob) -> Result<Option<Enqueued>, sqlx::Error> {
     let d = tables.dialect;
     let mut stmt = Stmt::new(d, format!("INSERT INTO {} {INSERT_COLUMNS} VALUES (", tables.jobs));
-    row_values(&mut stmt, d, &super::NewJobRow::of(job))
-        .push(", ")
-        .bind(job.unique_mode.stored())
-        .push(")")
-        .keep();
+    moded_row(&mut stmt, d, job).push(")").keep();
     if skip_clashes(exec, d, &mut stmt).await? {
         return Ok(Some(answer(job.id.as_str(), EnqueueOutcome::Created)));
     }
@@ -238,16 +224,12 @@ fn upsert(tables: &SqlTables, job: &NewJob) -> Stmt {
     let d = tables.dialect;
     let jobs = &tables.jobs;
     let mut stmt = Stmt::new(d, format!("INSERT INTO {jobs} {INSERT_COLUMNS} VALUES ("));
-    row_values(&mut stmt, d, &super::NewJobRow::of(job))
-        .push(", ")
-        .bind(job.unique_mode.stored())
-        .push(
-            ") ON CONFLICT (queue, unique_key) WHERE unique_key IS NOT NULL \
-             AND status IN ('blocked', 'pending', 'running', 'waiting') \
+    moded_row(&mut stmt, d, job).push(&format!(
+        ") ON CONFLICT (queue, unique_key) WHERE unique_key IS NOT NULL AND status IN {LIVE_STATUSES} \
              DO UPDATE SET payload = excluded.payload, meta = excluded.meta, priority = excluded.priority, \
              timeout_ms = excluded.timeout_ms, expires_at = excluded.expires_at, \
-             unique_mode = excluded.unique_mode, run_at = ",
-        );
+             unique_mode = excluded.unique_mode, run_at = "
+    ));
     match job.unique_mode.max_wait_ms() {
         // Put off again, but never past the longest wait from the holder's first enqueue.
         Some(max_wait) => {
@@ -272,33 +254,44 @@ fn upsert(tables: &SqlTables, job: &NewJob) -> Stmt {
 fn throttle_in_one(tables: &SqlTables, job: &NewJob, window_ms: u64) -> Stmt {
     let d = tables.dialect;
     let (holds, jobs, now) = (tables.holds(), &tables.jobs, d.now_millis);
-    let key = job.unique_key.as_deref().unwrap_or_default();
     let over = format!("{holds}.held_until <= {now}");
-    let mut stmt = Stmt::new(
-        d,
-        format!("WITH hold AS (INSERT INTO {holds} (queue, unique_key, holder, held_until) VALUES ("),
-    );
-    stmt.bind(job.queue.as_str())
-        .push(", ")
-        .bind(key)
-        .push(", ")
-        .bind(job.id.as_str())
-        .push(&format!(", {now} + "))
-        .bind(window_ms.min(i64::MAX as u64) as i64)
-        .push(&format!(
-            ") ON CONFLICT (queue, unique_key) DO UPDATE SET \
+    let mut stmt = Stmt::new(d, "WITH hold AS (");
+    take_window(&mut stmt, tables, job, window_ms).push(&format!(
+        ") ON CONFLICT (queue, unique_key) DO UPDATE SET \
              holder = CASE WHEN {over} THEN excluded.holder ELSE {holds}.holder END, \
              held_until = CASE WHEN {over} THEN excluded.held_until ELSE {holds}.held_until END \
              RETURNING holder), job AS (INSERT INTO {jobs} {INSERT_COLUMNS} SELECT "
-        ));
-    row_values(&mut stmt, d, &super::NewJobRow::of(job))
-        .push(", ")
-        .bind(job.unique_mode.stored())
+    ));
+    moded_row(&mut stmt, d, job)
         .push(" WHERE EXISTS (SELECT 1 FROM hold WHERE holder = ")
         .bind(job.id.as_str())
         .push(") ON CONFLICT DO NOTHING RETURNING id) SELECT (SELECT holder FROM hold), (SELECT id FROM job)")
         .keep();
     stmt
+}
+
+/// The values of the job's row with its mode, in [`INSERT_COLUMNS`]'s order.
+fn moded_row<'s>(stmt: &'s mut Stmt, d: &Dialect, job: &NewJob) -> &'s mut Stmt {
+    row_values(stmt, d, &super::NewJobRow::of(job))
+        .push(", ")
+        .bind(job.unique_mode.stored())
+}
+
+/// `INSERT INTO jobq_unique_holds … VALUES (` the job's queue, key and id, and its window's end by
+/// the server's clock, without the closing parenthesis (what follows it differs).
+fn take_window<'s>(stmt: &'s mut Stmt, tables: &SqlTables, job: &NewJob, window_ms: u64) -> &'s mut Stmt {
+    let now = tables.dialect.now_millis;
+    stmt.push(&format!(
+        "INSERT INTO {} (queue, unique_key, holder, held_until) VALUES (",
+        tables.holds()
+    ))
+    .bind(job.queue.as_str())
+    .push(", ")
+    .bind(job.unique_key.as_deref().unwrap_or_default())
+    .push(", ")
+    .bind(job.id.as_str())
+    .push(&format!(", {now} + "))
+    .bind(window_ms.min(i64::MAX as u64) as i64)
 }
 
 /// The live job of the job's queue holding `key`, and whether a job with the job's own id exists
