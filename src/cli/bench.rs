@@ -235,7 +235,12 @@ fn unique_plan(args: &BenchArgs) -> Result<Option<(UniqueMode, u64)>, jobq::Erro
         "throttle" => (None, args.unique_window),
         _ => (None, None),
     };
-    let mode = UniqueMode::from_parts(Some(name), debounce, None, throttle)?;
+    let mode = UniqueMode::from_parts(jobq::job::UniqueModeParts {
+        name: Some(name),
+        debounce,
+        throttle,
+        ..Default::default()
+    })?;
     Ok(Some((mode, args.unique_keys.unwrap_or(args.single_jobs.max(1)))))
 }
 

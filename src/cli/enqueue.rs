@@ -15,7 +15,7 @@ use super::output::{print, print_json};
 use super::{Context, OutputFormat, progress};
 use jobq::Error;
 use jobq::error::{Input, InvalidInput};
-use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob, TypeDefaults, UniqueMode};
+use jobq::job::{DependOn, Dependency, JobId, JobSpec, Join, NewJob, TypeDefaults, UniqueMode, UniqueModeParts};
 use jobq::store::{EnqueueOutcome, Enqueued};
 use jobq::time::{parse_duration, parse_instant_str};
 
@@ -85,8 +85,8 @@ pub struct EnqueueArgs {
     pub unique_key: Option<String>,
 
     /// What to do when a live job holds the unique key: coalesce (return it), replace (update it
-    /// if it has not started), debounce or throttle (each with its window) [default: its type's
-    /// unique_mode, or coalesce]
+    /// if it has not started), keep-last (replace, or wait behind it while it runs), debounce or
+    /// throttle (each with its window) [default: its type's unique_mode, or coalesce]
     #[arg(long, value_name = "MODE")]
     pub unique_mode: Option<String>,
 
@@ -94,6 +94,12 @@ pub struct EnqueueArgs {
     /// --unique-mode debounce)
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub debounce: Option<String>,
+
+    /// With --unique-mode replace or --debounce: what happens while the key's holder runs:
+    /// coalesce (the default: the new job is dropped) or queue-behind (it waits for the running
+    /// job to end; replace with queue-behind is keep-last)
+    #[arg(long, value_name = "RULE")]
+    pub unique_running: Option<String>,
 
     /// With --debounce: never put a job off longer than this from its first enqueue, e.g. 5m
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
@@ -207,16 +213,20 @@ impl Defaults {
                 .transpose()
                 .map_err(|e| invalid(Input::UniqueMode, flag, e))
         };
-        let names_mode =
-            args.unique_mode.is_some() || args.debounce.is_some() || args.max_wait.is_some() || args.throttle.is_some();
+        let names_mode = args.unique_mode.is_some()
+            || args.debounce.is_some()
+            || args.max_wait.is_some()
+            || args.throttle.is_some()
+            || args.unique_running.is_some();
         let unique_mode = if names_mode {
             Some(
-                UniqueMode::from_parts(
-                    args.unique_mode.as_deref(),
-                    window("--debounce", &args.debounce)?,
-                    window("--max-wait", &args.max_wait)?,
-                    window("--throttle", &args.throttle)?,
-                )
+                UniqueMode::from_parts(UniqueModeParts {
+                    name: args.unique_mode.as_deref(),
+                    debounce: window("--debounce", &args.debounce)?,
+                    max_wait: window("--max-wait", &args.max_wait)?,
+                    throttle: window("--throttle", &args.throttle)?,
+                    running: args.unique_running.as_deref(),
+                })
                 .map_err(Error::from)?,
             )
         } else {

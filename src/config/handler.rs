@@ -62,8 +62,11 @@ pub struct HandlerFile {
     /// `"{payload.accountId}"`, `"{type}:{meta.tenantId}:{payload.order.id}"`.
     pub unique: Option<String>,
     /// What an enqueue of a job of this type does when a live job holds its unique key:
-    /// `coalesce` (the default), `replace`, `debounce` or `throttle`.
+    /// `coalesce` (the default), `replace`, `keep-last`, `debounce` or `throttle`.
     pub unique_mode: Option<String>,
+    /// What `replace` or `debounce` does while the key's holder runs: `coalesce` (the default) or
+    /// `queue-behind` (the new job waits for the running one to end).
+    pub unique_running: Option<String>,
     /// Debounce window: `"30s"` (names the mode by itself).
     pub debounce: Option<String>,
     /// The longest a debounced job is put off from its first enqueue: `"5m"`.
@@ -212,14 +215,19 @@ pub(super) fn handler_config(
         .map(str::parse)
         .transpose()
         .map_err(|e| format!("unique: {e}"))?;
-    let mode = jobq::job::UniqueMode::from_parts(
-        h.unique_mode.as_deref(),
-        optional_duration("debounce", h.debounce.as_deref())?,
-        optional_duration("max_wait", h.max_wait.as_deref())?,
-        optional_duration("throttle", h.throttle.as_deref())?,
-    )
+    let mode = jobq::job::UniqueMode::from_parts(jobq::job::UniqueModeParts {
+        name: h.unique_mode.as_deref(),
+        debounce: optional_duration("debounce", h.debounce.as_deref())?,
+        max_wait: optional_duration("max_wait", h.max_wait.as_deref())?,
+        throttle: optional_duration("throttle", h.throttle.as_deref())?,
+        running: h.unique_running.as_deref(),
+    })
     .map_err(|e| format!("unique_mode: {}", e.reason))?;
-    let names_mode = h.unique_mode.is_some() || h.debounce.is_some() || h.throttle.is_some() || h.max_wait.is_some();
+    let names_mode = h.unique_mode.is_some()
+        || h.debounce.is_some()
+        || h.throttle.is_some()
+        || h.max_wait.is_some()
+        || h.unique_running.is_some();
     spec.unique_mode = names_mode.then_some(mode);
     spec.expires_per_attempt = h.expires_per_attempt.unwrap_or(false);
     if spec.expires_per_attempt && spec.expires_in.is_none() {

@@ -49,6 +49,8 @@ struct Line {
     max_wait_ms: Option<u64>,
     #[serde(default)]
     throttle_ms: Option<u64>,
+    #[serde(default)]
+    unique_running: Option<String>,
     timeout_ms: Option<u64>,
     /// Absent from exports of a jobq before expiry.
     #[serde(default)]
@@ -197,12 +199,13 @@ impl Job {
             return refuse(Input::Envelope, "progress percent must be 0 to 100".into());
         }
         let ms = |ms: Option<u64>| ms.map(std::time::Duration::from_millis);
-        let unique_mode = UniqueMode::from_parts(
-            l.unique_mode.as_deref(),
-            ms(l.debounce_ms),
-            ms(l.max_wait_ms),
-            ms(l.throttle_ms),
-        )?;
+        let unique_mode = UniqueMode::from_parts(super::UniqueModeParts {
+            name: l.unique_mode.as_deref(),
+            debounce: ms(l.debounce_ms),
+            max_wait: ms(l.max_wait_ms),
+            throttle: ms(l.throttle_ms),
+            running: l.unique_running.as_deref(),
+        })?;
         Ok(Job {
             id,
             queue: l.queue,

@@ -30,7 +30,7 @@ pub use spawn::{MAX_SPAWN_KEY_BYTES, Spawn, children};
 pub use spec::JobSpec;
 pub(crate) use typed::decode as decode_typed;
 pub use typed::{IntoJobSpec, JobType};
-pub use unique_mode::UniqueMode;
+pub use unique_mode::{UniqueMode, UniqueModeParts};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -354,6 +354,10 @@ fn write_unique_mode<M: SerializeStruct>(mode: &UniqueMode, m: &mut M) -> Result
     }
     if let Some(ms) = mode.throttle_ms() {
         m.serialize_field("throttleMs", &ms)?;
+    }
+    // `keep-last` says it by its name.
+    if let UniqueMode::Debounce { queue_behind: true, .. } = mode {
+        m.serialize_field("uniqueRunning", "queue-behind")?;
     }
     Ok(())
 }

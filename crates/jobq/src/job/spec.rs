@@ -237,6 +237,8 @@ struct LineFields<'a> {
     max_wait_ms: Option<Value>,
     #[serde(rename = "throttleMs", default, deserialize_with = "present")]
     throttle_ms: Option<Value>,
+    #[serde(rename = "uniqueRunning", default, deserialize_with = "present")]
+    unique_running: Option<Value>,
     #[serde(rename = "timeoutMs", default, deserialize_with = "present")]
     timeout_ms: Option<Value>,
     #[serde(rename = "expiresAt", default, deserialize_with = "present")]
@@ -285,6 +287,7 @@ fn envelope_line_fast(line: &str) -> Option<(JobSpec, Option<Box<RawValue>>)> {
         ("debounceMs", fields.debounce_ms),
         ("maxWaitMs", fields.max_wait_ms),
         ("throttleMs", fields.throttle_ms),
+        ("uniqueRunning", fields.unique_running),
         ("timeoutMs", fields.timeout_ms),
         ("expiresAt", fields.expires_at),
         ("meta", fields.meta),
@@ -351,6 +354,7 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
             "debounceMs" => mode.debounce = Some(millis_field(&key, &value)?),
             "maxWaitMs" => mode.max_wait = Some(millis_field(&key, &value)?),
             "throttleMs" => mode.throttle = Some(millis_field(&key, &value)?),
+            "uniqueRunning" => mode.running = Some(string_field(Input::UniqueMode, &key, value)?),
             "timeoutMs" => spec.timeout_ms = Some(int_field(Input::Timeout, &key, &value)?),
             "runAt" => spec.run_at = Some(instant_field(Input::RunAt, &key, &value)?),
             "expiresAt" => spec.expires_at = Some(instant_field(Input::Expiry, &key, &value)?),
@@ -364,12 +368,13 @@ fn envelope_from_map(mut map: serde_json::Map<String, Value>) -> Result<JobSpec,
         }
     }
     if mode != ModeFields::default() {
-        spec.unique_mode = Some(UniqueMode::from_parts(
-            mode.name.as_deref(),
-            mode.debounce,
-            mode.max_wait,
-            mode.throttle,
-        )?);
+        spec.unique_mode = Some(UniqueMode::from_parts(super::UniqueModeParts {
+            name: mode.name.as_deref(),
+            debounce: mode.debounce,
+            max_wait: mode.max_wait,
+            throttle: mode.throttle,
+            running: mode.running.as_deref(),
+        })?);
     }
     Ok(spec)
 }
@@ -381,6 +386,7 @@ struct ModeFields {
     debounce: Option<Duration>,
     max_wait: Option<Duration>,
     throttle: Option<Duration>,
+    running: Option<String>,
 }
 
 /// A window of a unique mode, in milliseconds.

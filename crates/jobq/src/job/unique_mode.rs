@@ -18,8 +18,14 @@ pub enum UniqueMode {
     /// A holder that has not started (pending or blocked) takes the new job's payload, meta,
     /// priority, run time, attempts, time-out and expiry, and keeps its id, attempt count and error
     /// history (`replaced`). A holder already running or waiting is not touched: the new job is
-    /// dropped as under [`UniqueMode::Coalesce`].
+    /// dropped as under [`UniqueMode::Coalesce`] (the running rule `coalesce`; with `queue-behind`
+    /// the mode is [`UniqueMode::KeepLast`]).
     Replace,
+    /// At most one started and one waiting job per key: a holder that has not started is replaced
+    /// as under [`UniqueMode::Replace`]; while the holder runs, the new job is created `blocked`
+    /// behind it (`queued-behind`) and takes the key, so that the next enqueue replaces it, and it
+    /// starts only once the running job has ended, however it ended.
+    KeepLast,
     /// As [`UniqueMode::Replace`], and the holder's run time moves to `window` from now (a new job
     /// is created to run `window` from now): the job runs once its key has been quiet for `window`,
     /// but never later than `max_wait` after the holder was first enqueued (`debounced`).
@@ -28,6 +34,9 @@ pub enum UniqueMode {
         window_ms: u64,
         /// The longest a holder's run is put off, from its first enqueue (at least `window_ms`).
         max_wait_ms: Option<u64>,
+        /// The running rule `queue-behind`: while the holder runs, the new job waits behind it as
+        /// under [`UniqueMode::KeepLast`] (its run time a window from now), instead of coalescing.
+        queue_behind: bool,
     },
     /// The key stays held for `window` after the holder was created, whether or not it has
     /// finished: a job in that window is dropped, naming the holder (`throttled`). After the window
@@ -38,34 +47,65 @@ pub enum UniqueMode {
     },
 }
 
+/// A unique mode's parts as a producer gives them (flags, job JSON fields, config keys), judged
+/// together by [`UniqueMode::from_parts`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UniqueModeParts<'a> {
+    /// The mode's name (`--unique-mode`, `uniqueMode`, `unique_mode`).
+    pub name: Option<&'a str>,
+    /// The debounce window.
+    pub debounce: Option<Duration>,
+    /// A debounce's longest wait.
+    pub max_wait: Option<Duration>,
+    /// The throttle window.
+    pub throttle: Option<Duration>,
+    /// The running rule of `replace` or `debounce`: `coalesce` (the default) or `queue-behind`.
+    pub running: Option<&'a str>,
+}
+
 impl UniqueMode {
-    /// The mode's name: `coalesce`, `replace`, `debounce` or `throttle`.
+    /// The mode's name: `coalesce`, `replace`, `keep-last`, `debounce` or `throttle`.
     pub fn name(&self) -> &'static str {
         match self {
             UniqueMode::Coalesce => "coalesce",
             UniqueMode::Replace => "replace",
+            UniqueMode::KeepLast => "keep-last",
             UniqueMode::Debounce { .. } => "debounce",
             UniqueMode::Throttle { .. } => "throttle",
         }
     }
 
-    /// The mode from its parts as producers give them: a name (or none), a debounce window with its
-    /// longest wait, and a throttle window. A window alone names its mode (`debounce = "30s"`); a
-    /// name that needs a window must have one; a window of another mode, a zero window, or a longest
-    /// wait shorter than the debounce window is refused, naming the input.
-    pub fn from_parts(
-        name: Option<&str>,
-        debounce: Option<Duration>,
-        max_wait: Option<Duration>,
-        throttle: Option<Duration>,
-    ) -> Result<UniqueMode, InvalidInput> {
+    /// The mode from its parts as producers give them ([`UniqueModeParts`]). A window alone names
+    /// its mode (`debounce = "30s"`); a name that needs a window must have one; a window of another
+    /// mode, a zero window, a longest wait shorter than the debounce window, or a running rule for a
+    /// mode that never meets a running holder is refused, naming the input.
+    pub fn from_parts(parts: UniqueModeParts<'_>) -> Result<UniqueMode, InvalidInput> {
+        let UniqueModeParts {
+            name,
+            debounce,
+            max_wait,
+            throttle,
+            running,
+        } = parts;
         let refuse = |what: String| Err(InvalidInput::new(Input::UniqueMode, what));
+        let queue_behind = match running {
+            None | Some("coalesce") => false,
+            Some("queue-behind") => true,
+            Some(other) => {
+                return refuse(format!(
+                    "unknown running rule {other:?} (expected coalesce or queue-behind)"
+                ));
+            }
+        };
         let name = match (name, debounce, throttle) {
             (Some(name), _, _) => name,
             (None, Some(_), None) => "debounce",
             (None, None, Some(_)) => "throttle",
             (None, Some(_), Some(_)) => return refuse("a job is either debounced or throttled, not both".into()),
             (None, None, None) if max_wait.is_some() => return refuse("max wait is for debounce only".into()),
+            (None, None, None) if running.is_some() => {
+                return refuse("a running rule is for unique modes replace and debounce".into());
+            }
             (None, None, None) => return Ok(UniqueMode::Coalesce),
         };
         let ms = |d: Duration, what: &str| -> Result<u64, InvalidInput> {
@@ -79,7 +119,9 @@ impl UniqueMode {
         };
         let mode = match name {
             "coalesce" => UniqueMode::Coalesce,
+            "replace" if queue_behind => UniqueMode::KeepLast,
             "replace" => UniqueMode::Replace,
+            "keep-last" => UniqueMode::KeepLast,
             "debounce" => {
                 let Some(window) = debounce else {
                     return refuse("unique mode debounce needs a window (debounce, e.g. 30s)".into());
@@ -89,7 +131,11 @@ impl UniqueMode {
                 if max_wait_ms.is_some_and(|w| w < window_ms) {
                     return refuse("max wait must be at least the debounce window".into());
                 }
-                UniqueMode::Debounce { window_ms, max_wait_ms }
+                UniqueMode::Debounce {
+                    window_ms,
+                    max_wait_ms,
+                    queue_behind,
+                }
             }
             "throttle" => {
                 let Some(window) = throttle else {
@@ -101,7 +147,7 @@ impl UniqueMode {
             }
             other => {
                 return refuse(format!(
-                    "unknown unique mode {other:?} (expected coalesce, replace, debounce or throttle)"
+                    "unknown unique mode {other:?} (expected coalesce, replace, keep-last, debounce or throttle)"
                 ));
             }
         };
@@ -109,11 +155,24 @@ impl UniqueMode {
             ("debounce", debounce.is_some() && mode.name() != "debounce"),
             ("max wait", max_wait.is_some() && mode.name() != "debounce"),
             ("throttle", throttle.is_some() && mode.name() != "throttle"),
+            (
+                "a running rule",
+                running.is_some() && !matches!(name, "replace" | "debounce"),
+            ),
         ];
         if let Some((what, _)) = strays.iter().find(|(_, stray)| *stray) {
-            return refuse(format!("{what} does not apply to unique mode {}", mode.name()));
+            return refuse(format!("{what} does not apply to unique mode {name}"));
         }
         Ok(mode)
+    }
+
+    /// Whether a job of this mode waits behind a running holder of its key (`queued-behind`)
+    /// instead of coalescing into it.
+    pub fn queues_behind(&self) -> bool {
+        matches!(
+            self,
+            UniqueMode::KeepLast | UniqueMode::Debounce { queue_behind: true, .. }
+        )
     }
 
     /// The debounce window, in milliseconds.
@@ -142,19 +201,27 @@ impl UniqueMode {
 
     /// The mode as the stores keep it: `None` for [`UniqueMode::Coalesce`] (every job without a
     /// mode), else its name and its windows in milliseconds, separated by spaces (`debounce 30000
-    /// 300000`), which the Redis scripts read too.
+    /// 300000`), then `queue-behind` for a debounce with that running rule; the Redis scripts read
+    /// it too.
     pub fn stored(&self) -> Option<String> {
         match self {
             UniqueMode::Coalesce => None,
             UniqueMode::Replace => Some("replace".into()),
+            UniqueMode::KeepLast => Some("keep-last".into()),
             UniqueMode::Debounce {
                 window_ms,
-                max_wait_ms: None,
-            } => Some(format!("debounce {window_ms}")),
-            UniqueMode::Debounce {
-                window_ms,
-                max_wait_ms: Some(max),
-            } => Some(format!("debounce {window_ms} {max}")),
+                max_wait_ms,
+                queue_behind,
+            } => {
+                let mut text = format!("debounce {window_ms}");
+                if let Some(max) = max_wait_ms {
+                    text.push_str(&format!(" {max}"));
+                }
+                if *queue_behind {
+                    text.push_str(" queue-behind");
+                }
+                Some(text)
+            }
             UniqueMode::Throttle { window_ms } => Some(format!("throttle {window_ms}")),
         }
     }
@@ -167,13 +234,17 @@ impl UniqueMode {
         };
         let mut words = text.split(' ');
         let name = words.next();
-        let mut number = || words.next().and_then(|w| w.parse::<u64>().ok());
+        let rest: Vec<&str> = words.collect();
+        let mut numbers = rest.iter().filter_map(|w| w.parse::<u64>().ok());
+        let mut number = || numbers.next();
         match name {
             Some("replace") => UniqueMode::Replace,
+            Some("keep-last") => UniqueMode::KeepLast,
             Some("debounce") => match number() {
                 Some(window_ms) => UniqueMode::Debounce {
                     window_ms,
                     max_wait_ms: number(),
+                    queue_behind: rest.contains(&"queue-behind"),
                 },
                 None => UniqueMode::Coalesce,
             },
@@ -183,15 +254,22 @@ impl UniqueMode {
     }
 }
 
-/// For people: `debounce 30s (max wait 5m)`, `throttle 1m`.
+/// For people: `debounce 30s (max wait 5m)`, `debounce 30s, queue-behind`, `throttle 1m`.
 impl fmt::Display for UniqueMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let human = |ms: u64| format_duration(Duration::from_millis(ms));
         match self {
-            UniqueMode::Debounce { window_ms, max_wait_ms } => {
+            UniqueMode::Debounce {
+                window_ms,
+                max_wait_ms,
+                queue_behind,
+            } => {
                 write!(f, "debounce {}", human(*window_ms))?;
                 if let Some(max) = max_wait_ms {
                     write!(f, " (max wait {})", human(*max))?;
+                }
+                if *queue_behind {
+                    f.write_str(", queue-behind")?;
                 }
                 Ok(())
             }
@@ -209,25 +287,41 @@ mod tests {
         Some(Duration::from_secs(s))
     }
 
+    fn parts(
+        name: Option<&'static str>,
+        debounce: Option<Duration>,
+        max_wait: Option<Duration>,
+        throttle: Option<Duration>,
+    ) -> UniqueModeParts<'static> {
+        UniqueModeParts {
+            name,
+            debounce,
+            max_wait,
+            throttle,
+            running: None,
+        }
+    }
+
     #[test]
     fn a_window_alone_names_its_mode_and_a_name_needs_its_window() {
         assert_eq!(
-            UniqueMode::from_parts(None, secs(30), secs(300), None).unwrap(),
+            UniqueMode::from_parts(parts(None, secs(30), secs(300), None)).unwrap(),
             UniqueMode::Debounce {
                 window_ms: 30_000,
-                max_wait_ms: Some(300_000)
+                max_wait_ms: Some(300_000),
+                queue_behind: false,
             }
         );
         assert_eq!(
-            UniqueMode::from_parts(None, None, None, secs(60)).unwrap(),
+            UniqueMode::from_parts(parts(None, None, None, secs(60))).unwrap(),
             UniqueMode::Throttle { window_ms: 60_000 }
         );
         assert_eq!(
-            UniqueMode::from_parts(None, None, None, None).unwrap(),
+            UniqueMode::from_parts(parts(None, None, None, None)).unwrap(),
             UniqueMode::Coalesce
         );
         assert_eq!(
-            UniqueMode::from_parts(Some("replace"), None, None, None).unwrap(),
+            UniqueMode::from_parts(parts(Some("replace"), None, None, None)).unwrap(),
             UniqueMode::Replace
         );
         for (name, debounce, max_wait, throttle, says) in [
@@ -246,7 +340,47 @@ mod tests {
             (None, secs(60), secs(30), None, "at least the debounce window"),
             (None, Some(Duration::ZERO), None, None, "at least 1ms"),
         ] {
-            let refused = UniqueMode::from_parts(name, debounce, max_wait, throttle).unwrap_err();
+            let refused = UniqueMode::from_parts(parts(name, debounce, max_wait, throttle)).unwrap_err();
+            assert_eq!(refused.input, Input::UniqueMode);
+            assert!(refused.to_string().contains(says), "{refused} should say {says}");
+        }
+    }
+
+    #[test]
+    fn the_running_rule_queue_behind_makes_replace_keep_last_and_applies_to_replace_and_debounce_only() {
+        let with = |name, debounce, running| {
+            UniqueMode::from_parts(UniqueModeParts {
+                name,
+                debounce,
+                running,
+                ..Default::default()
+            })
+        };
+        assert_eq!(
+            with(Some("replace"), None, Some("queue-behind")).unwrap(),
+            UniqueMode::KeepLast
+        );
+        assert_eq!(
+            with(Some("replace"), None, Some("coalesce")).unwrap(),
+            UniqueMode::Replace
+        );
+        assert_eq!(with(Some("keep-last"), None, None).unwrap(), UniqueMode::KeepLast);
+        assert!(with(None, secs(30), Some("queue-behind")).unwrap().queues_behind());
+        for (name, running, says) in [
+            (
+                Some("coalesce"),
+                Some("queue-behind"),
+                "does not apply to unique mode coalesce",
+            ),
+            (
+                Some("keep-last"),
+                Some("coalesce"),
+                "does not apply to unique mode keep-last",
+            ),
+            (Some("replace"), Some("later"), "unknown running rule \"later\""),
+            (None, Some("queue-behind"), "for unique modes replace and debounce"),
+        ] {
+            let refused = with(name, None, running).unwrap_err();
             assert_eq!(refused.input, Input::UniqueMode);
             assert!(refused.to_string().contains(says), "{refused} should say {says}");
         }
@@ -260,11 +394,24 @@ mod tests {
             UniqueMode::Debounce {
                 window_ms: 30_000,
                 max_wait_ms: None,
+                queue_behind: false,
             },
             UniqueMode::Debounce {
                 window_ms: 30_000,
                 max_wait_ms: Some(300_000),
+                queue_behind: false,
             },
+            UniqueMode::Debounce {
+                window_ms: 30_000,
+                max_wait_ms: None,
+                queue_behind: true,
+            },
+            UniqueMode::Debounce {
+                window_ms: 30_000,
+                max_wait_ms: Some(300_000),
+                queue_behind: true,
+            },
+            UniqueMode::KeepLast,
             UniqueMode::Throttle { window_ms: 60_000 },
         ] {
             assert_eq!(UniqueMode::from_stored(mode.stored().as_deref()), mode);
@@ -272,7 +419,8 @@ mod tests {
         assert_eq!(
             UniqueMode::Debounce {
                 window_ms: 30_000,
-                max_wait_ms: Some(300_000)
+                max_wait_ms: Some(300_000),
+                queue_behind: false,
             }
             .to_string(),
             "debounce 30s (max wait 5m)"

@@ -104,6 +104,10 @@ pub enum EnqueueOutcome {
     /// Unique mode `throttle`: the key's window since its holder was created has not passed; the
     /// new job was dropped and the holder's id is returned.
     Throttled,
+    /// Unique mode `keep-last` (or a running rule `queue-behind`): the key's holder was running, so
+    /// the new job was created `blocked` behind it, holding the key, and starts once that job has
+    /// ended; the new job's id is returned.
+    QueuedBehind,
 }
 
 impl EnqueueOutcome {
@@ -116,6 +120,7 @@ impl EnqueueOutcome {
             EnqueueOutcome::Replaced => "replaced",
             EnqueueOutcome::Debounced => "debounced",
             EnqueueOutcome::Throttled => "throttled",
+            EnqueueOutcome::QueuedBehind => "queued-behind",
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Enqueue and emit inside the application's own sqlx transaction, on each SQL store, with the
 //! application's own pool on the store's database: rolled back, there is no job (and no event);
 //! committed, the job runs (and the event becomes its jobs); a unique key a live job holds and an id
-//! that exists answer as a plain enqueue does. Redis keeps no SQL tables and refuses.
+//! that exists answer as a plain enqueue does, and a `keep-last` job queues behind a running holder
+//! with everything that takes written in the transaction. Redis keeps no SQL tables and refuses.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -9,7 +10,9 @@ use std::time::Duration;
 use jobq::client::EventSpec;
 use jobq::events::{Subscriber, Subscriptions};
 use jobq::handler::Builtin;
+use jobq::job::UniqueMode;
 use jobq::store::{AppDatabase, EmitOutcome, EnqueueOutcome};
+use jobq::time::UnixMillis;
 use jobq::{Client, JobId, JobSpec, JobStatus, Worker};
 use serde_json::json;
 
@@ -157,6 +160,41 @@ async fn in_transaction<DB: AppDatabase>(store: TestStore, pool: sqlx::Pool<DB>)
     assert!(matches!(client.get("second").await, Err(jobq::Error::NotFound { .. })));
     let kept = client.get("plain").await.unwrap();
     assert_eq!(kept.job_type, "report.build", "the existing job is left as it was");
+
+    // A keep-last job queues behind a running holder: the key the holder gives up, the new job and
+    // its edge are written in the transaction, or not at all.
+    let weekly = |id: &str| {
+        JobSpec::new("report.build", json!({}))
+            .queue("weekly")
+            .unique_key("weekly")
+            .unique_mode(UniqueMode::KeepLast)
+            .id(id)
+    };
+    client.enqueue(weekly("running")).await.unwrap();
+    let claim = crate::support::jobs::claim_params(&["weekly"], "w1", 1, UnixMillis::now());
+    let claimed = store.store().claim(&claim).await.unwrap();
+    assert_eq!(crate::support::jobs::ids(&claimed), ["running"]);
+    for commit in [false, true] {
+        let mut tx = pool.begin().await.unwrap();
+        let behind = client.enqueue_in(&mut tx, weekly("behind")).await.unwrap();
+        assert_eq!(
+            (behind.outcome, behind.id.as_str()),
+            (EnqueueOutcome::QueuedBehind, "behind")
+        );
+        match commit {
+            true => tx.commit().await.unwrap(),
+            false => {
+                tx.rollback().await.unwrap();
+                assert!(matches!(client.get("behind").await, Err(jobq::Error::NotFound { .. })));
+            }
+        }
+    }
+    assert_eq!(client.get("behind").await.unwrap().status, JobStatus::Blocked);
+    let replaced = client.enqueue(weekly("later")).await.unwrap();
+    assert_eq!(
+        (replaced.outcome, replaced.id.as_str()),
+        (EnqueueOutcome::Replaced, "behind")
+    );
     pool.close().await;
 }
 

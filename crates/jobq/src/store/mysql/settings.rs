@@ -34,7 +34,7 @@ const DEFAULT_WAKE_POLL: Duration = Duration::from_millis(5);
 /// How MySQL spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
     job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
-         j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
+         j.run_at, COALESCE(j.unique_key, j.yielded_key), j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
          j.started_at, j.finished_at, j.heartbeat_at, j.worker_id, j.snoozes, j.waits, j.wait_any, j.expires_at, j.unique_mode",
     // A bounded DELETE locks what it deletes, with a LIMIT of its own; there is no SKIP LOCKED for it.
     limited_delete: LimitedDelete::Inline,

@@ -31,7 +31,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     numbered_placeholders: true,
     // JSON columns come back as text: `json` keeps the stored text as written.
     job_columns: "j.id, j.queue, j.job_type, j.payload::text, j.meta::text, j.priority, j.status, j.attempt, \
-         j.max_attempts, j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result::text, \
+         j.max_attempts, j.run_at, COALESCE(j.unique_key, j.yielded_key), j.timeout_ms, j.progress, j.progress_message, j.result::text, \
          j.errors::text, j.created_at, j.started_at, j.finished_at, j.heartbeat_at, j.worker_id, j.snoozes, \
          j.waits::int, j.wait_any::int, j.expires_at, j.unique_mode",
     skip_locked: " FOR UPDATE SKIP LOCKED",

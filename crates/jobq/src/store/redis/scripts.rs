@@ -240,6 +240,7 @@ pub(crate) fn enqueued(jobs: &[&NewJob], reply: Value) -> Result<(Vec<Enqueued>,
             let (outcome, id) = match answer.split_at_checked(1) {
                 Some(("C", _)) => (EnqueueOutcome::Created, job.id.clone()),
                 Some(("D", _)) => (EnqueueOutcome::Duplicate, job.id.clone()),
+                Some(("Q", _)) => (EnqueueOutcome::QueuedBehind, job.id.clone()),
                 Some(("K", holder)) => (EnqueueOutcome::Coalesced, JobId::from_stored(holder.to_string())),
                 Some(("R", holder)) => (EnqueueOutcome::Replaced, JobId::from_stored(holder.to_string())),
                 Some(("B", holder)) => (EnqueueOutcome::Debounced, JobId::from_stored(holder.to_string())),

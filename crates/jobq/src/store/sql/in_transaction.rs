@@ -37,6 +37,9 @@ pub struct SqlTables {
     pub(crate) arrivals: Option<String>,
     /// `jobq_unique_holds` (throttled keys), qualified the same way.
     holds: String,
+    /// `jobq_deps` (a `keep-last` job's edge to the running job it waits behind), qualified the
+    /// same way.
+    deps: String,
 }
 
 impl SqlTables {
@@ -48,6 +51,7 @@ impl SqlTables {
             jobs: format!("{qualifier}jobq_jobs"),
             events: format!("{qualifier}jobq_events"),
             holds: format!("{qualifier}jobq_unique_holds"),
+            deps: format!("{qualifier}jobq_deps"),
             arrivals: arrivals.then(|| format!("{qualifier}jobq_arrivals")),
         }
     }
@@ -55,6 +59,11 @@ impl SqlTables {
     /// `jobq_unique_holds` as the statements name it.
     pub(crate) fn holds(&self) -> &str {
         &self.holds
+    }
+
+    /// `jobq_deps` as the statements name it.
+    pub(crate) fn deps(&self) -> &str {
+        &self.deps
     }
 
     /// The jobs table as the statements name it, for messages.

@@ -1,13 +1,18 @@
 //! Unique modes on the SQL stores: the enqueue of a job whose [`UniqueMode`] is not `coalesce`
-//! (`replace`, `debounce`, `throttle`), written once over any connection ([`Exec`]) so that the
-//! store's own enqueue and an enqueue inside an application's transaction decide alike.
+//! (`replace`, `keep-last`, `debounce`, `throttle`), written once over any connection ([`Exec`]) so
+//! that the store's own enqueue and an enqueue inside an application's transaction decide alike.
 //!
 //! Each decision is made by the statement that writes it:
-//! - `replace` and `debounce` update the key's live holder only while it is still pending or blocked
-//!   (the row's lock makes a claim that took it first, or comes second, see the other's change), or
-//!   insert the job only while no live job holds the key (the unique index of live keys); on SQLite
-//!   and PostgreSQL the two are first tried as one upsert. A holder that changed since it was read
-//!   makes the decision start again.
+//! - `replace`, `keep-last` and `debounce` update the key's live holder only while it is still
+//!   pending or blocked (the row's lock makes a claim that took it first, or comes second, see the
+//!   other's change), or insert the job only while no live job holds the key (the unique index of
+//!   live keys); on SQLite and PostgreSQL the two are first tried as one upsert. A holder that
+//!   changed since it was read makes the decision start again.
+//! - A job that queues behind a running holder (`keep-last`, or `debounce` with `queue-behind`)
+//!   takes the key from it with an update that holds only while it still runs (the row's lock
+//!   orders it with the holder's end), and is inserted `blocked` with an edge `finish` to it, in one
+//!   transaction: the holder's end releases it as any dependency's end releases its dependents, so
+//!   the two never run at once.
 //! - `throttle` takes the key's row of `jobq_unique_holds` with one upsert that changes it only when
 //!   its window is over (by the server's clock), then reads who holds it, and inserts the job only
 //!   under its own id, all in one transaction (on PostgreSQL one statement): two producers can
@@ -28,6 +33,10 @@ const ROUNDS: usize = 8;
 /// The columns of a new job with a unique mode: those of every new job, and its mode.
 const INSERT_COLUMNS: &str = "(id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
      timeout_ms, created_at, expires_at, unique_mode)";
+
+/// [`INSERT_COLUMNS`], and those of a job created waiting behind a running one.
+const BEHIND_COLUMNS: &str = "(id, queue, job_type, payload, meta, priority, max_attempts, run_at, unique_key, \
+     timeout_ms, created_at, expires_at, unique_mode, status, waits, waiting_for)";
 
 /// The live holder of a key, as read for a decision.
 struct Holder {
@@ -53,7 +62,9 @@ pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJo
                 }
                 throttle(exec, tables, job, key, window_ms).await?
             }
-            UniqueMode::Replace | UniqueMode::Debounce { .. } => replace(exec, tables, job, key).await?,
+            UniqueMode::Replace | UniqueMode::KeepLast | UniqueMode::Debounce { .. } => {
+                replace(exec, tables, job, key).await?
+            }
             UniqueMode::Coalesce => unreachable!("coalescing jobs go in with the plain enqueue"),
         };
         if let Some(done) = decided {
@@ -85,6 +96,9 @@ async fn replace(
         return insert(exec, tables, job).await;
     };
     if !holder.unstarted {
+        if job.unique_mode.queues_behind() {
+            return queue_behind(exec, tables, job, key, &holder.id).await;
+        }
         return Ok(Some(answer(&holder.id, EnqueueOutcome::Coalesced)));
     }
     let (run_at, outcome) = match job.unique_mode {
@@ -130,6 +144,59 @@ async fn replace(
         exec.execute(&wake).await?;
     }
     Ok(Some(answer(&holder.id, outcome)))
+}
+
+/// Queues `job` behind `holder`, which has started: the holder gives up the key (keeping it in
+/// `yielded_key`, for what it shows) only while it is still running or waiting, which locks its
+/// row, so that its end, which writes that row, comes after this and finds the edge; then the job
+/// is inserted `blocked`, holding the key, with an edge `finish` to the holder, which counts it.
+/// Runs in a transaction (the store's own, or the application's). `None`: the holder ended or
+/// stopped running meanwhile, or another job took the key it gave up; decide again.
+async fn queue_behind(
+    exec: &mut dyn Exec,
+    tables: &SqlTables,
+    job: &NewJob,
+    key: &str,
+    holder: &str,
+) -> Result<Option<Enqueued>, sqlx::Error> {
+    let d = tables.dialect;
+    let jobs = &tables.jobs;
+    // MySQL assigns in order, from the values already assigned: the key is copied before it goes.
+    let mut give_up = Stmt::new(
+        d,
+        format!("UPDATE {jobs} SET yielded_key = unique_key, unique_key = NULL WHERE id = "),
+    );
+    give_up
+        .bind(holder)
+        .push(" AND unique_key = ")
+        .bind(key)
+        .push(" AND status IN ('running', 'waiting')")
+        .keep();
+    if exec.execute(&give_up).await? == 0 {
+        return Ok(None);
+    }
+    let mut insert = Stmt::new(d, format!("INSERT INTO {jobs} {BEHIND_COLUMNS} VALUES ("));
+    moded_row(&mut insert, d, job).push(", 'blocked', TRUE, 1)").keep();
+    if !skip_clashes(exec, d, &mut insert).await? {
+        return Ok(None);
+    }
+    let mut edge = Stmt::new(
+        d,
+        format!(
+            "INSERT INTO {} (dependency, dependent, rule, resolved) VALUES (",
+            tables.deps()
+        ),
+    );
+    edge.bind(holder)
+        .push(", ")
+        .bind(job.id.as_str())
+        .push(", 'finish', NULL)")
+        .keep();
+    exec.execute(&edge).await?;
+    let mut count = Stmt::new(d, format!("UPDATE {jobs} SET dependents = dependents + 1 WHERE id = "));
+    count.bind(holder).keep();
+    exec.execute(&count).await?;
+    Ok(Some(answer(job.id.as_str(), EnqueueOutcome::QueuedBehind)))
 }
 
 /// `throttle`: take the key's window if it is over, else answer with whoever took it. With the
@@ -340,12 +407,17 @@ fn answer(id: &str, outcome: EnqueueOutcome) -> Enqueued {
 }
 
 impl super::Sql {
-    /// Enqueues one job with a unique mode: a replace or debounce first as one upsert where the
-    /// database hands back the row it wrote ([`upsert`]), and otherwise (a holder that has started,
-    /// an id that exists, MySQL, a throttle) in a transaction of its own (see [`enqueue`]), tried
-    /// again when it loses a race for a lock (a deadlock between two producers of one key).
+    /// Enqueues one job with a unique mode: a replace, keep-last or debounce first as one upsert
+    /// where the database hands back the row it wrote ([`upsert`]), and otherwise (a holder that has
+    /// started, an id that exists, MySQL, a throttle) by [`enqueue`]: a throttle, or a job that may
+    /// queue behind a running holder, in a transaction of its own, tried again when it loses a race
+    /// for a lock (a deadlock between two producers of one key).
     pub async fn enqueue_moded(&self, tables: &SqlTables, job: &NewJob) -> Result<Enqueued, StoreError> {
-        if self.dialect.update_returning && matches!(job.unique_mode, UniqueMode::Replace | UniqueMode::Debounce { .. })
+        if self.dialect.update_returning
+            && matches!(
+                job.unique_mode,
+                UniqueMode::Replace | UniqueMode::KeepLast | UniqueMode::Debounce { .. }
+            )
         {
             match self.connections.fetch_all_kept(&upsert(tables, job)).await {
                 Ok(rows) => {
@@ -353,10 +425,10 @@ impl super::Sql {
                         let id: String = row.try_get_unchecked(0).map_err(self.fail("enqueue"))?;
                         let outcome = if id == job.id.as_str() {
                             EnqueueOutcome::Created
-                        } else if job.unique_mode == UniqueMode::Replace {
-                            EnqueueOutcome::Replaced
-                        } else {
+                        } else if job.unique_mode.debounce_ms().is_some() {
                             EnqueueOutcome::Debounced
+                        } else {
+                            EnqueueOutcome::Replaced
                         };
                         return Ok(answer(&id, outcome));
                     }
@@ -386,8 +458,9 @@ impl super::Sql {
                 }
             }
         }
-        if let UniqueMode::Throttle { .. } = job.unique_mode {
-            // The window and the job are written together, or neither.
+        if matches!(job.unique_mode, UniqueMode::Throttle { .. }) || job.unique_mode.queues_behind() {
+            // The window and the job are written together, or neither; so are a job queued behind a
+            // running holder, its edge, and the key the holder gave up.
             return self
                 .retrying(
                     "enqueue",

@@ -13,7 +13,7 @@ use crate::store::{StoreError, StoreKind, StoreUrl, Usage};
 /// How SQLite spells what differs.
 pub(super) const DIALECT: Dialect = Dialect {
     job_columns: "j.id, j.queue, j.job_type, j.payload, j.meta, j.priority, j.status, j.attempt, j.max_attempts, \
-         j.run_at, j.unique_key, j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
+         j.run_at, COALESCE(j.unique_key, j.yielded_key), j.timeout_ms, j.progress, j.progress_message, j.result, j.errors, j.created_at, \
          j.started_at, j.finished_at, j.heartbeat_at, j.worker_id, j.snoozes, j.waits, j.wait_any, j.expires_at, j.unique_mode",
     // The write lock up front: what the transaction reads stays true until it writes. One writer then
     // holds the whole database: there is no row to lock or skip, no lock race to lose, no key taken

@@ -27,6 +27,7 @@ fn whole(name: &str, status: JobStatus) -> Job {
         run_at: at(100),
         unique_key: Some(format!("key-{name}")),
         unique_mode: jobq::job::UniqueMode::Debounce {
+            queue_behind: false,
             window_ms: 30_000,
             max_wait_ms: Some(300_000),
         },

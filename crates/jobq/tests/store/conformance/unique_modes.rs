@@ -1,8 +1,9 @@
 //! Unique modes: what an enqueue does when a live job holds its key, decided by the store atomically
 //! with the write. `replace` and `debounce` change a holder that has not started and leave one that
-//! has; `throttle` holds a key for its window after its holder was created, finished or not. Racing
-//! producers and workers never see two live jobs of one key, and every answer names a job that took
-//! what the answer says.
+//! has; `keep-last` (and `debounce` with the running rule `queue-behind`) queues one job behind a
+//! running holder instead; `throttle` holds a key for its window after its holder was created,
+//! finished or not. Racing producers and workers never see two running jobs of one key, nor two
+//! that have not started, and every answer names a job that took what the answer says.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -18,6 +19,13 @@ use crate::support::jobs::*;
 const DEBOUNCE: UniqueMode = UniqueMode::Debounce {
     window_ms: 30_000,
     max_wait_ms: Some(60_000),
+    queue_behind: false,
+};
+
+const DEBOUNCE_BEHIND: UniqueMode = UniqueMode::Debounce {
+    window_ms: 30_000,
+    max_wait_ms: Some(60_000),
+    queue_behind: true,
 };
 
 /// A century after `T0`: an expiry the store's clock never reaches.
@@ -207,12 +215,116 @@ pub(super) async fn throttle_holds_the_key_for_its_window_finished_or_not(store:
     );
 }
 
+fn keeping_last(name: &str, v: i64) -> JobSpec {
+    JobSpec::new(JOB_TYPE, json!({"v": v}))
+        .id(name)
+        .unique_key("k")
+        .unique_mode(UniqueMode::KeepLast)
+}
+
+/// `keep-last`: a holder that has not started is replaced; while one runs, the next job waits
+/// behind it (`queued-behind`, blocked, holding the key) and later ones replace that follower,
+/// which starts only once the running job has ended, however it ended: succeeded, failed for good,
+/// or cancelled. A running holder that fails and waits for its retry keeps the follower waiting.
+pub(super) async fn keep_last_queues_one_job_behind_a_running_holder(store: &DynStore) {
+    assert_eq!(enqueue(store, [keeping_last("h", 0)]).await, vec![created("h")]);
+    assert_eq!(
+        enqueue(store, [keeping_last("x", 1)]).await,
+        vec![answered(EnqueueOutcome::Replaced, "h")]
+    );
+    let h = claim_one(store, "default", WORKER, T0).await;
+    assert_eq!(value(&h.payload), json!({"v": 1}));
+
+    assert_eq!(
+        enqueue(store, [keeping_last("f", 2)]).await,
+        vec![answered(EnqueueOutcome::QueuedBehind, "f")]
+    );
+    assert_eq!(
+        enqueue(store, [keeping_last("g", 3)]).await,
+        vec![answered(EnqueueOutcome::Replaced, "f")]
+    );
+    assert!(store.get(&id("g")).await.expect("get").is_none());
+    let f = get(store, &id("f")).await;
+    assert_eq!((f.status, value(&f.payload)), (JobStatus::Blocked, json!({"v": 3})));
+    assert_eq!(f.unique_mode, UniqueMode::KeepLast);
+    // The running job still shows the key it was enqueued with.
+    assert_eq!(get(store, &id("h")).await.unique_key.as_deref(), Some("k"));
+    assert!(
+        claim(store, "default", WORKER, 1, at(1)).await.is_empty(),
+        "the follower waits"
+    );
+
+    // A failed attempt that will be retried has not ended the holder: the follower waits on.
+    assert!(finish(store, &Lease::of(&h), retry("flaky", at(2)), at(2)).await);
+    let h = claim_one(store, "default", WORKER, at(3)).await;
+    assert_eq!(h.id.as_str(), "h");
+    assert_eq!(get(store, &id("f")).await.status, JobStatus::Blocked);
+    let ok = Transition::Succeeded { result: None };
+    assert!(finish(store, &Lease::of(&h), ok, at(4)).await);
+
+    let f = claim_one(store, "default", WORKER, at(5)).await;
+    assert_eq!((f.id.as_str(), value(&f.payload)), ("f", json!({"v": 3})));
+    assert_eq!(
+        enqueue(store, [keeping_last("i", 4)]).await,
+        vec![answered(EnqueueOutcome::QueuedBehind, "i")]
+    );
+    let dead = Transition::Dead { error: "broken".into() };
+    assert!(finish(store, &Lease::of(&f), dead, at(6)).await);
+    let i = claim_one(store, "default", WORKER, at(7)).await;
+    assert_eq!(i.id.as_str(), "i");
+
+    assert_eq!(
+        enqueue(store, [keeping_last("j", 5)]).await,
+        vec![answered(EnqueueOutcome::QueuedBehind, "j")]
+    );
+    let cancel = jobq::store::Cancel {
+        target: jobq::store::CancelTarget::Ids(vec![id("i")]),
+        now: at(8),
+    };
+    store.cancel(&cancel).await.expect("cancel");
+    assert_eq!(get(store, &id("j")).await.status, JobStatus::Pending);
+    // The key is the follower's now: with nothing running, the next enqueue replaces it.
+    assert_eq!(
+        enqueue(store, [keeping_last("l", 6)]).await,
+        vec![answered(EnqueueOutcome::Replaced, "j")]
+    );
+}
+
+/// `debounce` with the running rule `queue-behind`: while the holder runs, the next job waits
+/// behind it with its run a window from its enqueue; later ones debounce that follower.
+pub(super) async fn debounce_with_queue_behind_debounces_the_job_behind_a_running_holder(store: &DynStore) {
+    let debounced = |name: &str, v: i64| {
+        JobSpec::new(JOB_TYPE, json!({"v": v}))
+            .id(name)
+            .unique_key("k")
+            .unique_mode(DEBOUNCE_BEHIND)
+    };
+    assert_eq!(enqueue_at(store, debounced("h", 1), T0).await, created("h"));
+    let h = claim_one(store, "default", WORKER, at(30_000)).await;
+    let behind = enqueue_at(store, debounced("f", 2), at(31_000)).await;
+    assert_eq!(behind, answered(EnqueueOutcome::QueuedBehind, "f"));
+    let again = enqueue_at(store, debounced("g", 3), at(32_000)).await;
+    assert_eq!(again, answered(EnqueueOutcome::Debounced, "f"));
+    let f = get(store, &id("f")).await;
+    assert_eq!(
+        (f.status, f.run_at, value(&f.payload)),
+        (JobStatus::Blocked, at(62_000), json!({"v": 3}))
+    );
+    assert_eq!(f.unique_mode, DEBOUNCE_BEHIND);
+    let ok = Transition::Succeeded { result: None };
+    assert!(finish(store, &Lease::of(&h), ok, at(33_000)).await);
+    assert!(claim(store, "default", WORKER, 1, at(61_999)).await.is_empty());
+    assert_eq!(claim_one(store, "default", WORKER, at(62_000)).await.id.as_str(), "f");
+}
+
 /// Every mode answers `duplicate` for a job whose id exists, and changes nothing.
 pub(super) async fn every_mode_answers_duplicate_for_an_id_that_exists(store: &DynStore) {
     add(store, spec("x").unique_key("k")).await;
     for mode in [
         UniqueMode::Replace,
+        UniqueMode::KeepLast,
         DEBOUNCE,
+        DEBOUNCE_BEHIND,
         UniqueMode::Throttle { window_ms: 60_000 },
     ] {
         let again = JobSpec::new(JOB_TYPE, json!({"v": 9}))
@@ -255,10 +367,11 @@ const WORKERS: usize = 3;
 const EACH: usize = 25;
 
 /// 8 producers enqueue one key in `mode` while 3 workers claim and finish its jobs. Whatever the
-/// interleaving: the key never has two live jobs (so never two running), every job runs once, every
-/// answer names a job that exists, and a job runs with the payload of an enqueue answered with its
-/// id (a replace never writes into a job a claim has taken: its payload would then be no enqueue's
-/// of that id's).
+/// interleaving: the key never has two jobs running, nor two that have not started (and, unless the
+/// mode queues behind a running job, never two live jobs), every job runs once, every answer names
+/// a job that exists, and a job runs with the payload of an enqueue answered with its id (a replace
+/// never writes into a job a claim has taken: its payload would then be no enqueue's of that
+/// id's).
 async fn race(store: &DynStore, mode: UniqueMode) -> Vec<Enqueued> {
     let store = Arc::new(store.clone());
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -298,8 +411,12 @@ async fn race(store: &DynStore, mode: UniqueMode) -> Vec<Enqueued> {
                         continue;
                     }
                     for job in jobs {
-                        let live = live_jobs_of_key(&store).await;
-                        assert!(live <= 1, "{live} live jobs hold the key");
+                        let (running, unstarted) = live_jobs_of_key(&store).await;
+                        assert!(running <= 1, "{running} running jobs hold the key");
+                        assert!(unstarted <= 1, "{unstarted} jobs not started hold the key");
+                        if !mode.queues_behind() {
+                            assert!(running + unstarted <= 1, "two live jobs hold the key");
+                        }
                         ran.push((job.id.to_string(), value(&job.payload)));
                         let ok = Transition::Succeeded { result: None };
                         assert!(finish(&store, &Lease::of(&job), ok, at(10_000_001)).await);
@@ -324,7 +441,7 @@ async fn race(store: &DynStore, mode: UniqueMode) -> Vec<Enqueued> {
     let mut written: HashMap<String, Vec<serde_json::Value>> = HashMap::new();
     for (own, payload, answer) in &answers {
         match answer.outcome {
-            EnqueueOutcome::Created => assert_eq!(&answer.id.to_string(), own),
+            EnqueueOutcome::Created | EnqueueOutcome::QueuedBehind => assert_eq!(&answer.id.to_string(), own),
             EnqueueOutcome::Replaced
             | EnqueueOutcome::Debounced
             | EnqueueOutcome::Coalesced
@@ -338,7 +455,10 @@ async fn race(store: &DynStore, mode: UniqueMode) -> Vec<Enqueued> {
         }
         if matches!(
             answer.outcome,
-            EnqueueOutcome::Created | EnqueueOutcome::Replaced | EnqueueOutcome::Debounced
+            EnqueueOutcome::Created
+                | EnqueueOutcome::QueuedBehind
+                | EnqueueOutcome::Replaced
+                | EnqueueOutcome::Debounced
         ) {
             written.entry(answer.id.to_string()).or_default().push(payload.clone());
         }
@@ -362,8 +482,9 @@ async fn race(store: &DynStore, mode: UniqueMode) -> Vec<Enqueued> {
     answers.into_iter().map(|(_, _, answer)| answer).collect()
 }
 
-/// How many jobs of the default queue hold the key "k" and are live.
-async fn live_jobs_of_key(store: &DynStore) -> usize {
+/// How many jobs of the default queue with the key "k" are running (or waiting), and how many have
+/// not started (blocked or pending).
+async fn live_jobs_of_key(store: &DynStore) -> (usize, usize) {
     let list = jobq::store::List {
         filter: jobq::store::JobFilter {
             statuses: vec![
@@ -379,7 +500,10 @@ async fn live_jobs_of_key(store: &DynStore) -> usize {
         after: None,
     };
     let jobs = store.list(&list).await.expect("list");
-    jobs.iter().filter(|j| j.unique_key.as_deref() == Some("k")).count()
+    let of_key = jobs.iter().filter(|j| j.unique_key.as_deref() == Some("k"));
+    let (started, unstarted): (Vec<&jobq::job::Job>, Vec<&jobq::job::Job>) =
+        of_key.partition(|j| matches!(j.status, JobStatus::Running | JobStatus::Waiting));
+    (started.len(), unstarted.len())
 }
 
 pub(super) async fn racing_producers_and_workers_never_replace_a_started_job(store: &DynStore) {
@@ -389,6 +513,16 @@ pub(super) async fn racing_producers_and_workers_never_replace_a_started_job(sto
 
 pub(super) async fn racing_producers_and_workers_never_debounce_a_started_job(store: &DynStore) {
     race(store, DEBOUNCE).await;
+}
+
+pub(super) async fn racing_producers_and_workers_never_run_two_keep_last_jobs_at_once(store: &DynStore) {
+    let answers = race(store, UniqueMode::KeepLast).await;
+    // The workers hold each job while they count the key's jobs: enqueues meet running holders.
+    assert!(answers.iter().any(|a| a.outcome == EnqueueOutcome::QueuedBehind));
+}
+
+pub(super) async fn racing_producers_and_workers_never_run_two_queued_behind_debounces_at_once(store: &DynStore) {
+    race(store, DEBOUNCE_BEHIND).await;
 }
 
 /// With a window longer than the race, exactly one job is created; every other enqueue is

@@ -9,7 +9,9 @@
 --     is usually this, and sends and reads under half the arguments.
 -- Returns { register, outcomes }: outcomes per job, 'C' created, 'D' duplicate, or a letter and the
 -- id of the key's holder: 'K' coalesced into it, 'R' replaced it, 'B' debounced it, 'T' throttled by
--- it (shape 'S': one string of letters, 'C' or 'D'); register is 1 when
+-- it; or 'Q', created behind it (`keep-last`, or a running rule `queue-behind`, while the holder has
+-- started: the new job, `blocked` with an edge `finish` to the holder, takes the key and starts once
+-- the holder has ended) (shape 'S': one string of letters, 'C' or 'D'); register is 1 when
 -- the caller must add the queue to the registry itself (on a cluster only, see `register_queue`), else 0.
 -- A new job is written without its queue (the key names it), status and attempt (absent means
 -- pending and 0), and without priority and max attempts at their defaults: every field a hash holds
@@ -96,18 +98,22 @@ local function run_key_of(ms)
   return string.format('8%015x', ms)
 end
 
--- Mode `replace` or `debounce` (`um`) against holder `h`: a holder that has not started takes the new
--- job's fields (a debounce's run key capped at the holder's creation plus its longest wait; run keys
--- of one width sort as their instants do); one that has started is left alone. Returns the answer.
+-- Mode `replace`, `keep-last` or `debounce` (`um`) against holder `h`: a holder that has not started
+-- takes the new job's fields (a debounce's run key capped at the holder's creation plus its longest
+-- wait; run keys of one width sort as their instants do); one that has started is left alone.
+-- Returns the answer, or false when the new job is to queue behind the holder, which has started.
 local function replace_holder(h, p, m, pr, r, to, xa, um)
   local hk = jp .. h
   local old = redis.call('HMGET', hk, 's', 'pr', 'r', 'c', 'xa')
   local s = old[1] or 'pending'
   if s ~= 'pending' and s ~= 'blocked' then
+    if um == 'keep-last' or string.match(um, ' queue%-behind$') then
+      return false
+    end
     return 'K' .. h
   end
   local letter = 'R'
-  local window, max_wait = string.match(um, '^debounce (%d+) ?(%d*)$')
+  local window, max_wait = string.match(um, '^debounce (%d+) ?(%d*)')
   if window then
     letter = 'B'
     if max_wait ~= '' then
@@ -141,6 +147,25 @@ local function replace_holder(h, p, m, pr, r, to, xa, um)
   return letter .. h
 end
 
+-- Job `id` created `blocked` behind `holder`, which has started: an edge `finish` to it, written on
+-- both sides (see `release_dependents`), and the key, taken from it (it keeps its own `u`, which
+-- `free_unique` then leaves alone); the holder's end, however it ends, releases the job.
+local function queue_behind(id, holder, fields, c)
+  local q = queue_of(Q)
+  local member = q .. '\n' .. id
+  fields[#fields + 1] = 's'
+  fields[#fields + 1] = 'blocked'
+  fields[#fields + 1] = 'ao'
+  fields[#fields + 1] = '1'
+  fields[#fields + 1] = 'af'
+  fields[#fields + 1] = '1'
+  redis.call('HSET', unpack(fields))
+  redis.call('ZADD', blocked_key(Q), c, id)
+  redis.call('HSET', after_key(Q, id), holder, 'open finish ' .. q)
+  redis.call('HSET', dependents_key(Q, holder), member, 'finish')
+  count_dependent(jp .. holder, member)
+end
+
 local i = 3
 for _ = 1, n do
   local id, t, p, m, pr, ma, r, u, to, c, xa, um =
@@ -159,44 +184,55 @@ for _ = 1, n do
     held_key = Q .. 'held:' .. u
   end
   local taker = held_key and redis.call('GET', held_key)
+  -- The answer, or false while the job is to be created (behind `behind` when that is set).
+  local answer, behind = false, false
   if redis.call('EXISTS', k) == 1 then
-    out[#out + 1] = 'D'
+    answer = 'D'
   elseif taker then
-    out[#out + 1] = 'T' .. taker
+    answer = 'T' .. taker
   elseif holder and um ~= '' and not held_key then
-    out[#out + 1] = replace_holder(holder, p, m, pr, r, to, xa, um)
+    answer = replace_holder(holder, p, m, pr, r, to, xa, um)
+    behind = not answer and holder
   elseif holder then
     if held_key then
       redis.call('SET', held_key, holder, 'PX', string.match(um, '(%d+)$'))
     end
-    out[#out + 1] = 'K' .. holder
-  else
+    answer = 'K' .. holder
+  end
+  if not answer then
     local job = hset_args(t, m, pr, ma, to, u, xa)
     job[1], job[5], job[7], job[9] = k, p, r, c
     if um ~= '' then
       job[#job + 1] = 'um'
       job[#job + 1] = um
     end
-    redis.call('HSET', unpack(job))
     index_expiry(Q, id, xa)
     if u ~= '' then
       redis.call('HSET', uniq, u, id)
     end
-    if held_key then
-      redis.call('SET', held_key, id, 'PX', string.match(um, '(%d+)$'))
+    if behind then
+      queue_behind(id, behind, job, c)
+      redis.call('ZADD', mk, c, id)
+      answer = 'Q'
+    else
+      redis.call('HSET', unpack(job))
+      if held_key then
+        redis.call('SET', held_key, id, 'PX', string.match(um, '(%d+)$'))
+      end
+      -- The pending set of each priority is named once per batch.
+      local pk = pend_keys[pr]
+      if not pk then
+        pk = pend_key(Q, pr)
+        pend_keys[pr] = pk
+        redis.call('ZADD', Q .. 'prios', pr, pr)
+      end
+      batch_add(pending, pk, '0', r .. ':' .. id)
+      batch_add(pending, mk, c, id)
+      created = true
+      answer = 'C'
     end
-    -- The pending set of each priority is named once per batch.
-    local pk = pend_keys[pr]
-    if not pk then
-      pk = pend_key(Q, pr)
-      pend_keys[pr] = pk
-      redis.call('ZADD', Q .. 'prios', pr, pr)
-    end
-    batch_add(pending, pk, '0', r .. ':' .. id)
-    batch_add(pending, mk, c, id)
-    created = true
-    out[#out + 1] = 'C'
   end
+  out[#out + 1] = answer
 end
 batch_flush(pending, 'ZADD')
 if created then
