@@ -1007,7 +1007,7 @@ _jobq() {
             return 0
             ;;
         jobq__subcmd__enqueue)
-            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --expires-in --expires-at --meta --unique-key --unique-mode --debounce --max-wait --throttle --id --after --join --wait --file --type --url --config --output --quiet --verbose --help --version"
+            opts="-o -q -v -h -V --queue --priority --delay --at --max-attempts --timeout --expires-in --expires-at --meta --unique-key --unique-mode --debounce --unique-running --max-wait --throttle --id --after --join --wait --file --type --url --config --output --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,6 +1058,10 @@ _jobq() {
                     return 0
                     ;;
                 --debounce)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unique-running)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -333,6 +333,9 @@ async fn enqueue_one(
                     EnqueueOutcome::Throttled => {
                         eprintln!("note: this unique key's throttle window is not over; returned the job holding it")
                     }
+                    EnqueueOutcome::QueuedBehind => {
+                        eprintln!("note: the job holding this unique key is running; this job starts once it has ended")
+                    }
                 }
             }
         }
@@ -465,6 +468,7 @@ async fn enqueue_file(
             EnqueueOutcome::Replaced,
             EnqueueOutcome::Debounced,
             EnqueueOutcome::Throttled,
+            EnqueueOutcome::QueuedBehind,
         ];
         let answer: serde_json::Map<String, serde_json::Value> =
             all.iter().map(|o| (o.as_str().to_string(), json!(count(*o)))).collect();
@@ -482,6 +486,7 @@ async fn enqueue_file(
             (EnqueueOutcome::Replaced, "replaced jobs not yet started"),
             (EnqueueOutcome::Debounced, "debounced"),
             (EnqueueOutcome::Throttled, "throttled"),
+            (EnqueueOutcome::QueuedBehind, "queued behind running jobs"),
         ];
         for (outcome, said) in others {
             if count(outcome) > 0 {

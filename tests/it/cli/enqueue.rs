@@ -625,9 +625,58 @@ fn unique_modes_replace_debounce_and_throttle_answer_with_the_holder() {
     let counts: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(
         counts,
-        json!({"created": 0, "coalesced": 0, "duplicate": 0, "replaced": 1, "debounced": 0, "throttled": 1})
+        json!({"created": 0, "coalesced": 0, "duplicate": 0, "replaced": 1, "debounced": 0, "throttled": 1,
+               "queued-behind": 0})
     );
     assert_eq!(env.job(&holder)["payload"], json!({"v": 3}));
+}
+
+/// `jobq enqueue` of a job of `key` with payload `{"v": v}` in `mode` (`--unique-mode` words).
+fn synced(key: &str, v: i64, mode: &[&str]) -> Vec<String> {
+    let mut argv = vec![
+        "calendar.sync".to_string(),
+        format!("{{\"v\":{v}}}"),
+        "--unique-key".into(),
+        key.into(),
+    ];
+    argv.extend(mode.iter().map(|w| w.to_string()));
+    argv
+}
+
+#[test]
+fn keep_last_queues_a_job_behind_a_running_holder_and_says_so() {
+    let env = Sandbox::new();
+    let keep_last = ["--unique-mode", "keep-last"];
+    let run = |v: i64| {
+        let argv = synced("acct-7", v, &keep_last);
+        answer(&env, &argv.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (holder, outcome) = run(1);
+    assert_eq!(outcome, "created");
+    assert_eq!(env.claim("default"), [holder.clone()]);
+    let (follower, outcome) = run(2);
+    assert_eq!(outcome, "queued-behind");
+    assert_ne!(follower, holder);
+    assert_eq!(env.status(&follower), "blocked");
+    let (id, outcome) = run(3);
+    assert_eq!((id.as_str(), outcome.as_str()), (follower.as_str(), "replaced"));
+    assert_eq!(env.job(&follower)["payload"], json!({"v": 3}));
+    assert_eq!(env.job(&follower)["uniqueMode"], "keep-last");
+
+    // Said on stderr without -o json; `replace` with the running rule `queue-behind` is keep-last.
+    let running = env.enqueue(&["calendar.sync", "{}", "--unique-key", "acct-8"]);
+    assert_eq!(env.claim("default"), [running]);
+    let mut argv = vec!["enqueue".to_string()];
+    argv.extend(synced(
+        "acct-8",
+        4,
+        &["--unique-mode", "replace", "--unique-running", "queue-behind"],
+    ));
+    let run = env.run(argv);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("starts once it has ended"), "{}", run.stderr);
+    assert_eq!(env.status(run.stdout.trim()), "blocked");
+    assert_eq!(env.job(run.stdout.trim())["uniqueMode"], "keep-last");
 }
 
 #[test]
@@ -670,6 +719,28 @@ fn enqueue_refuses_a_bad_unique_mode_naming_it() {
         (
             vec!["--unique-key", "k", "--debounce", "1m", "--delay", "5m"],
             "takes no run time",
+        ),
+        (
+            vec![
+                "--unique-key",
+                "k",
+                "--unique-mode",
+                "replace",
+                "--unique-running",
+                "later",
+            ],
+            "unknown running rule \"later\"",
+        ),
+        (
+            vec![
+                "--unique-key",
+                "k",
+                "--throttle",
+                "1m",
+                "--unique-running",
+                "queue-behind",
+            ],
+            "does not apply to unique mode throttle",
         ),
     ] {
         let mut argv = vec!["enqueue", "t"];

@@ -355,6 +355,8 @@ async fn a_bad_unique_mode_is_refused_with_422_naming_it_and_a_good_one_answers_
         json!({"jobType": "t", "uniqueMode": "replace"}),
         json!({"jobType": "t", "uniqueKey": "k", "debounceMs": -5}),
         json!({"jobType": "t", "uniqueKey": "k", "uniqueMode": "throttle"}),
+        json!({"jobType": "t", "uniqueKey": "k", "uniqueMode": "replace", "uniqueRunning": "later"}),
+        json!({"jobType": "t", "uniqueKey": "k", "uniqueMode": "keep-last", "uniqueRunning": "coalesce"}),
     ] {
         let (status, body) = api.post("/api/v1/jobs", bad.clone()).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");

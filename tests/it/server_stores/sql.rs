@@ -552,7 +552,8 @@ async fn the_guides_unique_mode_statements_work_as_documented<S: SqlStore>(serve
         digest.unique_mode,
         UniqueMode::Debounce {
             window_ms: 30_000,
-            max_wait_ms: Some(300_000)
+            max_wait_ms: Some(300_000),
+            queue_behind: false,
         }
     );
     let put_off = digest.run_at.0 - digest.created_at.0;
