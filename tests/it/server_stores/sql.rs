@@ -14,7 +14,7 @@ use std::time::Duration;
 use jobq::Client;
 use jobq::handler::{Outcome, handler_fn};
 use jobq::job::{JobSpec, JobStatus, UniqueMode};
-use jobq::store::{JobFilter, List, migrate};
+use jobq::store::{JobFilter, Lease, List, Transition, migrate};
 use jobq::time::UnixMillis;
 use jobq::worker::Worker;
 use serde_json::json;
@@ -525,12 +525,12 @@ async fn run_all<A: AppConnection>(app: &mut A, statements: &[String]) {
 
 /// The guide's plain SQL for each unique mode does what jobq's own enqueue does: run twice, it
 /// creates one job per key and then replaces, debounces and throttles into them; once the jobs are
-/// claimed, running it again changes none of them.
+/// claimed, running it again changes none of them, and the keep-last job gets one job behind it.
 async fn the_guides_unique_mode_statements_work_as_documented<S: SqlStore>(server: &S) {
     let (store, corner) = server.store().await;
     let mut app = S::App::open(&corner).await;
     let statements = guide_unique_mode_statements::<S>();
-    assert!(statements.len() >= 5, "{statements:?}");
+    assert!(statements.len() >= 8, "{statements:?}");
     run_all(&mut app, &statements).await;
     run_all(&mut app, &statements).await;
     let everything = List {
@@ -545,7 +545,8 @@ async fn the_guides_unique_mode_statements_work_as_documented<S: SqlStore>(serve
             .find(|j| j.job_type == t)
             .unwrap_or_else(|| panic!("no {t} job"))
     };
-    assert_eq!(jobs.len(), 3, "one job per key: {jobs:?}");
+    assert_eq!(jobs.len(), 4, "one job per key: {jobs:?}");
+    assert_eq!(by_type("calendar.sync").unique_mode, UniqueMode::KeepLast);
     assert_eq!(by_type("search.index").unique_mode, UniqueMode::Replace);
     let digest = by_type("digest.send");
     assert_eq!(
@@ -567,19 +568,32 @@ async fn the_guides_unique_mode_statements_work_as_documented<S: SqlStore>(serve
         ("report-7-a1", UniqueMode::Throttle { window_ms: 60_000 })
     );
 
-    // Claimed, they are left alone: nothing is created beside them, nothing of theirs changes.
+    // Claimed, they are left alone: nothing of theirs changes, and only the keep-last job gets a
+    // job beside it, blocked behind it, holding its key; run again, the statements replace that one.
     let later = UnixMillis::now().plus(Duration::from_secs(600));
-    assert_eq!(claim(&store, "default", WORKER, 10, later).await.len(), 3);
+    assert_eq!(claim(&store, "default", WORKER, 10, later).await.len(), 4);
+    run_all(&mut app, &statements).await;
     run_all(&mut app, &statements).await;
     let after = store.list(&everything).await.expect("list");
-    assert_eq!(after.len(), 3, "{after:?}");
+    assert_eq!(after.len(), 5, "{after:?}");
     for job in &after {
-        let before = jobs.iter().find(|j| j.id == job.id).expect("the same jobs");
-        assert_eq!(
-            (job.status, job.run_at, job.payload.get()),
-            (JobStatus::Running, before.run_at, before.payload.get())
-        );
+        match jobs.iter().find(|j| j.id == job.id) {
+            Some(before) => assert_eq!(
+                (job.status, job.run_at, job.payload.get(), &job.unique_key),
+                (JobStatus::Running, before.run_at, before.payload.get(), &before.unique_key)
+            ),
+            None => assert_eq!(
+                (job.job_type.as_str(), job.status, job.unique_key.as_deref()),
+                ("calendar.sync", JobStatus::Blocked, Some("cal:7"))
+            ),
+        }
     }
+    let running = by_type("calendar.sync");
+    let ok = Transition::Succeeded { result: None };
+    assert!(finish(&store, &Lease::of(&get(&store, &running.id).await), ok, later).await);
+    let released = claim(&store, "default", WORKER, 10, later).await;
+    assert_eq!(released.len(), 1, "the job behind is released by the running one's end");
+    assert_eq!(released[0].job_type, "calendar.sync");
 }
 
 store_tests! {
