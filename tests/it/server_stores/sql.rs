@@ -580,7 +580,12 @@ async fn the_guides_unique_mode_statements_work_as_documented<S: SqlStore>(serve
         match jobs.iter().find(|j| j.id == job.id) {
             Some(before) => assert_eq!(
                 (job.status, job.run_at, job.payload.get(), &job.unique_key),
-                (JobStatus::Running, before.run_at, before.payload.get(), &before.unique_key)
+                (
+                    JobStatus::Running,
+                    before.run_at,
+                    before.payload.get(),
+                    &before.unique_key
+                )
             ),
             None => assert_eq!(
                 (job.job_type.as_str(), job.status, job.unique_key.as_deref()),

@@ -79,7 +79,11 @@ pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJo
     let kind = tables.dialect.kind;
     let failed = |e: sqlx::Error| StoreError::query(kind, OPERATION, DriverError::deepest(&e));
     if job.unique_mode != UniqueMode::Coalesce {
-        return super::unique::enqueue(exec, tables, job).await.map_err(failed);
+        let decided = super::unique::enqueue(exec, tables, job, super::unique::Behind::InThisTransaction);
+        return Ok(decided
+            .await
+            .map_err(failed)?
+            .expect("a transaction may queue a job behind a running holder"));
     }
     let row = NewJobRow::of(job);
     for _ in 0..ROUNDS {

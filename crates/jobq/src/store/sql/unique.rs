@@ -46,10 +46,25 @@ struct Holder {
     created_at: i64,
 }
 
+/// Whether [`enqueue`] may queue a job behind a running holder, which takes a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Behind {
+    /// `exec` is a transaction: queue it there.
+    InThisTransaction,
+    /// `exec` is a connection: answer `None` instead, for the caller to start again in one.
+    NotHere,
+}
+
 /// Enqueues `job`, whose unique mode is not `coalesce`, on `exec` (a connection, or a transaction:
-/// the store's own for a throttle, or an application's), with its answer. Every statement leaves a
-/// transaction usable: a clash is skipped, not raised.
-pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJob) -> Result<Enqueued, sqlx::Error> {
+/// the store's own for a throttle, or an application's), with its answer; `None` when the job is
+/// to queue behind a running holder and `behind` says that cannot be done on `exec`. Every
+/// statement leaves a transaction usable: a clash is skipped, not raised.
+pub(crate) async fn enqueue(
+    exec: &mut dyn Exec,
+    tables: &SqlTables,
+    job: &NewJob,
+    behind: Behind,
+) -> Result<Option<Enqueued>, sqlx::Error> {
     let key = job
         .unique_key
         .as_deref()
@@ -58,17 +73,19 @@ pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJo
         let decided = match job.unique_mode {
             UniqueMode::Throttle { window_ms } => {
                 if id_taken(exec, tables, job.id.as_str()).await? {
-                    return Ok(answer(job.id.as_str(), EnqueueOutcome::Duplicate));
+                    return Ok(Some(answer(job.id.as_str(), EnqueueOutcome::Duplicate)));
                 }
-                throttle(exec, tables, job, key, window_ms).await?
+                throttle(exec, tables, job, key, window_ms).await?.map(Decided::Done)
             }
             UniqueMode::Replace | UniqueMode::KeepLast | UniqueMode::Debounce { .. } => {
-                replace(exec, tables, job, key).await?
+                replace(exec, tables, job, key, behind).await?
             }
             UniqueMode::Coalesce => unreachable!("coalescing jobs go in with the plain enqueue"),
         };
-        if let Some(done) = decided {
-            return Ok(done);
+        match decided {
+            Some(Decided::Done(done)) => return Ok(Some(done)),
+            Some(Decided::NeedsTransaction) => return Ok(None),
+            None => {}
         }
     }
     Err(sqlx::Error::Protocol(format!(
@@ -77,8 +94,15 @@ pub(crate) async fn enqueue(exec: &mut dyn Exec, tables: &SqlTables, job: &NewJo
     )))
 }
 
-/// `replace` and `debounce`: change the holder that has not started, coalesce into one that has,
-/// insert when there is none. The decision is the statement that writes it: the update changes the
+/// What a round of [`enqueue`] decided.
+enum Decided {
+    Done(Enqueued),
+    /// The job is to queue behind a running holder, which `exec` cannot do ([`Behind::NotHere`]).
+    NeedsTransaction,
+}
+
+/// `replace`, `keep-last` and `debounce`: change the holder that has not started, coalesce into
+/// (or queue behind) one that has, insert when there is none. The decision is the statement that writes it: the update changes the
 /// holder only while it is still pending or blocked (a claim that took it meanwhile leaves it
 /// unchanged), the insert only while no live job holds the key. `None`: either found the key's
 /// holder changed since it was read; decide again.
@@ -87,19 +111,23 @@ async fn replace(
     tables: &SqlTables,
     job: &NewJob,
     key: &str,
-) -> Result<Option<Enqueued>, sqlx::Error> {
+    behind: Behind,
+) -> Result<Option<Decided>, sqlx::Error> {
     let (holder, id_taken) = holder_and_id(exec, tables, job, key).await?;
     if id_taken {
-        return Ok(Some(answer(job.id.as_str(), EnqueueOutcome::Duplicate)));
+        return Ok(Some(Decided::Done(answer(job.id.as_str(), EnqueueOutcome::Duplicate))));
     }
     let Some(holder) = holder else {
-        return insert(exec, tables, job).await;
+        return Ok(insert(exec, tables, job).await?.map(Decided::Done));
     };
     if !holder.unstarted {
-        if job.unique_mode.queues_behind() {
-            return queue_behind(exec, tables, job, key, &holder.id).await;
-        }
-        return Ok(Some(answer(&holder.id, EnqueueOutcome::Coalesced)));
+        return Ok(match (job.unique_mode.queues_behind(), behind) {
+            (true, Behind::InThisTransaction) => queue_behind(exec, tables, job, key, &holder.id)
+                .await?
+                .map(Decided::Done),
+            (true, Behind::NotHere) => Some(Decided::NeedsTransaction),
+            (false, _) => Some(Decided::Done(answer(&holder.id, EnqueueOutcome::Coalesced))),
+        });
     }
     let (run_at, outcome) = match job.unique_mode {
         // Put off again, but never past the longest wait from the holder's first enqueue.
@@ -143,7 +171,7 @@ async fn replace(
         wake.binds.push(Bind::Text(job.queue.clone()));
         exec.execute(&wake).await?;
     }
-    Ok(Some(answer(&holder.id, outcome)))
+    Ok(Some(Decided::Done(answer(&holder.id, outcome))))
 }
 
 /// Queues `job` behind `holder`, which has started: the holder gives up the key (keeping it in
@@ -409,9 +437,9 @@ fn answer(id: &str, outcome: EnqueueOutcome) -> Enqueued {
 impl super::Sql {
     /// Enqueues one job with a unique mode: a replace, keep-last or debounce first as one upsert
     /// where the database hands back the row it wrote ([`upsert`]), and otherwise (a holder that has
-    /// started, an id that exists, MySQL, a throttle) by [`enqueue`]: a throttle, or a job that may
-    /// queue behind a running holder, in a transaction of its own, tried again when it loses a race
-    /// for a lock (a deadlock between two producers of one key).
+    /// started, an id that exists, MySQL, a throttle) by [`enqueue`] on a connection; a throttle, or
+    /// a job found to queue behind a running holder, in a transaction of its own, tried again when it
+    /// loses a race for a lock (a deadlock between two producers of one key).
     pub async fn enqueue_moded(&self, tables: &SqlTables, job: &NewJob) -> Result<Enqueued, StoreError> {
         if self.dialect.update_returning
             && matches!(
@@ -458,24 +486,27 @@ impl super::Sql {
                 }
             }
         }
-        if matches!(job.unique_mode, UniqueMode::Throttle { .. }) || job.unique_mode.queues_behind() {
-            // The window and the job are written together, or neither; so are a job queued behind a
-            // running holder, its edge, and the key the holder gave up.
-            return self
-                .retrying(
-                    "enqueue",
-                    |_| false,
-                    || async {
-                        let mut tx = self.connections.begin(self.dialect.begin_write).await?;
-                        let done = enqueue(&mut *tx, tables, job).await?;
-                        tx.commit().await?;
-                        Ok(done)
-                    },
-                )
-                .await;
+        if !matches!(job.unique_mode, UniqueMode::Throttle { .. }) {
+            // Each statement of a replace decides by itself (see `replace`): no transaction to hold,
+            // unless the job is to queue behind a running holder.
+            let mut conn = self.connections.acquire().await.map_err(self.fail("enqueue"))?;
+            let decided = enqueue(&mut *conn, tables, job, Behind::NotHere).await;
+            if let Some(done) = decided.map_err(self.fail("enqueue"))? {
+                return Ok(done);
+            }
         }
-        // Each statement of a replace decides by itself (see `replace`): no transaction to hold.
-        let mut conn = self.connections.acquire().await.map_err(self.fail("enqueue"))?;
-        enqueue(&mut *conn, tables, job).await.map_err(self.fail("enqueue"))
+        // The window and the job are written together, or neither; so are a job queued behind a
+        // running holder, its edge, and the key the holder gave up.
+        self.retrying(
+            "enqueue",
+            |_| false,
+            || async {
+                let mut tx = self.connections.begin(self.dialect.begin_write).await?;
+                let done = enqueue(&mut *tx, tables, job, Behind::InThisTransaction).await?;
+                tx.commit().await?;
+                Ok(done.expect("a transaction may queue a job behind a running holder"))
+            },
+        )
+        .await
     }
 }
