@@ -168,6 +168,9 @@ pub enum StopReason {
     TimedOut(Duration),
     /// The worker is shutting down; the job is released without using an attempt.
     Shutdown,
+    /// A newer job of its unique key asked it to stop (unique mode `cancel-running`); it is
+    /// recorded `cancelled`, and the newer job starts once it has.
+    Superseded,
 }
 
 impl fmt::Display for StopReason {
@@ -177,6 +180,7 @@ impl fmt::Display for StopReason {
             StopReason::Lost => f.write_str("lease lost"),
             StopReason::TimedOut(d) => write!(f, "timed out after {}", exact_duration(*d)),
             StopReason::Shutdown => f.write_str("worker shutting down"),
+            StopReason::Superseded => f.write_str("cancelled by a newer job of its unique key"),
         }
     }
 }

@@ -26,6 +26,10 @@ pub enum UniqueMode {
     /// behind it (`queued-behind`) and takes the key, so that the next enqueue replaces it, and it
     /// starts only once the running job has ended, however it ended.
     KeepLast,
+    /// As [`UniqueMode::KeepLast`], and a running holder the new job queues behind is asked to stop
+    /// (`cancelled-previous`): its worker stops it at its next heartbeat, as `jobq cancel` does, and
+    /// records it `cancelled`; the new job starts once it has.
+    CancelRunning,
     /// As [`UniqueMode::Replace`], and the holder's run time moves to `window` from now (a new job
     /// is created to run `window` from now): the job runs once its key has been quiet for `window`,
     /// but never later than `max_wait` after the holder was first enqueued (`debounced`).
@@ -64,12 +68,14 @@ pub struct UniqueModeParts<'a> {
 }
 
 impl UniqueMode {
-    /// The mode's name: `coalesce`, `replace`, `keep-last`, `debounce` or `throttle`.
+    /// The mode's name: `coalesce`, `replace`, `keep-last`, `cancel-running`, `debounce` or
+    /// `throttle`.
     pub fn name(&self) -> &'static str {
         match self {
             UniqueMode::Coalesce => "coalesce",
             UniqueMode::Replace => "replace",
             UniqueMode::KeepLast => "keep-last",
+            UniqueMode::CancelRunning => "cancel-running",
             UniqueMode::Debounce { .. } => "debounce",
             UniqueMode::Throttle { .. } => "throttle",
         }
@@ -122,6 +128,7 @@ impl UniqueMode {
             "replace" if queue_behind => UniqueMode::KeepLast,
             "replace" => UniqueMode::Replace,
             "keep-last" => UniqueMode::KeepLast,
+            "cancel-running" => UniqueMode::CancelRunning,
             "debounce" => {
                 let Some(window) = debounce else {
                     return refuse("unique mode debounce needs a window (debounce, e.g. 30s)".into());
@@ -147,7 +154,7 @@ impl UniqueMode {
             }
             other => {
                 return refuse(format!(
-                    "unknown unique mode {other:?} (expected coalesce, replace, keep-last, debounce or throttle)"
+                    "unknown unique mode {other:?} (expected coalesce, replace, keep-last, cancel-running, debounce or throttle)"
                 ));
             }
         };
@@ -171,7 +178,7 @@ impl UniqueMode {
     pub fn queues_behind(&self) -> bool {
         matches!(
             self,
-            UniqueMode::KeepLast | UniqueMode::Debounce { queue_behind: true, .. }
+            UniqueMode::KeepLast | UniqueMode::CancelRunning | UniqueMode::Debounce { queue_behind: true, .. }
         )
     }
 
@@ -208,6 +215,7 @@ impl UniqueMode {
             UniqueMode::Coalesce => None,
             UniqueMode::Replace => Some("replace".into()),
             UniqueMode::KeepLast => Some("keep-last".into()),
+            UniqueMode::CancelRunning => Some("cancel-running".into()),
             UniqueMode::Debounce {
                 window_ms,
                 max_wait_ms,
@@ -240,6 +248,7 @@ impl UniqueMode {
         match name {
             Some("replace") => UniqueMode::Replace,
             Some("keep-last") => UniqueMode::KeepLast,
+            Some("cancel-running") => UniqueMode::CancelRunning,
             Some("debounce") => match number() {
                 Some(window_ms) => UniqueMode::Debounce {
                     window_ms,
@@ -412,6 +421,7 @@ mod tests {
                 queue_behind: true,
             },
             UniqueMode::KeepLast,
+            UniqueMode::CancelRunning,
             UniqueMode::Throttle { window_ms: 60_000 },
         ] {
             assert_eq!(UniqueMode::from_stored(mode.stored().as_deref()), mode);

@@ -92,6 +92,10 @@ pub enum LeaseState {
     Held,
     /// The job was cancelled; the handler should stop.
     Cancelled,
+    /// Still running under this lease (the heartbeat was recorded), but asked to stop: a newer job
+    /// of its unique key (mode `cancel-running`) waits for it. The handler should stop, and the job
+    /// be recorded [`Transition::Cancelled`].
+    CancelRequested,
     /// The lease is gone (rescued, released, finished or deleted); the handler's outcome will be ignored.
     Lost,
 }
@@ -125,6 +129,12 @@ pub enum Transition {
         /// Why the handler dropped it.
         reason: String,
     },
+    /// → cancelled, reason recorded as the last error: the worker stopped the job because it was
+    /// asked to ([`LeaseState::CancelRequested`]).
+    Cancelled {
+        /// Why.
+        reason: String,
+    },
     /// → waiting (handed to a third party).
     Waiting,
     /// → pending at `run_at` without spending an attempt (`attempt` goes back to what it was before
@@ -149,6 +159,7 @@ impl Transition {
             Transition::Retry { .. } | Transition::Snooze { .. } => JobStatus::Pending,
             Transition::Dead { .. } => JobStatus::Dead,
             Transition::Discarded { .. } => JobStatus::Discarded,
+            Transition::Cancelled { .. } => JobStatus::Cancelled,
             Transition::Waiting => JobStatus::Waiting,
             Transition::AwaitChildren => JobStatus::Blocked,
         }
@@ -158,7 +169,7 @@ impl Transition {
     pub fn error(&self) -> Option<&str> {
         match self {
             Transition::Retry { error, .. } | Transition::Dead { error } => Some(error),
-            Transition::Discarded { reason } => Some(reason),
+            Transition::Discarded { reason } | Transition::Cancelled { reason } => Some(reason),
             Transition::Succeeded { .. }
             | Transition::Waiting
             | Transition::Snooze { .. }

@@ -108,6 +108,10 @@ pub enum EnqueueOutcome {
     /// the new job was created `blocked` behind it, holding the key, and starts once that job has
     /// ended; the new job's id is returned.
     QueuedBehind,
+    /// Unique mode `cancel-running`: as `QueuedBehind`, and the running holder was asked to stop
+    /// (its worker stops it at its next heartbeat and records it `cancelled`); the new job's id is
+    /// returned.
+    CancelledPrevious,
 }
 
 impl EnqueueOutcome {
@@ -121,6 +125,7 @@ impl EnqueueOutcome {
             EnqueueOutcome::Debounced => "debounced",
             EnqueueOutcome::Throttled => "throttled",
             EnqueueOutcome::QueuedBehind => "queued-behind",
+            EnqueueOutcome::CancelledPrevious => "cancelled-previous",
         }
     }
 }

@@ -223,6 +223,10 @@ fn log_finishes(s: &Shared, finishes: &[Finish], applied: &[bool]) {
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job discarded: {reason}"
             ),
+            Transition::Cancelled { reason } => tracing::info!(
+                job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
+                "job cancelled: {reason}"
+            ),
             Transition::Waiting => tracing::info!(
                 job_id = %lease.id, job_type = %job_type, attempt = lease.attempt,
                 "job handed off: waiting for resolve"

@@ -96,6 +96,10 @@ async fn beat(s: &Shared, all: bool) {
                 tracing::debug!(job_id = %lease.id, job_type = %job_type, "job cancelled; stopping its handler");
                 cx.stop(StopReason::Cancelled);
             }
+            LeaseState::CancelRequested => {
+                tracing::debug!(job_id = %lease.id, job_type = %job_type, "a newer job of its unique key cancels it; stopping its handler");
+                cx.stop(StopReason::Superseded);
+            }
             LeaseState::Lost => {
                 tracing::debug!(job_id = %lease.id, job_type = %job_type, "lease lost; stopping its handler");
                 cx.stop(StopReason::Lost);

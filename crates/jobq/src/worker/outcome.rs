@@ -60,6 +60,11 @@ pub(crate) fn verdict(
     match stop {
         Some(StopReason::Cancelled | StopReason::Lost) => return Verdict::Forget,
         Some(StopReason::Shutdown) if retry_like => return Verdict::Release,
+        Some(reason @ StopReason::Superseded) if retry_like => {
+            return Verdict::Finish(store::Transition::Cancelled {
+                reason: reason.to_string(),
+            });
+        }
         Some(reason @ StopReason::TimedOut(_)) if retry_like => {
             let error = match end {
                 RunEnd::Answered(Outcome::Retry { error, .. }) if !error.is_empty() => format!("{reason}: {error}"),

@@ -258,24 +258,32 @@ impl MysqlStore {
         .execute(&self.sql.pool)
         .await?;
         let rows = sqlx::query(&format!(
-            "SELECT j.id, j.attempt, j.worker_id, j.status FROM {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id"
+            "SELECT j.id, j.attempt, j.worker_id, j.status, j.cancel_requested AND j.dependents > 0 \
+             FROM {ID_TABLE} STRAIGHT_JOIN jobq_jobs AS j FORCE INDEX (PRIMARY) ON j.id = t.id"
         ))
         .bind(id_array(beats.iter().map(|b| b.lease.id.as_str())))
         .fetch_all(&self.sql.pool)
         .await?;
-        let now_held: HashMap<String, (u32, String, String)> = rows
+        let now_held: HashMap<String, (u32, String, String, bool)> = rows
             .iter()
-            .map(|r| (text(r, 0), (r.get::<i32, _>(1).max(0) as u32, text(r, 2), text(r, 3))))
+            .map(|r| {
+                let asked_to_stop = r.get::<Option<i64>, _>(4).unwrap_or(0) != 0;
+                let lease = (r.get::<i32, _>(1).max(0) as u32, text(r, 2), text(r, 3), asked_to_stop);
+                (text(r, 0), lease)
+            })
             .collect();
         Ok(beats
             .iter()
             .map(|b| match now_held.get(b.lease.id.as_str()) {
-                Some((attempt, worker, status))
+                Some((attempt, worker, status, asked_to_stop))
                     if status == "running" && *attempt == b.lease.attempt && *worker == b.lease.worker =>
                 {
-                    LeaseState::Held
+                    match asked_to_stop {
+                        true => LeaseState::CancelRequested,
+                        false => LeaseState::Held,
+                    }
                 }
-                Some((_, _, status)) if status == JobStatus::Cancelled.as_str() => LeaseState::Cancelled,
+                Some((_, _, status, _)) if status == JobStatus::Cancelled.as_str() => LeaseState::Cancelled,
                 _ => LeaseState::Lost,
             })
             .collect())

@@ -391,8 +391,9 @@ impl SqlBackend for PostgresStore {
              u AS (UPDATE jobq_jobs AS j SET heartbeat_at = $7, progress = COALESCE(b.progress, j.progress), \
              progress_message = CASE WHEN b.progress IS NULL THEN j.progress_message ELSE b.message END \
              FROM b WHERE j.id = ANY($2) AND j.id = b.id AND j.attempt = b.attempt AND j.worker_id = b.worker \
-             AND {STILL_RUNNING} AND {LAX_COMMIT_APPLIED} RETURNING b.ord) \
-             SELECT b.ord, u.ord IS NOT NULL, j.status FROM b LEFT JOIN u ON u.ord = b.ord \
+             AND {STILL_RUNNING} AND {LAX_COMMIT_APPLIED} \
+             RETURNING b.ord, j.cancel_requested AND j.dependents > 0 AS stop) \
+             SELECT b.ord, u.ord IS NOT NULL, j.status, COALESCE(u.stop, false) FROM b LEFT JOIN u ON u.ord = b.ord \
              LEFT JOIN jobq_jobs j ON u.ord IS NULL AND j.id = b.id",
         );
         for chunk in rounds_by_id(&leases, |l| l.id.as_str())
@@ -430,7 +431,10 @@ impl SqlBackend for PostgresStore {
                 let i = chunk[row.get::<i32, _>(0) as usize];
                 let held: bool = row.get(1);
                 let status: Option<&str> = row.get(2);
-                states[i] = if held {
+                let asked_to_stop: bool = row.get(3);
+                states[i] = if held && asked_to_stop {
+                    LeaseState::CancelRequested
+                } else if held {
                     LeaseState::Held
                 } else if status == Some(JobStatus::Cancelled.as_str()) {
                     LeaseState::Cancelled

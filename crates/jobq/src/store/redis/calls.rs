@@ -626,6 +626,9 @@ pub(super) fn finish_args(cmd: &mut Cmd, finish: &Finish, now: UnixMillis) {
         Transition::Discarded { reason } => {
             cmd.arg("X").arg("").arg(entry(reason));
         }
+        Transition::Cancelled { reason } => {
+            cmd.arg("C").arg("").arg(entry(reason));
+        }
         Transition::Waiting => {
             cmd.arg("W").arg("").arg("");
         }

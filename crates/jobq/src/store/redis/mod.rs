@@ -392,6 +392,7 @@ impl Store for RedisStore {
             .map(|r| match r {
                 0 => LeaseState::Held,
                 1 => LeaseState::Cancelled,
+                3 => LeaseState::CancelRequested,
                 _ => LeaseState::Lost,
             })
             .collect())

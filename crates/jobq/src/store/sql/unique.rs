@@ -77,7 +77,7 @@ pub(crate) async fn enqueue(
                 }
                 throttle(exec, tables, job, key, window_ms).await?.map(Decided::Done)
             }
-            UniqueMode::Replace | UniqueMode::KeepLast | UniqueMode::Debounce { .. } => {
+            UniqueMode::Replace | UniqueMode::KeepLast | UniqueMode::CancelRunning | UniqueMode::Debounce { .. } => {
                 replace(exec, tables, job, key, behind).await?
             }
             UniqueMode::Coalesce => unreachable!("coalescing jobs go in with the plain enqueue"),
@@ -175,8 +175,8 @@ async fn replace(
 }
 
 /// Queues `job` behind `holder`, which has started: the holder gives up the key (keeping it in
-/// `yielded_key`, for what it shows) only while it is still running or waiting, which locks its
-/// row, so that its end, which writes that row, comes after this and finds the edge; then the job
+/// `yielded_key`, for what it shows; under `cancel-running` it is also asked to stop,
+/// `cancel_requested`) only while it is still running or waiting, which locks its row, so that its end, which writes that row, comes after this and finds the edge; then the job
 /// is inserted `blocked`, holding the key, with an edge `finish` to the holder, which counts it.
 /// Runs in a transaction (the store's own, or the application's). `None`: the holder ended or
 /// stopped running meanwhile, or another job took the key it gave up; decide again.
@@ -190,9 +190,14 @@ async fn queue_behind(
     let d = tables.dialect;
     let jobs = &tables.jobs;
     // MySQL assigns in order, from the values already assigned: the key is copied before it goes.
+    // Under `cancel-running` the holder is also asked to stop: its heartbeat tells its worker.
+    let cancels = job.unique_mode == UniqueMode::CancelRunning;
     let mut give_up = Stmt::new(
         d,
-        format!("UPDATE {jobs} SET yielded_key = unique_key, unique_key = NULL WHERE id = "),
+        format!(
+            "UPDATE {jobs} SET yielded_key = unique_key, unique_key = NULL{} WHERE id = ",
+            if cancels { ", cancel_requested = TRUE" } else { "" }
+        ),
     );
     give_up
         .bind(holder)
@@ -224,7 +229,11 @@ async fn queue_behind(
     let mut count = Stmt::new(d, format!("UPDATE {jobs} SET dependents = dependents + 1 WHERE id = "));
     count.bind(holder).keep();
     exec.execute(&count).await?;
-    Ok(Some(answer(job.id.as_str(), EnqueueOutcome::QueuedBehind)))
+    let outcome = match cancels {
+        true => EnqueueOutcome::CancelledPrevious,
+        false => EnqueueOutcome::QueuedBehind,
+    };
+    Ok(Some(answer(job.id.as_str(), outcome)))
 }
 
 /// `throttle`: take the key's window if it is over, else answer with whoever took it. With the
@@ -444,7 +453,7 @@ impl super::Sql {
         if self.dialect.update_returning
             && matches!(
                 job.unique_mode,
-                UniqueMode::Replace | UniqueMode::KeepLast | UniqueMode::Debounce { .. }
+                UniqueMode::Replace | UniqueMode::KeepLast | UniqueMode::CancelRunning | UniqueMode::Debounce { .. }
             )
         {
             match self.connections.fetch_all_kept(&upsert(tables, job)).await {

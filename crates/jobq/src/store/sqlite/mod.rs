@@ -25,7 +25,7 @@ mod settings;
 mod statements;
 mod watch;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -367,6 +367,9 @@ impl SqlBackend for SqliteStore {
         let _turn = self.gate.lock().await;
         let mut conn = self.sql.pool.acquire().await.map_err(self.sql.fail("heartbeat"))?;
         let mut held = vec![false; beats.len()];
+        // The held leases whose job a newer job of its key asked to stop (`cancel-running`), while
+        // that job still waits for it.
+        let mut asked_to_stop: HashSet<String> = HashSet::new();
         for round in rounds_by_id(beats, |b| b.lease.id.as_str()) {
             for chunk in round.chunks(ROWS_PER_STATEMENT) {
                 let mut qb: QueryBuilder<Sqlite> =
@@ -385,11 +388,25 @@ impl SqlBackend for SqliteStore {
                         ", progress = COALESCE(b.progress, jobq_jobs.progress), \
                          progress_message = CASE WHEN b.progress IS NULL THEN jobq_jobs.progress_message ELSE b.message END \
                          FROM b WHERE jobq_jobs.id = b.id AND jobq_jobs.attempt = b.attempt \
-                         AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' RETURNING jobq_jobs.id",
+                         AND jobq_jobs.worker_id = b.worker AND jobq_jobs.status = 'running' \
+                         RETURNING jobq_jobs.id, jobq_jobs.cancel_requested AND jobq_jobs.dependents > 0",
                     );
-                self.fenced(&mut conn, qb, &mut held, chunk, |i| beats[i].lease.id.as_str())
+                let rows = qb
+                    .build()
+                    .fetch_all(&mut *conn)
                     .await
                     .map_err(self.sql.fail("heartbeat"))?;
+                let mut returned: HashSet<&str> = HashSet::with_capacity(rows.len());
+                for row in &rows {
+                    let id: &str = row.get(0);
+                    if row.get::<bool, _>(1) {
+                        asked_to_stop.insert(id.to_string());
+                    }
+                    returned.insert(id);
+                }
+                for &i in chunk {
+                    held[i] = returned.contains(beats[i].lease.id.as_str());
+                }
             }
         }
         let missing: Vec<&JobId> = beats
@@ -407,7 +424,9 @@ impl SqlBackend for SqliteStore {
             .iter()
             .zip(held)
             .map(|(b, held)| {
-                if held {
+                if held && asked_to_stop.contains(b.lease.id.as_str()) {
+                    LeaseState::CancelRequested
+                } else if held {
                     LeaseState::Held
                 } else if statuses.get(b.lease.id.as_str()) == Some(&JobStatus::Cancelled) {
                     LeaseState::Cancelled

@@ -72,6 +72,8 @@ store_tests! {
         unique_modes::keep_last_queues_one_job_behind_a_running_holder,
         unique_modes::debounce_with_queue_behind_debounces_the_job_behind_a_running_holder,
         unique_modes::racing_producers_and_workers_never_run_two_keep_last_jobs_at_once,
+        unique_modes::cancel_running_asks_the_running_holder_to_stop_and_runs_after_it,
+        unique_modes::racing_producers_and_workers_never_run_two_cancel_running_jobs_at_once,
         unique_modes::racing_producers_and_workers_never_run_two_queued_behind_debounces_at_once,
         dependencies::a_dependent_is_blocked_until_its_dependency_succeeds,
         dependencies::a_dependency_that_ends_against_the_rule_cancels_its_dependent,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jobq::job::{JobSpec, JobStatus, Limits, NewJob, UniqueMode};
-use jobq::store::{DynStore, EnqueueOutcome, Enqueued, Lease, Transition};
+use jobq::store::{DynStore, EnqueueOutcome, Enqueued, Lease, LeaseState, Transition};
 use jobq::time::UnixMillis;
 use serde_json::json;
 
@@ -290,6 +290,73 @@ pub(super) async fn keep_last_queues_one_job_behind_a_running_holder(store: &Dyn
     );
 }
 
+/// `cancel-running`: as keep-last, and the running holder it queues behind is asked to stop: its
+/// heartbeat says so (`CancelRequested`, the lease still held) for as long as a job waits behind
+/// it, also at the next attempt of a holder whose worker was lost; the worker's `cancelled` outcome
+/// ends it and releases the job behind.
+pub(super) async fn cancel_running_asks_the_running_holder_to_stop_and_runs_after_it(store: &DynStore) {
+    let cancelling = |name: &str, v: i64| {
+        JobSpec::new(JOB_TYPE, json!({"v": v}))
+            .id(name)
+            .unique_key("k")
+            .unique_mode(UniqueMode::CancelRunning)
+    };
+    assert_eq!(enqueue(store, [cancelling("h", 1)]).await, vec![created("h")]);
+    let h = claim_one(store, "default", WORKER, T0).await;
+    assert_eq!(beat(store, &Lease::of(&h), at(1)).await, LeaseState::Held);
+    assert_eq!(
+        enqueue(store, [cancelling("n", 2)]).await,
+        vec![answered(EnqueueOutcome::CancelledPrevious, "n")]
+    );
+    assert_eq!(get(store, &id("n")).await.status, JobStatus::Blocked);
+    assert_eq!(beat(store, &Lease::of(&h), at(2)).await, LeaseState::CancelRequested);
+    assert_eq!(
+        enqueue(store, [cancelling("m", 3)]).await,
+        vec![answered(EnqueueOutcome::Replaced, "n")]
+    );
+    assert!(
+        claim(store, "default", WORKER, 1, at(3)).await.is_empty(),
+        "the new job waits"
+    );
+    let stopped = Transition::Cancelled {
+        reason: "cancelled by a newer job of its unique key".into(),
+    };
+    assert!(finish(store, &Lease::of(&h), stopped, at(4)).await);
+    let h = get(store, &id("h")).await;
+    assert_eq!(h.status, JobStatus::Cancelled);
+    assert!(
+        h.errors.last().is_some_and(|e| e.error.contains("newer job")),
+        "{:?}",
+        h.errors
+    );
+    let n = claim_one(store, "default", WORKER, at(5)).await;
+    assert_eq!((n.id.as_str(), value(&n.payload)), ("n", json!({"v": 3})));
+    assert_eq!(
+        beat(store, &Lease::of(&n), at(6)).await,
+        LeaseState::Held,
+        "nobody asked it"
+    );
+
+    // Its worker lost: the next attempt is asked again, while a job still waits behind it.
+    assert_eq!(
+        enqueue(store, [cancelling("o", 4)]).await,
+        vec![answered(EnqueueOutcome::CancelledPrevious, "o")]
+    );
+    assert_eq!(rescue_stale(store, at(1_000), at(1_000), 10).await.len(), 1);
+    let n = claim_one(store, "default", WORKER, at(1_001)).await;
+    assert_eq!((n.id.as_str(), n.attempt), ("n", 2));
+    assert_eq!(
+        beat(store, &Lease::of(&n), at(1_002)).await,
+        LeaseState::CancelRequested
+    );
+    let ok = Transition::Succeeded { result: None };
+    assert!(
+        finish(store, &Lease::of(&n), ok, at(1_003)).await,
+        "a handler that finished anyway"
+    );
+    assert_eq!(claim_one(store, "default", WORKER, at(1_004)).await.id.as_str(), "o");
+}
+
 /// `debounce` with the running rule `queue-behind`: while the holder runs, the next job waits
 /// behind it with its run a window from its enqueue; later ones debounce that follower.
 pub(super) async fn debounce_with_queue_behind_debounces_the_job_behind_a_running_holder(store: &DynStore) {
@@ -323,6 +390,7 @@ pub(super) async fn every_mode_answers_duplicate_for_an_id_that_exists(store: &D
     for mode in [
         UniqueMode::Replace,
         UniqueMode::KeepLast,
+        UniqueMode::CancelRunning,
         DEBOUNCE,
         DEBOUNCE_BEHIND,
         UniqueMode::Throttle { window_ms: 60_000 },
@@ -441,7 +509,9 @@ async fn race(store: &DynStore, mode: UniqueMode) -> Vec<Enqueued> {
     let mut written: HashMap<String, Vec<serde_json::Value>> = HashMap::new();
     for (own, payload, answer) in &answers {
         match answer.outcome {
-            EnqueueOutcome::Created | EnqueueOutcome::QueuedBehind => assert_eq!(&answer.id.to_string(), own),
+            EnqueueOutcome::Created | EnqueueOutcome::QueuedBehind | EnqueueOutcome::CancelledPrevious => {
+                assert_eq!(&answer.id.to_string(), own)
+            }
             EnqueueOutcome::Replaced
             | EnqueueOutcome::Debounced
             | EnqueueOutcome::Coalesced
@@ -457,6 +527,7 @@ async fn race(store: &DynStore, mode: UniqueMode) -> Vec<Enqueued> {
             answer.outcome,
             EnqueueOutcome::Created
                 | EnqueueOutcome::QueuedBehind
+                | EnqueueOutcome::CancelledPrevious
                 | EnqueueOutcome::Replaced
                 | EnqueueOutcome::Debounced
         ) {
@@ -519,6 +590,11 @@ pub(super) async fn racing_producers_and_workers_never_run_two_keep_last_jobs_at
     let answers = race(store, UniqueMode::KeepLast).await;
     // The workers hold each job while they count the key's jobs: enqueues meet running holders.
     assert!(answers.iter().any(|a| a.outcome == EnqueueOutcome::QueuedBehind));
+}
+
+pub(super) async fn racing_producers_and_workers_never_run_two_cancel_running_jobs_at_once(store: &DynStore) {
+    let answers = race(store, UniqueMode::CancelRunning).await;
+    assert!(answers.iter().any(|a| a.outcome == EnqueueOutcome::CancelledPrevious));
 }
 
 pub(super) async fn racing_producers_and_workers_never_run_two_queued_behind_debounces_at_once(store: &DynStore) {

@@ -4,17 +4,20 @@
 -- show` and the dashboard; the decision itself reads the holder's row. A running holder that a
 -- `keep-last` job queues behind gives its key to that job: `unique_key` becomes NULL (the unique
 -- index of live keys then holds the waiting job's), and `yielded_key` keeps the key the job was
--- enqueued with, which is what it shows. A throttled key is held for its window whether or not its
--- job has finished, which no row of jobq_jobs says: `jobq_unique_holds` keeps, per queue and key,
--- the job that took the window and when the window ends (Unix milliseconds, the server's clock). A
--- throttled enqueue takes the row with one upsert that only changes a row whose window is over, so
--- two producers can never both take it; the worker's expiry sweep deletes rows whose window ended.
+-- enqueued with, which is what it shows. Under `cancel-running` the running holder is also asked to
+-- stop (`cancel_requested`): its heartbeat tells its worker while a job still waits behind it. A
+-- throttled key is held for its window whether or not its job has finished, which no row of
+-- jobq_jobs says: `jobq_unique_holds` keeps, per queue and key, the job that took the window and
+-- when the window ends (Unix milliseconds, the server's clock). A throttled enqueue takes the row
+-- with one upsert that only changes a row whose window is over, so two producers can never both
+-- take it; the worker's expiry sweep deletes rows whose window ended.
 --
 -- Transition: jobq schema version 11 → 12, in one transaction under the migrator's advisory lock.
 -- Adding a column without a default rewrites nothing.
 
 ALTER TABLE jobq_jobs ADD COLUMN unique_mode text;
 ALTER TABLE jobq_jobs ADD COLUMN yielded_key text COLLATE "C";
+ALTER TABLE jobq_jobs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
 
 CREATE TABLE jobq_unique_holds (
     queue      text   NOT NULL,

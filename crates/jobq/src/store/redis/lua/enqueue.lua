@@ -11,7 +11,8 @@
 -- id of the key's holder: 'K' coalesced into it, 'R' replaced it, 'B' debounced it, 'T' throttled by
 -- it; or 'Q', created behind it (`keep-last`, or a running rule `queue-behind`, while the holder has
 -- started: the new job, `blocked` with an edge `finish` to the holder, takes the key and starts once
--- the holder has ended) (shape 'S': one string of letters, 'C' or 'D'); register is 1 when
+-- the holder has ended), or 'P' when it also asked the holder to stop (`cancel-running`) (shape 'S':
+-- one string of letters, 'C' or 'D'); register is 1 when
 -- the caller must add the queue to the registry itself (on a cluster only, see `register_queue`), else 0.
 -- A new job is written without its queue (the key names it), status and attempt (absent means
 -- pending and 0), and without priority and max attempts at their defaults: every field a hash holds
@@ -107,7 +108,7 @@ local function replace_holder(h, p, m, pr, r, to, xa, um)
   local old = redis.call('HMGET', hk, 's', 'pr', 'r', 'c', 'xa')
   local s = old[1] or 'pending'
   if s ~= 'pending' and s ~= 'blocked' then
-    if um == 'keep-last' or string.match(um, ' queue%-behind$') then
+    if um == 'keep-last' or um == 'cancel-running' or string.match(um, ' queue%-behind$') then
       return false
     end
     return 'K' .. h
@@ -150,7 +151,7 @@ end
 -- Job `id` created `blocked` behind `holder`, which has started: an edge `finish` to it, written on
 -- both sides (see `release_dependents`), and the key, taken from it (it keeps its own `u`, which
 -- `free_unique` then leaves alone); the holder's end, however it ends, releases the job.
-local function queue_behind(id, holder, fields, c)
+local function queue_behind(id, holder, fields, c, cancels)
   local q = queue_of(Q)
   local member = q .. '\n' .. id
   fields[#fields + 1] = 's'
@@ -164,6 +165,10 @@ local function queue_behind(id, holder, fields, c)
   redis.call('HSET', after_key(Q, id), holder, 'open finish ' .. q)
   redis.call('HSET', dependents_key(Q, holder), member, 'finish')
   count_dependent(jp .. holder, member)
+  if cancels then
+    -- Asked to stop: its heartbeat tells its worker while this job waits for it (`heartbeat.lua`).
+    redis.call('HSET', jp .. holder, 'cr', '1')
+  end
 end
 
 local i = 3
@@ -211,9 +216,10 @@ for _ = 1, n do
       redis.call('HSET', uniq, u, id)
     end
     if behind then
-      queue_behind(id, behind, job, c)
+      local cancels = um == 'cancel-running'
+      queue_behind(id, behind, job, c, cancels)
       redis.call('ZADD', mk, c, id)
-      answer = 'Q'
+      answer = cancels and 'P' or 'Q'
     else
       redis.call('HSET', unpack(job))
       if held_key then

@@ -1,13 +1,13 @@
 -- KEYS: the queue's prefix. ARGV: now, count, then per outcome: id, attempt, worker, kind, value, error
 -- entry, progress JSON ('' to leave it as it is).
--- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key, or 'key;expiry' for a retry with its own expiry), D dead, X discarded,
+-- kind: S succeeded (value: result JSON or ''), R retry (value: run_at key, or 'key;expiry' for a retry with its own expiry), D dead, X discarded, C cancelled (a job stopped at a newer job's request),
 -- W waiting, Z snooze (value: run_at key; the attempt is given back and `sn` counted up). Returns per outcome 1 when applied, 0 when its lease no longer held.
--- A job that ends (succeeded, dead, discarded) releases the jobs that wait for it, in this script
+-- A job that ends (succeeded, dead, discarded, cancelled) releases the jobs that wait for it, in this script
 -- (`release_all`, once for the batch's ends, so that a job after many of them is resolved once): so
 -- the end and its dependents' resolution are one step, and an outcome sent twice, whose second is not
 -- applied, resolves nothing twice.
 local Q, now, n = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded' }
+local status_of_kind = { S = 'succeeded', D = 'dead', X = 'discarded', C = 'cancelled' }
 local run = Q .. 'run'
 local out = {}
 local stopped, done, ended = {}, {}, {}

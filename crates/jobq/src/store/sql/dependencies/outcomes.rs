@@ -221,6 +221,7 @@ fn ended_as(outcome: &Transition) -> Option<JobStatus> {
         Transition::Succeeded { .. } => Some(JobStatus::Succeeded),
         Transition::Dead { .. } => Some(JobStatus::Dead),
         Transition::Discarded { .. } => Some(JobStatus::Discarded),
+        Transition::Cancelled { .. } => Some(JobStatus::Cancelled),
         Transition::Retry { .. } | Transition::Waiting | Transition::Snooze { .. } | Transition::AwaitChildren => None,
     }
 }
