@@ -92,7 +92,7 @@ set edit:completion:arg-completer[jobq] = {|@words|
             cand --expires-at 'Never start the job at or after this time (RFC 3339 or Unix seconds): it ends expired instead'
             cand --meta 'Meta entry (repeatable), e.g. --meta tenantId=42'
             cand --unique-key 'While a live job with this key is in the queue, return it instead of adding another'
-            cand --unique-mode 'What to do when a live job holds the unique key: coalesce (return it), replace (update it if it has not started), keep-last (replace, or wait behind it while it runs), debounce or throttle (each with its window) [default: its type''s unique_mode, or coalesce]'
+            cand --unique-mode 'What to do when a live job holds the unique key: coalesce (return it), replace (update it if it has not started), keep-last (replace, or wait behind it while it runs), cancel-running (keep-last, and cancel it while it runs), debounce or throttle (each with its window) [default: its type''s unique_mode, or coalesce]'
             cand --debounce 'Debounce: replace the holder and put its run off to this long from now, e.g. 30s (implies --unique-mode debounce)'
             cand --unique-running 'With --unique-mode replace or --debounce: what happens while the key''s holder runs: coalesce (the default: the new job is dropped) or queue-behind (it waits for the running job to end; replace with queue-behind is keep-last)'
             cand --max-wait 'With --debounce: never put a job off longer than this from its first enqueue, e.g. 5m'

@@ -85,8 +85,9 @@ pub struct EnqueueArgs {
     pub unique_key: Option<String>,
 
     /// What to do when a live job holds the unique key: coalesce (return it), replace (update it
-    /// if it has not started), keep-last (replace, or wait behind it while it runs), debounce or
-    /// throttle (each with its window) [default: its type's unique_mode, or coalesce]
+    /// if it has not started), keep-last (replace, or wait behind it while it runs),
+    /// cancel-running (keep-last, and cancel it while it runs), debounce or throttle (each with
+    /// its window) [default: its type's unique_mode, or coalesce]
     #[arg(long, value_name = "MODE")]
     pub unique_mode: Option<String>,
 
@@ -336,6 +337,11 @@ async fn enqueue_one(
                     EnqueueOutcome::QueuedBehind => {
                         eprintln!("note: the job holding this unique key is running; this job starts once it has ended")
                     }
+                    EnqueueOutcome::CancelledPrevious => {
+                        eprintln!(
+                            "note: the running job holding this unique key is being cancelled; this job starts once it has stopped"
+                        )
+                    }
                 }
             }
         }
@@ -469,6 +475,7 @@ async fn enqueue_file(
             EnqueueOutcome::Debounced,
             EnqueueOutcome::Throttled,
             EnqueueOutcome::QueuedBehind,
+            EnqueueOutcome::CancelledPrevious,
         ];
         let answer: serde_json::Map<String, serde_json::Value> =
             all.iter().map(|o| (o.as_str().to_string(), json!(count(*o)))).collect();
@@ -487,6 +494,10 @@ async fn enqueue_file(
             (EnqueueOutcome::Debounced, "debounced"),
             (EnqueueOutcome::Throttled, "throttled"),
             (EnqueueOutcome::QueuedBehind, "queued behind running jobs"),
+            (
+                EnqueueOutcome::CancelledPrevious,
+                "queued behind running jobs they cancel",
+            ),
         ];
         for (outcome, said) in others {
             if count(outcome) > 0 {

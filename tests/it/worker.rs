@@ -23,6 +23,7 @@ mod dag;
 mod flags;
 mod flow;
 mod persistent;
+mod unique;
 
 use crate::support::process::{self, FAST, Process};
 use crate::support::{TestStore, eventually, lazy, stop_worker, store_tests};

@@ -626,7 +626,7 @@ fn unique_modes_replace_debounce_and_throttle_answer_with_the_holder() {
     assert_eq!(
         counts,
         json!({"created": 0, "coalesced": 0, "duplicate": 0, "replaced": 1, "debounced": 0, "throttled": 1,
-               "queued-behind": 0})
+               "queued-behind": 0, "cancelled-previous": 0})
     );
     assert_eq!(env.job(&holder)["payload"], json!({"v": 3}));
 }
@@ -677,6 +677,14 @@ fn keep_last_queues_a_job_behind_a_running_holder_and_says_so() {
     assert!(run.stderr.contains("starts once it has ended"), "{}", run.stderr);
     assert_eq!(env.status(run.stdout.trim()), "blocked");
     assert_eq!(env.job(run.stdout.trim())["uniqueMode"], "keep-last");
+
+    // cancel-running says so too.
+    let running = env.enqueue(&["calendar.sync", "{}", "--unique-key", "acct-9"]);
+    assert_eq!(env.claim("default"), [running]);
+    let argv = synced("acct-9", 5, &["--unique-mode", "cancel-running"]);
+    let (behind, outcome) = answer(&env, &argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(outcome, "cancelled-previous");
+    assert_eq!(env.status(&behind), "blocked");
 }
 
 #[test]
