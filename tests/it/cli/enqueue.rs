@@ -653,7 +653,7 @@ fn keep_last_queues_a_job_behind_a_running_holder_and_says_so() {
     };
     let (holder, outcome) = run(1);
     assert_eq!(outcome, "created");
-    assert_eq!(env.claim("default"), [holder.clone()]);
+    assert_eq!(env.claim("default"), std::slice::from_ref(&holder));
     let (follower, outcome) = run(2);
     assert_eq!(outcome, "queued-behind");
     assert_ne!(follower, holder);
