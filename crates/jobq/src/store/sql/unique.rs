@@ -8,8 +8,8 @@
 //!   other's change), or insert the job only while no live job holds the key (the unique index of
 //!   live keys); on SQLite and PostgreSQL the two are first tried as one upsert. A holder that
 //!   changed since it was read makes the decision start again.
-//! - A job that queues behind a running holder (`keep-last`, or `debounce` with `queue-behind`)
-//!   takes the key from it with an update that holds only while it still runs (the row's lock
+//! - A job that queues behind a running holder (`keep-last`, `cancel-running`, or `debounce` with
+//!   `queue-behind`) takes the key from it with an update that holds only while it still runs (the row's lock
 //!   orders it with the holder's end), and is inserted `blocked` with an edge `finish` to it, in one
 //!   transaction: the holder's end releases it as any dependency's end releases its dependents, so
 //!   the two never run at once.
@@ -101,10 +101,11 @@ enum Decided {
     NeedsTransaction,
 }
 
-/// `replace`, `keep-last` and `debounce`: change the holder that has not started, coalesce into
-/// (or queue behind) one that has, insert when there is none. The decision is the statement that writes it: the update changes the
-/// holder only while it is still pending or blocked (a claim that took it meanwhile leaves it
-/// unchanged), the insert only while no live job holds the key. `None`: either found the key's
+/// `replace`, `keep-last`, `cancel-running` and `debounce`: change the holder that has not started,
+/// coalesce into (or queue behind) one that has, insert when there is none. The decision is the
+/// statement that writes it: the update changes the holder only while it is still pending or
+/// blocked (a claim that took it meanwhile leaves it unchanged), the insert only while no live job
+/// holds the key. `None`: either found the key's
 /// holder changed since it was read; decide again.
 async fn replace(
     exec: &mut dyn Exec,
@@ -176,8 +177,9 @@ async fn replace(
 
 /// Queues `job` behind `holder`, which has started: the holder gives up the key (keeping it in
 /// `yielded_key`, for what it shows; under `cancel-running` it is also asked to stop,
-/// `cancel_requested`) only while it is still running or waiting, which locks its row, so that its end, which writes that row, comes after this and finds the edge; then the job
-/// is inserted `blocked`, holding the key, with an edge `finish` to the holder, which counts it.
+/// `cancel_requested`) only while it is still running or waiting, which locks its row, so that its
+/// end, which writes that row, comes after this and finds the edge; then the job is inserted
+/// `blocked`, holding the key, with an edge `finish` to the holder, which counts it.
 /// Runs in a transaction (the store's own, or the application's). `None`: the holder ended or
 /// stopped running meanwhile, or another job took the key it gave up; decide again.
 async fn queue_behind(
