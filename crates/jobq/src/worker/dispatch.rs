@@ -89,6 +89,16 @@ struct Dispatcher<'a> {
     empty_claims: u32,
 }
 
+/// What an empty claim means to burst mode ([`Dispatcher::burst_end`]).
+enum BurstEnd {
+    /// Nothing: the worker goes on as usual.
+    No,
+    /// Claim again at once to confirm that nothing is left.
+    Confirm,
+    /// Nothing is left: the worker drains.
+    Over,
+}
+
 impl Dispatcher<'_> {
     async fn run(&mut self) {
         let s = self.s;
@@ -144,8 +154,13 @@ impl Dispatcher<'_> {
                 // A full batch: more may be ready; claim again as soon as slots free up.
                 continue;
             }
-            if self.burst_is_over(&window, got, held_nothing) {
-                return;
+            match self.burst_end(&window, got, held_nothing) {
+                BurstEnd::Over => return,
+                BurstEnd::Confirm => {
+                    tokio::time::sleep(FAST_POLL).await;
+                    continue;
+                }
+                BurstEnd::No => {}
             }
             self.idle(&window, got).await;
         }
@@ -223,17 +238,23 @@ impl Dispatcher<'_> {
         }
     }
 
-    /// True, and the worker drains, when burst mode has nothing left to do. A claim that left types
+    /// Whether burst mode has nothing left to do (then the worker drains). A claim that left types
     /// out (at their limit) proves nothing about those types' jobs: burst mode ends only on a claim
-    /// that asked for everything, with nothing held (when it began, too).
-    fn burst_is_over(&self, window: &Window, got: usize, held_nothing: bool) -> bool {
+    /// that asked for everything, with nothing held (when it began, too). Nor does one empty claim:
+    /// a claim passes over rows another transaction holds for a moment (`SKIP LOCKED`: a sweep's
+    /// scan, another worker's claim that leaves them), so the first is confirmed by a second, a
+    /// moment later.
+    fn burst_end(&self, window: &Window, got: usize, held_nothing: bool) -> BurstEnd {
         let s = self.s;
-        if s.burst && got == 0 && window.exclude.is_empty() && held_nothing && s.holds_nothing() {
-            tracing::info!("no ready job left: burst mode ends");
-            s.control.drain(StopCause::Burst);
-            return true;
+        if !(s.burst && got == 0 && window.exclude.is_empty() && held_nothing && s.holds_nothing()) {
+            return BurstEnd::No;
         }
-        false
+        if self.empty_claims < 2 {
+            return BurstEnd::Confirm;
+        }
+        tracing::info!("no ready job left: burst mode ends");
+        s.control.drain(StopCause::Burst);
+        BurstEnd::Over
     }
 
     /// Nothing more is ready for now. Waits for a write to the store, the poll interval (delayed jobs
