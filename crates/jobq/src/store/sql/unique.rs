@@ -499,10 +499,19 @@ impl super::Sql {
         }
         if !matches!(job.unique_mode, UniqueMode::Throttle { .. }) {
             // Each statement of a replace decides by itself (see `replace`): no transaction to hold,
-            // unless the job is to queue behind a running holder.
-            let mut conn = self.connections.acquire().await.map_err(self.fail("enqueue"))?;
-            let decided = enqueue(&mut *conn, tables, job, Behind::NotHere).await;
-            if let Some(done) = decided.map_err(self.fail("enqueue"))? {
+            // unless the job is to queue behind a running holder. A statement that loses a lock race
+            // to a claim (a MySQL deadlock) wrote nothing: the decision is made again.
+            let decided = self
+                .retrying(
+                    "enqueue",
+                    |_| false,
+                    || async {
+                        let mut conn = self.connections.acquire().await?;
+                        enqueue(&mut *conn, tables, job, Behind::NotHere).await
+                    },
+                )
+                .await?;
+            if let Some(done) = decided {
                 return Ok(done);
             }
         }
